@@ -1,0 +1,184 @@
+// ridgeline core: the configuration as plain value types.
+// Units: bytes, FLOPs, seconds, bytes/s, FLOP/s. Parsing and validation live in core/io.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rl {
+
+using i64 = std::int64_t;
+
+enum class Norm { rmsnorm, layernorm };
+
+// Routed mixture-of-experts MLP (seed 002 ch.4; DeepSeek/Mixtral layouts).
+struct MoeSpec {
+  i64 experts = 0;        // routed experts E
+  i64 top_k = 0;          // experts per token
+  i64 expert_ffn = 0;     // f_e, hidden of one expert
+  i64 shared_experts = 0; // always-on experts of width expert_ffn
+  i64 every = 1;          // an MoE layer every `every` layers (others dense)
+  i64 first_dense = 0;    // the first `first_dense` layers are dense (DeepSeek first_k_dense_replace)
+};
+
+// Multi-head latent attention (DeepSeek-V2/V3): low-rank Q and joint compressed KV.
+struct MlaSpec {
+  i64 q_lora_rank = 0; // 0 = plain Q projection
+  i64 kv_lora_rank = 0;
+  i64 qk_nope_head_dim = 0;
+  i64 qk_rope_head_dim = 0;
+  i64 v_head_dim = 0;
+};
+
+// Open-Sora STDiT3 specifics (seed 000): video DiT with spatial + temporal blocks.
+struct DitSpec {
+  i64 in_channels = 4;       // VAE latent channels
+  i64 caption_channels = 4096; // T5-XXL embedding width
+  i64 patch_t = 1, patch_h = 2, patch_w = 2;
+};
+
+enum class ModelFamily { decoder, stdit3 };
+
+struct ModelSpec {
+  std::string name;
+  ModelFamily family = ModelFamily::decoder;
+  i64 layers = 0;
+  i64 hidden = 0;
+  i64 ffn = 0;
+  i64 heads = 0;
+  i64 kv_heads = 0;
+  i64 head_dim = 0;
+  i64 vocab = 0;
+  bool gated_mlp = true;
+  bool qkv_bias = false; // biases on Q, K, V projections
+  bool o_bias = false;   // bias on the attention output projection
+  bool mlp_bias = false; // biases on the MLP matrices
+  Norm norm = Norm::rmsnorm;
+  bool dropout = false;
+  bool tied_embeddings = false;
+  bool learned_pos_emb = false;
+  i64 max_seq = 0;
+  std::optional<MoeSpec> moe;
+  std::optional<MlaSpec> mla;
+  std::optional<DitSpec> dit;
+  std::string source; // where the numbers come from
+};
+
+struct PeakFlops {
+  double bf16 = 0, fp8 = 0, int8 = 0, int4 = 0, fp32 = 0; // FLOP/s (dense)
+};
+
+// tx8 tiled accelerator die (TX8.md): per-tile compute/SRAM, per-die DRAM, per-link NoC.
+struct Tx8Spec {
+  i64 tiles = 16;
+  i64 mesh_x = 4, mesh_y = 4;  // tile mesh inside the die
+  double gemm_flops = 8e12;    // per tile, FLOP/s
+  double vector_ops = 6.25e10; // per tile, op/s
+  double sram_bytes = 3145728; // per tile (3 MiB)
+  double dram_bw = 1e11;       // per die, shared by the tiles, B/s
+  double dram_latency = 1e-7;  // per DMA, s
+  double noc_bw = 1.28e11;     // per link per direction, B/s
+  double hop_latency = 1e-8;   // per NoC hop, s
+  i64 granule = 64;            // GEMM array granule
+};
+
+enum class HardwareKind { gpu, tpu, tx8 };
+
+struct HardwareSpec {
+  std::string name;
+  HardwareKind kind = HardwareKind::gpu;
+  PeakFlops peak;
+  double hbm_bytes = 0;        // device memory capacity
+  double hbm_bw = 0;           // device memory bandwidth, B/s
+  double gemm_efficiency = 0.7; // achievable fraction of peak on large GEMMs (documented per chip)
+  std::optional<Tx8Spec> tx8;
+  std::string source;
+};
+
+struct Link {
+  double bw = 0;      // per device, one direction, B/s
+  double latency = 0; // per step, s
+};
+
+enum class Topology { switched, torus, mesh };
+
+struct ClusterSpec {
+  std::string name;
+  Topology topology = Topology::switched;
+  i64 devices = 1;
+  i64 devices_per_node = 1;
+  Link intra_node;               // NVLink/NVSwitch class, per device
+  Link inter_node;               // InfiniBand/RoCE class, per device
+  std::vector<i64> torus_axes;   // TPU slice axes, e.g. {16, 16}
+  std::vector<bool> wraparound;  // per axis
+  Link ici;                      // TPU inter-chip link, per link one direction
+  Link dcn;                      // between slices/pods, per device
+  std::vector<i64> mesh;          // tx8 die mesh {x, y}
+  Link d2d;                       // tx8 die-to-die link
+  std::string source;
+};
+
+enum class Mode { train, infer, tx8_op, video };
+enum class Dtype { fp32, bf16, fp16, fp8, int8, int4 };
+
+struct Tx8OpSpec {
+  std::string type; // gemm | vector | flash_attention
+  i64 m = 0, k = 0, n = 0;
+  std::string fuse; // "" or "silu"
+  std::string stationary; // "" (search) | input | weight
+  i64 rows = 0, width = 0, inputs = 1;
+  double ops_per_element = 1;
+  i64 batch = 1, heads = 1, seq_q = 0, seq_kv = 0, head_dim = 0;
+};
+
+struct WorkloadSpec {
+  Mode mode = Mode::train;
+  // train
+  i64 global_batch = 0; // sequences
+  i64 seq_len = 0;
+  Dtype precision = Dtype::bf16;
+  bool fp32_grads = false;
+  bool causal_skip = false;
+  // infer
+  i64 batch = 0;
+  i64 prompt_len = 0;
+  i64 gen_len = 0;
+  Dtype weight_dtype = Dtype::bf16;
+  Dtype kv_dtype = Dtype::bf16;
+  // tx8 op
+  std::optional<Tx8OpSpec> op;
+  // video
+  double seconds = 0;
+  i64 frames = 0;
+  i64 height = 0, width = 0;
+  i64 text_tokens = 300;
+  i64 steps = 30;
+};
+
+enum class CpKind { ring, ulysses, usp };
+enum class Recompute { none, selective, full };
+enum class PpSchedule { one_f_one_b, interleaved, gpipe };
+enum class SpKind { dsp, ulysses, ring, megatron_sp, usp };
+
+// Every knob is optional: a missing one is free for the planner; `estimate` fills defaults.
+struct ParallelSpec {
+  std::optional<i64> dp, tp, pp, vpp, cp, ulysses, ep, zero, microbatch;
+  std::optional<CpKind> cp_kind;
+  std::optional<bool> sp, flash_attention;
+  std::optional<bool> uneven_pp; // allow pp that does not divide the layers
+  std::optional<Recompute> recompute;
+  std::optional<PpSchedule> pp_schedule;
+  std::optional<SpKind> sp_kind;
+};
+
+struct Config {
+  ModelSpec model;
+  HardwareSpec hardware;
+  ClusterSpec cluster;
+  WorkloadSpec workload;
+  ParallelSpec parallel;
+};
+
+} // namespace rl

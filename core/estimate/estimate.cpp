@@ -1,0 +1,138 @@
+#include "core/estimate/estimate.hpp"
+
+#include "core/error.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rl {
+
+double kv_cache_bytes_per_token(const ModelSpec &m, Dtype kv) {
+  const double L = static_cast<double>(m.layers);
+  if (m.mla) // DeepSeek-V2/V3 caches the joint latent and the decoupled RoPE key
+    return L * static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) *
+           dtype_bytes(kv);
+  return 2 * L * static_cast<double>(m.kv_heads * m.head_dim) * dtype_bytes(kv);
+}
+
+namespace {
+
+void check_supported(const Config &c) {
+  if (c.model.family == ModelFamily::stdit3)
+    throw ConfigError("model.family", "stdit3 models are mapped by `ridgeline tx8` (video mode)");
+  if (c.workload.mode == Mode::tx8_op || c.workload.mode == Mode::video)
+    throw ConfigError("workload.mode", std::string("mode ") +
+                                           (c.workload.mode == Mode::video ? "video" : "tx8-op") +
+                                           " is handled by `ridgeline tx8`");
+  if (c.hardware.kind == HardwareKind::tx8)
+    throw ConfigError("hardware", "tx8 dies are modelled by `ridgeline tx8`");
+}
+
+// Inference memory on stage j: weights in weight_dtype, KV for the batch share of this
+// data-parallel replica (heads split by TP, or replicated when tp > kv_heads), and one
+// layer's prefill working set (FlashAttention, no stored activations).
+StageMemory inference_stage(const Config &c, const Layout &l, i64 stage, i64 batch) {
+  const ModelSpec &m = c.model;
+  const WorkloadSpec &w = c.workload;
+  StageMemory s;
+  s.stage = stage;
+  const StageParams p = stage_params(m, l, stage);
+  s.layers = static_cast<i64>(stage_layers(m.layers, l, stage).size());
+  s.params = p.total();
+  s.states.weights = p.total() * dtype_bytes(w.weight_dtype);
+  const double ctx = static_cast<double>(w.prompt_len + w.gen_len);
+  const double per_layer_token =
+      m.mla ? static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
+            : 2.0 * static_cast<double>(kv_heads_per_rank(m, l.tp) * m.head_dim);
+  s.kv_cache = static_cast<double>(batch) / static_cast<double>(l.dp) * ctx / static_cast<double>(l.cp) *
+               static_cast<double>(s.layers) * per_layer_token * dtype_bytes(w.kv_dtype);
+  const ActLayout al = act_layout(l);
+  const double b = static_cast<double>(batch) / static_cast<double>(l.dp);
+  const LayerActivations one = layer_activations(m, false, b, static_cast<double>(w.prompt_len),
+                                                 ActLayout{al.tp, al.sp, al.seq_div, true});
+  s.activations.layers = one.total();
+  s.activations.layers_in_flight = 1;
+  return s;
+}
+
+} // namespace
+
+Estimate estimate(const Config &c) {
+  check_supported(c);
+  const ModelSpec &m = c.model;
+  const WorkloadSpec &w = c.workload;
+  Estimate e;
+  e.mode = w.mode;
+  e.layout = resolve_layout(c);
+  const Layout &l = e.layout;
+  e.params = model_params(m);
+  e.total_params = e.params.total();
+  e.active_params = e.params.active();
+  e.kv_bytes_per_token = kv_cache_bytes_per_token(m, w.kv_dtype);
+
+  if (w.mode == Mode::train) {
+    const double s = static_cast<double>(w.seq_len);
+    const double B = static_cast<double>(w.global_batch);
+    e.tokens_per_step = B * s;
+    e.forward = model_forward_flops(m, B, s, w.causal_skip);
+    e.forward_per_microbatch =
+        model_forward_flops(m, static_cast<double>(l.microbatch), s, w.causal_skip);
+    e.model_flops_per_step = training_model_flops(e.forward);
+    e.hardware_flops_per_step = training_hardware_flops(e.forward, l.recompute);
+    e.model_flops_per_token = e.model_flops_per_step / e.tokens_per_step;
+    e.act_terms =
+        layer_activations(m, false, static_cast<double>(l.microbatch), s, act_layout(l));
+    for (i64 j = 0; j < l.pp; ++j) {
+      StageMemory st;
+      st.stage = j;
+      st.layers = static_cast<i64>(stage_layers(m.layers, l, j).size());
+      const StageParams p = stage_params(m, l, j);
+      st.params = p.total();
+      st.states = training_states(p, l, w.fp32_grads);
+      st.activations = stage_activations(m, l, j, s);
+      e.stages.push_back(st);
+    }
+  } else { // inference: one forward over the prompt, then gen_len decode steps
+    const double B = static_cast<double>(w.batch);
+    const double s = static_cast<double>(w.prompt_len);
+    e.tokens_per_step = B * static_cast<double>(w.gen_len);
+    e.forward = model_forward_flops(m, B, s, w.causal_skip);
+    e.forward_per_microbatch = e.forward;
+    e.model_flops_per_step = e.forward.forward();
+    e.hardware_flops_per_step = e.model_flops_per_step;
+    e.model_flops_per_token = 2.0 * static_cast<double>(e.active_params); // decode, per token
+    for (i64 j = 0; j < l.pp; ++j)
+      e.stages.push_back(inference_stage(c, l, j, w.batch));
+  }
+
+  // Worst stage.
+  const auto worst = std::max_element(e.stages.begin(), e.stages.end(),
+                                      [](const StageMemory &a, const StageMemory &b) {
+                                        return a.total() < b.total();
+                                      });
+  const StageMemory &ws = *worst;
+  MemorySummary &mem = e.memory;
+  mem.worst_stage = ws.stage;
+  mem.weights = ws.states.weights;
+  mem.gradients = ws.states.gradients;
+  mem.optimizer = ws.states.optimizer;
+  mem.activations = ws.activations.total();
+  mem.activations_layers = ws.activations.layers;
+  mem.kv_cache = ws.kv_cache;
+  mem.total = ws.total();
+  mem.capacity = c.hardware.hbm_bytes;
+  mem.fits = mem.total <= mem.capacity;
+  if (w.mode == Mode::infer) {
+    // Largest batch (multiple of dp) whose worst stage fits: KV grows linearly with batch.
+    const StageMemory zero = inference_stage(c, l, ws.stage, 0);
+    const double per_seq = ws.kv_cache / static_cast<double>(w.batch);
+    const double act_per_seq = ws.activations.total() / static_cast<double>(w.batch);
+    const double room = mem.capacity - zero.states.weights;
+    mem.max_batch = room > 0 && per_seq + act_per_seq > 0
+                        ? static_cast<i64>(std::floor(room / (per_seq + act_per_seq)))
+                        : 0;
+  }
+  return e;
+}
+
+} // namespace rl

@@ -1,0 +1,59 @@
+// ridgeline estimate: one configuration -> parameters, FLOPs and memory per device.
+// Exact accounting only (FORMULAS.md); no efficiency factors here.
+#pragma once
+
+#include "core/config.hpp"
+#include "core/memory/activations.hpp"
+#include "core/memory/model_states.hpp"
+#include "core/model/flops.hpp"
+#include "core/model/params.hpp"
+#include "core/parallel/layout.hpp"
+
+#include <string>
+#include <vector>
+
+namespace rl {
+
+struct StageMemory {
+  i64 stage = 0;
+  i64 layers = 0;
+  double params = 0; // parameters on one device of this stage
+  ModelStateBytes states;
+  StageActivations activations;
+  double kv_cache = 0;
+  double total() const { return states.total() + activations.total() + kv_cache; }
+};
+
+struct MemorySummary { // the worst stage
+  double weights = 0, gradients = 0, optimizer = 0;
+  double activations = 0, activations_layers = 0, kv_cache = 0;
+  double total = 0, capacity = 0;
+  bool fits = false;
+  i64 worst_stage = 0;
+  i64 max_batch = 0; // inference: sequences of prompt+gen that fit
+};
+
+struct Estimate {
+  Mode mode = Mode::train;
+  Layout layout;
+  ModelParams params;
+  i64 total_params = 0, active_params = 0;
+  double tokens_per_step = 0;
+  ModelFlops forward;                // whole global batch, one forward pass
+  ModelFlops forward_per_microbatch; // one micro-batch on one pipeline (before TP split)
+  double model_flops_per_step = 0;
+  double hardware_flops_per_step = 0;
+  double model_flops_per_token = 0;
+  LayerActivations act_terms; // one dense layer, one micro-batch, one device, stored
+  std::vector<StageMemory> stages;
+  MemorySummary memory;
+  double kv_bytes_per_token = 0; // whole model, all layers
+};
+
+Estimate estimate(const Config &c);
+
+// KV cache bytes per token for the whole model (FORMULAS.md: 2*L*k*d*bytes; MLA keeps the
+// compressed latent (r_kv + rope) per layer).
+double kv_cache_bytes_per_token(const ModelSpec &m, Dtype kv);
+
+} // namespace rl

@@ -1,0 +1,20 @@
+// ridgeline io: the JSON-text API shared by the CLI and the page (embind). Each call takes
+// and returns JSON text; bad input returns {"error": {"path": ..., "message": ...}}.
+#pragma once
+
+#include <string>
+
+namespace rl::api {
+
+std::string estimate(const std::string &config_json);
+// The configuration as the core sees it: presets expanded, defaults filled.
+std::string resolve(const std::string &config_json);
+std::string encode_url(const std::string &config_json);
+// Accepts a full URL, "?query", "#fragment" or the bare query; returns the config JSON.
+std::string decode_url(const std::string &url);
+// {"model": [...names], "hardware": [...], "cluster": [...], "scenario": [...]}
+std::string presets();
+// One preset's JSON (kind: model | hardware | cluster | scenario).
+std::string preset(const std::string &kind, const std::string &name);
+
+} // namespace rl::api

@@ -1,0 +1,808 @@
+// ridgeline io: configuration parsing and printing.
+// [SECTION] enum tables  [SECTION] helpers  [SECTION] model  [SECTION] Hugging Face
+// [SECTION] hardware  [SECTION] cluster  [SECTION] workload  [SECTION] parallel
+// [SECTION] config  [SECTION] printing
+#include "core/io/config_json.hpp"
+
+#include "core/error.hpp"
+#include "core/io/json_reader.hpp"
+#include "core/io/presets.hpp"
+
+namespace rl::io {
+
+// [SECTION] enum tables
+namespace {
+constexpr std::pair<const char *, Mode> kModes[] = {
+    {"train", Mode::train}, {"infer", Mode::infer}, {"tx8-op", Mode::tx8_op}, {"video", Mode::video}};
+constexpr std::pair<const char *, Dtype> kDtypes[] = {{"fp32", Dtype::fp32}, {"bf16", Dtype::bf16},
+                                                      {"fp16", Dtype::fp16}, {"fp8", Dtype::fp8},
+                                                      {"int8", Dtype::int8}, {"int4", Dtype::int4}};
+constexpr std::pair<const char *, CpKind> kCpKinds[] = {
+    {"ring", CpKind::ring}, {"ulysses", CpKind::ulysses}, {"usp", CpKind::usp}};
+constexpr std::pair<const char *, Recompute> kRecompute[] = {
+    {"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}};
+constexpr std::pair<const char *, PpSchedule> kPpSchedules[] = {
+    {"1f1b", PpSchedule::one_f_one_b},
+    {"interleaved", PpSchedule::interleaved},
+    {"gpipe", PpSchedule::gpipe}};
+constexpr std::pair<const char *, SpKind> kSpKinds[] = {{"dsp", SpKind::dsp},
+                                                        {"ulysses", SpKind::ulysses},
+                                                        {"ring", SpKind::ring},
+                                                        {"megatron-sp", SpKind::megatron_sp},
+                                                        {"usp", SpKind::usp}};
+constexpr std::pair<const char *, Norm> kNorms[] = {{"rmsnorm", Norm::rmsnorm},
+                                                    {"layernorm", Norm::layernorm}};
+constexpr std::pair<const char *, HardwareKind> kHwKinds[] = {
+    {"gpu", HardwareKind::gpu}, {"tpu", HardwareKind::tpu}, {"tx8", HardwareKind::tx8}};
+constexpr std::pair<const char *, Topology> kTopologies[] = {
+    {"switched", Topology::switched}, {"torus", Topology::torus}, {"mesh", Topology::mesh}};
+constexpr std::pair<const char *, ModelFamily> kFamilies[] = {{"decoder", ModelFamily::decoder},
+                                                              {"stdit3", ModelFamily::stdit3}};
+
+template <class E, std::size_t N>
+const char *lookup_name(const std::pair<const char *, E> (&names)[N], E v) {
+  for (const auto &[n, e] : names)
+    if (e == v)
+      return n;
+  return "?";
+}
+} // namespace
+
+const char *name_of(Mode m) { return lookup_name(kModes, m); }
+const char *name_of(Dtype d) { return lookup_name(kDtypes, d); }
+const char *name_of(CpKind k) { return lookup_name(kCpKinds, k); }
+const char *name_of(Recompute r) { return lookup_name(kRecompute, r); }
+const char *name_of(PpSchedule s) { return lookup_name(kPpSchedules, s); }
+const char *name_of(SpKind s) { return lookup_name(kSpKinds, s); }
+const char *name_of(Norm n) { return lookup_name(kNorms, n); }
+const char *name_of(HardwareKind k) { return lookup_name(kHwKinds, k); }
+const char *name_of(Topology t) { return lookup_name(kTopologies, t); }
+const char *name_of(ModelFamily f) { return lookup_name(kFamilies, f); }
+
+// [SECTION] helpers
+namespace {
+// Sanity bounds: beyond these a value is a typo, not a model.
+constexpr i64 kMaxLayers = 100000;
+constexpr i64 kMaxDim = i64{1} << 24;   // hidden, ffn, vocab, head sizes
+constexpr i64 kMaxCount = i64{1} << 30; // devices, batch, tokens
+constexpr double kMaxFlops = 1e18;      // FLOP/s per device
+constexpr double kMaxBytes = 1e15;      // bytes per device
+constexpr double kMaxBw = 1e15;         // bytes/s
+constexpr double kMaxLatency = 1.0;     // s
+
+// A preset name, or an object that may start from a preset ("base") and override fields.
+json resolve_object(const json &j, const std::string &kind, const std::string &path) {
+  if (j.is_string())
+    return preset_json(kind, j.get<std::string>(), path);
+  if (!j.is_object())
+    throw ConfigError(path, "expected a preset name or an object, got " + json_type_name(j));
+  const auto it = j.find("base");
+  if (it == j.end())
+    return j;
+  if (!it->is_string())
+    throw ConfigError(join_path(path, "base"), "expected a preset name");
+  json merged = preset_json(kind, it->get<std::string>(), join_path(path, "base"));
+  json patch = j;
+  patch.erase("base");
+  merged.merge_patch(patch);
+  return merged;
+}
+
+Link parse_link(const json &j, const std::string &path) {
+  ObjectReader r(j, path);
+  Link l;
+  l.bw = r.req_num("bw", 1.0, kMaxBw);
+  l.latency = r.opt_num("latency", 0.0, kMaxLatency).value_or(0.0);
+  r.finish();
+  return l;
+}
+
+std::vector<i64> parse_int_array(const json &j, const std::string &path, i64 lo, i64 hi,
+                                 std::size_t min_len, std::size_t max_len) {
+  if (!j.is_array())
+    throw ConfigError(path, "expected an array, got " + json_type_name(j));
+  if (j.size() < min_len || j.size() > max_len)
+    throw ConfigError(path, "expected " + std::to_string(min_len) + " to " +
+                                std::to_string(max_len) + " entries, got " +
+                                std::to_string(j.size()));
+  std::vector<i64> out;
+  for (std::size_t i = 0; i < j.size(); ++i)
+    out.push_back(read_int(j[i], path + "[" + std::to_string(i) + "]", lo, hi));
+  return out;
+}
+} // namespace
+
+json parse_json_text(const std::string &text) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error &e) {
+    throw ConfigError("", std::string("malformed JSON: ") + e.what());
+  }
+}
+
+// [SECTION] model
+namespace {
+MoeSpec parse_moe(const json &j, const std::string &path, i64 layers) {
+  ObjectReader r(j, path);
+  MoeSpec m;
+  m.experts = r.req_int("experts", 1, 1 << 20);
+  m.top_k = r.req_int("top_k", 1, m.experts);
+  m.expert_ffn = r.req_int("expert_ffn", 1, kMaxDim);
+  m.shared_experts = r.opt_int("shared_experts", 0, 1024).value_or(0);
+  m.every = r.opt_int("every", 1, layers).value_or(1);
+  m.first_dense = r.opt_int("first_dense", 0, layers).value_or(0);
+  r.finish();
+  return m;
+}
+
+MlaSpec parse_mla(const json &j, const std::string &path) {
+  ObjectReader r(j, path);
+  MlaSpec m;
+  m.q_lora_rank = r.opt_int("q_lora_rank", 0, kMaxDim).value_or(0);
+  m.kv_lora_rank = r.req_int("kv_lora_rank", 1, kMaxDim);
+  m.qk_nope_head_dim = r.req_int("qk_nope_head_dim", 1, kMaxDim);
+  m.qk_rope_head_dim = r.req_int("qk_rope_head_dim", 0, kMaxDim);
+  m.v_head_dim = r.req_int("v_head_dim", 1, kMaxDim);
+  r.finish();
+  return m;
+}
+
+DitSpec parse_dit(const json &j, const std::string &path) {
+  ObjectReader r(j, path);
+  DitSpec d;
+  d.in_channels = r.opt_int("in_channels", 1, 4096).value_or(d.in_channels);
+  d.caption_channels = r.opt_int("caption_channels", 1, kMaxDim).value_or(d.caption_channels);
+  if (const json *p = r.opt_child("patch")) {
+    const auto v = parse_int_array(*p, r.path_of("patch"), 1, 64, 3, 3);
+    d.patch_t = v[0];
+    d.patch_h = v[1];
+    d.patch_w = v[2];
+  }
+  r.finish();
+  return d;
+}
+
+ModelSpec parse_model_object(const json &j, const std::string &path) {
+  ObjectReader r(j, path);
+  ModelSpec m;
+  m.name = r.opt_str("name").value_or("custom");
+  m.family = r.opt_enum("family", kFamilies).value_or(ModelFamily::decoder);
+  const bool dit = m.family == ModelFamily::stdit3;
+  m.layers = r.req_int("layers", 1, kMaxLayers);
+  m.hidden = r.req_int("hidden", 1, kMaxDim);
+  m.heads = r.req_int("heads", 1, m.hidden);
+  m.kv_heads = r.opt_int("kv_heads", 1, m.heads).value_or(m.heads);
+  if (m.heads % m.kv_heads != 0)
+    throw ConfigError(r.path_of("kv_heads"), std::to_string(m.kv_heads) +
+                                                 " does not divide heads " +
+                                                 std::to_string(m.heads));
+  if (const auto d = r.opt_int("head_dim", 1, kMaxDim)) {
+    m.head_dim = *d;
+  } else {
+    if (m.hidden % m.heads != 0)
+      throw ConfigError(r.path_of("head_dim"),
+                        "is required: heads " + std::to_string(m.heads) +
+                            " does not divide hidden " + std::to_string(m.hidden));
+    m.head_dim = m.hidden / m.heads;
+  }
+  if (const json *moe = r.opt_child("moe"))
+    m.moe = parse_moe(*moe, r.path_of("moe"), m.layers);
+  if (const json *mla = r.opt_child("mla"))
+    m.mla = parse_mla(*mla, r.path_of("mla"));
+  if (const json *d = r.opt_child("dit"))
+    m.dit = parse_dit(*d, r.path_of("dit"));
+  else if (dit)
+    m.dit = DitSpec{};
+  const bool all_moe = m.moe && m.moe->every == 1 && m.moe->first_dense == 0;
+  if (const auto f = r.opt_int("ffn", 1, kMaxDim))
+    m.ffn = *f;
+  else if (all_moe)
+    m.ffn = m.moe->expert_ffn;
+  else if (dit)
+    m.ffn = 4 * m.hidden; // STDiT3 mlp_ratio 4
+  else
+    throw ConfigError(r.path_of("ffn"), "is required");
+  m.vocab = dit ? r.opt_int("vocab", 0, kMaxDim).value_or(0) : r.req_int("vocab", 1, kMaxDim);
+  m.gated_mlp = r.opt_bool("gated_mlp").value_or(!dit);
+  // "bias" switches every bias (GPT style); the three below refine it (Qwen2: qkv only).
+  const bool bias = r.opt_bool("bias").value_or(dit);
+  m.qkv_bias = r.opt_bool("qkv_bias").value_or(bias);
+  m.o_bias = r.opt_bool("o_bias").value_or(bias);
+  m.mlp_bias = r.opt_bool("mlp_bias").value_or(bias);
+  m.norm = r.opt_enum("norm", kNorms).value_or(dit ? Norm::layernorm : Norm::rmsnorm);
+  m.dropout = r.opt_bool("dropout").value_or(false);
+  m.tied_embeddings = r.opt_bool("tied_embeddings").value_or(false);
+  m.learned_pos_emb = r.opt_bool("learned_pos_emb").value_or(false);
+  m.max_seq = r.opt_int("max_seq", 0, kMaxCount).value_or(0);
+  if (m.learned_pos_emb && m.max_seq == 0)
+    throw ConfigError(r.path_of("max_seq"), "is required with learned_pos_emb");
+  m.source = r.opt_str("source").value_or("");
+  r.opt_str("notes");
+  r.finish();
+  return m;
+}
+} // namespace
+
+ModelSpec parse_model(const json &j, const std::string &path) {
+  if (j.is_object() && j.contains("hf_config")) {
+    if (j.size() != 1)
+      throw ConfigError(path, "hf_config must be the only field of the model");
+    return model_from_hf_config(j.at("hf_config"), join_path(path, "hf_config"));
+  }
+  return parse_model_object(resolve_object(j, "model", path), path);
+}
+
+// [SECTION] Hugging Face
+// Maps a Hugging Face config.json (LLaMA, Mistral, Qwen2, Mixtral, DeepSeek-V3 field names)
+// onto ModelSpec. Fields that do not change parameter, FLOP or memory counts (rope scaling,
+// token ids, initializer range, ...) are ignored on purpose: this is a foreign format.
+ModelSpec model_from_hf_config(const json &hf, const std::string &path) {
+  if (!hf.is_object())
+    throw ConfigError(path, "expected the object of a config.json, got " + json_type_name(hf));
+  auto req = [&](const char *key, i64 lo, i64 hi) {
+    if (!hf.contains(key))
+      throw ConfigError(join_path(path, key), "is required");
+    return read_int(hf.at(key), join_path(path, key), lo, hi);
+  };
+  auto opt = [&](const char *key, i64 lo, i64 hi, i64 dflt) {
+    if (!hf.contains(key) || hf.at(key).is_null())
+      return dflt;
+    return read_int(hf.at(key), join_path(path, key), lo, hi);
+  };
+  auto flag = [&](const char *key, bool dflt) {
+    if (!hf.contains(key) || hf.at(key).is_null())
+      return dflt;
+    if (!hf.at(key).is_boolean())
+      throw ConfigError(join_path(path, key), "expected true or false");
+    return hf.at(key).get<bool>();
+  };
+  const std::string type =
+      hf.contains("model_type") && hf.at("model_type").is_string() ? hf.at("model_type").get<std::string>() : "";
+  ModelSpec m;
+  m.name = hf.contains("_name_or_path") && hf.at("_name_or_path").is_string()
+               ? hf.at("_name_or_path").get<std::string>()
+               : (type.empty() ? "hf-model" : type);
+  m.layers = req("num_hidden_layers", 1, kMaxLayers);
+  m.hidden = req("hidden_size", 1, kMaxDim);
+  m.heads = req("num_attention_heads", 1, m.hidden);
+  m.kv_heads = opt("num_key_value_heads", 1, m.heads, m.heads);
+  if (m.heads % m.kv_heads != 0)
+    throw ConfigError(join_path(path, "num_key_value_heads"),
+                      std::to_string(m.kv_heads) + " does not divide num_attention_heads " +
+                          std::to_string(m.heads));
+  m.head_dim = opt("head_dim", 1, kMaxDim, m.hidden / m.heads);
+  m.vocab = req("vocab_size", 1, kMaxDim);
+  m.max_seq = opt("max_position_embeddings", 0, kMaxCount, 0);
+  m.tied_embeddings = flag("tie_word_embeddings", false);
+  m.gated_mlp = true; // all the listed families use SwiGLU
+  m.norm = Norm::rmsnorm;
+  m.mlp_bias = flag("mlp_bias", false);
+  // LLaMA: attention_bias covers q,k,v,o; Qwen2 carries q,k,v biases only.
+  const bool attn_bias = flag("attention_bias", false);
+  m.qkv_bias = attn_bias || type == "qwen2" || type == "qwen2_moe";
+  m.o_bias = attn_bias;
+  if (hf.contains("n_routed_experts") || hf.contains("num_local_experts") ||
+      hf.contains("num_experts")) {
+    MoeSpec moe;
+    const char *ek = hf.contains("n_routed_experts")    ? "n_routed_experts"
+                     : hf.contains("num_local_experts") ? "num_local_experts"
+                                                        : "num_experts";
+    moe.experts = req(ek, 1, 1 << 20);
+    moe.top_k = req("num_experts_per_tok", 1, moe.experts);
+    moe.expert_ffn = hf.contains("moe_intermediate_size") ? req("moe_intermediate_size", 1, kMaxDim)
+                                                          : req("intermediate_size", 1, kMaxDim);
+    moe.shared_experts = opt("n_shared_experts", 0, 1024, 0);
+    moe.every = opt("moe_layer_freq", 1, m.layers, 1);
+    moe.first_dense = opt("first_k_dense_replace", 0, m.layers, 0);
+    m.moe = moe;
+  }
+  m.ffn = req("intermediate_size", 1, kMaxDim);
+  if (hf.contains("kv_lora_rank") && !hf.at("kv_lora_rank").is_null()) {
+    MlaSpec mla;
+    mla.q_lora_rank = opt("q_lora_rank", 0, kMaxDim, 0);
+    mla.kv_lora_rank = req("kv_lora_rank", 1, kMaxDim);
+    mla.qk_nope_head_dim = req("qk_nope_head_dim", 1, kMaxDim);
+    mla.qk_rope_head_dim = req("qk_rope_head_dim", 0, kMaxDim);
+    mla.v_head_dim = req("v_head_dim", 1, kMaxDim);
+    m.mla = mla;
+    m.head_dim = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
+  }
+  m.source = "Hugging Face config.json";
+  return m;
+}
+
+// [SECTION] hardware
+HardwareSpec parse_hardware(const json &j0, const std::string &path) {
+  const json j = resolve_object(j0, "hardware", path);
+  ObjectReader r(j, path);
+  HardwareSpec h;
+  h.name = r.opt_str("name").value_or("custom");
+  h.kind = r.opt_enum("kind", kHwKinds).value_or(HardwareKind::gpu);
+  if (const json *pf = r.opt_child("peak_flops")) {
+    ObjectReader p(*pf, r.path_of("peak_flops"));
+    h.peak.bf16 = p.req_num("bf16", 1.0, kMaxFlops);
+    h.peak.fp8 = p.opt_num("fp8", 0.0, kMaxFlops).value_or(0);
+    h.peak.int8 = p.opt_num("int8", 0.0, kMaxFlops).value_or(0);
+    h.peak.int4 = p.opt_num("int4", 0.0, kMaxFlops).value_or(0);
+    h.peak.fp32 = p.opt_num("fp32", 0.0, kMaxFlops).value_or(0);
+    p.finish();
+  } else if (h.kind != HardwareKind::tx8) {
+    throw ConfigError(r.path_of("peak_flops"), "is required");
+  }
+  h.hbm_bytes = r.opt_num("hbm_bytes", 0.0, kMaxBytes).value_or(0);
+  h.hbm_bw = r.opt_num("hbm_bw", 0.0, kMaxBw).value_or(0);
+  h.gemm_efficiency = r.opt_num("gemm_efficiency", 0.01, 1.0).value_or(h.gemm_efficiency);
+  if (const json *t = r.opt_child("tx8")) {
+    ObjectReader x(*t, r.path_of("tx8"));
+    Tx8Spec s;
+    if (const json *mesh = x.opt_child("mesh")) {
+      const auto v = parse_int_array(*mesh, x.path_of("mesh"), 1, 64, 2, 2);
+      s.mesh_x = v[0];
+      s.mesh_y = v[1];
+    }
+    s.tiles = x.opt_int("tiles", 1, 4096).value_or(s.mesh_x * s.mesh_y);
+    if (s.tiles != s.mesh_x * s.mesh_y)
+      throw ConfigError(x.path_of("tiles"), std::to_string(s.tiles) + " != mesh " +
+                                                std::to_string(s.mesh_x) + " x " +
+                                                std::to_string(s.mesh_y));
+    s.gemm_flops = x.opt_num("gemm_flops", 1.0, kMaxFlops).value_or(s.gemm_flops);
+    s.vector_ops = x.opt_num("vector_ops", 1.0, kMaxFlops).value_or(s.vector_ops);
+    s.sram_bytes = x.opt_num("sram_bytes", 1024.0, 1e10).value_or(s.sram_bytes);
+    s.dram_bw = x.opt_num("dram_bw", 1.0, kMaxBw).value_or(s.dram_bw);
+    s.dram_latency = x.opt_num("dram_latency", 0.0, kMaxLatency).value_or(s.dram_latency);
+    s.noc_bw = x.opt_num("noc_bw", 1.0, kMaxBw).value_or(s.noc_bw);
+    s.hop_latency = x.opt_num("hop_latency", 0.0, kMaxLatency).value_or(s.hop_latency);
+    s.granule = x.opt_int("granule", 1, 4096).value_or(s.granule);
+    x.finish();
+    h.tx8 = s;
+    if (h.peak.bf16 == 0)
+      h.peak.bf16 = static_cast<double>(s.tiles) * s.gemm_flops;
+    if (h.hbm_bw == 0)
+      h.hbm_bw = s.dram_bw;
+  } else if (h.kind == HardwareKind::tx8) {
+    throw ConfigError(r.path_of("tx8"), "is required for kind tx8");
+  }
+  if (h.kind != HardwareKind::tx8) {
+    if (h.hbm_bytes <= 0)
+      throw ConfigError(r.path_of("hbm_bytes"), "is required and must be > 0");
+    if (h.hbm_bw <= 0)
+      throw ConfigError(r.path_of("hbm_bw"), "is required and must be > 0");
+  }
+  h.source = r.opt_str("source").value_or("");
+  r.opt_str("notes");
+  r.finish();
+  return h;
+}
+
+// [SECTION] cluster
+ClusterSpec parse_cluster(const json &j0, const std::string &path) {
+  const json j = resolve_object(j0, "cluster", path);
+  ObjectReader r(j, path);
+  ClusterSpec c;
+  c.name = r.opt_str("name").value_or("custom");
+  c.topology = r.opt_enum("topology", kTopologies).value_or(Topology::switched);
+  if (const json *t = r.opt_child("torus")) {
+    c.torus_axes = parse_int_array(*t, r.path_of("torus"), 1, 4096, 1, 3);
+    c.topology = Topology::torus;
+  }
+  if (const json *w = r.opt_child("wraparound")) {
+    if (w->is_boolean()) {
+      c.wraparound.assign(c.torus_axes.size(), w->get<bool>());
+    } else if (w->is_array() && w->size() == c.torus_axes.size()) {
+      for (std::size_t i = 0; i < w->size(); ++i) {
+        if (!(*w)[i].is_boolean())
+          throw ConfigError(r.path_of("wraparound") + "[" + std::to_string(i) + "]",
+                            "expected true or false");
+        c.wraparound.push_back((*w)[i].get<bool>());
+      }
+    } else {
+      throw ConfigError(r.path_of("wraparound"),
+                        "expected a boolean or one boolean per torus axis");
+    }
+  } else {
+    // TPU slices wrap around an axis of full extent (>= 16 on v4/v5p); seed 002 ch.2.
+    for (const i64 a : c.torus_axes)
+      c.wraparound.push_back(a >= 16);
+  }
+  if (const json *m = r.opt_child("mesh")) {
+    c.mesh = parse_int_array(*m, r.path_of("mesh"), 1, 1024, 2, 2);
+    c.topology = Topology::mesh;
+  }
+  i64 implied = 0;
+  if (!c.torus_axes.empty()) {
+    implied = 1;
+    for (const i64 a : c.torus_axes)
+      implied *= a;
+  } else if (!c.mesh.empty()) {
+    implied = c.mesh[0] * c.mesh[1];
+  }
+  if (const auto d = r.opt_int("devices", 1, kMaxCount)) {
+    c.devices = *d;
+    if (implied && c.devices != implied)
+      throw ConfigError(r.path_of("devices"), std::to_string(c.devices) +
+                                                  " != product of the axes " +
+                                                  std::to_string(implied));
+  } else if (implied) {
+    c.devices = implied;
+  } else {
+    throw ConfigError(r.path_of("devices"), "is required");
+  }
+  c.devices_per_node = r.opt_int("devices_per_node", 1, 1 << 16).value_or(std::min<i64>(c.devices, 8));
+  if (c.devices % c.devices_per_node != 0 && c.devices > c.devices_per_node)
+    throw ConfigError(r.path_of("devices_per_node"),
+                      std::to_string(c.devices_per_node) + " does not divide devices " +
+                          std::to_string(c.devices));
+  auto link = [&](const char *key, Link &out) {
+    if (const json *l = r.opt_child(key))
+      out = parse_link(*l, r.path_of(key));
+  };
+  link("intra_node", c.intra_node);
+  link("inter_node", c.inter_node);
+  link("ici", c.ici);
+  link("dcn", c.dcn);
+  link("d2d", c.d2d);
+  if (c.topology == Topology::switched && c.intra_node.bw <= 0)
+    throw ConfigError(r.path_of("intra_node"), "is required for a switched cluster");
+  if (c.topology == Topology::switched && c.devices > c.devices_per_node && c.inter_node.bw <= 0)
+    throw ConfigError(r.path_of("inter_node"), "is required when devices span several nodes");
+  if (c.topology == Topology::torus && c.ici.bw <= 0)
+    throw ConfigError(r.path_of("ici"), "is required for a torus");
+  if (c.topology == Topology::mesh && c.d2d.bw <= 0)
+    throw ConfigError(r.path_of("d2d"), "is required for a die mesh");
+  c.source = r.opt_str("source").value_or("");
+  r.opt_str("notes");
+  r.finish();
+  return c;
+}
+
+// [SECTION] workload
+WorkloadSpec parse_workload(const json &j, const std::string &path) {
+  ObjectReader r(j, path);
+  WorkloadSpec w;
+  w.mode = r.opt_enum("mode", kModes).value_or(Mode::train);
+  switch (w.mode) {
+  case Mode::train:
+    w.global_batch = r.req_int("global_batch", 1, kMaxCount);
+    w.seq_len = r.req_int("seq_len", 1, kMaxCount);
+    w.precision = r.opt_enum("precision", kDtypes).value_or(Dtype::bf16);
+    w.fp32_grads = r.opt_bool("fp32_grads").value_or(false);
+    w.causal_skip = r.opt_bool("causal_skip").value_or(false);
+    break;
+  case Mode::infer:
+    w.batch = r.req_int("batch", 1, kMaxCount);
+    w.prompt_len = r.req_int("prompt_len", 1, kMaxCount);
+    w.gen_len = r.opt_int("gen_len", 0, kMaxCount).value_or(0);
+    w.precision = r.opt_enum("precision", kDtypes).value_or(Dtype::bf16);
+    w.weight_dtype = r.opt_enum("weight_dtype", kDtypes).value_or(Dtype::bf16);
+    w.kv_dtype = r.opt_enum("kv_dtype", kDtypes).value_or(Dtype::bf16);
+    w.causal_skip = r.opt_bool("causal_skip").value_or(false);
+    break;
+  case Mode::tx8_op: {
+    const json *o = r.opt_child("op");
+    if (!o)
+      throw ConfigError(r.path_of("op"), "is required for mode tx8-op");
+    ObjectReader op(*o, r.path_of("op"));
+    Tx8OpSpec s;
+    const auto type = op.opt_str("type");
+    if (!type)
+      throw ConfigError(op.path_of("type"), "is required");
+    s.type = *type;
+    if (s.type == "gemm") {
+      s.m = op.req_int("m", 1, kMaxCount);
+      s.k = op.req_int("k", 1, kMaxCount);
+      s.n = op.req_int("n", 1, kMaxCount);
+      s.fuse = op.opt_str("fuse").value_or("");
+      if (!s.fuse.empty() && s.fuse != "silu")
+        throw ConfigError(op.path_of("fuse"), "\"" + s.fuse + "\" is not one of silu");
+      s.stationary = op.opt_str("stationary").value_or("");
+      if (!s.stationary.empty() && s.stationary != "input" && s.stationary != "weight")
+        throw ConfigError(op.path_of("stationary"),
+                          "\"" + s.stationary + "\" is not one of input, weight");
+    } else if (s.type == "vector") {
+      s.rows = op.req_int("rows", 1, kMaxCount);
+      s.width = op.req_int("width", 1, kMaxCount);
+      s.inputs = op.opt_int("inputs", 1, 16).value_or(1);
+      s.ops_per_element = op.opt_num("ops_per_element", 0.0, 1e4).value_or(1);
+    } else if (s.type == "flash_attention") {
+      s.batch = op.opt_int("batch", 1, kMaxCount).value_or(1);
+      s.heads = op.req_int("heads", 1, kMaxDim);
+      s.seq_q = op.req_int("seq_q", 1, kMaxCount);
+      s.seq_kv = op.opt_int("seq_kv", 1, kMaxCount).value_or(s.seq_q);
+      s.head_dim = op.req_int("head_dim", 1, kMaxDim);
+    } else {
+      throw ConfigError(op.path_of("type"),
+                        "\"" + s.type + "\" is not one of gemm, vector, flash_attention");
+    }
+    op.finish();
+    w.op = s;
+    break;
+  }
+  case Mode::video: {
+    w.batch = r.opt_int("batch", 1, 1 << 16).value_or(1);
+    const auto sec = r.opt_num("seconds", 0.0, 3600.0);
+    const auto frames = r.opt_int("frames", 1, 1 << 20);
+    if (sec && frames)
+      throw ConfigError(r.path_of("frames"), "give seconds or frames, not both");
+    if (!sec && !frames)
+      throw ConfigError(r.path_of("seconds"), "is required (or frames)");
+    if (sec && *sec <= 0)
+      throw ConfigError(r.path_of("seconds"), "must be > 0");
+    w.seconds = sec.value_or(0);
+    w.frames = frames.value_or(0);
+    const json *res = r.opt_child("resolution");
+    if (!res)
+      throw ConfigError(r.path_of("resolution"), "is required ([height, width])");
+    const auto hw = parse_int_array(*res, r.path_of("resolution"), 16, 16384, 2, 2);
+    w.height = hw[0];
+    w.width = hw[1];
+    w.text_tokens = r.opt_int("text_tokens", 1, 1 << 16).value_or(300);
+    w.steps = r.opt_int("steps", 1, 10000).value_or(30);
+    break;
+  }
+  }
+  r.finish();
+  return w;
+}
+
+// [SECTION] parallel
+ParallelSpec parse_parallel(const json &j, const std::string &path) {
+  ObjectReader r(j, path);
+  ParallelSpec p;
+  p.dp = r.opt_int("dp", 1, kMaxCount);
+  p.tp = r.opt_int("tp", 1, 1 << 16);
+  p.pp = r.opt_int("pp", 1, kMaxLayers);
+  p.vpp = r.opt_int("vpp", 1, kMaxLayers);
+  p.cp = r.opt_int("cp", 1, kMaxCount);
+  p.ulysses = r.opt_int("ulysses", 1, kMaxCount);
+  p.ep = r.opt_int("ep", 1, 1 << 20);
+  p.zero = r.opt_int("zero", 0, 3);
+  p.microbatch = r.opt_int("microbatch", 1, kMaxCount);
+  p.cp_kind = r.opt_enum("cp_kind", kCpKinds);
+  p.sp = r.opt_bool("sp");
+  p.flash_attention = r.opt_bool("flash_attention");
+  p.uneven_pp = r.opt_bool("uneven_pp");
+  p.recompute = r.opt_enum("recompute", kRecompute);
+  p.pp_schedule = r.opt_enum("pp_schedule", kPpSchedules);
+  p.sp_kind = r.opt_enum("sp_kind", kSpKinds);
+  if (p.ulysses && p.cp_kind && *p.cp_kind != CpKind::usp)
+    throw ConfigError(r.path_of("ulysses"), "is the Ulysses degree inside USP: needs cp_kind usp");
+  r.finish();
+  return p;
+}
+
+// [SECTION] config
+json expand_scenario(const json &j) {
+  if (j.is_string())
+    return preset_json("scenario", j.get<std::string>(), "");
+  if (!j.is_object())
+    throw ConfigError("", "expected a configuration object, got " + json_type_name(j));
+  if (const auto it = j.find("scenario"); it != j.end()) {
+    if (!it->is_string())
+      throw ConfigError("scenario", "expected a preset name");
+    json merged = preset_json("scenario", it->get<std::string>(), "scenario");
+    json patch = j;
+    patch.erase("scenario");
+    merged.merge_patch(patch);
+    return merged;
+  }
+  return j;
+}
+
+Config parse_config(const json &j0) {
+  const json j = expand_scenario(j0);
+  ObjectReader r(j, "");
+  Config c;
+  r.opt_str("name");
+  r.opt_str("source");
+  r.opt_str("notes");
+  const json *model = r.opt_child("model");
+  if (!model)
+    throw ConfigError("model", "is required");
+  c.model = parse_model(*model, "model");
+  const json *hw = r.opt_child("hardware");
+  if (!hw)
+    throw ConfigError("hardware", "is required");
+  c.hardware = parse_hardware(*hw, "hardware");
+  if (const json *cl = r.opt_child("cluster"))
+    c.cluster = parse_cluster(*cl, "cluster");
+  else
+    c.cluster.name = "single", c.cluster.devices = 1, c.cluster.intra_node = {1e12, 0};
+  const json *wl = r.opt_child("workload");
+  if (!wl)
+    throw ConfigError("workload", "is required");
+  c.workload = parse_workload(*wl, "workload");
+  if (const json *p = r.opt_child("parallel"))
+    c.parallel = parse_parallel(*p, "parallel");
+  r.finish();
+  return c;
+}
+
+// [SECTION] printing
+json to_json(const ModelSpec &m) {
+  json j = {{"name", m.name},
+            {"family", name_of(m.family)},
+            {"layers", m.layers},
+            {"hidden", m.hidden},
+            {"ffn", m.ffn},
+            {"heads", m.heads},
+            {"kv_heads", m.kv_heads},
+            {"head_dim", m.head_dim},
+            {"vocab", m.vocab},
+            {"gated_mlp", m.gated_mlp},
+            {"qkv_bias", m.qkv_bias},
+            {"o_bias", m.o_bias},
+            {"mlp_bias", m.mlp_bias},
+            {"norm", name_of(m.norm)},
+            {"dropout", m.dropout},
+            {"tied_embeddings", m.tied_embeddings},
+            {"learned_pos_emb", m.learned_pos_emb},
+            {"max_seq", m.max_seq}};
+  if (m.moe)
+    j["moe"] = {{"experts", m.moe->experts},       {"top_k", m.moe->top_k},
+                {"expert_ffn", m.moe->expert_ffn}, {"shared_experts", m.moe->shared_experts},
+                {"every", m.moe->every},           {"first_dense", m.moe->first_dense}};
+  if (m.mla)
+    j["mla"] = {{"q_lora_rank", m.mla->q_lora_rank},
+                {"kv_lora_rank", m.mla->kv_lora_rank},
+                {"qk_nope_head_dim", m.mla->qk_nope_head_dim},
+                {"qk_rope_head_dim", m.mla->qk_rope_head_dim},
+                {"v_head_dim", m.mla->v_head_dim}};
+  if (m.dit)
+    j["dit"] = {{"in_channels", m.dit->in_channels},
+                {"caption_channels", m.dit->caption_channels},
+                {"patch", {m.dit->patch_t, m.dit->patch_h, m.dit->patch_w}}};
+  if (!m.source.empty())
+    j["source"] = m.source;
+  return j;
+}
+
+json to_json(const HardwareSpec &h) {
+  json j = {{"name", h.name},
+            {"kind", name_of(h.kind)},
+            {"peak_flops",
+             {{"bf16", h.peak.bf16},
+              {"fp8", h.peak.fp8},
+              {"int8", h.peak.int8},
+              {"int4", h.peak.int4},
+              {"fp32", h.peak.fp32}}},
+            {"hbm_bytes", h.hbm_bytes},
+            {"hbm_bw", h.hbm_bw},
+            {"gemm_efficiency", h.gemm_efficiency}};
+  if (h.tx8)
+    j["tx8"] = {{"tiles", h.tx8->tiles},
+                {"mesh", {h.tx8->mesh_x, h.tx8->mesh_y}},
+                {"gemm_flops", h.tx8->gemm_flops},
+                {"vector_ops", h.tx8->vector_ops},
+                {"sram_bytes", h.tx8->sram_bytes},
+                {"dram_bw", h.tx8->dram_bw},
+                {"dram_latency", h.tx8->dram_latency},
+                {"noc_bw", h.tx8->noc_bw},
+                {"hop_latency", h.tx8->hop_latency},
+                {"granule", h.tx8->granule}};
+  if (!h.source.empty())
+    j["source"] = h.source;
+  return j;
+}
+
+json to_json(const ClusterSpec &c) {
+  auto link = [](const Link &l) { return json{{"bw", l.bw}, {"latency", l.latency}}; };
+  json j = {{"name", c.name},
+            {"topology", name_of(c.topology)},
+            {"devices", c.devices},
+            {"devices_per_node", c.devices_per_node}};
+  if (c.intra_node.bw > 0)
+    j["intra_node"] = link(c.intra_node);
+  if (c.inter_node.bw > 0)
+    j["inter_node"] = link(c.inter_node);
+  if (!c.torus_axes.empty()) {
+    j["torus"] = c.torus_axes;
+    j["wraparound"] = c.wraparound;
+  }
+  if (c.ici.bw > 0)
+    j["ici"] = link(c.ici);
+  if (c.dcn.bw > 0)
+    j["dcn"] = link(c.dcn);
+  if (!c.mesh.empty())
+    j["mesh"] = c.mesh;
+  if (c.d2d.bw > 0)
+    j["d2d"] = link(c.d2d);
+  if (!c.source.empty())
+    j["source"] = c.source;
+  return j;
+}
+
+json to_json(const WorkloadSpec &w) {
+  json j = {{"mode", name_of(w.mode)}};
+  switch (w.mode) {
+  case Mode::train:
+    j.update({{"global_batch", w.global_batch},
+              {"seq_len", w.seq_len},
+              {"precision", name_of(w.precision)},
+              {"fp32_grads", w.fp32_grads},
+              {"causal_skip", w.causal_skip}});
+    break;
+  case Mode::infer:
+    j.update({{"batch", w.batch},
+              {"prompt_len", w.prompt_len},
+              {"gen_len", w.gen_len},
+              {"precision", name_of(w.precision)},
+              {"weight_dtype", name_of(w.weight_dtype)},
+              {"kv_dtype", name_of(w.kv_dtype)},
+              {"causal_skip", w.causal_skip}});
+    break;
+  case Mode::tx8_op: {
+    const Tx8OpSpec &o = *w.op;
+    json op = {{"type", o.type}};
+    if (o.type == "gemm") {
+      op.update({{"m", o.m}, {"k", o.k}, {"n", o.n}});
+      if (!o.fuse.empty())
+        op["fuse"] = o.fuse;
+      if (!o.stationary.empty())
+        op["stationary"] = o.stationary;
+    } else if (o.type == "vector") {
+      op.update({{"rows", o.rows},
+                 {"width", o.width},
+                 {"inputs", o.inputs},
+                 {"ops_per_element", o.ops_per_element}});
+    } else {
+      op.update({{"batch", o.batch},
+                 {"heads", o.heads},
+                 {"seq_q", o.seq_q},
+                 {"seq_kv", o.seq_kv},
+                 {"head_dim", o.head_dim}});
+    }
+    j["op"] = op;
+    break;
+  }
+  case Mode::video:
+    j["batch"] = w.batch;
+    if (w.frames)
+      j["frames"] = w.frames;
+    else
+      j["seconds"] = w.seconds;
+    j.update({{"resolution", {w.height, w.width}},
+              {"text_tokens", w.text_tokens},
+              {"steps", w.steps}});
+    break;
+  }
+  return j;
+}
+
+json to_json(const ParallelSpec &p) {
+  json j = json::object();
+  auto put = [&](const char *k, const auto &opt) {
+    if (opt)
+      j[k] = *opt;
+  };
+  put("dp", p.dp);
+  put("tp", p.tp);
+  put("pp", p.pp);
+  put("vpp", p.vpp);
+  put("cp", p.cp);
+  if (p.cp_kind)
+    j["cp_kind"] = name_of(*p.cp_kind);
+  put("ulysses", p.ulysses);
+  put("ep", p.ep);
+  put("sp", p.sp);
+  put("zero", p.zero);
+  put("microbatch", p.microbatch);
+  if (p.recompute)
+    j["recompute"] = name_of(*p.recompute);
+  put("flash_attention", p.flash_attention);
+  put("uneven_pp", p.uneven_pp);
+  if (p.pp_schedule)
+    j["pp_schedule"] = name_of(*p.pp_schedule);
+  if (p.sp_kind)
+    j["sp_kind"] = name_of(*p.sp_kind);
+  return j;
+}
+
+json to_json(const Config &c) {
+  return {{"model", to_json(c.model)},
+          {"hardware", to_json(c.hardware)},
+          {"cluster", to_json(c.cluster)},
+          {"workload", to_json(c.workload)},
+          {"parallel", to_json(c.parallel)}};
+}
+
+} // namespace rl::io

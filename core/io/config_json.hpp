@@ -1,0 +1,51 @@
+// ridgeline io: the JSON configuration (SPEC.md schema) <-> core::Config.
+// Every error is a ConfigError naming the JSON path; unknown fields and wrong types are
+// errors. Preset names are resolved here; an object may start from a preset with
+// "base": "<name>" and override fields.
+#pragma once
+
+#include "core/config.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace rl::io {
+
+using json = nlohmann::json;
+
+// Parses text; a syntax error becomes ConfigError with path "" and the byte position.
+json parse_json_text(const std::string &text);
+
+Config parse_config(const json &j);
+ModelSpec parse_model(const json &j, const std::string &path);
+ModelSpec model_from_hf_config(const json &hf, const std::string &path);
+HardwareSpec parse_hardware(const json &j, const std::string &path);
+ClusterSpec parse_cluster(const json &j, const std::string &path);
+WorkloadSpec parse_workload(const json &j, const std::string &path);
+ParallelSpec parse_parallel(const json &j, const std::string &path);
+
+// A scenario preset name (string) or a config object -> the config object.
+json expand_scenario(const json &j);
+
+// The fully resolved configuration (presets expanded, defaults filled): what the core sees.
+json to_json(const Config &c);
+json to_json(const ModelSpec &m);
+json to_json(const HardwareSpec &h);
+json to_json(const ClusterSpec &c);
+json to_json(const WorkloadSpec &w);
+json to_json(const ParallelSpec &p);
+
+// Enum names, shared by the parser, the printer and the UI.
+const char *name_of(Mode m);
+const char *name_of(Dtype d);
+const char *name_of(CpKind k);
+const char *name_of(Recompute r);
+const char *name_of(PpSchedule s);
+const char *name_of(SpKind s);
+const char *name_of(Norm n);
+const char *name_of(HardwareKind k);
+const char *name_of(Topology t);
+const char *name_of(ModelFamily f);
+
+} // namespace rl::io

@@ -1,0 +1,139 @@
+#include "core/io/estimate_json.hpp"
+
+#include "core/io/config_json.hpp"
+
+namespace rl::io {
+
+using json = nlohmann::json;
+
+json error_json(const std::string &path, const std::string &message) {
+  return {{"error", {{"path", path}, {"message", message}}}};
+}
+
+json to_json(const Layout &l) {
+  return {{"dp", l.dp},
+          {"tp", l.tp},
+          {"pp", l.pp},
+          {"vpp", l.vpp},
+          {"cp", l.cp},
+          {"cp_kind", name_of(l.cp_kind)},
+          {"ulysses", l.ulysses},
+          {"ep", l.ep},
+          {"sp", l.sp},
+          {"zero", l.zero},
+          {"microbatch", l.microbatch},
+          {"num_microbatches", l.num_micro},
+          {"recompute", name_of(l.recompute)},
+          {"flash_attention", l.flash},
+          {"pp_schedule", name_of(l.schedule)},
+          {"uneven_pp", l.uneven_pp}};
+}
+
+json to_json(const LayerActivations &a) {
+  return {{"norm_inputs", a.norm_inputs},   {"qkv_input", a.qkv_input},
+          {"qk", a.qk},                     {"v", a.v},
+          {"out_input", a.out_input},       {"attn_dropout", a.attn_dropout},
+          {"softmax", a.softmax},           {"softmax_dropout", a.softmax_dropout},
+          {"flash_stats", a.flash_stats},   {"mla_latent", a.mla_latent},
+          {"mlp_input", a.mlp_input},       {"mlp_hidden", a.mlp_hidden},
+          {"mlp_dropout", a.mlp_dropout},   {"router", a.router},
+          {"total", a.total()}};
+}
+
+json to_json(const LayerFlops &f) {
+  return {{"qkv", f.qkv},       {"scores", f.scores}, {"out", f.out},
+          {"mlp", f.mlp},       {"router", f.router}, {"total", f.total()}};
+}
+
+namespace {
+json layer_params_json(const LayerParams &p) {
+  return {{"attention", p.attention}, {"attention_bias", p.attention_bias},
+          {"mlp", p.mlp},             {"mlp_bias", p.mlp_bias},
+          {"router", p.router},       {"norms", p.norms},
+          {"total", p.total()},       {"active", p.active()}};
+}
+} // namespace
+
+json to_json(const Estimate &e) {
+  json j;
+  j["mode"] = name_of(e.mode);
+  j["parallel"] = to_json(e.layout);
+  j["params"] = {{"total", e.total_params},
+                 {"active", e.active_params},
+                 {"embedding", e.params.embedding},
+                 {"head", e.params.head},
+                 {"final_norm", e.params.final_norm},
+                 {"pos_embedding", e.params.pos_embedding},
+                 {"dense_layers", e.params.dense_layers},
+                 {"moe_layers", e.params.moe_layers},
+                 {"dense_layer", layer_params_json(e.params.dense_layer)}};
+  if (e.params.moe_layers > 0)
+    j["params"]["moe_layer"] = layer_params_json(e.params.moe_layer);
+  json flops = {{"model_per_step", e.model_flops_per_step},
+                {"hardware_per_step", e.hardware_flops_per_step},
+                {"model_per_token", e.model_flops_per_token},
+                {"forward", e.forward.forward()},
+                {"head_forward", e.forward.head},
+                {"per_layer_forward", to_json(e.forward.dense_layer)}};
+  if (e.forward.moe_layers > 0)
+    flops["per_moe_layer_forward"] = to_json(e.forward.moe_layer);
+  j["flops"] = flops;
+  json mem = {{"weights", e.memory.weights},
+              {"gradients", e.memory.gradients},
+              {"optimizer", e.memory.optimizer},
+              {"activations", e.memory.activations},
+              {"activations_layers", e.memory.activations_layers},
+              {"kv_cache", e.memory.kv_cache},
+              {"total", e.memory.total},
+              {"capacity", e.memory.capacity},
+              {"fits", e.memory.fits},
+              {"worst_stage", e.memory.worst_stage},
+              {"kv_bytes_per_token", e.kv_bytes_per_token}};
+  if (e.mode == Mode::train)
+    mem["activation_terms"] = to_json(e.act_terms);
+  if (e.mode == Mode::infer)
+    mem["max_batch"] = e.memory.max_batch;
+  json stages = json::array();
+  for (const auto &s : e.stages)
+    stages.push_back({{"stage", s.stage},
+                      {"layers", s.layers},
+                      {"params", s.params},
+                      {"weights", s.states.weights},
+                      {"gradients", s.states.gradients},
+                      {"optimizer", s.states.optimizer},
+                      {"activations", s.activations.total()},
+                      {"activations_layers", s.activations.layers},
+                      {"layers_in_flight", s.activations.layers_in_flight},
+                      {"kv_cache", s.kv_cache},
+                      {"total", s.total()}});
+  mem["stages"] = stages;
+  j["memory"] = mem;
+  j["tokens_per_step"] = e.tokens_per_step;
+  return j;
+}
+
+} // namespace rl::io
+
+namespace rl::io {
+
+json to_json(const SpComparison &c) {
+  json rows = json::array();
+  for (const auto &r : c.rows)
+    rows.push_back({{"name", r.name},
+                    {"split", r.split},
+                    {"param_comm", r.param_comm},
+                    {"param_comm_bytes", r.param_bytes},
+                    {"act_comm", r.act_comm},
+                    {"act_comm_bytes_per_layer", r.act_bytes},
+                    {"params_grads_bytes", r.pg_bytes},
+                    {"optimizer_bytes", r.os_bytes},
+                    {"activation_bytes_per_layer", r.act_mem}});
+  return {{"degree", c.degree},
+          {"usp", {{"ulysses", c.ulysses}, {"ring", c.ring}}},
+          {"microbatch", c.b},
+          {"seq_len", c.s},
+          {"params", c.params},
+          {"rows", rows}};
+}
+
+} // namespace rl::io

@@ -1,0 +1,22 @@
+// ridgeline io: an Estimate as the JSON of SPEC.md (seconds, bytes, FLOPs).
+#pragma once
+
+#include "core/estimate/estimate.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace rl::io {
+
+nlohmann::json to_json(const Estimate &e);
+nlohmann::json to_json(const Layout &l);
+nlohmann::json to_json(const LayerActivations &a);
+nlohmann::json to_json(const LayerFlops &f);
+nlohmann::json error_json(const std::string &path, const std::string &message);
+
+} // namespace rl::io
+
+#include "core/parallel/sp_compare.hpp"
+
+namespace rl::io {
+nlohmann::json to_json(const SpComparison &c);
+} // namespace rl::io

@@ -1,0 +1,69 @@
+// ridgeline io: reads one JSON object field by field, tracking the path, rejecting
+// wrong types, out-of-range values and (on finish) unknown fields.
+#pragma once
+
+#include "core/config.hpp"
+#include "core/error.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+
+namespace rl::io {
+
+using json = nlohmann::json;
+
+// A short human description of a JSON value's type, for error messages.
+std::string json_type_name(const json &j);
+
+class ObjectReader {
+public:
+  ObjectReader(const json &j, std::string path);
+
+  const std::string &path() const { return path_; }
+  std::string path_of(const std::string &key) const { return join_path(path_, key); }
+  bool has(const std::string &key) const;
+
+  std::optional<i64> opt_int(const std::string &key, i64 lo, i64 hi);
+  i64 req_int(const std::string &key, i64 lo, i64 hi);
+  std::optional<double> opt_num(const std::string &key, double lo, double hi);
+  double req_num(const std::string &key, double lo, double hi);
+  std::optional<bool> opt_bool(const std::string &key);
+  std::optional<std::string> opt_str(const std::string &key);
+  // A child value of any type (marked as read); nullptr when absent.
+  const json *opt_child(const std::string &key);
+
+  template <class E, std::size_t N>
+  std::optional<E> opt_enum(const std::string &key, const std::pair<const char *, E> (&names)[N]) {
+    const auto s = opt_str(key);
+    if (!s)
+      return std::nullopt;
+    std::string allowed;
+    for (const auto &[name, value] : names) {
+      if (*s == name)
+        return value;
+      allowed += allowed.empty() ? name : std::string(", ") + name;
+    }
+    throw ConfigError(path_of(key), "\"" + *s + "\" is not one of " + allowed);
+  }
+
+  // Marks keys as read without interpreting them (e.g. "source", "notes").
+  void ignore(const std::string &key) { seen_.insert(key); }
+  // Throws on the first field that was never read.
+  void finish() const;
+
+private:
+  const json &j_;
+  std::string path_;
+  std::set<std::string> seen_;
+};
+
+// Reads an integer from any JSON number that holds an integral value in [lo, hi].
+i64 read_int(const json &j, const std::string &path, i64 lo, i64 hi);
+double read_num(const json &j, const std::string &path, double lo, double hi);
+
+} // namespace rl::io

@@ -1,0 +1,145 @@
+#include "core/memory/activations.hpp"
+
+#include "core/model/params.hpp"
+
+#include <algorithm>
+
+namespace rl {
+
+ActLayout act_layout(const Layout &l) {
+  return ActLayout{l.tp, l.sp && l.tp > 1, l.cp, l.flash};
+}
+
+LayerActivations layer_activations(const ModelSpec &m, bool moe, double b, double s,
+                                   const ActLayout &l) {
+  const double t = static_cast<double>(l.tp);
+  const double h = static_cast<double>(m.hidden);
+  // Per TP rank: a/t query heads; KV heads split, or one replicated head when t > k.
+  const double a = static_cast<double>(m.heads) / t;
+  const double k = m.mla ? a : static_cast<double>(kv_heads_per_rank(m, l.tp));
+  const double dqk = m.mla ? static_cast<double>(m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim)
+                           : static_cast<double>(m.head_dim);
+  const double dv = m.mla ? static_cast<double>(m.mla->v_head_dim) : dqk;
+  // Replicated under plain TP, split by t under Megatron-SP.
+  const double rep = l.sp ? 1.0 / t : 1.0;
+  const double sbh = s * b * h;
+  LayerActivations x;
+  x.norm_inputs = 4 * sbh * rep;
+  x.qkv_input = 2 * sbh * rep;
+  x.qk = 2 * s * b * dqk * (a + k);
+  x.v = 2 * s * b * dv * k;
+  x.out_input = 2 * s * b * a * dv;
+  x.attn_dropout = m.dropout ? sbh * rep : 0;
+  if (l.flash) {
+    x.flash_stats = 4 * a * s * b; // FORMULAS.md: fp32 softmax statistics
+  } else {
+    x.softmax = 2 * a * s * s * b;
+    x.softmax_dropout = m.dropout ? 3 * a * s * s * b : 0;
+  }
+  if (m.mla) {
+    const MlaSpec &q = *m.mla;
+    x.mla_latent = 2 * s * b *
+                   static_cast<double>(q.q_lora_rank + q.kv_lora_rank + q.qk_rope_head_dim);
+  }
+  x.mlp_input = 2 * sbh * rep;
+  const double per_f = (m.gated_mlp ? 6.0 : 4.0) * s * b / t; // gated 6sbf, plain 4sbf
+  if (moe && m.moe) {
+    // ridgeline's MoE extension: each token's dispatched copy (top_k x 2sbh, split by t
+    // like the MLP input under SP) plus top_k routed and the shared experts' hidden terms,
+    // plus the fp32 router logits.
+    const MoeSpec &e = *m.moe;
+    x.mlp_hidden = static_cast<double>(e.top_k) * 2 * sbh / t +
+                   per_f * static_cast<double>(e.expert_ffn) *
+                       static_cast<double>(e.top_k + e.shared_experts);
+    x.router = 4 * s * b * static_cast<double>(e.experts) * rep;
+  } else {
+    x.mlp_hidden = per_f * static_cast<double>(m.ffn);
+  }
+  x.mlp_dropout = m.dropout ? sbh * rep : 0;
+  if (l.seq_div > 1) { // ring CP / Ulysses: every term divided (FORMULAS.md: A/N)
+    const double n = static_cast<double>(l.seq_div);
+    for (double *f : {&x.norm_inputs, &x.qkv_input, &x.qk, &x.v, &x.out_input, &x.attn_dropout,
+                      &x.softmax, &x.softmax_dropout, &x.flash_stats, &x.mla_latent,
+                      &x.mlp_input, &x.mlp_hidden, &x.mlp_dropout, &x.router})
+      *f /= n;
+  }
+  return x;
+}
+
+double layer_activations_kept(const LayerActivations &full, Recompute r, const ModelSpec &m,
+                              double b, double s, const ActLayout &l) {
+  switch (r) {
+  case Recompute::none: return full.total();
+  case Recompute::selective: return full.total() - full.score_terms();
+  case Recompute::full: {
+    // The layer input only: 2sbh, split by t under SP and by the CP/Ulysses degree.
+    const double rep = l.sp ? static_cast<double>(l.tp) : 1.0;
+    return 2 * s * b * static_cast<double>(m.hidden) / rep / static_cast<double>(l.seq_div);
+  }
+  }
+  return full.total();
+}
+
+double chunks_in_flight(const Layout &l, i64 stage) {
+  const double m = static_cast<double>(l.num_micro);
+  const double p = static_cast<double>(l.pp), v = static_cast<double>(l.vpp);
+  const double j = static_cast<double>(stage);
+  switch (l.schedule) {
+  case PpSchedule::gpipe: return m;
+  case PpSchedule::one_f_one_b: return std::min(p - j, m);
+  case PpSchedule::interleaved: return std::min(2 * (p - j - 1) + (v - 1) * p + 1, m * v);
+  }
+  return 1;
+}
+
+double embedding_activation_bytes(const ModelSpec &m, double b, double s, const ActLayout &l) {
+  if (!m.dropout)
+    return 0;
+  const double rep = l.sp ? static_cast<double>(l.tp) : 1.0;
+  return s * b * static_cast<double>(m.hidden) / rep / static_cast<double>(l.seq_div);
+}
+
+double output_activation_bytes(const ModelSpec &m, double b, double s, const ActLayout &l) {
+  if (m.vocab == 0)
+    return 0;
+  // Korthikanti: 4sbh(1 + v/h) = final-norm input 2sbh + head input 2sbh + fp32 logits 4sbv.
+  // Under TP the logits are split by t; the two sbh tensors only with SP.
+  const double t = static_cast<double>(l.tp);
+  const double rep = l.sp ? t : 1.0;
+  const double sb = s * b;
+  const double bytes = 4 * sb * static_cast<double>(m.hidden) / rep +
+                       4 * sb * static_cast<double>(m.vocab) / t;
+  return bytes / static_cast<double>(l.seq_div);
+}
+
+StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s) {
+  const ActLayout al = act_layout(l);
+  const double b = static_cast<double>(l.microbatch);
+  const auto layers = stage_layers(m.layers, l, stage);
+  StageActivations out;
+  if (layers.empty())
+    return out;
+  // Average kept bytes per layer over the stage's layers (dense and MoE may mix).
+  double kept = 0, full_max = 0;
+  for (const i64 i : layers) {
+    const bool moe = is_moe_layer(m, i);
+    const LayerActivations full = layer_activations(m, moe, b, s, al);
+    kept += layer_activations_kept(full, l.recompute, m, b, s, al);
+    full_max = std::max(full_max, full.total());
+  }
+  const double per_layer = kept / static_cast<double>(layers.size());
+  const double layers_per_chunk =
+      static_cast<double>(layers.size()) / static_cast<double>(l.vpp);
+  out.layers_in_flight = chunks_in_flight(l, stage) * layers_per_chunk;
+  out.layers = out.layers_in_flight * per_layer;
+  if (l.recompute == Recompute::full)
+    out.layers += full_max; // one layer's full working set while it is recomputed
+  if (stage == 0)
+    out.embedding = embedding_activation_bytes(m, b, s, al) * chunks_in_flight(l, 0) /
+                    static_cast<double>(l.vpp);
+  if (stage == l.pp - 1)
+    out.output = output_activation_bytes(m, b, s, al);
+  return out;
+}
+
+} // namespace rl

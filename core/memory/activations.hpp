@@ -1,0 +1,73 @@
+// ridgeline memory: training activation bytes, term by term (FORMULAS.md "Activation
+// memory"; seed 000 after Korthikanti et al. 2022). bf16 tensors, 1-byte dropout masks.
+#pragma once
+
+#include "core/config.hpp"
+#include "core/parallel/layout.hpp"
+
+#include <vector>
+
+namespace rl {
+
+// One layer, one micro-batch, one device. Every field in bytes.
+struct LayerActivations {
+  double norm_inputs = 0;     // 4sbh: the two norm inputs
+  double qkv_input = 0;       // 2sbh
+  double qk = 0;              // 2sbd(a+k): Q and K for QK^T
+  double v = 0;               // 2sbdk
+  double out_input = 0;       // 2sbad: output-projection input
+  double attn_dropout = 0;    // sbh mask
+  double softmax = 0;         // 2as^2b
+  double softmax_dropout = 0; // 3as^2b: mask + output
+  double flash_stats = 0;     // 4asb fp32 softmax statistics (FlashAttention)
+  double mla_latent = 0;      // 2sb(r_q + r_kv + rope): MLA up-projection inputs
+  double mlp_input = 0;       // 2sbh
+  double mlp_hidden = 0;      // plain 4sbf, gated 6sbf (MoE: dispatched inputs + experts)
+  double mlp_dropout = 0;     // sbh mask
+  double router = 0;          // 4sbE fp32 router logits
+  double total() const {
+    return norm_inputs + qkv_input + qk + v + out_input + attn_dropout + softmax +
+           softmax_dropout + flash_stats + mla_latent + mlp_input + mlp_hidden + mlp_dropout +
+           router;
+  }
+  double score_terms() const { return softmax + softmax_dropout; }
+};
+
+// The parallel knobs that shape activations.
+struct ActLayout {
+  i64 tp = 1;
+  bool sp = false;
+  i64 seq_div = 1; // ring CP x Ulysses degree: every term divided by it (FORMULAS.md: A/N)
+  bool flash = false;
+};
+
+// Stored activations of one layer (before recompute), b sequences of length s.
+LayerActivations layer_activations(const ModelSpec &m, bool moe, double b, double s,
+                                   const ActLayout &l);
+// What recompute keeps of a layer: selective drops the s^2 terms; full keeps the layer input.
+double layer_activations_kept(const LayerActivations &full, Recompute r, const ModelSpec &m,
+                              double b, double s, const ActLayout &l);
+
+// Micro-batch "chunks" in flight on pipeline stage j, each chunk holding L/(p*v) layers
+// (Megatron's warm-up counts): 1F1B min(p-j, m) chunks of L/p layers; interleaved
+// min(2(p-j-1) + (v-1)p + 1, m*v) chunks of L/(pv) (stage 0: L(1 + (p-1)/(pv)) layers,
+// Korthikanti); GPipe all m micro-batches.
+double chunks_in_flight(const Layout &l, i64 stage);
+
+struct StageActivations {
+  double layers = 0;    // transformer layers, all micro-batches in flight
+  double embedding = 0; // input dropout mask (first stage)
+  double output = 0;    // final norm, head input, fp32 logits (last stage)
+  double layers_in_flight = 0; // in layer-micro-batch units
+  double total() const { return layers + embedding + output; }
+};
+
+StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s);
+
+// Korthikanti embedding/output terms, one micro-batch.
+double embedding_activation_bytes(const ModelSpec &m, double b, double s, const ActLayout &l);
+double output_activation_bytes(const ModelSpec &m, double b, double s, const ActLayout &l);
+
+ActLayout act_layout(const Layout &l);
+
+} // namespace rl

@@ -1,0 +1,92 @@
+#include "core/memory/model_states.hpp"
+
+#include "core/model/params.hpp"
+
+namespace rl {
+
+double dtype_bytes(Dtype d) {
+  switch (d) {
+  case Dtype::fp32: return 4;
+  case Dtype::bf16:
+  case Dtype::fp16: return 2;
+  case Dtype::fp8:
+  case Dtype::int8: return 1;
+  case Dtype::int4: return 0.5;
+  }
+  return 2;
+}
+
+StageParams layer_params_per_device(const ModelSpec &m, bool moe, i64 tp, i64 ep) {
+  const double t = static_cast<double>(tp);
+  const double h = static_cast<double>(m.hidden);
+  const LayerParams lp = layer_params(m, moe);
+  StageParams out;
+  double attn = 0, attn_bias = 0;
+  if (m.mla) {
+    attn = static_cast<double>(lp.attention) / t; // ridgeline: MLA split evenly by t
+  } else {
+    const double d = static_cast<double>(m.head_dim);
+    const double q_heads = static_cast<double>(heads_per_rank(m, tp));
+    const double kv_heads = static_cast<double>(kv_heads_per_rank(m, tp));
+    attn = h * d * (2 * q_heads + 2 * kv_heads);
+    attn_bias = (m.qkv_bias ? d * (q_heads + 2 * kv_heads) : 0) + (m.o_bias ? h : 0);
+  }
+  out.dense = attn + attn_bias + static_cast<double>(lp.norms);
+  if (moe && m.moe) {
+    const MoeSpec &e = *m.moe;
+    const double ffn = static_cast<double>(e.expert_ffn);
+    const double expert = static_cast<double>(mlp_weight_params(m, e.expert_ffn)) / t +
+                          (m.mlp_bias ? (m.gated_mlp ? 2 * ffn : ffn) / t + h : 0);
+    out.experts = static_cast<double>(e.experts / ep) * expert;
+    out.dense += static_cast<double>(e.shared_experts) * expert + static_cast<double>(lp.router);
+  } else {
+    const double ffn = static_cast<double>(m.ffn);
+    out.dense += static_cast<double>(lp.mlp) / t +
+                 (m.mlp_bias ? (m.gated_mlp ? 2 * ffn : ffn) / t + h : 0);
+  }
+  out.largest_layer = out.total();
+  return out;
+}
+
+StageParams stage_params(const ModelSpec &m, const Layout &l, i64 stage) {
+  StageParams out;
+  for (const i64 i : stage_layers(m.layers, l, stage)) {
+    const StageParams lp = layer_params_per_device(m, is_moe_layer(m, i), l.tp, l.ep);
+    out.dense += lp.dense;
+    out.experts += lp.experts;
+    if (lp.total() > out.largest_layer)
+      out.largest_layer = lp.total();
+  }
+  const ModelParams mp = model_params(m);
+  const double t = static_cast<double>(l.tp);
+  // Vocabulary-parallel embedding and head; positions and final norm replicated.
+  if (stage == 0)
+    out.dense += static_cast<double>(mp.embedding) / t + static_cast<double>(mp.pos_embedding);
+  if (stage == l.pp - 1) {
+    out.dense += static_cast<double>(mp.final_norm);
+    // The head, or with tied embeddings on pp > 1 a second copy of the embedding.
+    if (!m.tied_embeddings)
+      out.dense += static_cast<double>(mp.head) / t;
+    else if (l.pp > 1)
+      out.dense += static_cast<double>(mp.embedding) / t;
+  }
+  return out;
+}
+
+ModelStateBytes training_states(const StageParams &p, const Layout &l, bool fp32_grads,
+                                double prefetch_layers) {
+  const double g_dense = static_cast<double>(l.dp * l.cp);
+  const double g_expert = g_dense / static_cast<double>(l.ep);
+  auto shard = [&](bool sharded) {
+    return sharded ? p.dense / g_dense + p.experts / g_expert : p.total();
+  };
+  ModelStateBytes s;
+  s.weights = kWeightBytes * shard(l.zero >= 3);
+  if (l.zero >= 3)
+    s.weights += kWeightBytes * prefetch_layers * p.largest_layer;
+  s.gradients = (fp32_grads ? kGradBytesFp32 : kGradBytes) * shard(l.zero >= 2);
+  s.optimizer = kAdamBytes * shard(l.zero >= 1);
+  return s;
+}
+
+} // namespace rl

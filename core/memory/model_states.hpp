@@ -1,0 +1,43 @@
+// ridgeline memory: weights, gradients and optimizer states per device (FORMULAS.md
+// "Model states"): bf16 weights 2 B, bf16 grads 2 B (fp32 4 B), Adam fp32 master+m+v 12 B;
+// ZeRO-1 shards the optimizer over the data-parallel group, ZeRO-2 also the gradients,
+// ZeRO-3/FSDP also the weights (plus the gathered weights of the layers in use).
+#pragma once
+
+#include "core/config.hpp"
+#include "core/parallel/layout.hpp"
+
+namespace rl {
+
+// Parameters one device of pipeline stage j holds, split into the part every data-parallel
+// rank replicates (dense) and the routed experts (replicated only over dp*cp/ep ranks).
+struct StageParams {
+  double dense = 0;
+  double experts = 0;
+  double largest_layer = 0; // one layer's parameters on this device (ZeRO-3 gather unit)
+  double total() const { return dense + experts; }
+};
+
+// One layer's parameters on one device under TP t and EP e (Megatron placement: column-
+// parallel weights and biases split, row-parallel biases and norms replicated, KV heads
+// replicated when t > k, routed experts divided by e and each split by t).
+StageParams layer_params_per_device(const ModelSpec &m, bool moe, i64 tp, i64 ep);
+StageParams stage_params(const ModelSpec &m, const Layout &l, i64 stage);
+
+struct ModelStateBytes {
+  double weights = 0;
+  double gradients = 0;
+  double optimizer = 0;
+  double total() const { return weights + gradients + optimizer; }
+};
+
+// Bytes per parameter (FORMULAS.md).
+constexpr double kWeightBytes = 2, kGradBytes = 2, kGradBytesFp32 = 4, kAdamBytes = 12;
+double dtype_bytes(Dtype d);
+
+// Training states on one device: ZeRO over dp*cp ranks (dense) and dp*cp/ep (experts).
+// ZeRO-3 adds the gathered bf16 weights of `prefetch_layers` layers in use.
+ModelStateBytes training_states(const StageParams &p, const Layout &l, bool fp32_grads,
+                                double prefetch_layers = 2);
+
+} // namespace rl

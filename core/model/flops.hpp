@@ -1,0 +1,43 @@
+// ridgeline model: matmul FLOPs (FORMULAS.md "FLOPs"; seed 000 "FLOPs Calculation").
+// 2*m*n*k per GEMM; element-wise ops are not counted.
+#pragma once
+
+#include "core/config.hpp"
+
+namespace rl {
+
+// Forward FLOPs of one layer for `tokens` = b*s tokens of sequence length s.
+struct LayerFlops {
+  double qkv = 0;    // Q, K, V projections (MLA: its down/up projections)
+  double scores = 0; // QK^T and attention x V
+  double out = 0;    // output projection
+  double mlp = 0;    // dense MLP or the top_k routed + shared experts a token visits
+  double router = 0; // MoE gate
+  double total() const { return qkv + scores + out + mlp + router; }
+};
+
+struct ModelFlops {
+  LayerFlops dense_layer;
+  LayerFlops moe_layer;
+  i64 dense_layers = 0;
+  i64 moe_layers = 0;
+  double head = 0; // LM head 2*b*s*h*v
+  double layers_forward() const {
+    return dense_layers * dense_layer.total() + moe_layers * moe_layer.total();
+  }
+  double scores_forward() const {
+    return dense_layers * dense_layer.scores + moe_layers * moe_layer.scores;
+  }
+  double forward() const { return layers_forward() + head; }
+};
+
+// FORMULAS.md: per layer, b sequences of length s. causal_skip halves the score GEMMs.
+LayerFlops layer_forward_flops(const ModelSpec &m, bool moe, double b, double s, bool causal_skip);
+ModelFlops model_forward_flops(const ModelSpec &m, double b, double s, bool causal_skip);
+
+// Training: backward = 2 x forward, step = 3 x forward (seed 000); recompute adds one
+// more forward of every layer (full) or of the attention-score GEMMs (selective).
+double training_model_flops(const ModelFlops &f);
+double training_hardware_flops(const ModelFlops &f, Recompute r);
+
+} // namespace rl

@@ -1,0 +1,39 @@
+// ridgeline parallel: a complete parallel layout (every knob decided) and its legality.
+#pragma once
+
+#include "core/config.hpp"
+
+#include <vector>
+
+namespace rl {
+
+struct Layout {
+  i64 dp = 1, tp = 1, pp = 1, vpp = 1;
+  i64 cp = 1;      // total sequence-parallel degree (ring x Ulysses)
+  i64 ulysses = 1; // Ulysses part of cp
+  i64 ring = 1;    // ring part of cp
+  i64 ep = 1, zero = 0;
+  i64 microbatch = 1; // sequences per micro-batch (b)
+  i64 num_micro = 1;  // micro-batches per pipeline per step (m = B / (dp * b))
+  bool sp = false, flash = true, uneven_pp = false;
+  CpKind cp_kind = CpKind::ring;
+  Recompute recompute = Recompute::none;
+  PpSchedule schedule = PpSchedule::one_f_one_b;
+  i64 devices() const { return dp * tp * pp * cp; }
+};
+
+// Fills every knob left out (tp, pp, cp, ep 1; dp = devices / (tp*pp*cp); zero 0; sp when
+// tp > 1; FlashAttention on; no recompute; 1F1B, interleaved when vpp > 1) and checks
+// legality. Throws ConfigError naming the field and the numbers.
+Layout resolve_layout(const Config &c);
+
+// Query heads, and KV heads, one TP rank holds (KV heads replicated when tp > kv_heads).
+i64 heads_per_rank(const ModelSpec &m, i64 tp);
+i64 kv_heads_per_rank(const ModelSpec &m, i64 tp);
+
+// Transformer layers held by each pipeline stage (uneven: the first L % p stages get one more).
+std::vector<i64> stage_layer_counts(i64 layers, i64 pp);
+// Layer indices held by pipeline stage j (interleaved: chunks j, j+p, j+2p, ...).
+std::vector<i64> stage_layers(i64 layers, const Layout &l, i64 stage);
+
+} // namespace rl

@@ -1,0 +1,239 @@
+#include "shell/format.hpp"
+
+#include "core/io/config_json.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <sstream>
+#include <vector>
+
+namespace rl::shell {
+
+namespace {
+std::string scaled(double v, const char *unit, const char *const *prefixes, int n) {
+  int i = 0;
+  double x = v;
+  while (std::fabs(x) >= 1000 && i < n - 1) {
+    x /= 1000;
+    ++i;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f %s%s", x, prefixes[i], unit);
+  return buf;
+}
+
+std::string pad(const std::string &s, std::size_t w, bool right = false) {
+  if (s.size() >= w)
+    return s;
+  return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
+}
+
+struct Table {
+  std::vector<std::string> head;
+  std::vector<std::vector<std::string>> rows;
+  void print(std::ostream &os, const std::string &indent = "  ") const {
+    std::vector<std::size_t> w(head.size(), 0);
+    for (std::size_t i = 0; i < head.size(); ++i)
+      w[i] = head[i].size();
+    for (const auto &r : rows)
+      for (std::size_t i = 0; i < r.size() && i < w.size(); ++i)
+        w[i] = std::max(w[i], r[i].size());
+    auto line = [&](const std::vector<std::string> &r) {
+      os << indent;
+      for (std::size_t i = 0; i < r.size(); ++i)
+        os << pad(r[i], w[i], i > 0) << (i + 1 < r.size() ? "  " : "");
+      os << "\n";
+    };
+    line(head);
+    std::vector<std::string> rule;
+    for (const auto x : w)
+      rule.push_back(std::string(x, '-'));
+    line(rule);
+    for (const auto &r : rows)
+      line(r);
+  }
+};
+} // namespace
+
+std::string bytes_str(double b) {
+  static const char *p[] = {"", "k", "M", "G", "T", "P", "E"};
+  return scaled(b, "B", p, 7);
+}
+
+std::string flops_str(double f) {
+  static const char *p[] = {"", "k", "M", "G", "T", "P", "E", "Z", "Y"};
+  return scaled(f, "FLOP", p, 9);
+}
+
+std::string count_str(double n) {
+  static const char *p[] = {"", " K", " M", " B", " T"};
+  int i = 0;
+  double x = n;
+  while (std::fabs(x) >= 1000 && i < 4) {
+    x /= 1000;
+    ++i;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, i == 0 ? "%.0f%s" : "%.2f%s", x, p[i]);
+  return buf;
+}
+
+std::string grouped(long long n) {
+  std::string s = std::to_string(n < 0 ? -n : n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3)
+    s.insert(static_cast<std::size_t>(i), ",");
+  return n < 0 ? "-" + s : s;
+}
+
+void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
+  const Layout &l = e.layout;
+  const WorkloadSpec &w = c.workload;
+  os << "ridgeline estimate: " << c.model.name << " on " << c.cluster.devices << " x "
+     << c.hardware.name << " (" << c.cluster.name << ")\n";
+  if (w.mode == Mode::train)
+    os << "  train: global batch " << w.global_batch << " x seq " << w.seq_len << " = "
+       << grouped(static_cast<long long>(e.tokens_per_step)) << " tokens/step, "
+       << io::name_of(w.precision) << "\n";
+  else
+    os << "  infer: batch " << w.batch << ", prompt " << w.prompt_len << ", generate "
+       << w.gen_len << ", weights " << io::name_of(w.weight_dtype) << ", KV "
+       << io::name_of(w.kv_dtype) << "\n";
+  os << "  layout: dp " << l.dp << " x tp " << l.tp << " x pp " << l.pp << " x cp " << l.cp;
+  if (l.cp > 1)
+    os << " (" << io::name_of(l.cp_kind) << (l.cp_kind == CpKind::usp ? ", ulysses " + std::to_string(l.ulysses) : "") << ")";
+  os << ", ep " << l.ep << (l.sp ? ", SP" : "") << ", ZeRO-" << l.zero << ", micro-batch "
+     << l.microbatch << " (m = " << l.num_micro << ")";
+  if (l.pp > 1)
+    os << ", " << io::name_of(l.schedule) << (l.vpp > 1 ? " v=" + std::to_string(l.vpp) : "");
+  os << ", recompute " << io::name_of(l.recompute) << (l.flash ? ", FlashAttention" : "")
+     << "\n\n";
+
+  os << "Parameters\n";
+  Table pt{{"part", "count", "exact"}, {}};
+  auto prow = [&](const std::string &n, double v) {
+    pt.rows.push_back({n, count_str(v), grouped(static_cast<long long>(v))});
+  };
+  prow("total", static_cast<double>(e.total_params));
+  if (e.active_params != e.total_params)
+    prow("active per token", static_cast<double>(e.active_params));
+  prow("per dense layer", static_cast<double>(e.params.dense_layer.total()));
+  if (e.params.moe_layers > 0)
+    prow("per MoE layer", static_cast<double>(e.params.moe_layer.total()));
+  prow("embedding", static_cast<double>(e.params.embedding));
+  if (e.params.head > 0)
+    prow("LM head", static_cast<double>(e.params.head));
+  pt.print(os);
+
+  os << "\nFLOPs (matmul, 2mnk)\n";
+  Table ft{{"quantity", "value"}, {}};
+  if (w.mode == Mode::train) {
+    ft.rows.push_back({"model FLOPs / step (3 x fwd)", flops_str(e.model_flops_per_step)});
+    ft.rows.push_back({"hardware FLOPs / step (+recompute)", flops_str(e.hardware_flops_per_step)});
+    ft.rows.push_back({"model FLOPs / token", flops_str(e.model_flops_per_token)});
+  } else {
+    ft.rows.push_back({"prefill FLOPs (whole batch)", flops_str(e.model_flops_per_step)});
+    ft.rows.push_back({"decode FLOPs / token (2 x active)", flops_str(e.model_flops_per_token)});
+  }
+  const LayerFlops &lf = e.forward.dense_layer;
+  ft.rows.push_back({"one layer fwd: QKV", flops_str(lf.qkv)});
+  ft.rows.push_back({"one layer fwd: scores", flops_str(lf.scores)});
+  ft.rows.push_back({"one layer fwd: out proj", flops_str(lf.out)});
+  ft.rows.push_back({"one layer fwd: MLP", flops_str(lf.mlp)});
+  if (e.params.moe_layers > 0)
+    ft.rows.push_back({"one MoE layer fwd: experts", flops_str(e.forward.moe_layer.mlp)});
+  ft.rows.push_back({"LM head fwd", flops_str(e.forward.head)});
+  ft.print(os);
+
+  const MemorySummary &m = e.memory;
+  os << "\nMemory per device (worst stage " << m.worst_stage << " of " << l.pp << ")\n";
+  Table mt{{"part", "bytes"}, {}};
+  mt.rows.push_back({"weights", bytes_str(m.weights)});
+  if (w.mode == Mode::train) {
+    mt.rows.push_back({"gradients", bytes_str(m.gradients)});
+    mt.rows.push_back({"optimizer (fp32 master + m + v)", bytes_str(m.optimizer)});
+    mt.rows.push_back({"activations: layers", bytes_str(m.activations_layers)});
+    mt.rows.push_back({"activations: embedding/output", bytes_str(m.activations - m.activations_layers)});
+  } else {
+    mt.rows.push_back({"KV cache", bytes_str(m.kv_cache)});
+    mt.rows.push_back({"prefill working set", bytes_str(m.activations)});
+  }
+  mt.rows.push_back({"total", bytes_str(m.total)});
+  mt.rows.push_back({"capacity", bytes_str(m.capacity)});
+  mt.print(os);
+  os << "  " << (m.fits ? "fits" : "DOES NOT FIT") << ": " << std::fixed << std::setprecision(1)
+     << 100.0 * m.total / m.capacity << "% of capacity\n" << std::defaultfloat;
+  if (w.mode == Mode::infer)
+    os << "  largest batch that fits: " << m.max_batch << " sequences of "
+       << w.prompt_len + w.gen_len << " tokens (KV " << bytes_str(e.kv_bytes_per_token)
+       << "/token)\n";
+
+  if (w.mode == Mode::train) {
+    os << "\nActivations of one layer, one micro-batch, one device (stored before recompute)\n";
+    const LayerActivations &a = e.act_terms;
+    Table at{{"term", "bytes"}, {}};
+    auto arow = [&](const char *n, double v) {
+      if (v > 0)
+        at.rows.push_back({n, bytes_str(v)});
+    };
+    arow("norm inputs", a.norm_inputs);
+    arow("QKV input", a.qkv_input);
+    arow("Q, K", a.qk);
+    arow("V", a.v);
+    arow("out-proj input", a.out_input);
+    arow("attention dropout mask", a.attn_dropout);
+    arow("softmax output", a.softmax);
+    arow("softmax dropout", a.softmax_dropout);
+    arow("flash softmax stats", a.flash_stats);
+    arow("MLA latents", a.mla_latent);
+    arow("MLP input", a.mlp_input);
+    arow("MLP hidden", a.mlp_hidden);
+    arow("MLP dropout mask", a.mlp_dropout);
+    arow("router logits", a.router);
+    at.rows.push_back({"total", bytes_str(a.total())});
+    at.print(os);
+  }
+
+  if (e.stages.size() > 1) {
+    os << "\nPipeline stages (per device)\n";
+    Table st{{"stage", "layers", "params", "weights", "grads", "optimizer", "activations",
+              "in flight", "total"},
+             {}};
+    for (const auto &s : e.stages) {
+      char inflight[32];
+      std::snprintf(inflight, sizeof inflight, "%.1f", s.activations.layers_in_flight);
+      st.rows.push_back({std::to_string(s.stage), std::to_string(s.layers), count_str(s.params),
+                         bytes_str(s.states.weights), bytes_str(s.states.gradients),
+                         bytes_str(s.states.optimizer), bytes_str(s.activations.total() + s.kv_cache),
+                         inflight, bytes_str(s.total())});
+    }
+    st.print(os);
+  }
+}
+
+void print_presets(std::ostream &os, const nlohmann::json &names) {
+  for (auto it = names.begin(); it != names.end(); ++it) {
+    os << it.key() << ":\n ";
+    for (const auto &n : it.value())
+      os << " " << n.get<std::string>();
+    os << "\n";
+  }
+}
+
+void print_sp_comparison(std::ostream &os, const Config &c, const SpComparison &cmp) {
+  os << "Seed 000 comparison of parallelisms in training: " << c.model.name << ", N = "
+     << cmp.degree << ", micro-batch " << cmp.b << ", seq " << cmp.s << " (USP: ulysses "
+     << cmp.ulysses << " x ring " << cmp.ring << ")\n";
+  os << "  P = " << count_str(cmp.params)
+     << " transformer-layer parameters; bytes per device; activation columns per layer, fwd+bwd\n\n";
+  Table t{{"scheme", "split", "param comm", "bytes/step", "activation comm", "bytes/layer",
+           "P+G", "optimizer", "act/layer"},
+          {}};
+  for (const auto &r : cmp.rows)
+    t.rows.push_back({r.name, r.split, r.param_comm, bytes_str(r.param_bytes), r.act_comm,
+                      bytes_str(r.act_bytes), bytes_str(r.pg_bytes), bytes_str(r.os_bytes),
+                      bytes_str(r.act_mem)});
+  t.print(os);
+}
+
+} // namespace rl::shell

@@ -1,0 +1,24 @@
+// ridgeline shell: human-readable tables for the CLI.
+#pragma once
+
+#include "core/config.hpp"
+#include "core/estimate/estimate.hpp"
+#include "core/parallel/sp_compare.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+#include <string>
+
+namespace rl::shell {
+
+std::string bytes_str(double b);         // "12.34 GB" (SI)
+std::string flops_str(double f);         // "1.23 EFLOP"
+std::string count_str(double n);         // "70.55 B"
+std::string grouped(long long n);        // "70,553,706,496"
+
+void print_estimate(std::ostream &os, const Config &c, const Estimate &e);
+void print_presets(std::ostream &os, const nlohmann::json &names);
+void print_sp_comparison(std::ostream &os, const Config &c, const SpComparison &cmp);
+
+} // namespace rl::shell

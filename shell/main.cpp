@@ -1,0 +1,246 @@
+// ridgeline: the command-line tool, a thin layer over ridgeline::core.
+// JSON in (a file, a scenario preset name, or inline JSON), a table or JSON out.
+// Exit codes: 0 ok, 2 bad input or usage (one line on stderr naming the field).
+#include "core/error.hpp"
+#include "core/estimate/estimate.hpp"
+#include "core/io/config_json.hpp"
+#include "core/io/estimate_json.hpp"
+#include "core/io/presets.hpp"
+#include "core/io/url_codec.hpp"
+#include "shell/format.hpp"
+
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using json = nlohmann::json;
+using namespace rl;
+
+struct Args {
+  std::string command;
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> options; // --key value or --flag ("")
+  bool has(const std::string &k) const { return options.count(k) > 0; }
+};
+
+struct Usage : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+const char *kMainHelp = R"(ridgeline: a planner for distributed transformer training and inference
+
+usage: ridgeline <command> [options]
+
+commands:
+  estimate CFG [--json]          parameters, FLOPs and memory per device for one configuration
+  url CFG                        the shareable URL query of a configuration
+  url --decode STR [--resolved]  the configuration a URL holds (--resolved: presets expanded)
+  presets [KIND] [NAME]          list presets, or print one (KIND: model|hardware|cluster|scenario)
+
+CFG is a JSON file, a scenario preset name (see `ridgeline presets scenario`), or inline JSON.
+Run `ridgeline <command> --help` for a command's options.
+)";
+
+const char *kEstimateHelp = R"(usage: ridgeline estimate CFG [--json] [--compare-sp]
+
+Parameters (total, active), FLOPs per step (model and hardware, with recompute), and memory
+per device for the worst pipeline stage: weights, gradients, optimizer states, activations
+(term by term), KV cache (inference), against the device's capacity.
+
+  --json        print the estimate as JSON (keys of SPEC.md: params, flops, memory, ...)
+  --compare-sp  print seed 000's comparison of DS-SP, Ring-SP, DP, ZeRO, USP, TP and
+                Megatron-SP for this model, batch and sequence (degree = parallel.cp, or
+                parallel.tp, or 8)
+)";
+
+const char *kUrlHelp = R"(usage: ridgeline url CFG
+       ridgeline url --decode STR [--resolved]
+
+Encodes a configuration as the URL query the web page reads (readable dotted keys, preset
+names kept: model=llama3-70b&parallel.tp=8), or decodes one back to JSON. STR may be a full
+URL, "?query", "#fragment" or a bare query. --resolved prints the configuration with every
+preset expanded and every default filled, as the core sees it.
+)";
+
+const char *kPresetsHelp = R"(usage: ridgeline presets [KIND] [NAME] [--json]
+
+Lists the presets compiled into ridgeline (models, hardware, clusters, scenarios), or
+prints one preset's JSON.
+)";
+
+Args parse_args(int argc, char **argv) {
+  Args a;
+  static const std::map<std::string, bool> takes_value = {{"--decode", true}, {"--top", true},
+                                                          {"--format", true}};
+  for (int i = 1; i < argc; ++i) {
+    const std::string s = argv[i];
+    if (a.command.empty() && s.rfind("--", 0) != 0 && s != "-h") {
+      a.command = s;
+    } else if (s == "-h" || s == "--help") {
+      a.options["--help"] = "";
+    } else if (s.rfind("--", 0) == 0) {
+      const auto it = takes_value.find(s);
+      if (it != takes_value.end()) {
+        if (i + 1 >= argc)
+          throw Usage(s + " needs a value");
+        a.options[s] = argv[++i];
+      } else {
+        a.options[s] = "";
+      }
+    } else {
+      a.positional.push_back(s);
+    }
+  }
+  return a;
+}
+
+void allow_options(const Args &a, std::initializer_list<const char *> allowed) {
+  for (const auto &[k, v] : a.options) {
+    bool ok = k == "--help";
+    for (const char *x : allowed)
+      ok = ok || k == x;
+    if (!ok)
+      throw Usage("unknown option " + k + " for `" + a.command + "`");
+  }
+}
+
+// CFG: a file path, inline JSON, or a scenario preset name.
+json load_config(const std::string &cfg) {
+  if (!cfg.empty() && cfg.front() == '{')
+    return io::parse_json_text(cfg);
+  std::ifstream f(cfg);
+  if (f) {
+    std::stringstream ss;
+    ss << f.rdbuf();
+    try {
+      return io::parse_json_text(ss.str());
+    } catch (const ConfigError &e) {
+      throw ConfigError("", cfg + ": " + e.message());
+    }
+  }
+  for (const auto &n : io::preset_names("scenario"))
+    if (n == cfg)
+      return json(cfg);
+  throw ConfigError("", "\"" + cfg + "\" is neither a readable file nor a scenario preset");
+}
+
+std::string one_positional(const Args &a, const char *what) {
+  if (a.positional.size() != 1)
+    throw Usage("`" + a.command + "` takes exactly one " + what);
+  return a.positional[0];
+}
+
+int cmd_estimate(const Args &a) {
+  if (a.has("--help")) {
+    std::cout << kEstimateHelp;
+    return 0;
+  }
+  allow_options(a, {"--json", "--compare-sp"});
+  const json cfg = load_config(one_positional(a, "CFG"));
+  const Config c = io::parse_config(cfg);
+  if (a.has("--compare-sp")) {
+    const SpComparison cmp = compare_sp(c);
+    if (a.has("--json"))
+      std::cout << io::to_json(cmp).dump(2) << "\n";
+    else
+      shell::print_sp_comparison(std::cout, c, cmp);
+    return 0;
+  }
+  const Estimate e = estimate(c);
+  if (a.has("--json"))
+    std::cout << io::to_json(e).dump(2) << "\n";
+  else
+    shell::print_estimate(std::cout, c, e);
+  return 0;
+}
+
+int cmd_url(const Args &a) {
+  if (a.has("--help")) {
+    std::cout << kUrlHelp;
+    return 0;
+  }
+  allow_options(a, {"--decode", "--resolved", "--json"});
+  if (a.has("--decode")) {
+    if (!a.positional.empty())
+      throw Usage("`url --decode STR` takes no CFG");
+    const json j = io::decode_url_query(a.options.at("--decode"));
+    const Config c = io::parse_config(j);
+    std::cout << (a.has("--resolved") ? io::to_json(c) : j).dump(2) << "\n";
+    return 0;
+  }
+  if (a.has("--resolved"))
+    throw Usage("--resolved goes with --decode");
+  const json cfg = load_config(one_positional(a, "CFG"));
+  io::parse_config(cfg);
+  std::cout << io::encode_url_query(cfg.is_string() ? json{{"scenario", cfg}} : cfg) << "\n";
+  return 0;
+}
+
+int cmd_presets(const Args &a) {
+  if (a.has("--help")) {
+    std::cout << kPresetsHelp;
+    return 0;
+  }
+  allow_options(a, {"--json"});
+  static const char *kinds[] = {"model", "hardware", "cluster", "scenario"};
+  if (a.positional.size() > 2)
+    throw Usage("`presets` takes at most KIND and NAME");
+  if (!a.positional.empty()) {
+    bool known = false;
+    for (const char *k : kinds)
+      known = known || a.positional[0] == k;
+    if (!known)
+      throw ConfigError("", "unknown preset kind \"" + a.positional[0] +
+                                "\" (model, hardware, cluster, scenario)");
+  }
+  if (a.positional.size() == 2) {
+    std::cout << io::preset_json(a.positional[0], a.positional[1], a.positional[0]).dump(2)
+              << "\n";
+    return 0;
+  }
+  json all = json::object();
+  for (const char *k : kinds)
+    if (a.positional.empty() || a.positional[0] == k)
+      all[k] = io::preset_names(k);
+  if (a.has("--json")) {
+    std::cout << all.dump(2) << "\n";
+    return 0;
+  }
+  shell::print_presets(std::cout, all);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  bool json_out = false;
+  for (int i = 1; i < argc; ++i)
+    json_out = json_out || std::string(argv[i]) == "--json";
+  try {
+    const Args a = parse_args(argc, argv);
+    if (a.command.empty() || a.command == "help") {
+      std::cout << kMainHelp;
+      return a.command.empty() && !a.has("--help") ? 2 : 0;
+    }
+    if (a.command == "estimate")
+      return cmd_estimate(a);
+    if (a.command == "url")
+      return cmd_url(a);
+    if (a.command == "presets")
+      return cmd_presets(a);
+    throw Usage("unknown command \"" + a.command + "\" (run `ridgeline --help`)");
+  } catch (const Usage &u) {
+    std::cerr << "ridgeline: " << u.what() << "\n";
+    return 2;
+  } catch (const ConfigError &e) {
+    if (json_out)
+      std::cout << io::error_json(e.path(), e.message()).dump() << "\n";
+    std::cerr << (e.path().empty() ? "" : e.path() + ": ") << e.message() << "\n";
+    return 2;
+  }
+}
