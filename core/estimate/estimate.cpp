@@ -29,8 +29,9 @@ void check_supported(const Config &c) {
 }
 
 // Inference memory on stage j: weights in weight_dtype, KV for the batch share of this
-// data-parallel replica (heads split by TP, or replicated when tp > kv_heads), and one
-// layer's prefill working set (FlashAttention, no stored activations).
+// data-parallel replica (heads split by TP, or replicated when tp > kv_heads), and the
+// prefill working set of one layer for one prompt (requests are prefilled one at a time
+// while the batch decodes; FlashAttention, nothing stored for a backward pass).
 StageMemory inference_stage(const Config &c, const Layout &l, i64 stage, i64 batch) {
   const ModelSpec &m = c.model;
   const WorkloadSpec &w = c.workload;
@@ -44,11 +45,11 @@ StageMemory inference_stage(const Config &c, const Layout &l, i64 stage, i64 bat
   const double per_layer_token =
       m.mla ? static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
             : 2.0 * static_cast<double>(kv_heads_per_rank(m, l.tp) * m.head_dim);
-  s.kv_cache = static_cast<double>(batch) / static_cast<double>(l.dp) * ctx / static_cast<double>(l.cp) *
-               static_cast<double>(s.layers) * per_layer_token * dtype_bytes(w.kv_dtype);
+  s.kv_cache = static_cast<double>(batch) / static_cast<double>(l.dp) * ctx /
+               static_cast<double>(l.cp) * static_cast<double>(s.layers) * per_layer_token *
+               dtype_bytes(w.kv_dtype);
   const ActLayout al = act_layout(l);
-  const double b = static_cast<double>(batch) / static_cast<double>(l.dp);
-  const LayerActivations one = layer_activations(m, false, b, static_cast<double>(w.prompt_len),
+  const LayerActivations one = layer_activations(m, false, 1, static_cast<double>(w.prompt_len),
                                                  ActLayout{al.tp, al.sp, al.seq_div, true});
   s.activations.layers = one.total();
   s.activations.layers_in_flight = 1;
@@ -126,11 +127,8 @@ Estimate estimate(const Config &c) {
     // Largest batch (multiple of dp) whose worst stage fits: KV grows linearly with batch.
     const StageMemory zero = inference_stage(c, l, ws.stage, 0);
     const double per_seq = ws.kv_cache / static_cast<double>(w.batch);
-    const double act_per_seq = ws.activations.total() / static_cast<double>(w.batch);
-    const double room = mem.capacity - zero.states.weights;
-    mem.max_batch = room > 0 && per_seq + act_per_seq > 0
-                        ? static_cast<i64>(std::floor(room / (per_seq + act_per_seq)))
-                        : 0;
+    const double room = mem.capacity - zero.states.weights - zero.activations.total();
+    mem.max_batch = room > 0 && per_seq > 0 ? static_cast<i64>(std::floor(room / per_seq)) : 0;
   }
   return e;
 }

@@ -1,0 +1,50 @@
+// Shared helpers for the Catch2 suite: build configurations from JSON text.
+#pragma once
+
+#include "core/config.hpp"
+#include "core/error.hpp"
+#include "core/io/config_json.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+namespace rl::test {
+
+inline ModelSpec model(const std::string &preset) {
+  return io::parse_model(nlohmann::json(preset), "model");
+}
+inline ModelSpec model_json(const char *text) {
+  return io::parse_model(nlohmann::json::parse(text), "model");
+}
+inline Config config(const char *text) { return io::parse_config(nlohmann::json::parse(text)); }
+
+// The ConfigError a callable throws, as "path: message" ("" when it does not throw).
+template <class F> std::string error_of(F &&f) {
+  try {
+    f();
+  } catch (const ConfigError &e) {
+    return e.path() + ": " + e.message();
+  }
+  return "";
+}
+
+// A GPT-style block (seed 000): bias, layernorm, plain GeLU MLP with f = 4h, MHA, dropout.
+inline ModelSpec gpt(i64 L, i64 h, i64 a, i64 v) {
+  ModelSpec m;
+  m.name = "gpt";
+  m.layers = L;
+  m.hidden = h;
+  m.ffn = 4 * h;
+  m.heads = a;
+  m.kv_heads = a;
+  m.head_dim = h / a;
+  m.vocab = v;
+  m.gated_mlp = false;
+  m.qkv_bias = m.o_bias = m.mlp_bias = true;
+  m.norm = Norm::layernorm;
+  m.dropout = true;
+  return m;
+}
+
+} // namespace rl::test

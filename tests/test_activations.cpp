@@ -1,0 +1,141 @@
+// Activation memory: seed 000 (Korthikanti) worked values, closed forms, pipeline in-flight.
+#include "helpers.hpp"
+
+#include "core/memory/activations.hpp"
+
+#include <random>
+
+using namespace rl;
+using rl::test::gpt;
+
+namespace {
+const ActLayout kNone{1, false, 1, false};
+Layout pipeline(i64 pp, i64 vpp, i64 m, PpSchedule s) {
+  Layout l;
+  l.pp = pp;
+  l.vpp = vpp;
+  l.num_micro = m;
+  l.schedule = s;
+  l.flash = false;
+  return l;
+}
+} // namespace
+
+TEST_CASE("GPT-3 175B activations per layer, s=2048, b=1 (cases.md, seed 000)", "[memory]") {
+  const ModelSpec m = test::model("gpt3-175b");
+  const double s = 2048, b = 1;
+  // sbh(34 + 5as/h)
+  REQUIRE(layer_activations(m, false, b, s, kNone).total() == 2'868'903'936.0);
+  // TP 8: sbh(10 + 24/t + 5as/(ht))
+  REQUIRE(layer_activations(m, false, b, s, {8, false, 1, false}).total() == 578'813'952.0);
+  // TP 8 + SP: sbh/t (34 + 5as/h)
+  const LayerActivations sp = layer_activations(m, false, b, s, {8, true, 1, false});
+  REQUIRE(sp.total() == 358'612'992.0);
+  // + selective recompute: 34 sbh / t
+  REQUIRE(layer_activations_kept(sp, Recompute::selective, m, b, s, {8, true, 1, false}) ==
+          106'954'752.0);
+}
+
+TEST_CASE("GPT activation closed forms hold term by term for random shapes", "[memory]") {
+  std::mt19937_64 rng(99);
+  for (int i = 0; i < 300; ++i) {
+    const i64 t = i64{1} << (rng() % 4);
+    const i64 a = t * (1 + static_cast<i64>(rng() % 16));
+    const i64 h = a * (1 + static_cast<i64>(rng() % 64));
+    const ModelSpec m = gpt(1, h, a, 1000);
+    const double s = static_cast<double>(1 + rng() % 8192), b = static_cast<double>(1 + rng() % 8);
+    const double sbh = s * b * static_cast<double>(h), as_h = static_cast<double>(a) * s / static_cast<double>(h);
+    const double td = static_cast<double>(t);
+    REQUIRE(layer_activations(m, false, b, s, kNone).total() ==
+            Approx(sbh * (34 + 5 * as_h)).epsilon(1e-12));
+    REQUIRE(layer_activations(m, false, b, s, {t, false, 1, false}).total() ==
+            Approx(sbh * (10 + 24 / td + 5 * as_h / td)).epsilon(1e-12));
+    REQUIRE(layer_activations(m, false, b, s, {t, true, 1, false}).total() ==
+            Approx(sbh / td * (34 + 5 * as_h)).epsilon(1e-12));
+    // Ulysses / ring CP degree n: A/N (FORMULAS.md correction of seed 000's text)
+    const i64 n = 1 + static_cast<i64>(rng() % 8);
+    REQUIRE(layer_activations(m, false, b, s, {1, false, n, false}).total() ==
+            Approx(sbh * (34 + 5 * as_h) / static_cast<double>(n)).epsilon(1e-12));
+    // FlashAttention: the s^2 terms become 4asb fp32 statistics
+    REQUIRE(layer_activations(m, false, b, s, {1, false, 1, true}).total() ==
+            Approx(34 * sbh + 4 * static_cast<double>(a) * s * b).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("GQA shrinks K and V; TP beyond kv_heads replicates one KV head", "[memory]") {
+  const ModelSpec m = test::model("llama3-70b"); // a 64, k 8, d 128, f 28672, gated
+  const double s = 8192, b = 1;
+  const LayerActivations x = layer_activations(m, false, b, s, {1, false, 1, true});
+  REQUIRE(x.qk == 2 * s * b * 128 * (64 + 8));
+  REQUIRE(x.v == 2 * s * b * 128 * 8);
+  REQUIRE(x.mlp_hidden == 6 * s * b * 28672);
+  // tp 16 > k 8: each rank keeps a/t = 4 query heads and one KV head
+  ModelSpec wide = m;
+  const LayerActivations y = layer_activations(wide, false, b, s, {16, true, 1, true});
+  REQUIRE(y.qk == 2 * s * b * 128 * (4 + 1));
+  REQUIRE(y.v == 2 * s * b * 128 * 1);
+}
+
+TEST_CASE("Pipeline in-flight activations (seed 000, Korthikanti)", "[memory][pipeline]") {
+  const ModelSpec m = gpt(48, 1024, 16, 1000);
+  const double s = 1024;
+  const double per_layer = layer_activations(m, false, 1, s, kNone).total();
+  SECTION("1F1B: the first stage holds L layers' worth whatever p") {
+    for (const i64 p : {1, 2, 4, 8, 16}) {
+      const StageActivations a = stage_activations(m, pipeline(p, 1, 64, PpSchedule::one_f_one_b), 0, s);
+      REQUIRE(a.layers_in_flight == 48);
+      REQUIRE(a.layers == Approx(48 * per_layer));
+    }
+    // the last stage holds one micro-batch of L/p layers
+    REQUIRE(stage_activations(m, pipeline(4, 1, 64, PpSchedule::one_f_one_b), 3, s).layers_in_flight == 12);
+    // fewer micro-batches than stages: only m in flight
+    REQUIRE(stage_activations(m, pipeline(8, 1, 2, PpSchedule::one_f_one_b), 0, s).layers_in_flight == 12);
+  }
+  SECTION("interleaved: L(1 + (p-1)/(p v))") {
+    for (const i64 p : {2, 4, 8})
+      for (const i64 v : {2, 3}) {
+        if (48 % (p * v) != 0)
+          continue;
+        const StageActivations a = stage_activations(m, pipeline(p, v, 64, PpSchedule::interleaved), 0, s);
+        const double pd = static_cast<double>(p), vd = static_cast<double>(v);
+        REQUIRE(a.layers_in_flight == Approx(48 * (1 + (pd - 1) / (pd * vd))));
+      }
+  }
+  SECTION("GPipe: all m micro-batches of L/p layers") {
+    REQUIRE(stage_activations(m, pipeline(4, 1, 16, PpSchedule::gpipe), 0, s).layers_in_flight == 16 * 12);
+  }
+}
+
+TEST_CASE("Full recompute keeps the layer inputs plus one layer's working set", "[memory]") {
+  const ModelSpec m = gpt(32, 2048, 16, 1000);
+  Layout l;
+  l.tp = 4;
+  l.sp = true;
+  l.pp = 2;
+  l.num_micro = 8;
+  l.recompute = Recompute::full;
+  l.flash = false;
+  const double s = 2048, sbh = s * 2048;
+  const StageActivations a = stage_activations(m, l, 0, s);
+  const double full_layer = layer_activations(m, false, 1, s, {4, true, 1, false}).total();
+  // 1F1B stage 0: p = 2 micro-batches x 16 layers of 2sbh/t, + one full layer
+  REQUIRE(a.layers == Approx(32 * 2 * sbh / 4 + full_layer));
+}
+
+TEST_CASE("Embedding and output activations (Korthikanti)", "[memory]") {
+  const ModelSpec m = gpt(8, 1024, 16, 50000);
+  const double s = 512, b = 2, sbh = s * b * 1024;
+  // input dropout mask sbh; output 4sbh(1 + v/h); both divided by t under TP+SP
+  REQUIRE(embedding_activation_bytes(m, b, s, kNone) == sbh);
+  REQUIRE(output_activation_bytes(m, b, s, kNone) == Approx(4 * sbh * (1 + 50000.0 / 1024)));
+  REQUIRE(output_activation_bytes(m, b, s, {8, true, 1, false}) ==
+          Approx(4 * sbh * (1 + 50000.0 / 1024) / 8));
+  Layout l;
+  l.pp = 4;
+  l.num_micro = 8;
+  l.microbatch = 2;
+  // stage 0 holds p = 4 micro-batches' masks; the last stage the output term
+  REQUIRE(stage_activations(m, l, 0, s).embedding == Approx(4 * sbh));
+  REQUIRE(stage_activations(m, l, 3, s).output == Approx(4 * sbh * (1 + 50000.0 / 1024)));
+  REQUIRE(stage_activations(m, l, 1, s).output == 0);
+}
