@@ -80,10 +80,14 @@ std::string count_str(double n) {
 }
 
 std::string grouped(long long n) {
-  std::string s = std::to_string(n < 0 ? -n : n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3)
-    s.insert(static_cast<std::size_t>(i), ",");
-  return n < 0 ? "-" + s : s;
+  const std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string s = n < 0 ? "-" : "";
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0)
+      s.push_back(',');
+    s.push_back(digits[i]);
+  }
+  return s;
 }
 
 void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {

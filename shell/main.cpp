@@ -54,8 +54,9 @@ per device for the worst pipeline stage: weights, gradients, optimizer states, a
 
   --json        print the estimate as JSON (keys of SPEC.md: params, flops, memory, ...)
   --compare-sp  print seed 000's comparison of DS-SP, Ring-SP, DP, ZeRO, USP, TP and
-                Megatron-SP for this model, batch and sequence (degree = parallel.cp, or
-                parallel.tp, or 8)
+                Megatron-SP for this model, micro-batch and sequence
+  --degree N    the parallel degree N of that comparison (default: parallel.cp if > 1,
+                else parallel.tp if > 1, else 8)
 )";
 
 const char *kUrlHelp = R"(usage: ridgeline url CFG
@@ -75,8 +76,8 @@ prints one preset's JSON.
 
 Args parse_args(int argc, char **argv) {
   Args a;
-  static const std::map<std::string, bool> takes_value = {{"--decode", true}, {"--top", true},
-                                                          {"--format", true}};
+  static const std::map<std::string, bool> takes_value = {
+      {"--decode", true}, {"--top", true}, {"--format", true}, {"--degree", true}};
   for (int i = 1; i < argc; ++i) {
     const std::string s = argv[i];
     if (a.command.empty() && s.rfind("--", 0) != 0 && s != "-h") {
@@ -140,11 +141,23 @@ int cmd_estimate(const Args &a) {
     std::cout << kEstimateHelp;
     return 0;
   }
-  allow_options(a, {"--json", "--compare-sp"});
+  allow_options(a, {"--json", "--compare-sp", "--degree"});
   const json cfg = load_config(one_positional(a, "CFG"));
   const Config c = io::parse_config(cfg);
+  if (a.has("--degree") && !a.has("--compare-sp"))
+    throw Usage("--degree goes with --compare-sp");
   if (a.has("--compare-sp")) {
-    const SpComparison cmp = compare_sp(c);
+    i64 degree = 0;
+    if (a.has("--degree")) {
+      const std::string d = a.options.at("--degree");
+      if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos || d.size() > 7 ||
+          std::stol(d) < 1)
+        throw ConfigError("--degree", "expected a positive integer, got \"" + d + "\"");
+      degree = std::stol(d);
+    }
+    const SpComparison cmp = degree ? compare_sp(c.model, static_cast<double>(c.parallel.microbatch.value_or(1)),
+                                                 static_cast<double>(c.workload.seq_len), degree)
+                                    : compare_sp(c);
     if (a.has("--json"))
       std::cout << io::to_json(cmp).dump(2) << "\n";
     else

@@ -130,7 +130,7 @@ std::string encode_scalar(const json &v, const std::string &path) {
     if (looks_typed(e)) { // keep it a string: escape its first character
       char buf[4];
       std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(s[0]));
-      e = buf + e.substr(1);
+      e.replace(0, 1, buf); // s[0] is unreserved here, so e[0] == s[0]
     }
     return e;
   }
@@ -159,7 +159,9 @@ void flatten(const json &j, const std::string &key, const std::string &path,
       if (j[i].is_structured())
         throw ConfigError(path + "[" + std::to_string(i) + "]",
                           "nested arrays and objects inside arrays cannot be put in a URL");
-      s += (i ? "," : "") + encode_scalar(j[i], path);
+      if (i > 0)
+        s += ',';
+      s += encode_scalar(j[i], path);
     }
     if (j.size() == 1)
       s += ",";

@@ -68,7 +68,8 @@ SpComparison compare_sp(const ModelSpec &m, double b, double s, i64 n) {
 }
 
 SpComparison compare_sp(const Config &c) {
-  const i64 n = c.parallel.cp.value_or(c.parallel.tp.value_or(8));
+  const i64 cp = c.parallel.cp.value_or(1), tp = c.parallel.tp.value_or(1);
+  const i64 n = cp > 1 ? cp : (tp > 1 ? tp : 8);
   const double b = static_cast<double>(c.parallel.microbatch.value_or(1));
   const double s = static_cast<double>(c.workload.mode == Mode::train ? c.workload.seq_len
                                                                        : c.workload.prompt_len);

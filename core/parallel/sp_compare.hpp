@@ -29,7 +29,8 @@ struct SpComparison {
   std::vector<SpRow> rows;
 };
 
-// N = parallel.cp, else parallel.tp, else 8; b = parallel.microbatch (1), s = seq_len.
+// N = parallel.cp if > 1, else parallel.tp if > 1, else 8; b = parallel.microbatch (1),
+// s = seq_len.
 SpComparison compare_sp(const Config &c);
 SpComparison compare_sp(const ModelSpec &m, double b, double s, i64 n);
 

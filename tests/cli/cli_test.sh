@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The command line as a user meets it: help, exit codes, one-line errors naming the field,
+# JSON errors on stdout with --json, the URL codec both ways.
+# usage: cli_test.sh PATH_TO_RIDGELINE
+set -u
+rl=$1
+fails=0
+passes=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+check() { # name, expected exit code, command...
+  local name=$1 want=$2
+  shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  if [ "$got" != "$want" ]; then
+    echo "FAIL $name: exit $got, wanted $want"; cat "$tmp/err"; fails=$((fails + 1)); return 1
+  fi
+  passes=$((passes + 1))
+}
+expect_in() { # name, file, text
+  if ! grep -qF -- "$3" "$2"; then
+    echo "FAIL $1: '$3' not in $(basename "$2"):"; cat "$2"; fails=$((fails + 1)); return 1
+  fi
+  passes=$((passes + 1))
+}
+
+check help 0 "$rl" --help && expect_in help "$tmp/out" "ridgeline <command>"
+for c in estimate url presets; do
+  check "help $c" 0 "$rl" "$c" --help && expect_in "help $c" "$tmp/out" "usage: ridgeline $c"
+done
+check "no command" 2 "$rl"
+check "unknown command" 2 "$rl" fly && expect_in "unknown command" "$tmp/err" 'unknown command "fly"'
+check "unknown option" 2 "$rl" estimate llama3-70b-h100-1024 --fast &&
+  expect_in "unknown option" "$tmp/err" "unknown option --fast"
+
+check "estimate table" 0 "$rl" estimate llama3-70b-h100-1024 &&
+  expect_in "estimate table" "$tmp/out" "70,553,706,496"
+check "estimate json" 0 "$rl" estimate llama3-70b-h100-1024 --json &&
+  expect_in "estimate json" "$tmp/out" '"activations_layers"'
+
+bad='{"model": "llama3-70b", "hardware": "h100-sxm", "cluster": {"base": "dgx-h100", "devices": 8},
+ "workload": {"mode": "train", "global_batch": 8, "seq_len": 1024}, "parallel": {"tp": 3, "dp": 1}}'
+check "bad layout" 2 "$rl" estimate "$bad" &&
+  expect_in "bad layout" "$tmp/err" "parallel.dp: dp 1 x tp 3 x pp 1 x cp 1 = 3 != devices 8"
+[ "$(wc -l <"$tmp/err")" = 1 ] || { echo "FAIL bad layout: stderr is not one line"; fails=$((fails + 1)); }
+check "bad layout json" 2 "$rl" estimate "$bad" --json &&
+  expect_in "bad layout json" "$tmp/out" '{"error":{"message":"dp 1 x tp 3 x pp 1 x cp 1 = 3 != devices 8","path":"parallel.dp"}}'
+echo '{"model": "llama3-70b", "hardware": "h100-sxm", ' >"$tmp/broken.json"
+check "malformed file" 2 "$rl" estimate "$tmp/broken.json" &&
+  expect_in "malformed file" "$tmp/err" "broken.json: malformed JSON"
+check "missing file" 2 "$rl" estimate /nonexistent.json &&
+  expect_in "missing file" "$tmp/err" "neither a readable file nor a scenario preset"
+
+check "url encode" 0 "$rl" url '{"model": {"base": "llama3-70b", "layers": 40}, "hardware": "h100-sxm", "workload": {"mode": "train", "global_batch": 8, "seq_len": 1024}}' &&
+  expect_in "url encode" "$tmp/out" "model=llama3-70b&model.layers=40&hardware=h100-sxm"
+q=$(cat "$tmp/out")
+check "url decode" 0 "$rl" url --decode "http://127.0.0.1:8080/?$q" &&
+  expect_in "url decode" "$tmp/out" '"layers": 40'
+check "url decode resolved" 0 "$rl" url --decode "?$q" --resolved &&
+  expect_in "url decode resolved" "$tmp/out" '"hidden": 8192'
+check "url bad" 2 "$rl" url --decode "?parallel.tp=1&parallel.tp=2" &&
+  expect_in "url bad" "$tmp/err" "parallel.tp: given twice in the URL"
+check "url invalid config" 2 "$rl" url --decode "?model=llama9&hardware=h100-sxm" &&
+  expect_in "url invalid config" "$tmp/err" 'model: unknown model preset "llama9"'
+
+check presets 0 "$rl" presets && expect_in presets "$tmp/out" "llama3-70b"
+check "preset one" 0 "$rl" presets hardware h100-sxm && expect_in "preset one" "$tmp/out" '"hbm_bw"'
+check "preset kind" 2 "$rl" presets gpus && expect_in "preset kind" "$tmp/err" 'unknown preset kind "gpus"'
+check "compare-sp" 0 "$rl" estimate llama3-70b-h100-1024 --compare-sp --degree 8 &&
+  expect_in "compare-sp" "$tmp/out" "Megatron-SP"
+
+echo "$passes passed, $fails failed"
+[ "$fails" = 0 ]

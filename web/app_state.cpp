@@ -1,0 +1,243 @@
+#include "web/app_state.hpp"
+
+#include "core/error.hpp"
+#include "core/io/config_json.hpp"
+#include "core/io/presets.hpp"
+#include "core/io/url_codec.hpp"
+
+#include <chrono>
+
+namespace rl::web {
+
+namespace {
+
+json::json_pointer pointer_of(const std::string &dotted) {
+  std::string p;
+  std::size_t start = 0;
+  while (start <= dotted.size()) {
+    const std::size_t dot = dotted.find('.', start);
+    p += "/" + dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (dot == std::string::npos)
+      break;
+    start = dot + 1;
+  }
+  return json::json_pointer(p);
+}
+
+// Removes every override equal to the preset's own value, so the URL carries only what the
+// user changed ("model=llama3-70b&model.layers=40", not every field).
+void prune_overrides(json &obj, const json &preset) {
+  for (auto it = obj.begin(); it != obj.end();) {
+    const std::string key = it.key();
+    if (key == "base" || !preset.is_object() || !preset.contains(key)) {
+      ++it;
+      continue;
+    }
+    json &v = it.value();
+    if (v.is_object() && preset.at(key).is_object()) {
+      prune_overrides(v, preset.at(key));
+      if (v.empty()) {
+        it = obj.erase(it);
+        continue;
+      }
+      ++it;
+    } else if (v == preset.at(key)) {
+      it = obj.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+template <class F> std::optional<FieldError> guarded(F &&f) {
+  try {
+    f();
+    return std::nullopt;
+  } catch (const ConfigError &e) {
+    return FieldError{e.path(), e.message()};
+  } catch (const json::exception &e) {
+    return FieldError{"", e.what()};
+  } catch (const std::exception &e) {
+    return FieldError{"", std::string("internal error: ") + e.what()};
+  }
+}
+
+} // namespace
+
+AppState &app_state() {
+  static AppState state;
+  return state;
+}
+
+void AppState::load_from_url(const std::string &url_state) {
+  json decoded;
+  const auto err = guarded([&] {
+    decoded = io::decode_url_query(url_state);
+    if (decoded.is_object() && !decoded.empty())
+      io::parse_config(decoded);
+  });
+  if (err) {
+    load_scenario(kDefaultScenario);
+    startup_error_ = err;
+    return;
+  }
+  if (!decoded.is_object() || decoded.empty()) {
+    load_scenario(kDefaultScenario);
+    return;
+  }
+  user_ = decoded;
+  recompute();
+}
+
+void AppState::load_scenario(const std::string &name) {
+  startup_error_.reset();
+  user_ = json{{"scenario", name}};
+  recompute();
+}
+
+void AppState::recompute() {
+  effective_ = user_;
+  guarded([&] { effective_ = io::expand_scenario(user_); });
+
+  std::optional<Config> parsed;
+  error_ = guarded([&] { parsed = io::parse_config(user_); });
+  if (!parsed) {
+    estimate_.reset();
+    return;
+  }
+  view_config_ = parsed;
+  view_resolved_ = io::to_json(*parsed);
+  guarded([&] { url_query_ = io::encode_url_query(user_); });
+
+  const auto t0 = std::chrono::steady_clock::now();
+  std::optional<Estimate> est;
+  error_ = guarded([&] { est = rl::estimate(*parsed); });
+  estimate_seconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  estimate_ = est;
+  if (est) {
+    last_good_ = est;
+    last_good_config_ = parsed;
+  }
+}
+
+json AppState::field(const std::string &section, const std::string &key) const {
+  const auto ptr = pointer_of(key);
+  if (effective_.contains(section)) {
+    const json &sec = effective_.at(section);
+    if (sec.is_object() && !sec.contains("hf_config") && sec.contains(ptr))
+      return sec.at(ptr);
+  }
+  if (view_resolved_.contains(section) && view_resolved_.at(section).contains(ptr))
+    return view_resolved_.at(section).at(ptr);
+  return nullptr;
+}
+
+std::string AppState::preset_base(const std::string &section) const {
+  if (!effective_.contains(section))
+    return "";
+  const json &sec = effective_.at(section);
+  if (sec.is_string())
+    return sec.get<std::string>();
+  if (sec.is_object() && sec.contains("base") && sec.at("base").is_string())
+    return sec.at("base").get<std::string>();
+  return "";
+}
+
+std::string AppState::preset_label(const std::string &section) const {
+  if (!effective_.contains(section))
+    return "(none)";
+  const json &sec = effective_.at(section);
+  if (sec.is_string())
+    return sec.get<std::string>();
+  if (!sec.is_object())
+    return "(invalid)";
+  if (sec.contains("hf_config"))
+    return "Hugging Face config.json";
+  if (sec.contains("base") && sec.at("base").is_string())
+    return sec.at("base").get<std::string>() + " (modified)";
+  if (sec.contains("name") && sec.at("name").is_string())
+    return sec.at("name").get<std::string>() + " (custom)";
+  return "custom";
+}
+
+std::optional<json> AppState::parallel_knob(const std::string &key) const {
+  if (effective_.contains("parallel") && effective_.at("parallel").is_object() &&
+      effective_.at("parallel").contains(key))
+    return effective_.at("parallel").at(key);
+  return std::nullopt;
+}
+
+void AppState::flatten_scenario() {
+  if (!user_.is_object() || !user_.contains("scenario"))
+    return;
+  json expanded = user_;
+  guarded([&] { expanded = io::expand_scenario(user_); });
+  for (const char *k : {"scenario", "name", "source", "notes"})
+    expanded.erase(k); // the scenario's description is not part of the configuration
+  user_ = expanded;
+  startup_error_.reset(); // the user has taken over from the fallback
+}
+
+void AppState::set_preset(const std::string &section, const std::string &name) {
+  flatten_scenario();
+  user_[section] = name;
+  if (section == "cluster" && user_.contains("parallel"))
+    user_["parallel"].erase("dp"); // dp is derived from the device count
+  recompute();
+}
+
+void AppState::set_field(const std::string &section, const std::string &key, const json &value) {
+  flatten_scenario();
+  json &sec = user_[section];
+  if (sec.is_string()) {
+    sec = json{{"base", sec.get<std::string>()}};
+  } else if (sec.is_null() || (sec.is_object() && sec.contains("hf_config"))) {
+    // No preset to start from: the resolved object (e.g. the model a config.json defined).
+    sec = view_resolved_.contains(section) ? view_resolved_.at(section) : json::object();
+  }
+  sec[pointer_of(key)] = value;
+  if (sec.contains("base") && sec.at("base").is_string()) {
+    json preset;
+    if (!guarded([&] { preset = io::preset_json(section, sec.at("base").get<std::string>(), section); })) {
+      prune_overrides(sec, preset);
+      if (sec.size() == 1)
+        sec = sec.at("base");
+    }
+  }
+  if (section == "cluster" && key == "devices" && user_.contains("parallel"))
+    user_["parallel"].erase("dp");
+  recompute();
+}
+
+void AppState::set_workload(const json &workload) {
+  flatten_scenario();
+  user_["workload"] = workload;
+  recompute();
+}
+
+void AppState::set_parallel(const std::string &key, const json &value) {
+  flatten_scenario();
+  json &par = user_["parallel"];
+  if (!par.is_object())
+    par = json::object();
+  par[key] = value;
+  if (key == "tp" || key == "pp" || key == "cp")
+    par.erase("dp"); // dp = devices / (tp * pp * cp)
+  recompute();
+}
+
+void AppState::erase_parallel(const std::string &key) {
+  flatten_scenario();
+  if (user_.contains("parallel") && user_.at("parallel").is_object())
+    user_["parallel"].erase(key);
+  recompute();
+}
+
+void AppState::set_hf_model(const json &hf_config) {
+  flatten_scenario();
+  user_["model"] = json{{"hf_config", hf_config}};
+  recompute();
+}
+
+} // namespace rl::web

@@ -1,0 +1,93 @@
+// ridgeline web: the app state. The user's configuration JSON (preset names + overrides,
+// exactly what the URL encodes) is the single source of truth; the parsed Config, the
+// Estimate and the error are derived from it after every edit.
+#pragma once
+
+#include "core/config.hpp"
+#include "core/estimate/estimate.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+namespace rl::web {
+
+using json = nlohmann::json;
+
+// An expected failure: the JSON path of the offending field and the reason.
+struct FieldError {
+  std::string path;
+  std::string message;
+  std::string text() const { return path.empty() ? message : path + ": " + message; }
+};
+
+// The scenario the page opens with when the URL holds no state.
+inline constexpr const char *kDefaultScenario = "llama3-70b-h100-1024";
+
+class AppState {
+public:
+  // Reads the URL state; no state -> the default scenario. A URL whose configuration does
+  // not parse falls back to the default scenario and keeps the reason in startup_error().
+  void load_from_url(const std::string &url_state);
+  void load_scenario(const std::string &name);
+
+  // [SECTION] derived views
+  const json &user() const { return user_; }
+  // user() with a "scenario" preset merged in (what the fields show as overrides).
+  const json &effective() const { return effective_; }
+  // The configuration last parsed without error (the current one when error() is a layout
+  // error), and its fully resolved JSON (presets expanded, defaults filled).
+  const std::optional<Config> &view_config() const { return view_config_; }
+  const json &view_resolved() const { return view_resolved_; }
+  // The estimate of the current configuration, or nothing when it has an error.
+  const std::optional<Estimate> &estimate() const { return estimate_; }
+  // The last estimate that succeeded (shown dimmed while the current config has an error).
+  const std::optional<Estimate> &last_good() const { return last_good_; }
+  const std::optional<Config> &last_good_config() const { return last_good_config_; }
+  const std::optional<FieldError> &error() const { return error_; }
+  const std::optional<FieldError> &startup_error() const { return startup_error_; }
+  void dismiss_startup_error() { startup_error_.reset(); }
+  // The URL query of user() (empty until the configuration parses once).
+  const std::string &url_query() const { return url_query_; }
+  double estimate_seconds() const { return estimate_seconds_; }
+
+  // A field's value as displayed: the user's override when present, else the resolved value.
+  // section: model | hardware | cluster | workload; key: a dotted path inside it.
+  json field(const std::string &section, const std::string &key) const;
+  // "llama3-70b", "llama3-70b (modified)", "custom", "Hugging Face config.json".
+  std::string preset_label(const std::string &section) const;
+  // The preset a section starts from ("" when it is a plain object or an hf_config).
+  std::string preset_base(const std::string &section) const;
+  // A parallel knob as the user set it (nothing when free).
+  std::optional<json> parallel_knob(const std::string &key) const;
+
+  // [SECTION] edits (each one recomputes; the URL follows)
+  void set_preset(const std::string &section, const std::string &name);
+  // Sets a field of model | hardware | cluster, keeping the preset as "base".
+  void set_field(const std::string &section, const std::string &key, const json &value);
+  void set_workload(const json &workload);
+  void set_parallel(const std::string &key, const json &value);
+  void erase_parallel(const std::string &key);
+  // model = {"hf_config": ...}.
+  void set_hf_model(const json &hf_config);
+
+private:
+  void flatten_scenario();
+  void recompute();
+
+  json user_ = json::object();
+  json effective_ = json::object();
+  std::optional<Config> view_config_;
+  json view_resolved_ = json::object();
+  std::optional<Estimate> estimate_, last_good_;
+  std::optional<Config> last_good_config_;
+  std::optional<FieldError> error_, startup_error_;
+  std::string url_query_;
+  double estimate_seconds_ = 0;
+};
+
+// The page's one instance (the embind API reads it).
+AppState &app_state();
+
+} // namespace rl::web

@@ -1,0 +1,43 @@
+// ridgeline web: the pipeline schedule as a timeline (for the Gantt panel).
+// Each device runs its passes in Megatron's order (GPipe: all forwards then all backwards;
+// 1F1B: p-j-1 warm-up forwards, then one forward / one backward; interleaved: warm-up
+// 2(p-j-1) + (v-1)p model-chunk forwards, chunks in groups of p micro-batches); a pass starts
+// when its device is free and its input has arrived. Forward = 1 unit, backward = 2 units
+// (backward FLOPs = 2 x forward, FORMULAS.md); a model chunk of an interleaved stage takes 1/v.
+#pragma once
+
+#include "core/config.hpp"
+
+#include <string>
+#include <vector>
+
+namespace rl::web {
+
+struct PipePass {
+  i64 stage = 0, microbatch = 0, chunk = 0;
+  bool backward = false;
+  double start = 0, end = 0;
+};
+
+struct PipeTimeline {
+  i64 stages = 1, chunks = 1, microbatches = 1;
+  std::vector<PipePass> passes;
+  double makespan = 0;
+  double busy_per_stage = 0; // m x (forward + backward)
+  std::string error;         // set when the schedule cannot be built (e.g. m % p for interleaved)
+  // Idle share of a stage's time line relative to its busy time: (makespan - busy) / busy.
+  double bubble_fraction() const {
+    return busy_per_stage > 0 ? (makespan - busy_per_stage) / busy_per_stage : 0;
+  }
+};
+
+inline constexpr double kForwardUnits = 1.0, kBackwardUnits = 2.0;
+
+PipeTimeline simulate_pipeline(PpSchedule schedule, i64 stages, i64 chunks, i64 microbatches);
+
+// FORMULAS.md: bubble fraction (p - 1) / (v * m).
+inline double bubble_fraction_formula(i64 p, i64 v, i64 m) {
+  return m > 0 && v > 0 ? static_cast<double>(p - 1) / static_cast<double>(v * m) : 0;
+}
+
+} // namespace rl::web

@@ -1,0 +1,93 @@
+// ridgeline web: browser implementation of platform.hpp (Emscripten). The only file of the
+// project that includes Emscripten headers or contains JavaScript.
+#include "web/platform.hpp"
+
+#include <emscripten.h>
+#include <emscripten/val.h>
+
+namespace {
+
+// Browser.setCanvasSize resizes the drawing buffer and notifies GLFW's resize listener.
+// glfwSetWindowSize would instead request fullscreen whenever the size equals the screen's.
+EM_JS(void, rl_js_resize_canvas, (int w, int h), { Browser.setCanvasSize(w, h); });
+
+EM_JS(void, rl_js_install_clipboard, (), {
+  Module.rlClipboard = "";
+  document.addEventListener("paste", function(e) {
+    var t = e.clipboardData ? e.clipboardData.getData("text/plain") : "";
+    if (t) Module.rlClipboard = t;
+  });
+});
+
+EM_JS(void, rl_js_write_clipboard, (const char *text), {
+  var t = UTF8ToString(text);
+  Module.rlClipboard = t;
+  if (navigator.clipboard && navigator.clipboard.writeText)
+    navigator.clipboard.writeText(t).catch(function() {});
+});
+
+std::string g_clipboard; // keeps the text Dear ImGui reads alive between calls
+
+} // namespace
+
+namespace rl::web::platform {
+
+using emscripten::val;
+
+std::string url_state() {
+  const val loc = val::global("location");
+  std::string s = loc["search"].as<std::string>();
+  if (s.empty() || s == "?")
+    s = loc["hash"].as<std::string>();
+  return s;
+}
+
+void replace_url_query(const std::string &query) {
+  const std::string url = page_url_with_query(query);
+  if (url == val::global("location")["href"].as<std::string>())
+    return;
+  val::global("history").call<void>("replaceState", val::null(), std::string(), url);
+}
+
+std::string page_url_with_query(const std::string &query) {
+  const val loc = val::global("location");
+  std::string url = loc["origin"].as<std::string>() + loc["pathname"].as<std::string>();
+  if (!query.empty())
+    url += "?" + query;
+  return url;
+}
+
+void window_size(int &width, int &height) {
+  const val w = val::global("window");
+  width = w["innerWidth"].as<int>();
+  height = w["innerHeight"].as<int>();
+}
+
+void resize_canvas(int width, int height) { rl_js_resize_canvas(width, height); }
+
+void run_main_loop(void (*frame)(void *), void *arg) {
+  emscripten_set_main_loop_arg(frame, arg, 0, true);
+}
+
+void notify_ready() {
+  const val module = val::module_property("onAppReady");
+  if (module.typeOf().as<std::string>() == "function")
+    module();
+}
+
+void show_fatal(const std::string &message) {
+  const val f = val::module_property("onAppFatal");
+  if (f.typeOf().as<std::string>() == "function")
+    f(message);
+}
+
+void install_clipboard() { rl_js_install_clipboard(); }
+
+const char *clipboard_text() {
+  g_clipboard = val::module_property("rlClipboard").as<std::string>();
+  return g_clipboard.c_str();
+}
+
+void set_clipboard_text(const char *text) { rl_js_write_clipboard(text); }
+
+} // namespace rl::web::platform

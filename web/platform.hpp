@@ -1,0 +1,36 @@
+// ridgeline web: the one seam to the browser. Every Emscripten include, EM_JS function and
+// JavaScript call of the page lives behind these declarations (platform.cpp); the rest of
+// web/ is plain C++ over Dear ImGui and ridgeline::core.
+#pragma once
+
+#include <string>
+
+namespace rl::web::platform {
+
+// The page's state string: location.search, or location.hash when there is no query.
+std::string url_state();
+// history.replaceState to "?<query>" (no new history entry, no reload).
+void replace_url_query(const std::string &query);
+// The page URL with the given query, as a person would share it.
+std::string page_url_with_query(const std::string &query);
+
+// The browser window's inner size in CSS pixels.
+void window_size(int &width, int &height);
+// Resizes the canvas drawing buffer (and tells GLFW) without going fullscreen.
+void resize_canvas(int width, int height);
+
+// Runs frame(arg) once per animation frame; does not return.
+void run_main_loop(void (*frame)(void *), void *arg);
+
+// Tells the page the app is up (hides the loading overlay, fills the e2e state element).
+void notify_ready();
+// A message in the page's overlay when the app cannot start (e.g. no WebGL2 context).
+void show_fatal(const std::string &message);
+
+// Clipboard bridge: the browser's paste event feeds Dear ImGui's Ctrl+V, and copies go to
+// navigator.clipboard (Emscripten's GLFW has no clipboard).
+void install_clipboard();
+const char *clipboard_text();
+void set_clipboard_text(const char *text);
+
+} // namespace rl::web::platform

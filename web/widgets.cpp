@@ -1,0 +1,282 @@
+#include "web/widgets.hpp"
+
+#include <cmath>
+
+namespace rl::web::ui {
+
+namespace {
+std::optional<FieldError> g_error; // this frame's error
+bool g_claimed = false;            // a field already showed it
+
+bool path_matches(const std::string &error_path, const std::string &path) {
+  if (error_path == path)
+    return true;
+  if (error_path.size() <= path.size() || error_path.compare(0, path.size(), path) != 0)
+    return false;
+  const char next = error_path[path.size()];
+  return next == '.' || next == '[';
+}
+
+void show_error_text(const std::string &text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, color::error);
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::PopStyleColor();
+}
+
+// Red frame for a field whose path the error names; pops in end_field_style.
+int begin_field_style(const std::string &path) {
+  if (!error_at(path))
+    return 0;
+  ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.42f, 0.12f, 0.13f, 1.0f));
+  ImGui::PushStyleColor(ImGuiCol_FrameBgHovered, ImVec4(0.52f, 0.16f, 0.17f, 1.0f));
+  ImGui::PushStyleColor(ImGuiCol_Border, color::error);
+  return 3;
+}
+} // namespace
+
+ImU32 u32(const ImVec4 &c, float alpha_scale) {
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(c.x, c.y, c.z, c.w * alpha_scale));
+}
+
+void apply_theme() {
+  ImGui::StyleColorsDark();
+  ImGuiStyle &s = ImGui::GetStyle();
+  s.WindowRounding = 0.0f;
+  s.ChildRounding = 3.0f;
+  s.FrameRounding = 3.0f;
+  s.PopupRounding = 3.0f;
+  s.GrabRounding = 3.0f;
+  s.TabRounding = 3.0f;
+  s.ScrollbarRounding = 3.0f;
+  s.WindowBorderSize = 1.0f;
+  s.FrameBorderSize = 1.0f;
+  s.WindowPadding = ImVec2(10, 8);
+  s.FramePadding = ImVec2(6, 3);
+  s.ItemSpacing = ImVec2(8, 5);
+  s.CellPadding = ImVec2(6, 3);
+  s.IndentSpacing = 16.0f;
+  s.ScrollbarSize = 13.0f;
+  s.WindowTitleAlign = ImVec2(0.0f, 0.5f);
+
+  ImVec4 *c = s.Colors;
+  const ImVec4 bg{0.085f, 0.095f, 0.115f, 1.0f};
+  const ImVec4 panel{0.105f, 0.118f, 0.140f, 1.0f};
+  const ImVec4 frame{0.165f, 0.185f, 0.220f, 1.0f};
+  const ImVec4 accent{0.26f, 0.52f, 0.90f, 1.0f};
+  c[ImGuiCol_Text] = ImVec4(0.92f, 0.94f, 0.96f, 1.0f);
+  c[ImGuiCol_TextDisabled] = ImVec4(0.55f, 0.59f, 0.65f, 1.0f);
+  c[ImGuiCol_WindowBg] = panel;
+  c[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);
+  c[ImGuiCol_PopupBg] = ImVec4(0.12f, 0.135f, 0.16f, 0.98f);
+  c[ImGuiCol_Border] = ImVec4(0.24f, 0.27f, 0.32f, 1.0f);
+  c[ImGuiCol_FrameBg] = frame;
+  c[ImGuiCol_FrameBgHovered] = ImVec4(0.21f, 0.24f, 0.29f, 1.0f);
+  c[ImGuiCol_FrameBgActive] = ImVec4(0.24f, 0.28f, 0.34f, 1.0f);
+  c[ImGuiCol_TitleBg] = bg;
+  c[ImGuiCol_TitleBgActive] = bg;
+  c[ImGuiCol_TitleBgCollapsed] = bg;
+  c[ImGuiCol_MenuBarBg] = bg;
+  c[ImGuiCol_Header] = ImVec4(0.19f, 0.24f, 0.32f, 1.0f);
+  c[ImGuiCol_HeaderHovered] = ImVec4(0.23f, 0.32f, 0.45f, 1.0f);
+  c[ImGuiCol_HeaderActive] = ImVec4(0.26f, 0.38f, 0.55f, 1.0f);
+  c[ImGuiCol_Button] = ImVec4(0.20f, 0.30f, 0.45f, 1.0f);
+  c[ImGuiCol_ButtonHovered] = ImVec4(0.25f, 0.40f, 0.62f, 1.0f);
+  c[ImGuiCol_ButtonActive] = accent;
+  c[ImGuiCol_CheckMark] = ImVec4(0.50f, 0.75f, 1.0f, 1.0f);
+  c[ImGuiCol_SliderGrab] = accent;
+  c[ImGuiCol_SliderGrabActive] = ImVec4(0.40f, 0.65f, 1.0f, 1.0f);
+  c[ImGuiCol_Separator] = ImVec4(0.24f, 0.27f, 0.32f, 1.0f);
+  c[ImGuiCol_TableHeaderBg] = ImVec4(0.15f, 0.17f, 0.21f, 1.0f);
+  c[ImGuiCol_TableBorderStrong] = ImVec4(0.26f, 0.29f, 0.34f, 1.0f);
+  c[ImGuiCol_TableBorderLight] = ImVec4(0.20f, 0.22f, 0.26f, 1.0f);
+  c[ImGuiCol_TableRowBg] = ImVec4(0, 0, 0, 0);
+  c[ImGuiCol_TableRowBgAlt] = ImVec4(1, 1, 1, 0.03f);
+  c[ImGuiCol_Tab] = frame;
+  c[ImGuiCol_TabHovered] = ImVec4(0.25f, 0.40f, 0.62f, 1.0f);
+  c[ImGuiCol_TabActive] = ImVec4(0.20f, 0.34f, 0.55f, 1.0f);
+  c[ImGuiCol_ScrollbarBg] = ImVec4(0, 0, 0, 0.15f);
+}
+
+void help_marker(const char *text) {
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
+void help_marker(const std::string &text) { help_marker(text.c_str()); }
+
+void begin_frame_errors(const std::optional<FieldError> &error) {
+  g_error = error;
+  g_claimed = false;
+}
+
+bool error_at(const std::string &path) { return g_error && path_matches(g_error->path, path); }
+
+void field_error(const std::string &path) {
+  if (!error_at(path))
+    return;
+  show_error_text(g_error->message);
+  g_claimed = true;
+}
+
+void section_error(const std::string &section) {
+  if (!g_error || g_claimed || !path_matches(g_error->path, section))
+    return;
+  show_error_text(g_error->text());
+  g_claimed = true;
+}
+
+void row_label(const char *label, const std::string &path, const char *help) {
+  ImGui::AlignTextToFramePadding();
+  if (error_at(path))
+    ImGui::TextColored(color::error, "%s", label);
+  else
+    ImGui::TextUnformatted(label);
+  if (help)
+    help_marker(help);
+  ImGui::SameLine(kLabelWidth);
+  ImGui::SetNextItemWidth(-FLT_MIN);
+}
+
+bool input_int(const char *label, const std::string &path, i64 &value, const char *help,
+               i64 step) {
+  row_label(label, path, help);
+  const int styles = begin_field_style(path);
+  ImGui::PushID(path.c_str());
+  const i64 step_fast = step * 10;
+  const bool changed = ImGui::InputScalar("##v", ImGuiDataType_S64, &value, step ? &step : nullptr,
+                                          step ? &step_fast : nullptr, "%lld");
+  ImGui::PopID();
+  ImGui::PopStyleColor(styles);
+  field_error(path);
+  return changed;
+}
+
+bool input_scaled(const char *label, const std::string &path, double &value, double scale,
+                  const char *format, const char *help) {
+  row_label(label, path, help);
+  const int styles = begin_field_style(path);
+  ImGui::PushID(path.c_str());
+  double shown = value * scale;
+  const bool changed = ImGui::InputDouble("##v", &shown, 0.0, 0.0, format);
+  ImGui::PopID();
+  ImGui::PopStyleColor(styles);
+  field_error(path);
+  if (changed && std::isfinite(shown))
+    value = shown / scale;
+  return changed && std::isfinite(shown);
+}
+
+bool checkbox(const char *label, const std::string &path, bool &value, const char *help) {
+  const int styles = begin_field_style(path);
+  ImGui::PushID(path.c_str());
+  const bool changed = ImGui::Checkbox(label, &value);
+  ImGui::PopID();
+  ImGui::PopStyleColor(styles);
+  if (help)
+    help_marker(help);
+  field_error(path);
+  return changed;
+}
+
+bool combo_string(const char *label, const std::string &path, std::string &value,
+                  const std::vector<std::string> &items, const char *help) {
+  row_label(label, path, help);
+  const int styles = begin_field_style(path);
+  ImGui::PushID(path.c_str());
+  bool changed = false;
+  if (ImGui::BeginCombo("##v", value.c_str(), ImGuiComboFlags_HeightLarge)) {
+    for (const auto &it : items) {
+      const bool selected = it == value;
+      if (ImGui::Selectable(it.c_str(), selected) && !selected) {
+        value = it;
+        changed = true;
+      }
+      if (selected)
+        ImGui::SetItemDefaultFocus();
+    }
+    ImGui::EndCombo();
+  }
+  ImGui::PopID();
+  ImGui::PopStyleColor(styles);
+  field_error(path);
+  return changed;
+}
+
+bool combo_int(const char *label, const std::string &path, i64 &value,
+               const std::function<std::vector<Choice>()> &choices, const char *help,
+               const std::string &preview) {
+  row_label(label, path, help);
+  const int styles = begin_field_style(path);
+  ImGui::PushID(path.c_str());
+  bool changed = false;
+  const std::string shown = preview.empty() ? std::to_string(value) : preview;
+  if (ImGui::BeginCombo("##v", shown.c_str(), ImGuiComboFlags_HeightLarge)) {
+    for (const Choice &c : choices()) {
+      const bool selected = c.value == value;
+      const std::string text = std::to_string(c.value);
+      const bool legal = c.why_not.empty();
+      if (ImGui::Selectable(text.c_str(), selected,
+                            legal ? ImGuiSelectableFlags_None : ImGuiSelectableFlags_Disabled) &&
+          !selected) {
+        value = c.value;
+        changed = true;
+      }
+      if (!legal) {
+        ImGui::SameLine(ImGui::GetFontSize() * 3.5f);
+        ImGui::TextColored(color::dim, "%s", c.why_not.c_str());
+      }
+      if (selected)
+        ImGui::SetItemDefaultFocus();
+    }
+    ImGui::EndCombo();
+  }
+  ImGui::PopID();
+  ImGui::PopStyleColor(styles);
+  field_error(path);
+  return changed;
+}
+
+void text_colored(const ImVec4 &c, const std::string &s) {
+  ImGui::PushStyleColor(ImGuiCol_Text, c);
+  ImGui::TextUnformatted(s.c_str());
+  ImGui::PopStyleColor();
+}
+
+void text_dim(const std::string &s) { text_colored(color::dim, s); }
+
+void text_right(const std::string &s, const ImVec4 *c) {
+  const float w = ImGui::CalcTextSize(s.c_str()).x;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  if (avail > w)
+    ImGui::SetCursorPosX(ImGui::GetCursorPosX() + avail - w);
+  if (c)
+    text_colored(*c, s);
+  else
+    ImGui::TextUnformatted(s.c_str());
+}
+
+std::vector<i64> divisors(i64 n, std::size_t limit) {
+  std::vector<i64> small, large;
+  for (i64 d = 1; d * d <= n; ++d) {
+    if (n % d != 0)
+      continue;
+    small.push_back(d);
+    if (d != n / d)
+      large.push_back(n / d);
+  }
+  small.insert(small.end(), large.rbegin(), large.rend());
+  if (small.size() > limit)
+    small.resize(limit);
+  return small;
+}
+
+} // namespace rl::web::ui

@@ -1,0 +1,85 @@
+// ridgeline web: small Dear ImGui helpers shared by the panels: theme and colours, "(?)"
+// help markers, form rows whose label and frame turn red when the current error names their
+// field path, and combos that list a knob's legal values.
+#pragma once
+
+#include "web/app_state.hpp"
+
+#include <imgui.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rl::web::ui {
+
+// [SECTION] colours
+namespace color {
+inline const ImVec4 error{1.00f, 0.45f, 0.42f, 1.0f};
+inline const ImVec4 ok{0.42f, 0.86f, 0.52f, 1.0f};
+inline const ImVec4 warn{0.98f, 0.76f, 0.32f, 1.0f};
+inline const ImVec4 dim{0.60f, 0.64f, 0.70f, 1.0f};
+inline const ImVec4 accent{0.45f, 0.70f, 1.00f, 1.0f};
+inline const ImVec4 weights{0.30f, 0.56f, 0.92f, 1.0f};
+inline const ImVec4 gradients{0.62f, 0.46f, 0.90f, 1.0f};
+inline const ImVec4 optimizer{0.20f, 0.72f, 0.66f, 1.0f};
+inline const ImVec4 activations{0.96f, 0.62f, 0.24f, 1.0f};
+inline const ImVec4 kv_cache{0.92f, 0.38f, 0.58f, 1.0f};
+inline const ImVec4 forward{0.32f, 0.58f, 0.95f, 1.0f};
+inline const ImVec4 backward{0.36f, 0.78f, 0.50f, 1.0f};
+inline const ImVec4 bubble{0.55f, 0.16f, 0.18f, 0.55f};
+} // namespace color
+
+ImU32 u32(const ImVec4 &c, float alpha_scale = 1.0f);
+
+void apply_theme();
+
+// [SECTION] help and errors
+// A dimmed "(?)" on the same line; hovering shows the text (formula and source).
+void help_marker(const char *text);
+void help_marker(const std::string &text);
+
+// The error of the current frame; field widgets claim it when its path is theirs.
+void begin_frame_errors(const std::optional<FieldError> &error);
+// Does the current error name this field (or a field inside it)?
+bool error_at(const std::string &path);
+// The error message in red under the field, when it names this path.
+void field_error(const std::string &path);
+// An error inside `section` that no field showed (e.g. "parallel" or "model.hf_config.x").
+void section_error(const std::string &section);
+
+// [SECTION] form rows: label column, then a full-width widget.
+inline constexpr float kLabelWidth = 150.0f;
+void row_label(const char *label, const std::string &path, const char *help = nullptr);
+
+bool input_int(const char *label, const std::string &path, i64 &value, const char *help = nullptr,
+               i64 step = 0);
+// `scale` converts the stored value to the shown one (e.g. 1e-9 for bytes shown in GB).
+bool input_scaled(const char *label, const std::string &path, double &value, double scale,
+                  const char *format, const char *help = nullptr);
+bool checkbox(const char *label, const std::string &path, bool &value, const char *help = nullptr);
+bool combo_string(const char *label, const std::string &path, std::string &value,
+                  const std::vector<std::string> &items, const char *help = nullptr);
+
+// One candidate value of a knob; why_not is empty when the value is legal now.
+struct Choice {
+  i64 value = 0;
+  std::string why_not;
+};
+// Lists the candidates only while the combo is open; illegal ones are greyed out with the
+// reason on hover. `preview` overrides the closed combo's text.
+bool combo_int(const char *label, const std::string &path, i64 &value,
+               const std::function<std::vector<Choice>()> &choices, const char *help = nullptr,
+               const std::string &preview = "");
+
+// [SECTION] text helpers
+void text_colored(const ImVec4 &c, const std::string &s);
+void text_dim(const std::string &s);
+// Right-aligned text in the current table cell or column.
+void text_right(const std::string &s, const ImVec4 *c = nullptr);
+
+// Divisors of n in increasing order (at most `limit`).
+std::vector<i64> divisors(i64 n, std::size_t limit = 256);
+
+} // namespace rl::web::ui
