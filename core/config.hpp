@@ -92,7 +92,8 @@ struct HardwareSpec {
   PeakFlops peak;
   double hbm_bytes = 0;        // device memory capacity
   double hbm_bw = 0;           // device memory bandwidth, B/s
-  double gemm_efficiency = 0.7; // achievable fraction of peak on large GEMMs (documented per chip)
+  double gemm_efficiency = 0.7; // achievable fraction of peak on large GEMMs (calibrated per chip)
+  double time_uncertainty = 0.25; // relative band on predicted times (calibration residuals)
   std::optional<Tx8Spec> tx8;
   std::string source;
 };
@@ -168,6 +169,10 @@ struct ParallelSpec {
   std::optional<CpKind> cp_kind;
   std::optional<bool> sp, flash_attention;
   std::optional<bool> uneven_pp; // allow pp that does not divide the layers
+  // Overlap of communication with compute (step-time model): TP/SP collectives with the
+  // GEMMs (Megatron tp-comm-overlap), DP gradient/parameter sync with backward/forward,
+  // pipeline sends with the next micro-batch.
+  std::optional<bool> overlap_tp, overlap_dp, overlap_pp;
   std::optional<Recompute> recompute;
   std::optional<PpSchedule> pp_schedule;
   std::optional<SpKind> sp_kind;

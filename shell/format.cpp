@@ -79,6 +79,17 @@ std::string count_str(double n) {
   return buf;
 }
 
+std::string time_str(double t) {
+  char buf[64];
+  if (t >= 1)
+    std::snprintf(buf, sizeof buf, "%.3f s", t);
+  else if (t >= 1e-3)
+    std::snprintf(buf, sizeof buf, "%.2f ms", t * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f us", t * 1e6);
+  return buf;
+}
+
 std::string grouped(long long n) {
   const std::string digits = std::to_string(n < 0 ? -n : n);
   std::string s = n < 0 ? "-" : "";
@@ -172,6 +183,44 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
        << w.prompt_len + w.gen_len << " tokens (KV " << bytes_str(e.kv_bytes_per_token)
        << "/token)\n";
 
+  if (e.has_time) {
+    const StepTime &t = e.time;
+    const Throughput &p = e.throughput;
+    char line[160];
+    os << "\nStep time (slowest stage " << t.slowest_stage << "; GEMM efficiency "
+       << c.hardware.gemm_efficiency << ", band +/-" << static_cast<int>(e.uncertainty * 100 + 0.5)
+       << "% from calibration)\n";
+    Table tt{{"part", "time", "share"}, {}};
+    auto trow = [&](const char *n, double v) {
+      std::snprintf(line, sizeof line, "%.1f%%", 100 * v / t.step);
+      tt.rows.push_back({n, time_str(v), line});
+    };
+    trow("compute (incl. recompute)", t.compute);
+    if (t.recompute > 0)
+      trow("  of which recompute", t.recompute);
+    trow("exposed communication", t.comm_exposed);
+    trow("pipeline bubble", t.bubble);
+    trow("optimizer step", t.optimizer);
+    tt.rows.push_back({"step", time_str(t.step), "100%"});
+    tt.print(os);
+    std::snprintf(line, sizeof line,
+                  "  step %s (%s .. %s); %.0f tokens/s; MFU %.1f%% (%.1f .. %.1f); HFU %.1f%%; "
+                  "%.0f TFLOP/s per device\n",
+                  time_str(t.step).c_str(), time_str(t.step * (1 - e.uncertainty)).c_str(),
+                  time_str(t.step * (1 + e.uncertainty)).c_str(), p.tokens_per_s, 100 * p.mfu,
+                  100 * p.mfu / (1 + e.uncertainty), 100 * p.mfu / (1 - e.uncertainty), 100 * p.hfu,
+                  p.tflops_per_device / 1e12);
+    os << line;
+    if (!t.comm.empty()) {
+      os << "\nCommunication per step, per device\n";
+      Table ct{{"kind", "collective", "group", "bytes", "time", "exposed"}, {}};
+      for (const auto &cc : t.comm)
+        ct.rows.push_back({cc.kind, cc.collective, std::to_string(cc.group),
+                           bytes_str(cc.bytes_per_device), time_str(cc.time), time_str(cc.exposed)});
+      ct.print(os);
+    }
+  }
+
   if (w.mode == Mode::train) {
     os << "\nActivations of one layer, one micro-batch, one device (stored before recompute)\n";
     const LayerActivations &a = e.act_terms;
@@ -213,6 +262,53 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
     }
     st.print(os);
   }
+}
+
+void print_collective(std::ostream &os, const ClusterSpec &c, double bytes, const Group &g,
+                      const CollectiveTime &t) {
+  os << name_of_collective(t.op) << " of " << bytes_str(bytes) << " over " << g.n
+     << " devices (stride " << g.stride << ") of " << c.name << " ("
+     << io::name_of(c.topology) << ", " << group_devices_per_node(c, g) << " per node)\n";
+  Table tt{{"algorithm", "steps", "bytes/device", "time", "bus bandwidth"}, {}};
+  char bw[64];
+  std::snprintf(bw, sizeof bw, "%.1f GB/s", t.time > 0 ? t.bytes_per_device / t.time / 1e9 : 0.0);
+  tt.rows.push_back({t.algorithm, std::to_string(t.steps), bytes_str(t.bytes_per_device),
+                     time_str(t.time), bw});
+  tt.print(os);
+}
+
+void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows) {
+  Table t{{"run", "hardware", "metric", "measured", "predicted", "error", "band", ""}, {}};
+  char m[32], p[32], e[32], b[32];
+  for (const auto &r : rows) {
+    const bool pct = r.metric == Metric::mfu || r.metric == Metric::hfu;
+    const double scale = pct ? 100 : (r.metric == Metric::step_time ? 1 : 1e-12);
+    const char *fmt = pct ? "%.1f%%" : "%.1f";
+    std::snprintf(m, sizeof m, fmt, r.measured * scale);
+    std::snprintf(p, sizeof p, fmt, r.predicted * scale);
+    std::snprintf(e, sizeof e, "%+.1f%%", 100 * r.error);
+    std::snprintf(b, sizeof b, "+/-%.0f%%", 100 * r.band);
+    t.rows.push_back({r.name, r.hardware, name_of_metric(r.metric), m, p, e, b,
+                      std::fabs(r.error) <= r.band ? "ok" : "OUTSIDE"});
+  }
+  t.print(os);
+  os << "  (tflops columns in TFLOP/s)\n";
+}
+
+void print_fit(std::ostream &os, const std::vector<FitResult> &fits) {
+  os << "\nFitted GEMM efficiency per chip (least squares on log(predicted/measured))\n";
+  Table t{{"hardware", "rows", "gemm_efficiency", "max |error|", "rms error",
+           "leave-one-out max |error|"},
+          {}};
+  char e[32], mx[32], rms[32], loo[32];
+  for (const auto &f : fits) {
+    std::snprintf(e, sizeof e, "%.3f", f.efficiency);
+    std::snprintf(mx, sizeof mx, "%.1f%%", 100 * f.max_abs_error);
+    std::snprintf(rms, sizeof rms, "%.1f%%", 100 * f.rms_error);
+    std::snprintf(loo, sizeof loo, "%.1f%%", 100 * f.loo_max_error);
+    t.rows.push_back({f.hardware, std::to_string(f.rows), e, mx, rms, loo});
+  }
+  t.print(os);
 }
 
 void print_presets(std::ostream &os, const nlohmann::json &names) {

@@ -1,6 +1,8 @@
 // ridgeline shell: human-readable tables for the CLI.
 #pragma once
 
+#include "core/calibrate/calibration.hpp"
+#include "core/comm/collective.hpp"
 #include "core/config.hpp"
 #include "core/estimate/estimate.hpp"
 #include "core/parallel/sp_compare.hpp"
@@ -18,6 +20,11 @@ std::string count_str(double n);         // "70.55 B"
 std::string grouped(long long n);        // "70,553,706,496"
 
 void print_estimate(std::ostream &os, const Config &c, const Estimate &e);
+std::string time_str(double s);          // "12.3 ms"
+void print_collective(std::ostream &os, const ClusterSpec &c, double bytes, const Group &g,
+                      const CollectiveTime &t);
+void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows);
+void print_fit(std::ostream &os, const std::vector<FitResult> &fits);
 void print_presets(std::ostream &os, const nlohmann::json &names);
 void print_sp_comparison(std::ostream &os, const Config &c, const SpComparison &cmp);
 

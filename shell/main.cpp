@@ -7,6 +7,7 @@
 #include "core/io/estimate_json.hpp"
 #include "core/io/presets.hpp"
 #include "core/io/url_codec.hpp"
+#include "core/io/validation_json.hpp"
 #include "shell/format.hpp"
 
 #include <fstream>
@@ -38,6 +39,11 @@ usage: ridgeline <command> [options]
 
 commands:
   estimate CFG [--json]          parameters, FLOPs and memory per device for one configuration
+  collective CLUSTER --op OP --bytes M --group N [--stride S] [--json]
+                                 time and bytes of one collective on a cluster
+  validate [FILE] [--fit] [--json]
+                                 predicted vs measured for a list of runs (default: the
+                                 embedded calibration set); --fit refits GEMM efficiency
   url CFG                        the shareable URL query of a configuration
   url --decode STR [--resolved]  the configuration a URL holds (--resolved: presets expanded)
   presets [KIND] [NAME]          list presets, or print one (KIND: model|hardware|cluster|scenario)
@@ -68,6 +74,28 @@ URL, "?query", "#fragment" or a bare query. --resolved prints the configuration 
 preset expanded and every default filled, as the core sees it.
 )";
 
+const char *kCollectiveHelp = R"(usage: ridgeline collective CLUSTER --op OP --bytes M --group N [--stride S] [--json]
+
+Time and bytes per device of one collective on a cluster (alpha-beta; NCCL-style choice of
+ring or tree; hierarchical across nodes; TPU torus axes as in seed 002 ch.3).
+  CLUSTER   a cluster preset name, a JSON file or inline JSON
+  --op      allreduce | allgather | reduce_scatter | alltoall | p2p
+  --bytes   the full buffer M in bytes (AllToAll: the per-device buffer), e.g. 1e9
+  --group   devices in the group (default: all)
+  --stride  distance between group members in device order (default 1: TP-like, inside a
+            node first; a stride of devices_per_node puts every member on its own node)
+)";
+
+const char *kValidateHelp = R"(usage: ridgeline validate [FILE] [--fit] [--json]
+
+Runs each measured configuration through the model and prints predicted vs measured with
+the relative error and the band ridgeline reports for that chip. FILE holds {"runs": [{"name",
+"config": <configuration>, "measured": {"mfu" | "step_time" | "tokens_per_s" |
+"tflops_per_device" | "hardware_tflops_per_device": value}}]}; without FILE the embedded
+calibration set (shared/calibration.md) is used. --fit refits each chip's gemm_efficiency
+to the runs (least squares on the log-ratio) and prints the fitted values and residuals.
+)";
+
 const char *kPresetsHelp = R"(usage: ridgeline presets [KIND] [NAME] [--json]
 
 Lists the presets compiled into ridgeline (models, hardware, clusters, scenarios), or
@@ -77,7 +105,8 @@ prints one preset's JSON.
 Args parse_args(int argc, char **argv) {
   Args a;
   static const std::map<std::string, bool> takes_value = {
-      {"--decode", true}, {"--top", true}, {"--format", true}, {"--degree", true}};
+      {"--decode", true}, {"--top", true},   {"--format", true}, {"--degree", true},
+      {"--op", true},     {"--bytes", true}, {"--group", true},  {"--stride", true}};
   for (int i = 1; i < argc; ++i) {
     const std::string s = argv[i];
     if (a.command.empty() && s.rfind("--", 0) != 0 && s != "-h") {
@@ -194,6 +223,111 @@ int cmd_url(const Args &a) {
   return 0;
 }
 
+double parse_number(const Args &a, const char *opt, double lo, double hi) {
+  const std::string v = a.options.at(opt);
+  char *end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0' || !(d >= lo && d <= hi))
+    throw ConfigError(opt, "expected a number in [" + shell::count_str(lo) + ", " +
+                               shell::count_str(hi) + "], got \"" + v + "\"");
+  return d;
+}
+
+int cmd_collective(const Args &a) {
+  if (a.has("--help")) {
+    std::cout << kCollectiveHelp;
+    return 0;
+  }
+  allow_options(a, {"--op", "--bytes", "--group", "--stride", "--json"});
+  const std::string src = one_positional(a, "CLUSTER");
+  json cj;
+  if (!src.empty() && src.front() == '{') {
+    cj = io::parse_json_text(src);
+  } else {
+    std::ifstream f(src);
+    if (f) {
+      std::stringstream ss;
+      ss << f.rdbuf();
+      cj = io::parse_json_text(ss.str());
+    } else {
+      cj = json(src);
+    }
+  }
+  const ClusterSpec c = io::parse_cluster(cj, "cluster");
+  if (!a.has("--op") || !a.has("--bytes"))
+    throw Usage("`collective` needs --op and --bytes");
+  static const std::pair<const char *, Collective> ops[] = {
+      {"allreduce", Collective::allreduce}, {"allgather", Collective::allgather},
+      {"reduce_scatter", Collective::reduce_scatter}, {"alltoall", Collective::alltoall},
+      {"p2p", Collective::p2p}};
+  const std::string opname = a.options.at("--op");
+  Collective op = Collective::allreduce;
+  bool known = false;
+  for (const auto &[n, o] : ops)
+    if (opname == n)
+      op = o, known = true;
+  if (!known)
+    throw ConfigError("--op", "\"" + opname +
+                                  "\" is not one of allreduce, allgather, reduce_scatter, alltoall, p2p");
+  const double bytes = parse_number(a, "--bytes", 1, 1e15);
+  Group g{c.devices, 1};
+  if (a.has("--group"))
+    g.n = static_cast<i64>(parse_number(a, "--group", 1, static_cast<double>(c.devices)));
+  if (a.has("--stride"))
+    g.stride = static_cast<i64>(parse_number(a, "--stride", 1, static_cast<double>(c.devices)));
+  if (g.n * g.stride > c.devices)
+    throw ConfigError("--group", std::to_string(g.n) + " x stride " + std::to_string(g.stride) +
+                                     " exceeds the cluster's " + std::to_string(c.devices) +
+                                     " devices");
+  const CollectiveTime t = collective_time(c, op, bytes, g);
+  if (a.has("--json")) {
+    std::cout << json{{"op", name_of_collective(t.op)}, {"algorithm", t.algorithm},
+                      {"group", t.n}, {"steps", t.steps},
+                      {"bytes_per_device", t.bytes_per_device}, {"time", t.time}}
+                     .dump(2)
+              << "\n";
+    return 0;
+  }
+  shell::print_collective(std::cout, c, bytes, g, t);
+  return 0;
+}
+
+int cmd_validate(const Args &a) {
+  if (a.has("--help")) {
+    std::cout << kValidateHelp;
+    return 0;
+  }
+  allow_options(a, {"--fit", "--json"});
+  if (a.positional.size() > 1)
+    throw Usage("`validate` takes at most one FILE");
+  json src = json("calibration");
+  if (a.positional.size() == 1) {
+    std::ifstream f(a.positional[0]);
+    if (!f)
+      throw ConfigError("", "cannot read \"" + a.positional[0] + "\"");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    src = io::parse_json_text(ss.str());
+  }
+  const auto runs = io::parse_validation(src);
+  const auto rows = validate(runs);
+  if (a.has("--fit")) {
+    const auto fits = fit_gemm_efficiency(runs);
+    if (a.has("--json")) {
+      std::cout << json{{"rows", io::to_json(rows)}, {"fit", io::to_json(fits)}}.dump(2) << "\n";
+      return 0;
+    }
+    shell::print_validation(std::cout, rows);
+    shell::print_fit(std::cout, fits);
+    return 0;
+  }
+  if (a.has("--json"))
+    std::cout << io::to_json(rows).dump(2) << "\n";
+  else
+    shell::print_validation(std::cout, rows);
+  return 0;
+}
+
 int cmd_presets(const Args &a) {
   if (a.has("--help")) {
     std::cout << kPresetsHelp;
@@ -246,6 +380,10 @@ int main(int argc, char **argv) {
       return cmd_url(a);
     if (a.command == "presets")
       return cmd_presets(a);
+    if (a.command == "collective")
+      return cmd_collective(a);
+    if (a.command == "validate")
+      return cmd_validate(a);
     throw Usage("unknown command \"" + a.command + "\" (run `ridgeline --help`)");
   } catch (const Usage &u) {
     std::cerr << "ridgeline: " << u.what() << "\n";

@@ -3,6 +3,7 @@
 
 #include "core/estimate/estimate.hpp"
 #include "core/io/presets.hpp"
+#include "core/io/validation_json.hpp"
 #include "core/model/params.hpp"
 
 using namespace rl;
@@ -32,6 +33,8 @@ TEST_CASE("Every preset parses and names itself after its file", "[config][prese
       REQUIRE_NOTHROW(io::parse_hardware(json(e.name), "hardware"));
     else if (e.kind == "cluster")
       REQUIRE_NOTHROW(io::parse_cluster(json(e.name), "cluster"));
+    else if (e.kind == "validation")
+      REQUIRE_NOTHROW(io::parse_validation(json(e.name)));
     else
       REQUIRE_NOTHROW(io::parse_config(json(e.name)));
   }

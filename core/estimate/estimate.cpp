@@ -93,6 +93,16 @@ Estimate estimate(const Config &c) {
       st.activations = stage_activations(m, l, j, s);
       e.stages.push_back(st);
     }
+    e.time = training_step_time(c, l);
+    e.has_time = true;
+    const double devices = static_cast<double>(l.devices());
+    Throughput &tp = e.throughput;
+    tp.tokens_per_s = e.tokens_per_step / e.time.step;
+    tp.tflops_per_device = e.model_flops_per_step / (e.time.step * devices);
+    tp.hardware_tflops_per_device = e.hardware_flops_per_step / (e.time.step * devices);
+    tp.mfu = tp.tflops_per_device / e.time.peak;
+    tp.hfu = tp.hardware_tflops_per_device / e.time.peak;
+    e.uncertainty = c.hardware.time_uncertainty;
   } else { // inference: one forward over the prompt, then gen_len decode steps
     const double B = static_cast<double>(w.batch);
     const double s = static_cast<double>(w.prompt_len);

@@ -8,6 +8,7 @@
 #include "core/model/flops.hpp"
 #include "core/model/params.hpp"
 #include "core/parallel/layout.hpp"
+#include "core/time/step_time.hpp"
 
 #include <string>
 #include <vector>
@@ -33,6 +34,13 @@ struct MemorySummary { // the worst stage
   i64 max_batch = 0; // inference: sequences of prompt+gen that fit
 };
 
+struct Throughput {
+  double tokens_per_s = 0;
+  double mfu = 0, hfu = 0;
+  double tflops_per_device = 0;          // model FLOP/s per device, in FLOP/s
+  double hardware_tflops_per_device = 0; // with recompute (Megatron's "TFLOP/s per GPU")
+};
+
 struct Estimate {
   Mode mode = Mode::train;
   Layout layout;
@@ -48,6 +56,10 @@ struct Estimate {
   std::vector<StageMemory> stages;
   MemorySummary memory;
   double kv_bytes_per_token = 0; // whole model, all layers
+  bool has_time = false;
+  StepTime time;         // training
+  Throughput throughput;
+  double uncertainty = 0; // relative band on times (hardware.time_uncertainty)
 };
 
 Estimate estimate(const Config &c);

@@ -332,6 +332,7 @@ HardwareSpec parse_hardware(const json &j0, const std::string &path) {
   h.hbm_bytes = r.opt_num("hbm_bytes", 0.0, kMaxBytes).value_or(0);
   h.hbm_bw = r.opt_num("hbm_bw", 0.0, kMaxBw).value_or(0);
   h.gemm_efficiency = r.opt_num("gemm_efficiency", 0.01, 1.0).value_or(h.gemm_efficiency);
+  h.time_uncertainty = r.opt_num("time_uncertainty", 0.0, 10.0).value_or(h.time_uncertainty);
   if (const json *t = r.opt_child("tx8")) {
     ObjectReader x(*t, r.path_of("tx8"));
     Tx8Spec s;
@@ -561,6 +562,9 @@ ParallelSpec parse_parallel(const json &j, const std::string &path) {
   p.sp = r.opt_bool("sp");
   p.flash_attention = r.opt_bool("flash_attention");
   p.uneven_pp = r.opt_bool("uneven_pp");
+  p.overlap_tp = r.opt_bool("overlap_tp");
+  p.overlap_dp = r.opt_bool("overlap_dp");
+  p.overlap_pp = r.opt_bool("overlap_pp");
   p.recompute = r.opt_enum("recompute", kRecompute);
   p.pp_schedule = r.opt_enum("pp_schedule", kPpSchedules);
   p.sp_kind = r.opt_enum("sp_kind", kSpKinds);
@@ -667,7 +671,8 @@ json to_json(const HardwareSpec &h) {
               {"fp32", h.peak.fp32}}},
             {"hbm_bytes", h.hbm_bytes},
             {"hbm_bw", h.hbm_bw},
-            {"gemm_efficiency", h.gemm_efficiency}};
+            {"gemm_efficiency", h.gemm_efficiency},
+            {"time_uncertainty", h.time_uncertainty}};
   if (h.tx8)
     j["tx8"] = {{"tiles", h.tx8->tiles},
                 {"mesh", {h.tx8->mesh_x, h.tx8->mesh_y}},
@@ -790,6 +795,9 @@ json to_json(const ParallelSpec &p) {
     j["recompute"] = name_of(*p.recompute);
   put("flash_attention", p.flash_attention);
   put("uneven_pp", p.uneven_pp);
+  put("overlap_tp", p.overlap_tp);
+  put("overlap_dp", p.overlap_dp);
+  put("overlap_pp", p.overlap_pp);
   if (p.pp_schedule)
     j["pp_schedule"] = name_of(*p.pp_schedule);
   if (p.sp_kind)

@@ -2,6 +2,8 @@
 
 #include "core/io/config_json.hpp"
 
+#include <algorithm>
+
 namespace rl::io {
 
 using json = nlohmann::json;
@@ -26,7 +28,10 @@ json to_json(const Layout &l) {
           {"recompute", name_of(l.recompute)},
           {"flash_attention", l.flash},
           {"pp_schedule", name_of(l.schedule)},
-          {"uneven_pp", l.uneven_pp}};
+          {"uneven_pp", l.uneven_pp},
+          {"overlap_tp", l.overlap_tp},
+          {"overlap_dp", l.overlap_dp},
+          {"overlap_pp", l.overlap_pp}};
 }
 
 json to_json(const LayerActivations &a) {
@@ -109,6 +114,44 @@ json to_json(const Estimate &e) {
   mem["stages"] = stages;
   j["memory"] = mem;
   j["tokens_per_step"] = e.tokens_per_step;
+  if (e.has_time) {
+    const StepTime &t = e.time;
+    const double u = e.uncertainty;
+    j["time"] = {{"step", t.step},
+                 {"compute", t.compute},
+                 {"recompute", t.recompute},
+                 {"comm_exposed", t.comm_exposed},
+                 {"bubble", t.bubble},
+                 {"optimizer", t.optimizer},
+                 {"microbatch_forward", t.t_fwd},
+                 {"microbatch_backward", t.t_bwd},
+                 {"slowest_stage", t.slowest_stage},
+                 {"step_low", t.step * (1 - u)},
+                 {"step_high", t.step * (1 + u)},
+                 {"uncertainty", u}};
+    const Throughput &p = e.throughput;
+    j["throughput"] = {{"tokens_per_s", p.tokens_per_s},
+                       {"mfu", p.mfu},
+                       {"hfu", p.hfu},
+                       {"tflops_per_device", p.tflops_per_device},
+                       {"hardware_tflops_per_device", p.hardware_tflops_per_device},
+                       {"mfu_low", p.mfu / (1 + u)},
+                       {"mfu_high", p.mfu / std::max(1e-9, 1 - u)}};
+    json comm = json::array();
+    for (const auto &c : t.comm)
+      comm.push_back({{"kind", c.kind},
+                      {"collective", c.collective},
+                      {"group", c.group},
+                      {"bytes_per_device", c.bytes_per_device},
+                      {"time", c.time},
+                      {"exposed", c.exposed}});
+    j["comm"] = comm;
+    json ops = json::array();
+    for (const auto &o : t.ops)
+      ops.push_back({{"name", o.name}, {"flops", o.flops}, {"bytes", o.bytes}, {"time", o.time}});
+    j["layer_ops"] = ops;
+    j["peak_flops"] = t.peak;
+  }
   return j;
 }
 

@@ -58,6 +58,9 @@ Layout resolve_layout(const Config &c) {
   l.flash = p.flash_attention.value_or(true);
   l.recompute = p.recompute.value_or(Recompute::none);
   l.uneven_pp = p.uneven_pp.value_or(false);
+  l.overlap_tp = p.overlap_tp.value_or(false);
+  l.overlap_dp = p.overlap_dp.value_or(true);
+  l.overlap_pp = p.overlap_pp.value_or(false);
   l.sp = p.sp.value_or(l.tp > 1);
   l.cp_kind = p.cp_kind.value_or(CpKind::ring);
   l.schedule = p.pp_schedule.value_or(l.vpp > 1 ? PpSchedule::interleaved : PpSchedule::one_f_one_b);

@@ -16,6 +16,7 @@ struct Layout {
   i64 microbatch = 1; // sequences per micro-batch (b)
   i64 num_micro = 1;  // micro-batches per pipeline per step (m = B / (dp * b))
   bool sp = false, flash = true, uneven_pp = false;
+  bool overlap_tp = false, overlap_dp = true, overlap_pp = false;
   CpKind cp_kind = CpKind::ring;
   Recompute recompute = Recompute::none;
   PpSchedule schedule = PpSchedule::one_f_one_b;

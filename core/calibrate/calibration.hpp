@@ -1,0 +1,47 @@
+// ridgeline calibrate: measured runs against predictions, and the fit of each chip's GEMM
+// efficiency (the one free parameter of the step-time model) to shared/calibration.md.
+#pragma once
+
+#include "core/config.hpp"
+#include "core/estimate/estimate.hpp"
+
+#include <string>
+#include <vector>
+
+namespace rl {
+
+enum class Metric { step_time, mfu, hfu, tflops_per_device, hardware_tflops_per_device, tokens_per_s };
+const char *name_of_metric(Metric m);
+
+struct ValidationRun {
+  std::string name;
+  Config config;
+  Metric metric = Metric::mfu;
+  double measured = 0;
+};
+
+struct ValidationRow {
+  std::string name, hardware;
+  Metric metric = Metric::mfu;
+  double measured = 0, predicted = 0;
+  double error = 0; // predicted / measured - 1
+  double band = 0;  // the chip's relative uncertainty
+};
+
+double predicted_metric(const Estimate &e, Metric m);
+std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs);
+
+struct FitResult {
+  std::string hardware;
+  double efficiency = 0;
+  double max_abs_error = 0; // max |predicted/measured - 1| at the fitted efficiency
+  double rms_error = 0;
+  double loo_max_error = 0; // leave-one-out: max error predicting a run not fitted to
+  i64 rows = 0;
+};
+
+// Per hardware name: the efficiency in [0.30, 1.00] (step 0.001) minimising the summed
+// squared log-ratio of predicted to measured.
+std::vector<FitResult> fit_gemm_efficiency(const std::vector<ValidationRun> &runs);
+
+} // namespace rl

@@ -1,0 +1,226 @@
+#include "core/comm/collective.hpp"
+
+#include "core/comm/volumes.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rl {
+
+const char *name_of_collective(Collective c) {
+  switch (c) {
+  case Collective::allreduce: return "allreduce";
+  case Collective::allgather: return "allgather";
+  case Collective::reduce_scatter: return "reduce_scatter";
+  case Collective::alltoall: return "alltoall";
+  case Collective::p2p: return "p2p";
+  }
+  return "?";
+}
+
+namespace {
+CollectiveTime make(Collective op, const char *algo, i64 n, i64 steps, double bytes,
+                    const Link &l) {
+  CollectiveTime t;
+  t.op = op;
+  t.algorithm = algo;
+  t.n = n;
+  t.steps = steps;
+  t.bytes_per_device = bytes;
+  t.time = n <= 1 && op != Collective::p2p ? 0.0
+                                           : static_cast<double>(steps) * l.latency + bytes / l.bw;
+  return t;
+}
+i64 log2_ceil(i64 n) {
+  i64 k = 0;
+  while ((i64{1} << k) < n)
+    ++k;
+  return k;
+}
+} // namespace
+
+// FORMULAS.md: ring AllReduce 2(n-1) steps, 2M(n-1)/n per device.
+CollectiveTime ring_allreduce(double M, i64 n, const Link &l) {
+  return make(Collective::allreduce, "ring", n, 2 * (n - 1), ring_allreduce_bytes(M, n), l);
+}
+
+// FORMULAS.md: double binary tree, 2 log2 n steps, 2M per device (pipelined).
+CollectiveTime tree_allreduce(double M, i64 n, const Link &l) {
+  return make(Collective::allreduce, "tree", n, 2 * log2_ceil(n), n <= 1 ? 0.0 : 2 * M, l);
+}
+
+CollectiveTime ring_allgather(double M, i64 n, const Link &l) {
+  return make(Collective::allgather, "ring", n, n - 1, allgather_bytes(M, n), l);
+}
+
+CollectiveTime ring_reduce_scatter(double M, i64 n, const Link &l) {
+  return make(Collective::reduce_scatter, "ring", n, n - 1, reduce_scatter_bytes(M, n), l);
+}
+
+CollectiveTime pairwise_alltoall(double M, i64 n, const Link &l) {
+  return make(Collective::alltoall, "pairwise", n, n - 1, alltoall_pairwise_bytes(M, n), l);
+}
+
+// seed 000: Bruck, log2 n steps, M/2 log2 n per device.
+CollectiveTime bruck_alltoall(double M, i64 n, const Link &l) {
+  return make(Collective::alltoall, "bruck", n, log2_ceil(n), alltoall_bruck_bytes(M, n), l);
+}
+
+CollectiveTime p2p_send(double M, const Link &l) {
+  return make(Collective::p2p, "direct", 2, 1, M, l);
+}
+
+CollectiveTime flat_collective(Collective op, double M, i64 n, const Link &l) {
+  switch (op) {
+  case Collective::allreduce: {
+    const CollectiveTime r = ring_allreduce(M, n, l), t = tree_allreduce(M, n, l);
+    return t.time < r.time ? t : r;
+  }
+  case Collective::allgather: return ring_allgather(M, n, l);
+  case Collective::reduce_scatter: return ring_reduce_scatter(M, n, l);
+  case Collective::alltoall: {
+    const CollectiveTime p = pairwise_alltoall(M, n, l);
+    if ((n & (n - 1)) != 0)
+      return p;
+    const CollectiveTime b = bruck_alltoall(M, n, l);
+    return b.time < p.time ? b : p;
+  }
+  case Collective::p2p: return p2p_send(M, l);
+  }
+  return {};
+}
+
+i64 group_devices_per_node(const ClusterSpec &c, const Group &g) {
+  const i64 dpn = std::max<i64>(c.devices_per_node, 1);
+  if (g.stride >= dpn)
+    return 1;
+  return std::max<i64>(1, std::min(g.n, dpn / g.stride));
+}
+
+std::vector<TorusSpan> torus_spans(const ClusterSpec &c, const Group &g) {
+  std::vector<TorusSpan> out;
+  i64 below = 1; // product of the axes before this one
+  const i64 lo = g.stride, hi = g.stride * g.n;
+  for (std::size_t i = 0; i < c.torus_axes.size(); ++i) {
+    const i64 size = c.torus_axes[i];
+    const i64 above = below * size;
+    if (hi > below && lo < above) {
+      const i64 extent = std::max<i64>(1, std::min(above, hi) / std::max(below, lo));
+      if (extent > 1)
+        out.push_back({extent, size, extent == size && i < c.wraparound.size() && c.wraparound[i]});
+    }
+    below = above;
+  }
+  return out;
+}
+
+CollectiveTime torus_allgather(double V, const std::vector<TorusSpan> &spans, const Link &ici) {
+  CollectiveTime t;
+  t.op = Collective::allgather;
+  t.algorithm = "torus";
+  double bw = 0, frac = 1;
+  i64 hops = 0, n = 1;
+  for (const TorusSpan &s : spans) {
+    n *= s.extent;
+    if (s.wrap) {
+      bw += 2 * ici.bw; // bidirectional ring: V / W_bidir (seed 002 ch.3)
+      hops += s.extent / 2;
+    } else {
+      bw += ici.bw; // one direction, edge to edge: (X-1)/X * V / W
+      hops += s.extent - 1;
+      frac = std::min(frac, static_cast<double>(s.extent - 1) / static_cast<double>(s.extent));
+    }
+  }
+  t.n = n;
+  t.steps = hops;
+  if (n <= 1)
+    return t;
+  const bool any_wrap = std::any_of(spans.begin(), spans.end(), [](const TorusSpan &s) { return s.wrap; });
+  const double volume = any_wrap ? V : V * frac;
+  t.bytes_per_device = volume * static_cast<double>(n - 1) / static_cast<double>(n);
+  t.time = std::max(ici.latency * static_cast<double>(hops), volume / bw);
+  return t;
+}
+
+namespace {
+CollectiveTime torus_collective(const ClusterSpec &c, Collective op, double M, const Group &g) {
+  const auto spans = torus_spans(c, g);
+  if (op == Collective::p2p)
+    return p2p_send(M, c.ici);
+  CollectiveTime ag = torus_allgather(op == Collective::alltoall ? M * static_cast<double>(g.n) : M,
+                                      spans, c.ici);
+  const bool wrap = std::any_of(spans.begin(), spans.end(), [](const TorusSpan &s) { return s.wrap; });
+  switch (op) {
+  case Collective::allgather: break;
+  case Collective::reduce_scatter: ag.op = op; break;
+  case Collective::allreduce: // seed 002 ch.3: ReduceScatter + AllGather = 2 x AllGather
+    ag.op = op;
+    ag.time *= 2;
+    ag.steps *= 2;
+    ag.bytes_per_device *= 2;
+    break;
+  case Collective::alltoall: // seed 002 ch.3: 1/4 of an AllGather on a bidirectional ring
+    ag.op = op;
+    ag.time /= wrap ? 4 : 2;
+    ag.bytes_per_device = alltoall_pairwise_bytes(M, g.n);
+    break;
+  case Collective::p2p: break;
+  }
+  return ag;
+}
+} // namespace
+
+CollectiveTime collective_time(const ClusterSpec &c, Collective op, double M, const Group &g) {
+  if (c.topology == Topology::torus)
+    return torus_collective(c, op, M, g);
+  const Link &in = c.intra_node;
+  const Link &out = c.inter_node.bw > 0 ? c.inter_node : c.intra_node;
+  const Link &d2d = c.topology == Topology::mesh ? c.d2d : in;
+  if (c.topology == Topology::mesh)
+    return flat_collective(op, M, g.n, d2d);
+  const i64 local = group_devices_per_node(c, g);
+  if (op == Collective::p2p)
+    return p2p_send(M, g.stride >= c.devices_per_node ? out : in);
+  if (local >= g.n)
+    return flat_collective(op, M, g.n, in);
+  if (local <= 1)
+    return flat_collective(op, M, g.n, out);
+  const i64 nodes = g.n / local;
+  CollectiveTime t;
+  t.op = op;
+  t.algorithm = "hierarchical";
+  t.n = g.n;
+  auto add = [&](const CollectiveTime &x) {
+    t.steps += x.steps;
+    t.bytes_per_device += x.bytes_per_device;
+    t.time += x.time;
+  };
+  switch (op) {
+  case Collective::allreduce: // FORMULAS.md: RS(in) + AR(out, M/g) + AG(in)
+    add(ring_reduce_scatter(M, local, in));
+    add(flat_collective(Collective::allreduce, M / static_cast<double>(local), nodes, out));
+    add(ring_allgather(M, local, in));
+    break;
+  case Collective::allgather:
+  case Collective::reduce_scatter:
+    add(flat_collective(op, M / static_cast<double>(local), nodes, out));
+    add(flat_collective(op, M, local, in));
+    break;
+  case Collective::alltoall: {
+    // pairwise: (local-1)/n of the buffer stays in the node, the rest crosses the network
+    const double n = static_cast<double>(g.n);
+    const double intra = M * static_cast<double>(local - 1) / n;
+    const double inter = M * static_cast<double>(g.n - local) / n;
+    t.steps = g.n - 1;
+    t.bytes_per_device = intra + inter;
+    t.time = static_cast<double>(local - 1) * in.latency +
+             static_cast<double>(g.n - local) * out.latency +
+             std::max(intra / in.bw, inter / out.bw);
+    break;
+  }
+  case Collective::p2p: break;
+  }
+  return t;
+}
+
+} // namespace rl

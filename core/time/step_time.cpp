@@ -1,0 +1,393 @@
+#include "core/time/step_time.hpp"
+
+#include "core/error.hpp"
+#include "core/memory/model_states.hpp"
+#include "core/model/params.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace rl {
+
+double peak_flops(const HardwareSpec &hw, Dtype precision) {
+  switch (precision) {
+  case Dtype::fp8: return hw.peak.fp8 > 0 ? hw.peak.fp8 : hw.peak.bf16;
+  case Dtype::int8: return hw.peak.int8 > 0 ? hw.peak.int8 : hw.peak.bf16;
+  case Dtype::int4: return hw.peak.int4 > 0 ? hw.peak.int4 : hw.peak.bf16;
+  case Dtype::fp32: return hw.peak.fp32 > 0 ? hw.peak.fp32 : hw.peak.bf16;
+  default: return hw.peak.bf16;
+  }
+}
+
+OpCost gemm_cost(const std::string &name, double m, double k, double n, double count, double peak,
+                 double eff, double hbm_bw, double elem_bytes) {
+  OpCost o;
+  o.name = name;
+  o.flops = 2 * m * k * n * count;
+  o.bytes = elem_bytes * (m * k + k * n + m * n) * count;
+  o.time = std::max(o.flops / (peak * eff), o.bytes / hbm_bw);
+  return o;
+}
+
+namespace {
+OpCost memory_op(const std::string &name, double bytes, double hbm_bw) {
+  OpCost o;
+  o.name = name;
+  o.bytes = bytes;
+  o.time = bytes / hbm_bw;
+  return o;
+}
+} // namespace
+
+std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, double s,
+                              const HardwareSpec &hw, Dtype precision, bool causal_skip) {
+  const double peak = peak_flops(hw, precision), eff = hw.gemm_efficiency, bw = hw.hbm_bw;
+  const double t = static_cast<double>(l.tp);
+  const double b = static_cast<double>(l.microbatch);
+  const double tok = b * s / static_cast<double>(l.cp); // tokens on this device
+  const double h = static_cast<double>(m.hidden);
+  const double a_l = static_cast<double>(heads_per_rank(m, l.tp));
+  const double kv_l = static_cast<double>(kv_heads_per_rank(m, l.tp));
+  const double rep = l.sp && l.tp > 1 ? t : 1.0; // element-wise work split by SP
+  std::vector<OpCost> ops;
+  auto gemm = [&](const char *n, double M, double K, double N, double count = 1) {
+    ops.push_back(gemm_cost(n, M, K, N, count, peak, eff, bw));
+  };
+  double dqk = static_cast<double>(m.head_dim), dv = dqk;
+  if (m.mla) {
+    const MlaSpec &x = *m.mla;
+    dqk = static_cast<double>(x.qk_nope_head_dim + x.qk_rope_head_dim);
+    dv = static_cast<double>(x.v_head_dim);
+    const double rq = static_cast<double>(x.q_lora_rank), rkv = static_cast<double>(x.kv_lora_rank);
+    if (rq > 0) {
+      gemm("q_down", tok, h, rq);
+      gemm("q_up", tok, rq, a_l * dqk);
+    } else {
+      gemm("q", tok, h, a_l * dqk);
+    }
+    gemm("kv_down", tok, h, rkv + static_cast<double>(x.qk_rope_head_dim));
+    gemm("kv_up", tok, rkv, a_l * static_cast<double>(x.qk_nope_head_dim) + a_l * dv);
+  } else {
+    gemm("qkv", tok, h, dqk * (a_l + 2 * kv_l));
+  }
+  // Attention: Ulysses gives each device a/(t u) heads over its ring shard of queries
+  // against the whole sequence; ring CP streams the other shards' K, V.
+  const double u = static_cast<double>(l.ulysses), ring = static_cast<double>(l.ring);
+  const double heads = a_l / u, kv_heads = std::max(1.0, kv_l / u);
+  const double sq = b * s / ring, skv = b * s / ring * ring; // b*s/ring queries, b*s keys
+  const double causal = causal_skip ? 0.5 : 1.0;
+  const double seqs = b;
+  if (l.flash) {
+    OpCost o;
+    o.name = "attention (flash)";
+    o.flops = causal * 2 * (sq / seqs) * (skv / seqs) * heads * (dqk + dv) * seqs;
+    o.bytes = 2 * (sq * heads * (dqk + dv) + skv * kv_heads * (dqk + dv)) + 4 * sq * heads;
+    o.time = std::max(o.flops / (peak * eff), o.bytes / bw);
+    ops.push_back(o);
+  } else {
+    gemm("scores QK^T", sq / seqs, dqk, skv / seqs, seqs * heads);
+    ops.back().flops *= causal;
+    ops.push_back(memory_op("softmax", 2 * 2 * heads * (sq / seqs) * (skv / seqs) * seqs *
+                                           (m.dropout ? 2.5 : 1.0),
+                            bw));
+    gemm("scores x V", sq / seqs, skv / seqs, dv, seqs * heads);
+    ops.back().flops *= causal;
+  }
+  gemm("out proj", tok, a_l * dv, h);
+  const double gate = m.gated_mlp ? 2.0 : 1.0;
+  if (moe && m.moe) {
+    const MoeSpec &e = *m.moe;
+    const double fe = static_cast<double>(e.expert_ffn) / t;
+    const double local = static_cast<double>(e.experts / l.ep);
+    const double routed = tok * static_cast<double>(e.top_k); // tokens x top_k arrive here
+    gemm("router", tok, h, static_cast<double>(e.experts));
+    gemm("experts up", routed / local, h, gate * fe, local);
+    gemm("experts down", routed / local, fe, h, local);
+    if (e.shared_experts > 0) {
+      gemm("shared up", tok, h, gate * fe * static_cast<double>(e.shared_experts));
+      gemm("shared down", tok, fe * static_cast<double>(e.shared_experts), h);
+    }
+  } else {
+    const double f = static_cast<double>(m.ffn) / t;
+    gemm("mlp up", tok, h, gate * f);
+    gemm("mlp down", tok, f, h);
+  }
+  // Element-wise traffic (ridgeline's model): 2 norms read+write 2 x 2sbh, 2 residual adds
+  // read 2 write 1 (2 x 3 x 2sbh), split by SP; the activation function reads gate(+up) and
+  // writes one f-wide tensor; rotary reads and writes Q and K.
+  const double ffn_w = moe && m.moe ? static_cast<double>(m.moe->expert_ffn) *
+                                          static_cast<double>(m.moe->top_k + m.moe->shared_experts)
+                                    : static_cast<double>(m.ffn);
+  const double elem = (2 * 4 + 2 * 6) * tok * h / rep + 2 * (gate + 1) * tok * ffn_w / t +
+                      2 * 2 * tok * dqk * (a_l + kv_l) +
+                      (m.dropout ? 2 * 3 * tok * h / rep : 0.0);
+  ops.push_back(memory_op("element-wise", elem, bw));
+  return ops;
+}
+
+namespace {
+
+double sum_time(const std::vector<OpCost> &ops) {
+  double t = 0;
+  for (const auto &o : ops)
+    t += o.time;
+  return t;
+}
+
+double attention_time(const std::vector<OpCost> &ops) {
+  double t = 0;
+  for (const auto &o : ops)
+    if (o.name.rfind("attention", 0) == 0 || o.name.rfind("scores", 0) == 0 ||
+        o.name == "softmax")
+      t += o.time;
+  return t;
+}
+
+struct CommAcc {
+  std::map<std::string, CommCost> by_kind;
+  void add(const std::string &kind, const CollectiveTime &ct, double count, double exposed) {
+    CommCost &c = by_kind[kind];
+    c.kind = kind;
+    if (c.collective.empty())
+      c.collective = name_of_collective(ct.op);
+    else if (c.collective.find(name_of_collective(ct.op)) == std::string::npos)
+      c.collective.append("+").append(name_of_collective(ct.op));
+    c.group = ct.n;
+    c.bytes_per_device += ct.bytes_per_device * count;
+    c.time += ct.time * count;
+    c.exposed += exposed;
+  }
+};
+
+// Megatron's DDP bucket: gradients are reduced in buckets of 40M parameters; the last
+// bucket's reduction cannot overlap the backward pass (Megatron-LM --ddp-bucket-size).
+constexpr double kDdpBucketParams = 40e6;
+// Adam step traffic per parameter: read fp32 master, m, v and the gradient, write master,
+// m, v and the bf16 weight: 12 + g + 12 + 2 bytes.
+double adam_bytes_per_param(bool fp32_grads) { return 12 + (fp32_grads ? 4 : 2) + 12 + 2; }
+
+} // namespace
+
+StepTime training_step_time(const Config &c, const Layout &l) {
+  const ModelSpec &m = c.model;
+  const HardwareSpec &hw = c.hardware;
+  const ClusterSpec &cl = c.cluster;
+  const WorkloadSpec &w = c.workload;
+  if (hw.hbm_bw <= 0)
+    throw ConfigError("hardware.hbm_bw", "must be > 0 for a time estimate");
+  StepTime st;
+  st.peak = peak_flops(hw, w.precision);
+  const double s = static_cast<double>(w.seq_len);
+  const double b = static_cast<double>(l.microbatch);
+  const double h = static_cast<double>(m.hidden);
+  const double mb = static_cast<double>(l.num_micro);
+  const double tok = b * s / static_cast<double>(l.cp);
+  const double act_bytes = 2 * tok * h; // one bf16 activation [b, s/cp, h]
+
+  // Groups, axis order TP (innermost), Ulysses, ring CP, DP, PP (outermost).
+  const Group g_tp{l.tp, 1};
+  const Group g_uly{l.ulysses, l.tp};
+  const Group g_ring{l.ring, l.tp * l.ulysses};
+  const Group g_dp{l.dp * l.cp, l.tp};
+  const Group g_ep{l.ep, l.tp * l.cp};
+  const Group g_edp{l.dp * l.cp / l.ep, l.tp * l.cp * l.ep};
+  const Group g_pp{l.pp, l.tp * l.cp * l.dp};
+
+  // Per-layer collectives, forward and backward. Bytes and times are recorded per
+  // micro-batch (scaled to the step at the end); exposure is recorded for the whole step.
+  CommAcc acc;
+  struct LayerComm {
+    double fwd_exposed = 0, bwd_exposed = 0;
+  };
+  auto layer_comm = [&](bool moe, const std::vector<OpCost> &ops, double count) {
+    LayerComm lc;
+    const double attn = attention_time(ops);
+    if (l.tp > 1) {
+      if (l.sp) { // seed 000: 6 AllGather + 4 ReduceScatter per layer, fwd 2 + 2
+        const CollectiveTime ag = collective_time(cl, Collective::allgather, act_bytes, g_tp);
+        const CollectiveTime rs = collective_time(cl, Collective::reduce_scatter, act_bytes, g_tp);
+        const double fwd = 2 * ag.time + 2 * rs.time;
+        const double extra_ag = l.recompute == Recompute::full ? 0.0 : 2.0;
+        const double recomp = l.recompute == Recompute::full ? fwd : 0.0;
+        const double bwd = (2 + extra_ag) * ag.time + 2 * rs.time + recomp;
+        const double fe = l.overlap_tp ? 0 : fwd, be = l.overlap_tp ? 0 : bwd;
+        acc.add("sp", ag, count * (4 + extra_ag + (recomp > 0 ? 2 : 0)), 0);
+        acc.add("sp", rs, count * (4 + (recomp > 0 ? 2 : 0)), count * mb * (fe + be));
+        lc.fwd_exposed += fe;
+        lc.bwd_exposed += be;
+      } else { // 2 AllReduce forward, 2 backward (+2 when the forward is recomputed)
+        const CollectiveTime ar = collective_time(cl, Collective::allreduce, act_bytes, g_tp);
+        const double n_bwd = 2 + (l.recompute == Recompute::full ? 2 : 0);
+        const double fe = l.overlap_tp ? 0 : 2 * ar.time, be = l.overlap_tp ? 0 : n_bwd * ar.time;
+        acc.add("tp", ar, count * (2 + n_bwd), count * mb * (fe + be));
+        lc.fwd_exposed += fe;
+        lc.bwd_exposed += be;
+      }
+    }
+    if (l.ulysses > 1) { // AllToAll of Q, K, V and O forward; their gradients backward
+      const double a_l = static_cast<double>(heads_per_rank(m, l.tp));
+      const double kv_l = static_cast<double>(kv_heads_per_rank(m, l.tp));
+      const double d = static_cast<double>(m.head_dim);
+      const double buf = 2 * tok * d * (2 * a_l + 2 * kv_l); // per-device Q,K,V,O buffers
+      const CollectiveTime a2a = collective_time(cl, Collective::alltoall, buf, g_uly);
+      acc.add("ulysses", a2a, 2 * count, count * mb * 2 * a2a.time);
+      lc.fwd_exposed += a2a.time;
+      lc.bwd_exposed += a2a.time;
+    }
+    if (l.ring > 1) { // K, V chunks passed ring-1 times; hidden behind attention (max)
+      const double kv_l = std::max(1.0, static_cast<double>(kv_heads_per_rank(m, l.tp)) /
+                                            static_cast<double>(l.ulysses));
+      const double chunk = 2 * 2 * b * s / static_cast<double>(l.cp) * kv_l *
+                           static_cast<double>(m.head_dim); // K and V of one shard
+      const CollectiveTime p = collective_time(cl, Collective::p2p, chunk, g_ring);
+      const double fwd = static_cast<double>(l.ring - 1) * p.time;
+      const double fe = std::max(0.0, fwd - attn), be = std::max(0.0, 2 * fwd - 2 * attn);
+      CollectiveTime per = p;
+      acc.add("ring_cp", per, count * 3 * static_cast<double>(l.ring - 1), count * mb * (fe + be));
+      lc.fwd_exposed += fe;
+      lc.bwd_exposed += be;
+    }
+    if (moe && m.moe && l.ep > 1) { // dispatch + combine AllToAll, forward and backward
+      const double buf = 2 * tok * h * static_cast<double>(m.moe->top_k) /
+                         (l.sp && l.tp > 1 ? static_cast<double>(l.tp) : 1.0);
+      const CollectiveTime a2a = collective_time(cl, Collective::alltoall, buf, g_ep);
+      acc.add("ep", a2a, 4 * count, count * mb * 4 * a2a.time);
+      lc.fwd_exposed += 2 * a2a.time;
+      lc.bwd_exposed += 2 * a2a.time;
+    }
+    return lc;
+  };
+
+  // ZeRO-3: gather each layer's weights forward and backward, reduce-scatter its gradients,
+  // per micro-batch; prefetched, so only what exceeds the layer's compute is exposed.
+  auto zero3 = [&](bool moe, double fwd_compute, double count) {
+    if (l.zero < 3 || l.dp * l.cp == 1)
+      return std::pair<double, double>{0, 0};
+    const StageParams lp = layer_params_per_device(m, moe, l.tp, l.ep);
+    const CollectiveTime ag = collective_time(cl, Collective::allgather, 2 * lp.total(), g_dp);
+    const CollectiveTime rs = collective_time(cl, Collective::reduce_scatter,
+                                              (w.fp32_grads ? 4 : 2) * lp.total(), g_dp);
+    const double fe = std::max(0.0, ag.time - fwd_compute);
+    const double be = std::max(0.0, ag.time + rs.time - 2 * fwd_compute);
+    acc.add("zero3", ag, 2 * count, 0);
+    acc.add("zero3", rs, count, count * mb * (fe + be));
+    return std::pair<double, double>{fe, be};
+  };
+
+  // Slowest stage: per micro-batch forward and backward.
+  const std::vector<OpCost> dense_ops = layer_ops(m, false, l, s, hw, w.precision, w.causal_skip);
+  st.ops = dense_ops;
+  std::vector<OpCost> moe_ops;
+  if (m.moe)
+    moe_ops = layer_ops(m, true, l, s, hw, w.precision, w.causal_skip);
+  double worst = -1;
+  CommAcc worst_acc;
+  double worst_compute = 0, worst_recompute = 0, worst_fwd = 0, worst_bwd = 0;
+  const double head_fwd =
+      m.vocab > 0 ? gemm_cost("lm head", tok, h, static_cast<double>(m.vocab) / static_cast<double>(l.tp),
+                              1, st.peak, hw.gemm_efficiency, hw.hbm_bw)
+                        .time
+                  : 0.0;
+  for (i64 j = 0; j < l.pp; ++j) {
+    acc = CommAcc{};
+    double fwd = 0, bwd = 0, compute = 0, recompute = 0;
+    for (const i64 i : stage_layers(m.layers, l, j)) {
+      const bool moe = is_moe_layer(m, i);
+      const auto &ops = moe ? moe_ops : dense_ops;
+      const double f = sum_time(ops);
+      double r = 0;
+      // Recompute matches the hardware-FLOP count: full reruns the layer's forward,
+      // selective the attention-score part (Korthikanti).
+      if (l.recompute == Recompute::full)
+        r = f;
+      else if (l.recompute == Recompute::selective)
+        r = attention_time(ops);
+      const LayerComm lc = layer_comm(moe, ops, 1);
+      const auto z = zero3(moe, f, 1);
+      fwd += f + lc.fwd_exposed + z.first;
+      bwd += 2 * f + r + lc.bwd_exposed + z.second;
+      compute += 3 * f + r;
+      recompute += r;
+    }
+    if (j == l.pp - 1) {
+      fwd += head_fwd;
+      bwd += 2 * head_fwd;
+      compute += 3 * head_fwd;
+    }
+    if (l.pp > 1) { // activations to the next stage forward, gradients back
+      const double bytes = act_bytes / (l.sp && l.tp > 1 ? static_cast<double>(l.tp) : 1.0);
+      const CollectiveTime p = collective_time(cl, Collective::p2p, bytes, g_pp);
+      const double e = l.overlap_pp ? 0 : p.time;
+      acc.add("pp", p, 2 * mb, 2 * mb * e);
+      fwd += e;
+      bwd += e;
+    }
+    if (fwd + bwd > worst) {
+      worst = fwd + bwd;
+      worst_acc = acc;
+      worst_compute = compute;
+      worst_recompute = recompute;
+      worst_fwd = fwd;
+      worst_bwd = bwd;
+      st.slowest_stage = j;
+    }
+  }
+  acc = worst_acc;
+  st.t_fwd = worst_fwd;
+  st.t_bwd = worst_bwd;
+  const double v = static_cast<double>(l.vpp), p = static_cast<double>(l.pp);
+  st.compute = mb * worst_compute;
+  st.recompute = mb * worst_recompute;
+  const double t_mb = st.t_fwd + st.t_bwd;
+  st.bubble = l.schedule == PpSchedule::gpipe ? (p - 1) * t_mb : (p - 1) / v * t_mb;
+
+  // Data-parallel sync of the slowest stage's gradients (and ZeRO's parameter gathers).
+  const StageParams sp = stage_params(m, l, st.slowest_stage);
+  double dp_exposed = 0;
+  if (l.zero < 3) {
+    const double gb = w.fp32_grads ? 4.0 : 2.0;
+    auto sync = [&](double params, const Group &g, const char *kind) {
+      if (g.n <= 1 || params <= 0)
+        return;
+      CollectiveTime grad, gather;
+      if (l.zero >= 1) {
+        grad = collective_time(cl, Collective::reduce_scatter, gb * params, g);
+        gather = collective_time(cl, Collective::allgather, 2 * params, g);
+      } else {
+        grad = collective_time(cl, Collective::allreduce, gb * params, g);
+      }
+      const double bucket = std::min(1.0, kDdpBucketParams / params);
+      const double grad_exposed =
+          l.overlap_dp ? std::max(grad.time - st.t_bwd, grad.time * bucket) : grad.time;
+      const double gather_exposed =
+          l.zero >= 1 ? (l.overlap_dp ? std::max(0.0, gather.time - st.t_fwd) : gather.time) : 0.0;
+      acc.add(kind, grad, 1, grad_exposed);
+      if (l.zero >= 1)
+        acc.add(kind, gather, 1, gather_exposed);
+      dp_exposed += grad_exposed + gather_exposed;
+    };
+    sync(sp.dense, g_dp, "dp");
+    sync(sp.experts, g_edp, "dp_experts");
+  }
+  // Adam over this device's (sharded) parameters, memory-bound.
+  const double shard_dense = l.zero >= 1 ? static_cast<double>(l.dp * l.cp) : 1.0;
+  const double shard_exp = l.zero >= 1 ? static_cast<double>(l.dp * l.cp / l.ep) : 1.0;
+  st.optimizer = (sp.dense / shard_dense + sp.experts / shard_exp) *
+                 adam_bytes_per_param(w.fp32_grads) / hw.hbm_bw;
+
+  st.comm_exposed = dp_exposed;
+  for (auto &[k, cc] : acc.by_kind) {
+    if (k != "dp" && k != "dp_experts") {
+      // per-micro-batch exposure was recorded per layer: scale counts to the whole step
+      cc.bytes_per_device *= (k == "pp") ? 1.0 : mb;
+      cc.time *= (k == "pp") ? 1.0 : mb;
+      st.comm_exposed += cc.exposed;
+    }
+    st.comm.push_back(cc);
+  }
+  st.step = st.compute + st.comm_exposed + st.bubble + st.optimizer;
+  return st;
+}
+
+} // namespace rl

@@ -1,0 +1,59 @@
+// ridgeline time: training step time (FORMULAS.md "Step time"): per-GEMM rooflines with the
+// chip's calibrated GEMM efficiency, element-wise traffic at HBM bandwidth, collectives on
+// the critical path unless overlapped, pipeline bubble, DP sync and the optimizer step.
+#pragma once
+
+#include "core/comm/collective.hpp"
+#include "core/config.hpp"
+#include "core/parallel/layout.hpp"
+
+#include <string>
+#include <vector>
+
+namespace rl {
+
+// One operator of one layer, forward, one micro-batch, one device (the roofline's points).
+struct OpCost {
+  std::string name;
+  double flops = 0;
+  double bytes = 0; // HBM traffic
+  double time = 0;  // max(flops / (peak * eff), bytes / hbm_bw)
+};
+
+// Roofline of one GEMM [m x k] x [k x n], `count` of them (batched), bf16 operands.
+OpCost gemm_cost(const std::string &name, double m, double k, double n, double count,
+                 double peak, double eff, double hbm_bw, double elem_bytes = 2);
+
+// The forward operators of one layer on one device for one micro-batch.
+std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, double s,
+                              const HardwareSpec &hw, Dtype precision, bool causal_skip);
+
+// Communication of one kind over a whole step, per device.
+struct CommCost {
+  std::string kind;      // tp, sp, ulysses, ring_cp, ep, pp, dp, zero3
+  std::string collective;
+  i64 group = 1;
+  double bytes_per_device = 0;
+  double time = 0;       // if nothing overlapped
+  double exposed = 0;    // on the critical path
+};
+
+struct StepTime {
+  double t_fwd = 0, t_bwd = 0; // one micro-batch on the slowest stage (compute + exposed comm)
+  double compute = 0;          // per step, slowest stage, including recompute
+  double recompute = 0;        // of which recompute
+  double comm_exposed = 0;
+  double bubble = 0;
+  double optimizer = 0;
+  double step = 0;
+  i64 slowest_stage = 0;
+  std::vector<CommCost> comm;
+  std::vector<OpCost> ops; // one dense layer's forward operators
+  double peak = 0;         // FLOP/s per device at the workload's precision
+};
+
+double peak_flops(const HardwareSpec &hw, Dtype precision);
+
+StepTime training_step_time(const Config &c, const Layout &l);
+
+} // namespace rl

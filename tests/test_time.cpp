@@ -1,0 +1,167 @@
+// Collectives and step time: seed 002 ch.3 and ch.5-6 examples, decomposition identities,
+// and the calibration rows within the band ridgeline reports.
+#include "helpers.hpp"
+
+#include "core/calibrate/calibration.hpp"
+#include "core/comm/collective.hpp"
+#include "core/estimate/estimate.hpp"
+#include "core/io/validation_json.hpp"
+#include "core/model/params.hpp"
+#include "core/time/rooflines.hpp"
+
+using namespace rl;
+using nlohmann::json;
+
+namespace {
+ClusterSpec cluster(const char *preset) { return io::parse_cluster(json(preset), "cluster"); }
+} // namespace
+
+TEST_CASE("Seed 002 ch.3: AllGather on a TPU v5e 8x4 mesh", "[comm][tpu]") {
+  ClusterSpec c = cluster("tpu-v5e-2x4");
+  c.torus_axes = {8, 4};
+  c.wraparound = {false, false};
+  c.devices = 32;
+  const Group y{4, 8}; // the Y axis
+  // bf16[E=2048, F=8192] = 33,554,432 B; no wraparound on v5e: 3 hops x 8.4 MB / 4.5e10
+  const double V = 2048.0 * 8192 * 2;
+  const CollectiveTime ag = collective_time(c, Collective::allgather, V, y);
+  CHECK(ag.time == Approx(3 * (V / 4) / 4.5e10)); // 559 us (seed: ~560 us)
+  CHECK(ag.time == Approx(559.2e-6).epsilon(1e-3));
+  // with wraparound: V / W_bidir = 33.5e6 / 9e10 = 372.8 us (the seed rounds V to 34e6: 377)
+  c.wraparound = {false, true};
+  const CollectiveTime wrap = collective_time(c, Collective::allgather, V, Group{4, 8});
+  CHECK(wrap.time == Approx(V / 9e10));
+  // latency-bound: E = F = 256: 3 hops x 1 us
+  c.wraparound = {false, false};
+  CHECK(collective_time(c, Collective::allgather, 256.0 * 256 * 2, y).time == Approx(3e-6));
+  // AllReduce = 2 x AllGather; AllToAll = AllGather / 4 on a bidirectional ring
+  c.wraparound = {false, true};
+  CHECK(collective_time(c, Collective::allreduce, V, y).time == Approx(2 * wrap.time));
+  CHECK(collective_time(c, Collective::alltoall, V / 4, y).time == Approx(wrap.time / 4));
+  // two axes: the bandwidth term is shared by both axes' links
+  c.wraparound = {true, true};
+  const CollectiveTime xy = collective_time(c, Collective::allgather, V, Group{32, 1});
+  CHECK(xy.time == Approx(V / (2 * 9e10)));
+}
+
+TEST_CASE("Switched clusters: ring vs tree, hierarchical groups", "[comm]") {
+  const ClusterSpec c = cluster("dgx-h100-1024");
+  const Link nv = c.intra_node, ib = c.inter_node;
+  // inside a node: ring for large buffers, tree wins for tiny ones (latency)
+  const CollectiveTime big = collective_time(c, Collective::allreduce, 1e9, Group{8, 1});
+  CHECK(big.algorithm == "ring");
+  CHECK(big.time == Approx(14 * nv.latency + 2 * 1e9 * 7 / 8 / nv.bw));
+  const CollectiveTime tiny = collective_time(c, Collective::allreduce, 1e3, Group{8, 1});
+  CHECK(tiny.algorithm == "tree");
+  CHECK(tiny.time == Approx(6 * nv.latency + 2e3 / nv.bw));
+  // one GPU per node (stride 8): the network only
+  const CollectiveTime across = collective_time(c, Collective::allgather, 1e9, Group{16, 8});
+  CHECK(across.time == Approx(15 * ib.latency + 1e9 * 15 / 16 / ib.bw));
+  // 64 GPUs on 8 nodes: RS(NVLink) + AR(IB, M/8) + AG(NVLink)
+  const CollectiveTime h = collective_time(c, Collective::allreduce, 8e9, Group{64, 1});
+  CHECK(h.algorithm == "hierarchical");
+  const double expect = ring_reduce_scatter(8e9, 8, nv).time +
+                        flat_collective(Collective::allreduce, 1e9, 8, ib).time +
+                        ring_allgather(8e9, 8, nv).time;
+  CHECK(h.time == Approx(expect));
+  CHECK(group_devices_per_node(c, Group{64, 1}) == 8);
+  CHECK(group_devices_per_node(c, Group{4, 4}) == 2);
+}
+
+TEST_CASE("Seed 002 ch.5-6 thresholds, derived from the presets", "[time][tpu]") {
+  const HardwareSpec v5e = io::parse_hardware(json("tpu-v5e"), "hardware");
+  const HardwareSpec v5p = io::parse_hardware(json("tpu-v5p"), "hardware");
+  const ClusterSpec pod = cluster("tpu-v5p-8960");
+  // critical batch per chip: 1.97e14 / 8.2e11 = 240 (the preset keeps the seed's other
+  // figure, 8.1e11, giving 243)
+  CHECK(critical_batch_tokens(v5e.peak.bf16, 8.2e11) == Approx(240.2).epsilon(1e-3));
+  CHECK(critical_batch_tokens(v5e.peak.bf16, v5e.hbm_bw) == Approx(243.2).epsilon(1e-3));
+  // FSDP over ICI on v5p: 4.59e14 / (2 x 9e10) = 2550 tokens per chip; 3 axes: 850
+  const double w = 2 * pod.ici.bw;
+  CHECK(fsdp_min_tokens_per_chip(v5p.peak.bf16, w, 1) == Approx(2550));
+  CHECK(fsdp_min_tokens_per_chip(v5p.peak.bf16, w, 3) == Approx(850));
+  // over DCN (6.25e9 B/s per chip): ~75,000
+  CHECK(fsdp_min_tokens_per_chip(v5p.peak.bf16, pod.dcn.bw, 1) == Approx(73'440));
+  // TP of LLaMA-3 70B's MLP (F = 28672) stays compute-bound below F / 2550 = 11
+  const ModelSpec m = test::model("llama3-70b");
+  CHECK(tp_max_degree(static_cast<double>(m.ffn), v5p.peak.bf16, w) == Approx(28672.0 / 2550));
+  // 4M-token batch on 8960 chips: sqrt(2 B N / F) = 1619 (seed: 1618) -> 2048 x 4 layout;
+  // pure FSDP gives 4,194,304 / 8960 = 468 tokens per chip, under 850: comm-bound
+  CHECK(optimal_fsdp_degree(4'194'304.0, 8960, 28672) == Approx(1619.1).epsilon(1e-3));
+  CHECK(4'194'304.0 / 8960 < fsdp_min_tokens_per_chip(v5p.peak.bf16, w, 3));
+  // training time: 6 x 70e9 x 15e12 tokens = 6.3e24 FLOPs at 40% MFU: 3.8e6 s (~44 days)
+  CHECK(training_seconds(6.3e24, 8960, v5p.peak.bf16, 0.4) == Approx(3.83e6).epsilon(2e-3));
+}
+
+TEST_CASE("Step time decomposes exactly; MFU follows from it", "[time]") {
+  for (const char *n : {"llama3-70b-h100-1024", "gpt3-175b-a100", "mixtral-8x7b-h100",
+                        "megatron-18b-a100"}) {
+    INFO(n);
+    const Config c = io::parse_config(json(n));
+    const Estimate e = estimate(c);
+    const StepTime &t = e.time;
+    CHECK(t.step == Approx(t.compute + t.comm_exposed + t.bubble + t.optimizer));
+    const double m = static_cast<double>(e.layout.num_micro);
+    const double p = static_cast<double>(e.layout.pp), v = static_cast<double>(e.layout.vpp);
+    // pipeline: step - DP/optimizer = (m + (p-1)/v) (t_fwd + t_bwd)
+    double dp_exposed = 0;
+    for (const auto &cc : t.comm)
+      if (cc.kind == "dp" || cc.kind == "dp_experts")
+        dp_exposed += cc.exposed;
+    CHECK(t.step - dp_exposed - t.optimizer == Approx((m + (p - 1) / v) * (t.t_fwd + t.t_bwd)));
+    CHECK(t.bubble / (m * (t.t_fwd + t.t_bwd)) == Approx((p - 1) / (v * m)));
+    CHECK(e.throughput.mfu == Approx(e.model_flops_per_step /
+                                     (t.step * static_cast<double>(c.cluster.devices) *
+                                      c.hardware.peak.bf16)));
+    CHECK(e.throughput.mfu > 0.05);
+    CHECK(e.throughput.mfu < 1.0);
+  }
+}
+
+TEST_CASE("A GEMM's roofline: compute-bound at large sizes, memory-bound when skinny", "[time]") {
+  const double peak = 989e12, eff = 0.5, bw = 3.35e12;
+  const OpCost big = gemm_cost("big", 8192, 8192, 8192, 1, peak, eff, bw);
+  CHECK(big.time == Approx(2.0 * 8192 * 8192 * 8192 / (peak * eff)));
+  const OpCost skinny = gemm_cost("gemv", 1, 8192, 8192, 1, peak, eff, bw);
+  CHECK(skinny.time == Approx(2.0 * (8192 + 8192.0 * 8192 + 8192) / bw));
+}
+
+TEST_CASE("Overlap and sharding change exposed communication the way they should", "[time]") {
+  const char *base = R"({"model": "llama2-7b", "hardware": "h100-sxm",
+    "cluster": {"base": "dgx-h100", "devices": 64},
+    "workload": {"mode": "train", "global_batch": 256, "seq_len": 4096}, "parallel": )";
+  auto est = [&](const char *par) {
+    return estimate(io::parse_config(json::parse(std::string(base) + par + "}")));
+  };
+  const Estimate plain = est(R"({"tp": 8, "sp": true})");
+  const Estimate overlapped = est(R"({"tp": 8, "sp": true, "overlap_tp": true})");
+  CHECK(overlapped.time.comm_exposed < plain.time.comm_exposed);
+  CHECK(overlapped.time.step < plain.time.step);
+  // ZeRO-3 moves 1.5x the bytes of ZeRO-1's gradient + parameter sync per micro-batch pass
+  const Estimate z3 = est(R"({"zero": 3, "microbatch": 4})");
+  double z3_bytes = 0;
+  for (const auto &cc : z3.time.comm)
+    if (cc.kind == "zero3")
+      z3_bytes += cc.bytes_per_device;
+  CHECK(z3_bytes > 0);
+  // more pipeline stages -> more bubble at a fixed micro-batch count
+  const Estimate pp2 = est(R"({"pp": 2, "tp": 4})");
+  const Estimate pp4 = est(R"({"pp": 4, "tp": 2})");
+  CHECK(pp4.time.bubble / pp4.time.step > pp2.time.bubble / pp2.time.step);
+}
+
+TEST_CASE("Calibration: the fit gives the presets' efficiencies; every row within its band",
+          "[time][calibration]") {
+  const auto runs = io::parse_validation(json("calibration"));
+  REQUIRE(runs.size() == 5);
+  for (const auto &row : validate(runs)) {
+    INFO(row.name << " error " << row.error);
+    CHECK(std::fabs(row.error) <= row.band);
+  }
+  for (const auto &f : fit_gemm_efficiency(runs)) {
+    INFO(f.hardware);
+    const HardwareSpec hw = io::parse_hardware(json(f.hardware), "hardware");
+    CHECK(f.efficiency == Approx(hw.gemm_efficiency).margin(1e-9));
+    CHECK(f.loo_max_error <= hw.time_uncertainty);
+  }
+}
