@@ -148,6 +148,9 @@ struct WorkloadSpec {
   i64 gen_len = 0;
   Dtype weight_dtype = Dtype::bf16;
   Dtype kv_dtype = Dtype::bf16;
+  double request_rate = 0; // requests/s for disaggregated serving (0: not asked)
+  double ttft_target = 0;  // s
+  double tpot_target = 0;  // s
   // tx8 op
   std::optional<Tx8OpSpec> op;
   // video

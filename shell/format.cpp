@@ -176,20 +176,68 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
   mt.rows.push_back({"total", bytes_str(m.total)});
   mt.rows.push_back({"capacity", bytes_str(m.capacity)});
   mt.print(os);
-  os << "  " << (m.fits ? "fits" : "DOES NOT FIT") << ": " << std::fixed << std::setprecision(1)
-     << 100.0 * m.total / m.capacity << "% of capacity\n" << std::defaultfloat;
+  {
+    char line[96];
+    std::snprintf(line, sizeof line, "  %s: %.1f%% of capacity\n", m.fits ? "fits" : "DOES NOT FIT",
+                  100.0 * m.total / m.capacity);
+    os << line;
+  }
   if (w.mode == Mode::infer)
     os << "  largest batch that fits: " << m.max_batch << " sequences of "
        << w.prompt_len + w.gen_len << " tokens (KV " << bytes_str(e.kv_bytes_per_token)
        << "/token)\n";
 
+  if (e.has_serving) {
+    const ServingEstimate &sv = e.serving;
+    const DecodeStep &d = sv.decode;
+    char line[200];
+    std::snprintf(line, sizeof line, "\nServing (band +/-%.0f%%; TPOT at the mean context %.0f)\n",
+                  100 * e.uncertainty, d.context);
+    os << line;
+    Table st{{"quantity", "value"}, {}};
+    st.rows.push_back({"TTFT (prefill of one prompt)", time_str(sv.ttft)});
+    st.rows.push_back({"  prefill compute", time_str(sv.prefill.compute)});
+    st.rows.push_back({"  prefill communication", time_str(sv.prefill.comm)});
+    st.rows.push_back({"TPOT (decode step)", time_str(sv.tpot)});
+    st.rows.push_back({"  KV cache reads", time_str(d.kv_time)});
+    st.rows.push_back({"  weight reads", time_str(d.weight_time)});
+    st.rows.push_back({"  matmul FLOPs", time_str(d.compute_time)});
+    st.rows.push_back({"  TP/EP/PP communication", time_str(d.comm_time)});
+    st.rows.push_back({"request latency (TTFT + gen x TPOT)", time_str(sv.request_latency)});
+    std::snprintf(line, sizeof line, "%.0f", d.tokens_per_s);
+    st.rows.push_back({"tokens/s", line});
+    std::snprintf(line, sizeof line, "%.1f", d.tokens_per_s_per_chip);
+    st.rows.push_back({"tokens/s per chip", line});
+    std::snprintf(line, sizeof line, "%.0f (%s now)", sv.critical_batch,
+                  d.compute_bound ? "compute-bound" : "bandwidth-bound");
+    st.rows.push_back({"critical batch (decode compute-bound above)", line});
+    if (sv.moe_critical_batch > 0) {
+      std::snprintf(line, sizeof line, "%.0f", sv.moe_critical_batch);
+      st.rows.push_back({"MoE critical batch (x E/k)", line});
+    }
+    st.rows.push_back({"smallest power-of-two slice for this batch", std::to_string(sv.min_devices) + " chips"});
+    st.print(os);
+    if (sv.disaggregated) {
+      std::snprintf(line, sizeof line,
+                    "  disaggregated at %.2f req/s: %.2f prefill + %.2f decode instances of %lld "
+                    "chips (decode batch %lld; prefill:decode = %.2f)\n",
+                    w.request_rate, sv.prefill_instances, sv.decode_instances,
+                    static_cast<long long>(l.tp * l.pp * l.cp), static_cast<long long>(sv.decode_batch),
+                    sv.prefill_to_decode);
+      os << line;
+    }
+  }
+
   if (e.has_time) {
     const StepTime &t = e.time;
     const Throughput &p = e.throughput;
     char line[160];
-    os << "\nStep time (slowest stage " << t.slowest_stage << "; GEMM efficiency "
-       << c.hardware.gemm_efficiency << ", band +/-" << static_cast<int>(e.uncertainty * 100 + 0.5)
-       << "% from calibration)\n";
+    std::snprintf(line, sizeof line,
+                  "\nStep time (slowest stage %lld; GEMM efficiency %.3f, band +/-%.0f%% from "
+                  "calibration)\n",
+                  static_cast<long long>(t.slowest_stage), c.hardware.gemm_efficiency,
+                  100 * e.uncertainty);
+    os << line;
     Table tt{{"part", "time", "share"}, {}};
     auto trow = [&](const char *n, double v) {
       std::snprintf(line, sizeof line, "%.1f%%", 100 * v / t.step);
@@ -307,6 +355,24 @@ void print_fit(std::ostream &os, const std::vector<FitResult> &fits) {
     std::snprintf(rms, sizeof rms, "%.1f%%", 100 * f.rms_error);
     std::snprintf(loo, sizeof loo, "%.1f%%", 100 * f.loo_max_error);
     t.rows.push_back({f.hardware, std::to_string(f.rows), e, mx, rms, loo});
+  }
+  t.print(os);
+}
+
+void print_sweep(std::ostream &os, const std::vector<DecodeStep> &rows, double critical) {
+  os << "Decode latency-throughput curve (critical batch " << static_cast<long long>(critical + 0.5)
+     << ")\n";
+  Table t{{"batch", "memory/chip", "fits", "KV", "weights", "FLOPs", "comm", "step", "tokens/s",
+           "tokens/s/chip", "bound"},
+          {}};
+  char a[32], b[32];
+  for (const auto &d : rows) {
+    std::snprintf(a, sizeof a, "%.1f", d.tokens_per_s);
+    std::snprintf(b, sizeof b, "%.2f", d.tokens_per_s_per_chip);
+    t.rows.push_back({std::to_string(static_cast<long long>(d.batch)), bytes_str(d.memory_per_device),
+                      d.fits ? "yes" : "no", time_str(d.kv_time), time_str(d.weight_time),
+                      time_str(d.compute_time), time_str(d.comm_time), time_str(d.step), a, b,
+                      d.compute_bound ? "compute" : "memory"});
   }
   t.print(os);
 }

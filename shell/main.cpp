@@ -10,6 +10,8 @@
 #include "core/io/validation_json.hpp"
 #include "shell/format.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -52,7 +54,7 @@ CFG is a JSON file, a scenario preset name (see `ridgeline presets scenario`), o
 Run `ridgeline <command> --help` for a command's options.
 )";
 
-const char *kEstimateHelp = R"(usage: ridgeline estimate CFG [--json] [--compare-sp]
+const char *kEstimateHelp = R"(usage: ridgeline estimate CFG [--json] [--compare-sp [--degree N]] [--sweep batch]
 
 Parameters (total, active), FLOPs per step (model and hardware, with recompute), and memory
 per device for the worst pipeline stage: weights, gradients, optimizer states, activations
@@ -61,6 +63,8 @@ per device for the worst pipeline stage: weights, gradients, optimizer states, a
   --json        print the estimate as JSON (keys of SPEC.md: params, flops, memory, ...)
   --compare-sp  print seed 000's comparison of DS-SP, Ring-SP, DP, ZeRO, USP, TP and
                 Megatron-SP for this model, micro-batch and sequence
+  --sweep batch  inference: decode step, memory and tokens/s over batch sizes (powers of two,
+                the critical batch and the largest batch that fits), at the final context
   --degree N    the parallel degree N of that comparison (default: parallel.cp if > 1,
                 else parallel.tp if > 1, else 8)
 )";
@@ -106,7 +110,8 @@ Args parse_args(int argc, char **argv) {
   Args a;
   static const std::map<std::string, bool> takes_value = {
       {"--decode", true}, {"--top", true},   {"--format", true}, {"--degree", true},
-      {"--op", true},     {"--bytes", true}, {"--group", true},  {"--stride", true}};
+      {"--op", true},     {"--bytes", true}, {"--group", true},  {"--stride", true},
+      {"--sweep", true}};
   for (int i = 1; i < argc; ++i) {
     const std::string s = argv[i];
     if (a.command.empty() && s.rfind("--", 0) != 0 && s != "-h") {
@@ -170,7 +175,7 @@ int cmd_estimate(const Args &a) {
     std::cout << kEstimateHelp;
     return 0;
   }
-  allow_options(a, {"--json", "--compare-sp", "--degree"});
+  allow_options(a, {"--json", "--compare-sp", "--degree", "--sweep"});
   const json cfg = load_config(one_positional(a, "CFG"));
   const Config c = io::parse_config(cfg);
   if (a.has("--degree") && !a.has("--compare-sp"))
@@ -191,6 +196,37 @@ int cmd_estimate(const Args &a) {
       std::cout << io::to_json(cmp).dump(2) << "\n";
     else
       shell::print_sp_comparison(std::cout, c, cmp);
+    return 0;
+  }
+  if (a.has("--sweep")) {
+    if (a.options.at("--sweep") != "batch")
+      throw Usage("--sweep takes `batch`");
+    if (c.workload.mode != Mode::infer)
+      throw ConfigError("workload.mode", "--sweep batch needs an inference workload");
+    const Estimate e = estimate(c);
+    std::vector<double> batches;
+    for (double b = 1; b <= std::max<double>(static_cast<double>(e.memory.max_batch), 1) * 2 && b <= 65536; b *= 2)
+      batches.push_back(b * static_cast<double>(e.layout.dp));
+    const double crit = std::round(e.serving.critical_batch);
+    if (crit >= 1)
+      batches.push_back(crit);
+    if (e.memory.max_batch > 0)
+      batches.push_back(static_cast<double>(e.memory.max_batch));
+    std::sort(batches.begin(), batches.end());
+    batches.erase(std::unique(batches.begin(), batches.end()), batches.end());
+    const double ctx = static_cast<double>(c.workload.prompt_len + c.workload.gen_len);
+    const auto rows = batch_sweep(c, e.layout, batches, ctx);
+    if (a.has("--json")) {
+      json out = json::array();
+      for (const auto &d : rows)
+        out.push_back(io::to_json(d));
+      std::cout << json{{"context", ctx}, {"critical_batch", e.serving.critical_batch},
+                        {"sweep", out}}
+                       .dump(2)
+                << "\n";
+    } else {
+      shell::print_sweep(std::cout, rows, e.serving.critical_batch);
+    }
     return 0;
   }
   const Estimate e = estimate(c);

@@ -1,6 +1,7 @@
 #include "core/estimate/estimate.hpp"
 
 #include "core/error.hpp"
+#include "core/inference/serving.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -28,10 +29,9 @@ void check_supported(const Config &c) {
     throw ConfigError("hardware", "tx8 dies are modelled by `ridgeline tx8`");
 }
 
-// Inference memory on stage j: weights in weight_dtype, KV for the batch share of this
-// data-parallel replica (heads split by TP, or replicated when tp > kv_heads), and the
-// prefill working set of one layer for one prompt (requests are prefilled one at a time
-// while the batch decodes; FlashAttention, nothing stored for a backward pass).
+// Inference memory on stage j: weights in weight_dtype, KV for this replica's share of the
+// batch at the final context (heads, then batch, split over TP: seed 002 ch.7), and one
+// prompt's prefill working set of one layer (requests are prefilled one at a time).
 StageMemory inference_stage(const Config &c, const Layout &l, i64 stage, i64 batch) {
   const ModelSpec &m = c.model;
   const WorkloadSpec &w = c.workload;
@@ -40,18 +40,11 @@ StageMemory inference_stage(const Config &c, const Layout &l, i64 stage, i64 bat
   const StageParams p = stage_params(m, l, stage);
   s.layers = static_cast<i64>(stage_layers(m.layers, l, stage).size());
   s.params = p.total();
-  s.states.weights = p.total() * dtype_bytes(w.weight_dtype);
-  const double ctx = static_cast<double>(w.prompt_len + w.gen_len);
-  const double per_layer_token =
-      m.mla ? static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
-            : 2.0 * static_cast<double>(kv_heads_per_rank(m, l.tp) * m.head_dim);
-  s.kv_cache = static_cast<double>(batch) / static_cast<double>(l.dp) * ctx /
-               static_cast<double>(l.cp) * static_cast<double>(s.layers) * per_layer_token *
-               dtype_bytes(w.kv_dtype);
-  const ActLayout al = act_layout(l);
-  const LayerActivations one = layer_activations(m, false, 1, static_cast<double>(w.prompt_len),
-                                                 ActLayout{al.tp, al.sp, al.seq_div, true});
-  s.activations.layers = one.total();
+  s.states.weights = p.total() * weight_bytes(w.weight_dtype);
+  s.kv_cache = kv_per_chip(m, l, static_cast<double>(batch) / static_cast<double>(l.dp),
+                           static_cast<double>(w.prompt_len + w.gen_len),
+                           static_cast<double>(s.layers), w.kv_dtype);
+  s.activations.layers = prefill_working_set(m, l, static_cast<double>(w.prompt_len));
   s.activations.layers_in_flight = 1;
   return s;
 }
@@ -114,6 +107,9 @@ Estimate estimate(const Config &c) {
     e.model_flops_per_token = 2.0 * static_cast<double>(e.active_params); // decode, per token
     for (i64 j = 0; j < l.pp; ++j)
       e.stages.push_back(inference_stage(c, l, j, w.batch));
+    e.serving = serving(c, l);
+    e.has_serving = true;
+    e.uncertainty = c.hardware.time_uncertainty;
   }
 
   // Worst stage.
@@ -133,13 +129,8 @@ Estimate estimate(const Config &c) {
   mem.total = ws.total();
   mem.capacity = c.hardware.hbm_bytes;
   mem.fits = mem.total <= mem.capacity;
-  if (w.mode == Mode::infer) {
-    // Largest batch (multiple of dp) whose worst stage fits: KV grows linearly with batch.
-    const StageMemory zero = inference_stage(c, l, ws.stage, 0);
-    const double per_seq = ws.kv_cache / static_cast<double>(w.batch);
-    const double room = mem.capacity - zero.states.weights - zero.activations.total();
-    mem.max_batch = room > 0 && per_seq > 0 ? static_cast<i64>(std::floor(room / per_seq)) : 0;
-  }
+  if (w.mode == Mode::infer)
+    mem.max_batch = e.serving.max_batch;
   return e;
 }
 

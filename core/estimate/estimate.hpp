@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/config.hpp"
+#include "core/inference/serving.hpp"
 #include "core/memory/activations.hpp"
 #include "core/memory/model_states.hpp"
 #include "core/model/flops.hpp"
@@ -59,6 +60,8 @@ struct Estimate {
   bool has_time = false;
   StepTime time;         // training
   Throughput throughput;
+  bool has_serving = false;
+  ServingEstimate serving; // inference
   double uncertainty = 0; // relative band on times (hardware.time_uncertainty)
 };
 

@@ -477,6 +477,12 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
     w.weight_dtype = r.opt_enum("weight_dtype", kDtypes).value_or(Dtype::bf16);
     w.kv_dtype = r.opt_enum("kv_dtype", kDtypes).value_or(Dtype::bf16);
     w.causal_skip = r.opt_bool("causal_skip").value_or(false);
+    w.request_rate = r.opt_num("request_rate", 0.0, 1e9).value_or(0);
+    w.ttft_target = r.opt_num("ttft_target", 0.0, 3600.0).value_or(0);
+    w.tpot_target = r.opt_num("tpot_target", 0.0, 3600.0).value_or(0);
+    if (w.request_rate > 0 && (w.ttft_target <= 0 || w.tpot_target <= 0))
+      throw ConfigError(r.path_of(w.ttft_target <= 0 ? "ttft_target" : "tpot_target"),
+                        "is required (> 0) with request_rate");
     break;
   case Mode::tx8_op: {
     const json *o = r.opt_child("op");
@@ -734,6 +740,10 @@ json to_json(const WorkloadSpec &w) {
               {"weight_dtype", name_of(w.weight_dtype)},
               {"kv_dtype", name_of(w.kv_dtype)},
               {"causal_skip", w.causal_skip}});
+    if (w.request_rate > 0)
+      j.update({{"request_rate", w.request_rate},
+                {"ttft_target", w.ttft_target},
+                {"tpot_target", w.tpot_target}});
     break;
   case Mode::tx8_op: {
     const Tx8OpSpec &o = *w.op;

@@ -3,6 +3,7 @@
 #include "core/io/config_json.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace rl::io {
 
@@ -10,6 +11,21 @@ using json = nlohmann::json;
 
 json error_json(const std::string &path, const std::string &message) {
   return {{"error", {{"path", path}, {"message", message}}}};
+}
+
+json to_json(const DecodeStep &d) {
+  return {{"batch", d.batch},
+          {"context", d.context},
+          {"kv_time", d.kv_time},
+          {"weight_time", d.weight_time},
+          {"compute_time", d.compute_time},
+          {"comm_time", d.comm_time},
+          {"step", d.step},
+          {"compute_bound", d.compute_bound},
+          {"memory_per_device", d.memory_per_device},
+          {"fits", d.fits},
+          {"tokens_per_s", d.tokens_per_s},
+          {"tokens_per_s_per_chip", d.tokens_per_s_per_chip}};
 }
 
 json to_json(const Layout &l) {
@@ -114,6 +130,39 @@ json to_json(const Estimate &e) {
   mem["stages"] = stages;
   j["memory"] = mem;
   j["tokens_per_step"] = e.tokens_per_step;
+  if (e.has_serving) {
+    const ServingEstimate &sv = e.serving;
+    const double u = e.uncertainty;
+    j["latency"] = {{"ttft", sv.ttft},
+                    {"tpot", sv.tpot},
+                    {"request", sv.request_latency},
+                    {"ttft_low", sv.ttft * (1 - u)},
+                    {"ttft_high", sv.ttft * (1 + u)},
+                    {"tpot_low", sv.tpot * (1 - u)},
+                    {"tpot_high", sv.tpot * (1 + u)},
+                    {"uncertainty", u}};
+    j["throughput"] = {{"tokens_per_s", sv.decode.tokens_per_s},
+                       {"tokens_per_s_per_chip", sv.decode.tokens_per_s_per_chip}};
+    j["decode"] = to_json(sv.decode);
+    j["decode_final_context"] = to_json(sv.decode_last);
+    j["prefill"] = {{"tokens", sv.prefill.tokens},
+                    {"compute", sv.prefill.compute},
+                    {"comm", sv.prefill.comm},
+                    {"time", sv.prefill.time}};
+    j["critical_batch"] = sv.critical_batch;
+    if (sv.moe_critical_batch > 0)
+      j["moe_critical_batch"] = sv.moe_critical_batch;
+    j["memory"]["min_devices"] = sv.min_devices;
+    j["weight_bytes_per_param"] = sv.weight_bytes_per_param;
+    if (sv.disaggregated)
+      j["disaggregated"] = {{"prefill_instances", sv.prefill_instances},
+                            {"decode_instances", sv.decode_instances},
+                            {"decode_batch", sv.decode_batch},
+                            {"prefill_to_decode", sv.prefill_to_decode},
+                            {"devices_per_instance", e.layout.tp * e.layout.pp * e.layout.cp},
+                            {"devices", (std::ceil(sv.prefill_instances) + std::ceil(sv.decode_instances)) *
+                                            static_cast<double>(e.layout.tp * e.layout.pp * e.layout.cp)}};
+  }
   if (e.has_time) {
     const StepTime &t = e.time;
     const double u = e.uncertainty;

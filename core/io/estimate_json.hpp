@@ -9,6 +9,7 @@ namespace rl::io {
 
 nlohmann::json to_json(const Estimate &e);
 nlohmann::json to_json(const Layout &l);
+nlohmann::json to_json(const DecodeStep &d);
 nlohmann::json to_json(const LayerActivations &a);
 nlohmann::json to_json(const LayerFlops &f);
 nlohmann::json error_json(const std::string &path, const std::string &message);

@@ -1,0 +1,240 @@
+#include "core/inference/serving.hpp"
+
+#include "core/error.hpp"
+#include "core/memory/activations.hpp"
+#include "core/memory/model_states.hpp"
+#include "core/model/params.hpp"
+#include "core/time/step_time.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rl {
+
+// int4 carries one bf16 scale per 128 weights (group quantisation): 0.5 + 2/128 bytes.
+double weight_bytes(Dtype d) { return d == Dtype::int4 ? 0.5 + 2.0 / 128 : dtype_bytes(d); }
+
+namespace {
+
+// The compute dtype of decode: int8 x int8 when both weights and activations are int8
+// (workload.precision int8), otherwise bf16 FLOPs (seed 002 ch.7).
+double decode_peak(const Config &c) { return peak_flops(c.hardware, c.workload.precision); }
+
+} // namespace
+
+// MLA's latent is replicated over TP.
+double kv_per_chip(const ModelSpec &m, const Layout &l, double batch_replica, double context,
+                   double layers, Dtype kv) {
+  const double per_token_layer =
+      m.mla ? static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
+            : 2.0 * static_cast<double>(m.kv_heads * m.head_dim);
+  double share = 1; // fraction of the replica's KV on one chip
+  if (!m.mla) {
+    const double t = static_cast<double>(l.tp), k = static_cast<double>(m.kv_heads);
+    if (t <= k) {
+      share = 1 / t;
+    } else {
+      const double batch_split = t / k;
+      share = std::ceil(batch_replica / batch_split) / std::max(batch_replica, 1.0) / k;
+    }
+  }
+  return batch_replica * context / static_cast<double>(l.cp) * layers * per_token_layer *
+         dtype_bytes(kv) * share;
+}
+
+namespace {
+Group tp_group(const Layout &l) { return Group{l.tp, 1}; }
+Group ep_group(const Layout &l) { return Group{l.ep, l.tp * l.cp}; }
+Group pp_group(const Layout &l) { return Group{l.pp, l.tp * l.cp * l.dp}; }
+
+} // namespace
+
+double prefill_working_set(const ModelSpec &m, const Layout &l, double prompt) {
+  const ActLayout al = act_layout(l);
+  return layer_activations(m, false, 1, prompt, ActLayout{al.tp, al.sp, al.seq_div, true}).total();
+}
+
+DecodeStep decode_step(const Config &c, const Layout &l, double batch, double context) {
+  const ModelSpec &m = c.model;
+  const HardwareSpec &hw = c.hardware;
+  const WorkloadSpec &w = c.workload;
+  DecodeStep d;
+  d.batch = batch;
+  d.context = context;
+  const double br = batch / static_cast<double>(l.dp); // sequences per replica
+  const double peak = decode_peak(c);
+  const double wb = weight_bytes(w.weight_dtype);
+  const double h = static_cast<double>(m.hidden);
+  const double ws = prefill_working_set(m, l, static_cast<double>(w.prompt_len));
+  double worst_mem = 0;
+  for (i64 j = 0; j < l.pp; ++j) {
+    const auto layers = stage_layers(m.layers, l, j);
+    const StageParams p = stage_params(m, l, j);
+    double dense = p.dense, experts_loaded = p.experts, experts_flops = 0;
+    if (m.moe && p.experts > 0) {
+      // Experts touched by B_r tokens x top_k choices among E (uniform routing).
+      const double E = static_cast<double>(m.moe->experts), k = static_cast<double>(m.moe->top_k);
+      const double touched = 1 - std::pow(1 - k / E, br);
+      experts_loaded = p.experts * touched;
+      // each token's k experts spread over the ep chips: k/E of all experts' FLOPs per token
+      experts_flops = 2 * br * p.experts * static_cast<double>(l.ep) * k / E /
+                      static_cast<double>(l.ep);
+    }
+    const double kv = kv_per_chip(m, l, br, context, static_cast<double>(layers.size()), w.kv_dtype);
+    const double kv_time = kv / hw.hbm_bw;
+    const double weight_time = (dense + experts_loaded) * wb / hw.hbm_bw;
+    const double compute = (2 * br * dense + experts_flops) / peak;
+    double comm = 0;
+    for (const i64 i : layers) {
+      if (l.tp > 1) // two AllReduce of [B, h] per layer (attention out, MLP down)
+        comm += 2 * collective_time(c.cluster, Collective::allreduce, 2 * br * h, tp_group(l)).time;
+      if (l.ep > 1 && is_moe_layer(m, i)) // dispatch + combine
+        comm += 2 * collective_time(c.cluster, Collective::alltoall,
+                                    2 * br * h * static_cast<double>(m.moe->top_k), ep_group(l))
+                        .time;
+    }
+    if (l.pp > 1 && j + 1 < l.pp)
+      comm += collective_time(c.cluster, Collective::p2p, 2 * br * h, pp_group(l)).time;
+    d.kv_time += kv_time;
+    d.weight_time += weight_time;
+    d.compute_time += compute;
+    d.comm_time += comm;
+    d.step += kv_time + std::max(compute, weight_time) + comm;
+    d.compute_bound = d.compute_bound || compute > weight_time;
+    const double full_weights = p.total() * wb;
+    worst_mem = std::max(worst_mem, full_weights + kv + ws);
+  }
+  d.memory_per_device = worst_mem;
+  d.fits = worst_mem <= hw.hbm_bytes;
+  d.tokens_per_s = batch / d.step;
+  d.tokens_per_s_per_chip = d.tokens_per_s / static_cast<double>(l.devices());
+  return d;
+}
+
+Prefill prefill(const Config &c, const Layout &l, double prompt_tokens) {
+  const ModelSpec &m = c.model;
+  Prefill p;
+  p.tokens = prompt_tokens;
+  Layout one = l;
+  one.microbatch = 1;
+  const std::vector<OpCost> dense =
+      layer_ops(m, false, one, prompt_tokens, c.hardware, c.workload.precision, c.workload.causal_skip);
+  std::vector<OpCost> moe;
+  if (m.moe)
+    moe = layer_ops(m, true, one, prompt_tokens, c.hardware, c.workload.precision,
+                    c.workload.causal_skip);
+  auto total = [](const std::vector<OpCost> &ops) {
+    double t = 0;
+    for (const auto &o : ops)
+      t += o.time;
+    return t;
+  };
+  const double act = 2 * prompt_tokens / static_cast<double>(l.cp) * static_cast<double>(m.hidden);
+  for (i64 i = 0; i < m.layers; ++i) {
+    const bool is_moe = is_moe_layer(m, i);
+    p.compute += total(is_moe ? moe : dense);
+    if (l.tp > 1) {
+      if (l.sp)
+        p.comm += 2 * (collective_time(c.cluster, Collective::allgather, act, tp_group(l)).time +
+                       collective_time(c.cluster, Collective::reduce_scatter, act, tp_group(l)).time);
+      else
+        p.comm += 2 * collective_time(c.cluster, Collective::allreduce, act, tp_group(l)).time;
+    }
+    if (is_moe && l.ep > 1)
+      p.comm += 2 * collective_time(c.cluster, Collective::alltoall,
+                                    act * static_cast<double>(m.moe->top_k), ep_group(l))
+                        .time;
+  }
+  if (l.pp > 1)
+    p.comm += static_cast<double>(l.pp - 1) *
+              collective_time(c.cluster, Collective::p2p, act, pp_group(l)).time;
+  // the LM head runs on the last prompt token only
+  p.compute += gemm_cost("lm head", 1, static_cast<double>(m.hidden),
+                         static_cast<double>(m.vocab) / static_cast<double>(l.tp), 1,
+                         peak_flops(c.hardware, c.workload.precision), c.hardware.gemm_efficiency,
+                         c.hardware.hbm_bw)
+                   .time;
+  p.time = p.compute + p.comm;
+  return p;
+}
+
+std::vector<DecodeStep> batch_sweep(const Config &c, const Layout &l,
+                                    const std::vector<double> &batches, double context) {
+  std::vector<DecodeStep> out;
+  for (const double b : batches)
+    out.push_back(decode_step(c, l, b, context));
+  return out;
+}
+
+ServingEstimate serving(const Config &c, const Layout &l) {
+  const ModelSpec &m = c.model;
+  const HardwareSpec &hw = c.hardware;
+  const WorkloadSpec &w = c.workload;
+  ServingEstimate s;
+  s.weight_bytes_per_param = weight_bytes(w.weight_dtype);
+  const double batch = static_cast<double>(w.batch);
+  const double prompt = static_cast<double>(w.prompt_len), gen = static_cast<double>(w.gen_len);
+  s.prefill = prefill(c, l, prompt);
+  s.decode = decode_step(c, l, batch, prompt + gen / 2);
+  s.decode_last = decode_step(c, l, batch, prompt + gen);
+  s.ttft = s.prefill.time;
+  s.tpot = s.decode.step;
+  s.request_latency = s.ttft + gen * s.tpot;
+  // Decode is compute-bound when 2 B P / F > P * bytes / BW: B > F * bytes / (2 BW).
+  s.critical_batch = decode_peak(c) * s.weight_bytes_per_param / (2 * hw.hbm_bw);
+  if (m.moe)
+    s.moe_critical_batch = s.critical_batch * static_cast<double>(m.moe->experts) /
+                           static_cast<double>(m.moe->top_k);
+  // Largest batch (multiple of dp) whose final-context memory fits.
+  auto fits = [&](double b) { return decode_step(c, l, b, prompt + gen).fits; };
+  i64 lo = 0, hi = 1;
+  while (hi < (i64{1} << 30) && fits(static_cast<double>(hi * l.dp)))
+    lo = hi, hi *= 2;
+  while (hi - lo > 1) {
+    const i64 mid = (lo + hi) / 2;
+    (fits(static_cast<double>(mid * l.dp)) ? lo : hi) = mid;
+  }
+  s.max_batch = lo * l.dp;
+  // Smallest power-of-two TP slice holding weights + KV of the batch at the final context.
+  {
+    const double total_weights = static_cast<double>(model_params(m).total()) * s.weight_bytes_per_param;
+    const double total_kv = batch * (prompt + gen) *
+                            (m.mla ? static_cast<double>(m.layers) *
+                                         static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
+                                   : 2.0 * static_cast<double>(m.layers * m.kv_heads * m.head_dim)) *
+                            dtype_bytes(w.kv_dtype);
+    for (i64 n = 1; n <= (i64{1} << 20); n *= 2)
+      if ((total_weights + total_kv) / static_cast<double>(n) <= hw.hbm_bytes) {
+        s.min_devices = n;
+        break;
+      }
+  }
+  // Disaggregated serving: prefill instances run one prompt at a time; decode instances
+  // batch the largest B meeting the TPOT target (seed 002 ch.7: P / t_prefill = B G /
+  // (t_decode * gen)).
+  if (w.request_rate > 0) {
+    s.disaggregated = true;
+    if (s.prefill.time > w.ttft_target)
+      throw ConfigError("workload.ttft_target",
+                        "prefill alone takes " + std::to_string(s.prefill.time * 1e3) +
+                            " ms on this layout, over the target");
+    i64 best = 0;
+    for (i64 b = std::max<i64>(1, s.max_batch); b >= 1; b = b > 64 ? b * 15 / 16 : b - 1) {
+      const DecodeStep d = decode_step(c, l, static_cast<double>(b), prompt + gen / 2);
+      if (d.step <= w.tpot_target) {
+        best = b;
+        break;
+      }
+    }
+    if (best == 0)
+      throw ConfigError("workload.tpot_target", "not met even at batch 1 on this layout");
+    s.decode_batch = best;
+    const DecodeStep d = decode_step(c, l, static_cast<double>(best), prompt + gen / 2);
+    s.prefill_instances = w.request_rate * s.prefill.time;
+    s.decode_instances = w.request_rate * gen * d.step / static_cast<double>(best);
+    s.prefill_to_decode = s.prefill_instances / std::max(s.decode_instances, 1e-30);
+  }
+  return s;
+}
+
+} // namespace rl

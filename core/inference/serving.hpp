@@ -1,0 +1,70 @@
+// ridgeline inference: prefill, decode, KV cache and the latency-throughput trade-off
+// (seed 002 ch.7-8; FORMULAS.md "Inference").
+#pragma once
+
+#include "core/comm/collective.hpp"
+#include "core/config.hpp"
+#include "core/parallel/layout.hpp"
+
+#include <vector>
+
+namespace rl {
+
+// One decode step for a batch at a context length, on the devices of one model replica.
+struct DecodeStep {
+  double batch = 0, context = 0;
+  double kv_time = 0;      // B * KV bytes / HBM bandwidth (always bandwidth-bound)
+  double weight_time = 0;  // parameter bytes / HBM bandwidth
+  double compute_time = 0; // 2 * B * P_active / FLOP/s (at gemm efficiency 1, seed 002)
+  double comm_time = 0;    // TP AllReduce (latency-bound) and PP sends per step
+  double step = 0;         // kv + max(compute, weights) + comm, summed over pipeline stages
+  bool compute_bound = false;
+  double memory_per_device = 0; // weights + KV (+ prefill working set) on the worst stage
+  bool fits = false;
+  double tokens_per_s = 0;       // batch / step
+  double tokens_per_s_per_chip = 0;
+};
+
+struct Prefill {
+  double tokens = 0; // one prompt
+  double compute = 0, comm = 0;
+  double time = 0; // TTFT for a request prefilled alone
+};
+
+struct ServingEstimate {
+  Prefill prefill;
+  DecodeStep decode;      // at the mean decode context (prompt + gen/2)
+  DecodeStep decode_last; // at the final context (prompt + gen): the memory that must fit
+  double ttft = 0, tpot = 0, request_latency = 0;
+  double critical_batch = 0;     // decode turns compute-bound above this batch
+  double moe_critical_batch = 0; // MoE: B > critical * E / k (seed 002 ch.4)
+  i64 max_batch = 0;
+  i64 min_devices = 0; // smallest TP slice (power of two) holding weights + KV of the batch
+  double weight_bytes_per_param = 2;
+  // Disaggregated serving (when workload.request_rate is given).
+  bool disaggregated = false;
+  double prefill_instances = 0, decode_instances = 0;
+  i64 decode_batch = 0; // the largest batch meeting the TPOT target
+  double prefill_to_decode = 0;
+};
+
+// Bytes per weight for a dtype, with group-quantisation scales for int4/int8 (one bf16
+// scale per 128 weights: +1/64 B for int8 is ignored by the seed, so only int4 carries it).
+double weight_bytes(Dtype d);
+
+// KV bytes one chip holds for `batch_replica` sequences of `context` tokens over `layers`
+// layers: heads split over TP up to the KV heads, then the batch (seed 002 ch.7).
+double kv_per_chip(const ModelSpec &m, const Layout &l, double batch_replica, double context,
+                   double layers, Dtype kv);
+// One prompt's prefill working set of one layer (FlashAttention, nothing stored).
+double prefill_working_set(const ModelSpec &m, const Layout &l, double prompt);
+
+DecodeStep decode_step(const Config &c, const Layout &l, double batch, double context);
+Prefill prefill(const Config &c, const Layout &l, double prompt_tokens);
+ServingEstimate serving(const Config &c, const Layout &l);
+
+// The curve of seed 002 ch.7: decode step and throughput over batch sizes.
+std::vector<DecodeStep> batch_sweep(const Config &c, const Layout &l, const std::vector<double> &batches,
+                                    double context);
+
+} // namespace rl
