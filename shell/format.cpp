@@ -1,6 +1,7 @@
 #include "shell/format.hpp"
 
 #include "core/io/config_json.hpp"
+#include "core/io/units.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -11,18 +12,6 @@
 namespace rl::shell {
 
 namespace {
-std::string scaled(double v, const char *unit, const char *const *prefixes, int n) {
-  int i = 0;
-  double x = v;
-  while (std::fabs(x) >= 1000 && i < n - 1) {
-    x /= 1000;
-    ++i;
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f %s%s", x, prefixes[i], unit);
-  return buf;
-}
-
 std::string pad(const std::string &s, std::size_t w, bool right = false) {
   if (s.size() >= w)
     return s;
@@ -56,50 +45,11 @@ struct Table {
 };
 } // namespace
 
-std::string bytes_str(double b) {
-  static const char *p[] = {"", "k", "M", "G", "T", "P", "E"};
-  return scaled(b, "B", p, 7);
-}
-
-std::string flops_str(double f) {
-  static const char *p[] = {"", "k", "M", "G", "T", "P", "E", "Z", "Y"};
-  return scaled(f, "FLOP", p, 9);
-}
-
-std::string count_str(double n) {
-  static const char *p[] = {"", " K", " M", " B", " T"};
-  int i = 0;
-  double x = n;
-  while (std::fabs(x) >= 1000 && i < 4) {
-    x /= 1000;
-    ++i;
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, i == 0 ? "%.0f%s" : "%.2f%s", x, p[i]);
-  return buf;
-}
-
-std::string time_str(double t) {
-  char buf[64];
-  if (t >= 1)
-    std::snprintf(buf, sizeof buf, "%.3f s", t);
-  else if (t >= 1e-3)
-    std::snprintf(buf, sizeof buf, "%.2f ms", t * 1e3);
-  else
-    std::snprintf(buf, sizeof buf, "%.2f us", t * 1e6);
-  return buf;
-}
-
-std::string grouped(long long n) {
-  const std::string digits = std::to_string(n < 0 ? -n : n);
-  std::string s = n < 0 ? "-" : "";
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0)
-      s.push_back(',');
-    s.push_back(digits[i]);
-  }
-  return s;
-}
+std::string bytes_str(double b) { return units::bytes(b); }
+std::string flops_str(double f) { return units::flops(f); }
+std::string count_str(double n) { return units::count(n); }
+std::string time_str(double t) { return units::seconds(t); }
+std::string grouped(long long n) { return units::grouped(n); }
 
 void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
   const Layout &l = e.layout;
