@@ -327,6 +327,44 @@ void print_sweep(std::ostream &os, const std::vector<DecodeStep> &rows, double c
   t.print(os);
 }
 
+void print_plan(std::ostream &os, const Config &c, const PlanResult &r) {
+  const bool train = c.workload.mode == Mode::train;
+  os << "ridgeline plan: " << c.model.name << " on " << c.cluster.devices << " x "
+     << c.hardware.name << " (" << (train ? "training, ranked by step time" : "inference, ranked by time per output token")
+     << ")\n  free knobs:";
+  for (const auto &k : r.free_knobs)
+    os << " " << k;
+  os << "\n  " << r.candidates << " layouts enumerated, " << r.timed << " timed; rejected:";
+  for (const auto &[k, n] : r.rejected)
+    os << " " << k << " " << n;
+  os << "\n\n";
+  if (r.plans.empty()) {
+    os << "  no layout fits; closest:\n";
+  } else {
+    Table t{{"#", "dp", "tp", "pp", "vpp", "cp", "ep", "zero", "mb", "recompute",
+             train ? "step" : "TPOT", train ? "MFU" : "tokens/s", "memory", "why"},
+            {}};
+    for (std::size_t i = 0; i < r.plans.size(); ++i) {
+      const Plan &p = r.plans[i];
+      const Layout &l = p.estimate.layout;
+      const std::string cp = std::to_string(l.cp) + (l.cp > 1 ? std::string(" ") + io::name_of(l.cp_kind) : "");
+      t.rows.push_back({std::to_string(i + 1), std::to_string(l.dp), std::to_string(l.tp),
+                        std::to_string(l.pp), std::to_string(l.vpp), cp, std::to_string(l.ep),
+                        std::to_string(l.zero), std::to_string(l.microbatch),
+                        io::name_of(l.recompute), time_str(p.objective),
+                        train ? units::percent(p.estimate.throughput.mfu)
+                              : units::count(p.estimate.serving.decode.tokens_per_s),
+                        bytes_str(p.estimate.memory.total), p.why});
+    }
+    t.print(os);
+  }
+  if (!r.infeasible.empty()) {
+    os << "\nClosest layouts that do not fit:\n";
+    for (const auto &i : r.infeasible)
+      os << "  " << i.message << "\n";
+  }
+}
+
 void print_presets(std::ostream &os, const nlohmann::json &names) {
   for (auto it = names.begin(); it != names.end(); ++it) {
     os << it.key() << ":\n ";

@@ -40,7 +40,10 @@ const char *kMainHelp = R"(ridgeline: a planner for distributed transformer trai
 usage: ridgeline <command> [options]
 
 commands:
-  estimate CFG [--json]          parameters, FLOPs and memory per device for one configuration
+  estimate CFG [--json]          parameters, FLOPs, memory, step time / serving latency for
+                                 one configuration
+  plan CFG [--top N] [--json]    search every parallel knob CFG leaves free; ranked plans,
+                                 why each wins, why the closest infeasible ones fail
   collective CLUSTER --op OP --bytes M --group N [--stride S] [--json]
                                  time and bytes of one collective on a cluster
   validate [FILE] [--fit] [--json]
@@ -76,6 +79,20 @@ Encodes a configuration as the URL query the web page reads (readable dotted key
 names kept: model=llama3-70b&parallel.tp=8), or decodes one back to JSON. STR may be a full
 URL, "?query", "#fragment" or a bare query. --resolved prints the configuration with every
 preset expanded and every default filled, as the core sees it.
+)";
+
+const char *kPlanHelp = R"(usage: ridgeline plan CFG [--top N] [--json]
+
+Searches every knob of "parallel" that CFG leaves out: tp (powers of two up to a node),
+pp (divisors of the layers), vpp (1, 2, 4), cp and cp_kind (ring, ulysses; only for
+sequences of 16k tokens and more), ep (MoE), zero (0-3), microbatch (1, 2, 4, 8) and
+recompute (none, selective, full); dp follows from the device count. Illegal layouts and
+those that do not fit memory are rejected before timing (counted by class); memory-only
+knobs are timed only where no cheaper fitting choice exists. Plans are ranked by step time
+(training) or time per output token (inference).
+  --top N   plans to show (default 10)
+  --json    {"plans": [estimate + "parallel" + "why", ...], "infeasible": [...],
+            "rejected": {...}, "candidates": n, "timed": n}
 )";
 
 const char *kCollectiveHelp = R"(usage: ridgeline collective CLUSTER --op OP --bytes M --group N [--stride S] [--json]
@@ -235,6 +252,29 @@ int cmd_estimate(const Args &a) {
   else
     shell::print_estimate(std::cout, c, e);
   return 0;
+}
+
+int cmd_plan(const Args &a) {
+  if (a.has("--help")) {
+    std::cout << kPlanHelp;
+    return 0;
+  }
+  allow_options(a, {"--json", "--top"});
+  const Config c = io::parse_config(load_config(one_positional(a, "CFG")));
+  PlanOptions o;
+  if (a.has("--top")) {
+    const std::string v = a.options.at("--top");
+    if (v.empty() || v.size() > 4 || v.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoi(v) < 1)
+      throw ConfigError("--top", "expected a positive integer, got \"" + v + "\"");
+    o.top = std::stoi(v);
+  }
+  const PlanResult r = plan(c, o);
+  if (a.has("--json"))
+    std::cout << io::to_json(r).dump(2) << "\n";
+  else
+    shell::print_plan(std::cout, c, r);
+  return r.plans.empty() ? 2 : 0;
 }
 
 int cmd_url(const Args &a) {
@@ -414,6 +454,8 @@ int main(int argc, char **argv) {
       return cmd_estimate(a);
     if (a.command == "url")
       return cmd_url(a);
+    if (a.command == "plan")
+      return cmd_plan(a);
     if (a.command == "presets")
       return cmd_presets(a);
     if (a.command == "collective")

@@ -51,7 +51,7 @@ StageMemory inference_stage(const Config &c, const Layout &l, i64 stage, i64 bat
 
 } // namespace
 
-Estimate estimate(const Config &c) {
+Estimate estimate(const Config &c, bool with_time) {
   check_supported(c);
   const ModelSpec &m = c.model;
   const WorkloadSpec &w = c.workload;
@@ -86,15 +86,19 @@ Estimate estimate(const Config &c) {
       st.activations = stage_activations(m, l, j, s);
       e.stages.push_back(st);
     }
-    e.time = training_step_time(c, l);
-    e.has_time = true;
-    const double devices = static_cast<double>(l.devices());
-    Throughput &tp = e.throughput;
-    tp.tokens_per_s = e.tokens_per_step / e.time.step;
-    tp.tflops_per_device = e.model_flops_per_step / (e.time.step * devices);
-    tp.hardware_tflops_per_device = e.hardware_flops_per_step / (e.time.step * devices);
-    tp.mfu = tp.tflops_per_device / e.time.peak;
-    tp.hfu = tp.hardware_tflops_per_device / e.time.peak;
+    if (with_time) {
+      e.time = training_step_time(c, l);
+      e.has_time = true;
+    }
+    if (with_time) {
+      const double devices = static_cast<double>(l.devices());
+      Throughput &tp = e.throughput;
+      tp.tokens_per_s = e.tokens_per_step / e.time.step;
+      tp.tflops_per_device = e.model_flops_per_step / (e.time.step * devices);
+      tp.hardware_tflops_per_device = e.hardware_flops_per_step / (e.time.step * devices);
+      tp.mfu = tp.tflops_per_device / e.time.peak;
+      tp.hfu = tp.hardware_tflops_per_device / e.time.peak;
+    }
     e.uncertainty = c.hardware.time_uncertainty;
   } else { // inference: one forward over the prompt, then gen_len decode steps
     const double B = static_cast<double>(w.batch);
@@ -107,8 +111,10 @@ Estimate estimate(const Config &c) {
     e.model_flops_per_token = 2.0 * static_cast<double>(e.active_params); // decode, per token
     for (i64 j = 0; j < l.pp; ++j)
       e.stages.push_back(inference_stage(c, l, j, w.batch));
-    e.serving = serving(c, l);
-    e.has_serving = true;
+    if (with_time) {
+      e.serving = serving(c, l);
+      e.has_serving = true;
+    }
     e.uncertainty = c.hardware.time_uncertainty;
   }
 

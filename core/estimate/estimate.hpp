@@ -65,7 +65,8 @@ struct Estimate {
   double uncertainty = 0; // relative band on times (hardware.time_uncertainty)
 };
 
-Estimate estimate(const Config &c);
+// with_time = false stops after memory (the planner's cheap pre-check).
+Estimate estimate(const Config &c, bool with_time = true);
 
 // KV cache bytes per token for the whole model (FORMULAS.md: 2*L*k*d*bytes; MLA keeps the
 // compressed latent (r_kv + rope) per layer).

@@ -6,6 +6,7 @@
 #include "core/io/estimate_json.hpp"
 #include "core/io/presets.hpp"
 #include "core/io/url_codec.hpp"
+#include "core/planner/planner.hpp"
 
 namespace rl::api {
 
@@ -30,6 +31,15 @@ std::string estimate(const std::string &config_json) {
   return guarded([&] {
     const Config c = io::parse_config(io::parse_json_text(config_json));
     return io::to_json(rl::estimate(c));
+  });
+}
+
+std::string plan(const std::string &config_json, int top) {
+  return guarded([&] {
+    const Config c = io::parse_config(io::parse_json_text(config_json));
+    PlanOptions o;
+    o.top = top;
+    return io::to_json(rl::plan(c, o));
   });
 }
 

@@ -7,6 +7,8 @@
 namespace rl::api {
 
 std::string estimate(const std::string &config_json);
+// Every free parallel knob searched; {"plans": [...best first], "infeasible", "rejected"}.
+std::string plan(const std::string &config_json, int top = 10);
 // The configuration as the core sees it: presets expanded, defaults filled.
 std::string resolve(const std::string &config_json);
 std::string encode_url(const std::string &config_json);

@@ -229,3 +229,31 @@ json to_json(const SpComparison &c) {
 }
 
 } // namespace rl::io
+
+namespace rl::io {
+
+json to_json(const PlanResult &r) {
+  json plans = json::array();
+  for (const auto &p : r.plans) {
+    json j = to_json(p.estimate);
+    j["parallel"] = to_json(p.parallel);
+    j["objective"] = p.objective;
+    j["why"] = p.why;
+    plans.push_back(j);
+  }
+  json inf = json::array();
+  for (const auto &i : r.infeasible)
+    inf.push_back({{"parallel", to_json(i.parallel)},
+                   {"kind", i.kind},
+                   {"path", i.path},
+                   {"message", i.message},
+                   {"overflow_bytes", i.overflow}});
+  return {{"plans", plans},
+          {"infeasible", inf},
+          {"rejected", r.rejected},
+          {"candidates", r.candidates},
+          {"timed", r.timed},
+          {"free", r.free_knobs}};
+}
+
+} // namespace rl::io

@@ -17,7 +17,9 @@ nlohmann::json error_json(const std::string &path, const std::string &message);
 } // namespace rl::io
 
 #include "core/parallel/sp_compare.hpp"
+#include "core/planner/planner.hpp"
 
 namespace rl::io {
 nlohmann::json to_json(const SpComparison &c);
+nlohmann::json to_json(const PlanResult &r);
 } // namespace rl::io

@@ -71,5 +71,20 @@ check "preset kind" 2 "$rl" presets gpus && expect_in "preset kind" "$tmp/err" '
 check "compare-sp" 0 "$rl" estimate llama3-70b-h100-1024 --compare-sp --degree 8 &&
   expect_in "compare-sp" "$tmp/out" "Megatron-SP"
 
+check "plan" 0 "$rl" plan '{"model": "llama2-7b", "hardware": "h100-sxm", "cluster": {"base": "dgx-h100", "devices": 16, "inter_node": {"bw": 5e10}}, "workload": {"mode": "train", "global_batch": 64, "seq_len": 4096}}' --top 3 &&
+  expect_in "plan" "$tmp/out" "layouts enumerated"
+check "plan top bad" 2 "$rl" plan llama3-70b-h100-1024 --top x && expect_in "plan top bad" "$tmp/err" "--top: expected a positive integer"
+check "validate" 0 "$rl" validate && expect_in "validate" "$tmp/out" "megatron-core-177b-h100"
+check "collective" 0 "$rl" collective dgx-h100-1024 --op allreduce --bytes 1e9 --group 64 &&
+  expect_in "collective" "$tmp/out" "hierarchical"
+check "collective bad op" 2 "$rl" collective dgx-h100 --op bcast --bytes 1 &&
+  expect_in "collective bad op" "$tmp/err" '--op: "bcast" is not one of'
+check "sweep" 0 "$rl" estimate llama2-13b-v5e-infer --sweep batch && expect_in "sweep" "$tmp/out" "critical batch"
+check "sweep train" 2 "$rl" estimate llama3-70b-h100-1024 --sweep batch &&
+  expect_in "sweep train" "$tmp/err" "--sweep batch needs an inference workload"
+for c in plan collective validate; do
+  check "help $c" 0 "$rl" "$c" --help && expect_in "help $c" "$tmp/out" "usage: ridgeline $c"
+done
+
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]

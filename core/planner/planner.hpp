@@ -1,0 +1,48 @@
+// ridgeline planner: search every parallel knob the configuration leaves free (DP/ZeRO,
+// TP + Megatron-SP, PP with 1F1B or interleaving, ring/Ulysses context parallelism, EP,
+// micro-batch, recompute), prune by legality and memory before timing, rank by step time
+// (training) or time per output token (inference), and say why each plan wins and why the
+// best infeasible ones fail.
+#pragma once
+
+#include "core/config.hpp"
+#include "core/estimate/estimate.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace rl {
+
+struct PlanOptions {
+  i64 top = 10;        // plans returned
+  i64 infeasible = 5;  // best infeasible candidates returned (closest to fitting)
+};
+
+struct Plan {
+  ParallelSpec parallel; // every knob decided
+  Estimate estimate;
+  double objective = 0;  // seconds: step (train) or TPOT (infer)
+  std::string why;       // what it wins on
+};
+
+struct Infeasible {
+  ParallelSpec parallel;
+  std::string kind;    // memory | divisibility | heads | batch
+  std::string path;    // the field that failed
+  std::string message; // with the numbers
+  double overflow = 0; // memory: bytes over capacity
+};
+
+struct PlanResult {
+  std::vector<Plan> plans; // best first
+  std::vector<Infeasible> infeasible;
+  std::map<std::string, i64> rejected; // by kind
+  i64 candidates = 0;  // layouts enumerated
+  i64 timed = 0;       // layouts that reached the step-time model
+  std::vector<std::string> free_knobs;
+};
+
+PlanResult plan(const Config &c, const PlanOptions &o = {});
+
+} // namespace rl

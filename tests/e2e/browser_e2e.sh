@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Browser end-to-end test of the static site (called by CTest as browser.e2e).
+#
+#   bash tests/e2e/browser_e2e.sh SITE_DIR CLI_PATH OUT_DIR
+#
+# Serves SITE_DIR on 127.0.0.1, opens a non-default URL state in headless Chromium and reads
+# what the page wrote into <pre id="e2e-state"> once the app was up: the URL as decoded by
+# the core in WASM (Module.decodeUrl), the app's own configuration (Module.currentConfig)
+# and estimate. These must equal, as parsed JSON, what the native CLI says for the same URL:
+# `url --decode`, `url --decode --resolved` and `estimate --json`. Then a bad URL must show an
+# error (not a crash), and a screenshot of the page goes to OUT_DIR/page.png.
+# Exit 0 only when every check passed.
+set -euo pipefail
+
+if [ $# -ne 3 ]; then
+  echo "usage: $0 SITE_DIR CLI_PATH OUT_DIR" >&2
+  exit 2
+fi
+site=$(cd "$1" && pwd)
+cli=$2
+out=$3
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+fail() {
+  echo "browser_e2e: FAIL: $*" >&2
+  exit 1
+}
+
+for f in index.html ridgeline.js ridgeline.wasm; do
+  [ -s "$site/$f" ] || fail "$site/$f is missing (build the WASM side first)"
+done
+[ -x "$cli" ] || fail "CLI $cli is not executable"
+chromium=${CHROMIUM:-/usr/bin/chromium}
+[ -x "$chromium" ] || fail "headless browser $chromium not found"
+
+# A non-default state: another model, hardware, cluster size, batch and layout.
+query='model=llama2-13b&hardware=a100-80gb&cluster.base=dgx-a100&cluster.devices=64&workload.mode=train&workload.global_batch=256&workload.seq_len=4096&parallel.tp=4&parallel.pp=2'
+
+# [SECTION] serve the site on a free port; stop the server and clean up on exit.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+profiles=$(mktemp -d)
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ]; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
+  rm -rf "$profiles"
+}
+trap cleanup EXIT
+python3 -m http.server "$port" --bind 127.0.0.1 --directory "$site" >"$out/http.log" 2>&1 &
+server_pid=$!
+for _ in $(seq 1 50); do
+  if python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/index.html', timeout=1)" 2>/dev/null; then
+    break
+  fi
+  sleep 0.1
+done
+base="http://127.0.0.1:$port/index.html"
+
+# [SECTION] headless Chromium (flags from shared/TOOLCHAIN.md)
+browse() { # browse MODE(dump|shot) URL OUTFILE
+  local mode=$1 url=$2 file=$3 profile
+  profile=$(mktemp -d "$profiles/p.XXXXXX")
+  local flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+    --disable-background-networking --disable-component-update --disable-sync
+    --user-data-dir="$profile" --enable-unsafe-swiftshader --use-angle=swiftshader
+    --window-size=1600,1000 --virtual-time-budget=15000)
+  if [ "$mode" = dump ]; then
+    timeout 90 "$chromium" "${flags[@]}" --dump-dom "$url" >"$file" 2>"$file.stderr" || true
+  else
+    timeout 90 "$chromium" "${flags[@]}" --screenshot="$file" "$url" >/dev/null 2>"$file.stderr" || true
+  fi
+}
+
+# [SECTION] the page's state for the non-default URL vs the CLI
+"$cli" url --decode "$query" >"$out/expected_decoded.json" ||
+  fail "CLI rejects the test URL: $("$cli" url --decode "$query" 2>&1 || true)"
+"$cli" url --decode "$query" --resolved >"$out/expected_resolved.json"
+"$cli" estimate "$(cat "$out/expected_decoded.json")" --json >"$out/expected_estimate.json"
+
+browse dump "$base?$query" "$out/dom.html"
+python3 - "$out" <<'EOF' || fail "the page disagrees with the CLI (see above; files in $out)"
+import difflib, html, json, math, re, sys
+
+out = sys.argv[1]
+dom = open(f"{out}/dom.html", encoding="utf-8").read()
+m = re.search(r'<pre id="e2e-state"[^>]*>(.*?)</pre>', dom, re.S)
+if not m or not m.group(1).strip():
+    sys.exit("no e2e state in the page: the app never reported ready (see dom.html, dom.html.stderr)")
+state = json.loads(html.unescape(m.group(1)))
+json.dump(state, open(f"{out}/page_state.json", "w"), indent=2, sort_keys=True)
+if "fatal" in state:
+    sys.exit("the page failed: " + state["fatal"])
+
+def load(name):
+    return json.load(open(f"{out}/{name}"))
+
+def show_diff(what, got, want):
+    a = json.dumps(want, indent=2, sort_keys=True).splitlines()
+    b = json.dumps(got, indent=2, sort_keys=True).splitlines()
+    print(f"--- {what}: CLI (-) vs page (+)", file=sys.stderr)
+    for line in difflib.unified_diff(a, b, "cli", "page", lineterm="", n=2):
+        print(line, file=sys.stderr)
+
+def close(a, b, path=""):
+    """Same structure; numbers equal up to 1e-9 relative (WASM vs native libm)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(close(a[k], b[k], f"{path}.{k}") for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b))
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    return a == b
+
+failures = 0
+def check(what, got, want, exact=True):
+    global failures
+    ok = (got == want) if exact else close(got, want)
+    print(f"browser_e2e: {'ok  ' if ok else 'FAIL'} {what}", flush=True)
+    if not ok:
+        failures += 1
+        show_diff(what, got, want)
+
+decoded, resolved, estimate = load("expected_decoded.json"), load("expected_resolved.json"), load("expected_estimate.json")
+check("Module.decodeUrl(location) == `ridgeline url --decode`", state["decoded"], decoded)
+check("URL rewritten by the app still decodes to the same state", state["decoded_now"], decoded)
+check("app's user config == the decoded URL", state["user_config"], decoded)
+check("Module.currentConfig() == `ridgeline url --decode --resolved`", state["config"], resolved)
+check("estimate params.total == CLI", state["params_total"], estimate["params"]["total"])
+check("app estimate == `ridgeline estimate --json` (1e-9 rel)", state["estimate"], estimate, exact=False)
+check("no error on the page", state["status"], {"error": None, "url_error": None})
+sys.exit(1 if failures else 0)
+EOF
+
+# [SECTION] bad URLs: an error on the page, never a crash or a blank canvas.
+# 1) A layout error: the configuration is kept and the error names the field.
+bad_layout='model=llama3-70b&hardware=h100-sxm&cluster.base=dgx-h100&cluster.devices=56&workload.mode=train&workload.global_batch=64&workload.seq_len=8192&parallel.tp=7'
+# 2) Not a configuration at all: the page falls back to the default scenario.
+bad_url='parallel.tp=7'
+browse dump "$base?$bad_layout" "$out/dom_bad_layout.html"
+browse dump "$base?$bad_url" "$out/dom_bad_url.html"
+python3 - "$out" <<'EOF' || fail "bad URLs are not reported as errors"
+import html, json, re, sys
+out = sys.argv[1]
+def state(name):
+    dom = open(f"{out}/{name}", encoding="utf-8").read()
+    m = re.search(r'<pre id="e2e-state"[^>]*>(.*?)</pre>', dom, re.S)
+    if not m or not m.group(1).strip():
+        sys.exit(f"{name}: the app never reported ready")
+    s = json.loads(html.unescape(m.group(1)))
+    if "fatal" in s:
+        sys.exit(f"{name}: the page failed: {s['fatal']}")
+    return s
+a = state("dom_bad_layout.html")
+err = a["status"]["error"]
+ok = err is not None and err["path"] == "parallel.tp" and "does not divide heads" in err["message"]
+print(f"browser_e2e: {'ok  ' if ok else 'FAIL'} tp=7 shows 'parallel.tp: ... does not divide heads': {err}", flush=True)
+b = state("dom_bad_url.html")
+uerr = b["status"]["url_error"]
+ok2 = uerr is not None and b["user_config"] == {"scenario": "llama3-70b-h100-1024"} and b["status"]["error"] is None
+print(f"browser_e2e: {'ok  ' if ok2 else 'FAIL'} '?parallel.tp=7' is rejected ({uerr}) and the default scenario shown", flush=True)
+sys.exit(0 if ok and ok2 else 1)
+EOF
+
+# [SECTION] screenshot of the same non-default URL
+rm -f "$out/page.png"
+browse shot "$base?$query" "$out/page.png"
+[ -f "$out/page.png" ] || fail "no screenshot written (see $out/page.png.stderr)"
+size=$(wc -c <"$out/page.png")
+[ "$(head -c 8 "$out/page.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] ||
+  fail "$out/page.png is not a PNG"
+# A blank or error-only page compresses to a few kB; the app's panels are far larger.
+[ "$size" -gt 60000 ] || fail "$out/page.png is only $size bytes: blank page?"
+echo "browser_e2e: ok   screenshot $out/page.png ($size bytes)"
+echo "browser_e2e: PASS"

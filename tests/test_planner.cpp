@@ -1,0 +1,86 @@
+// The planner: legality and memory pruning, ranking, and pruning that never loses the best.
+#include "helpers.hpp"
+
+#include "core/planner/planner.hpp"
+
+using namespace rl;
+using nlohmann::json;
+
+namespace {
+Config small() {
+  return io::parse_config(json::parse(R"({"model": "llama2-7b", "hardware": "a100-80gb",
+    "cluster": {"base": "dgx-a100", "devices": 16, "devices_per_node": 8,
+                "inter_node": {"bw": 25e9, "latency": 5e-6}},
+    "workload": {"mode": "train", "global_batch": 64, "seq_len": 4096}})"));
+}
+} // namespace
+
+TEST_CASE("Plans are legal, fit, ranked, and re-estimate to the same time", "[planner]") {
+  const Config c = small();
+  const PlanResult r = plan(c);
+  REQUIRE(!r.plans.empty());
+  i64 rejected = 0;
+  for (const auto &[k, n] : r.rejected)
+    rejected += n;
+  CHECK(rejected + r.timed == r.candidates);
+  for (std::size_t i = 0; i < r.plans.size(); ++i) {
+    const Plan &p = r.plans[i];
+    CHECK(p.estimate.memory.fits);
+    if (i > 0)
+      CHECK(r.plans[i - 1].objective <= p.objective);
+    Config x = c;
+    x.parallel = p.parallel;
+    CHECK(estimate(x).time.step == Approx(p.objective));
+  }
+  for (const auto &inf : r.infeasible) {
+    CHECK(inf.kind == "memory");
+    CHECK(inf.overflow > 0);
+  }
+}
+
+TEST_CASE("Pruning never loses the best plan (exhaustive check on a small cluster)",
+          "[planner]") {
+  const Config c = small();
+  const PlanResult r = plan(c, PlanOptions{1, 0});
+  REQUIRE(r.plans.size() == 1);
+  double best = 1e30;
+  for (const i64 tp : {1, 2, 4, 8})
+    for (const i64 pp : {1, 2, 4, 8, 16})
+      for (const i64 vpp : {1, 2, 4})
+        for (const i64 z : {0, 1, 2, 3})
+          for (const i64 mb : {1, 2, 4, 8})
+            for (const Recompute rc : {Recompute::none, Recompute::selective, Recompute::full}) {
+              Config x = c;
+              x.parallel.tp = tp;
+              x.parallel.pp = pp;
+              x.parallel.vpp = vpp;
+              x.parallel.zero = z;
+              x.parallel.microbatch = mb;
+              x.parallel.recompute = rc;
+              try {
+                const Estimate e = estimate(x);
+                if (e.memory.fits)
+                  best = std::min(best, e.time.step);
+              } catch (const ConfigError &) {
+              }
+            }
+  CHECK(r.plans[0].objective == Approx(best));
+}
+
+TEST_CASE("Fixed knobs stay fixed; nothing fits gives reasons", "[planner]") {
+  Config c = small();
+  c.parallel.tp = 2;
+  c.parallel.recompute = Recompute::full;
+  for (const auto &p : plan(c).plans) {
+    CHECK(*p.parallel.tp == 2);
+    CHECK(*p.parallel.recompute == Recompute::full);
+  }
+  Config big = io::parse_config(json::parse(R"({"model": "llama3-405b", "hardware": "a100-40gb",
+    "cluster": {"base": "dgx-a100", "devices": 8}, "workload": {"mode": "train",
+    "global_batch": 8, "seq_len": 4096}})"));
+  const PlanResult r = plan(big);
+  CHECK(r.plans.empty());
+  REQUIRE(!r.infeasible.empty());
+  CHECK(r.infeasible[0].message.find("GB per device >") != std::string::npos);
+  CHECK(r.rejected.at("memory") > 0);
+}
