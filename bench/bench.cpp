@@ -3,6 +3,7 @@
 #include "core/estimate/estimate.hpp"
 #include "core/io/config_json.hpp"
 #include "core/io/url_codec.hpp"
+#include "core/planner/planner.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -20,19 +21,31 @@ double time_per_call_us(int n, const std::function<void()> &f) {
 } // namespace
 
 int main(int argc, char **argv) {
-  const int n = argc > 1 ? std::atoi(argv[1]) : 2000;
+  const int n = argc > 1 ? std::max(1, std::atoi(argv[1])) : 2000;
   const nlohmann::json cfg = nlohmann::json("llama3-70b-h100-1024");
   const rl::Config c = rl::io::parse_config(cfg);
+  const rl::Config infer = rl::io::parse_config(nlohmann::json("llama3-70b-v5e-int8"));
+  rl::Config free = c;
+  free.parallel = rl::ParallelSpec{};
   volatile double sink = 0;
-  const double parse_us = time_per_call_us(n, [&] { sink = sink + rl::io::parse_config(cfg).model.layers; });
-  const double est_us = time_per_call_us(n, [&] { sink = sink + rl::estimate(c).memory.total; });
+  const double parse_us =
+      time_per_call_us(n, [&] { sink = sink + static_cast<double>(rl::io::parse_config(cfg).model.layers); });
+  const double mem_us = time_per_call_us(n, [&] { sink = sink + rl::estimate(c, false).memory.total; });
+  const double est_us = time_per_call_us(n, [&] { sink = sink + rl::estimate(c).time.step; });
+  const double inf_us = time_per_call_us(n / 10 + 1, [&] { sink = sink + rl::estimate(infer).serving.tpot; });
   const nlohmann::json full = rl::io::to_json(c);
   const double url_us = time_per_call_us(n, [&] {
     sink = sink + static_cast<double>(rl::io::decode_url_query(rl::io::encode_url_query(full)).size());
   });
+  rl::PlanResult pr;
+  const double plan_us = time_per_call_us(5, [&] { pr = rl::plan(free); });
   std::printf("ridgeline bench (%d iterations)\n", n);
-  std::printf("  parse_config (scenario preset)   %9.2f us/call\n", parse_us);
-  std::printf("  estimate (llama3-70b, 1024 GPUs) %9.2f us/call\n", est_us);
-  std::printf("  url encode+decode (resolved)     %9.2f us/call\n", url_us);
+  std::printf("  parse_config (scenario preset)          %10.2f us/call\n", parse_us);
+  std::printf("  estimate, memory only (llama3-70b)      %10.2f us/call\n", mem_us);
+  std::printf("  estimate with step time (1024 GPUs)     %10.2f us/call\n", est_us);
+  std::printf("  estimate inference (+ max-batch search) %10.2f us/call\n", inf_us);
+  std::printf("  url encode+decode (resolved config)     %10.2f us/call\n", url_us);
+  std::printf("  plan, every knob free (%lld layouts, %lld timed) %10.2f ms/call\n",
+              static_cast<long long>(pr.candidates), static_cast<long long>(pr.timed), plan_us / 1e3);
   return 0;
 }

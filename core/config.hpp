@@ -82,6 +82,11 @@ struct Tx8Spec {
   double noc_bw = 1.28e11;     // per link per direction, B/s
   double hop_latency = 1e-8;   // per NoC hop, s
   i64 granule = 64;            // GEMM array granule
+  double sram_usable_bytes = 3014656; // per tile, B kernels may use (FlagTree backend)
+  double elem_bytes = 2;              // bf16 activations and weights, B
+  double acc_bytes = 4;               // fp32 partial sums and softmax statistics, B
+  double exp_ops = 1;                 // vector ops per exp or rsqrt (TX8.md: a parameter)
+  bool overlap_units = false;         // GEMM and vector units overlap in an attention block
 };
 
 enum class HardwareKind { gpu, tpu, tx8 };
@@ -126,12 +131,21 @@ enum class Dtype { fp32, bf16, fp16, fp8, int8, int4 };
 
 struct Tx8OpSpec {
   std::string type; // gemm | vector | flash_attention
+  std::string name; // optional label
   i64 m = 0, k = 0, n = 0;
   std::string fuse; // "" or "silu"
   std::string stationary; // "" (search) | input | weight
   i64 rows = 0, width = 0, inputs = 1;
   double ops_per_element = 1;
+  double ops_per_row = 0; // vector: extra ops per row (RMSNorm's rsqrt)
+  i64 params = 0;         // vector: parameter vectors of `width` elements (modulate: 2)
   i64 batch = 1, heads = 1, seq_q = 0, seq_kv = 0, head_dim = 0;
+  std::string loop_order; // flash attention: "" (search) | a | b | broadcast | packed
+  i64 heads_fused = 0;    // flash attention: 0 = search
+  bool in_sram = false;   // fusion: the input is already in SRAM (no load)
+  bool out_sram = false;  // fusion: the output stays in SRAM (no store)
+  std::vector<i64> tiling; // fixed tiling instead of the search: gemm [Tm, Tn(, Tk)],
+                           // vector [rows per tile], flash attention [Tx, Ty]
 };
 
 struct WorkloadSpec {
@@ -159,6 +173,7 @@ struct WorkloadSpec {
   i64 height = 0, width = 0;
   i64 text_tokens = 300;
   i64 steps = 30;
+  bool fusion = false; // video: norm + modulate fused (output stays in SRAM)
 };
 
 enum class CpKind { ring, ulysses, usp };
@@ -179,6 +194,10 @@ struct ParallelSpec {
   std::optional<Recompute> recompute;
   std::optional<PpSchedule> pp_schedule;
   std::optional<SpKind> sp_kind;
+  // tx8 die mesh pipeline stages (seed 000): flattened (first, last) block pairs and
+  // (num_x, num_y, loc_x, loc_y) sub-mesh quadruples, one per stage.
+  std::vector<i64> stage_ids;
+  std::vector<i64> submeshes;
 };
 
 struct Config {

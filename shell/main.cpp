@@ -9,6 +9,7 @@
 #include "core/io/url_codec.hpp"
 #include "core/io/validation_json.hpp"
 #include "shell/format.hpp"
+#include "shell/tx8_command.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -44,6 +45,8 @@ commands:
                                  one configuration
   plan CFG [--top N] [--json]    search every parallel knob CFG leaves free; ranked plans,
                                  why each wins, why the closest infeasible ones fail
+  tx8 CFG [--json] [--presets]   tx8 mapping of one operator or a whole STDiT3 video
+                                 request on a die mesh
   collective CLUSTER --op OP --bytes M --group N [--stride S] [--json]
                                  time and bytes of one collective on a cluster
   validate [FILE] [--fit] [--json]
@@ -277,6 +280,16 @@ int cmd_plan(const Args &a) {
   return r.plans.empty() ? 2 : 0;
 }
 
+int cmd_tx8(const Args &a) {
+  if (a.has("--help")) {
+    std::cout << shell::kTx8Help;
+    return 0;
+  }
+  allow_options(a, {"--json", "--presets"});
+  return shell::run_tx8(load_config(one_positional(a, "CFG")), a.has("--json"),
+                        a.has("--presets"), std::cout);
+}
+
 int cmd_url(const Args &a) {
   if (a.has("--help")) {
     std::cout << kUrlHelp;
@@ -456,6 +469,8 @@ int main(int argc, char **argv) {
       return cmd_url(a);
     if (a.command == "plan")
       return cmd_plan(a);
+    if (a.command == "tx8")
+      return cmd_tx8(a);
     if (a.command == "presets")
       return cmd_presets(a);
     if (a.command == "collective")

@@ -354,6 +354,16 @@ HardwareSpec parse_hardware(const json &j0, const std::string &path) {
     s.noc_bw = x.opt_num("noc_bw", 1.0, kMaxBw).value_or(s.noc_bw);
     s.hop_latency = x.opt_num("hop_latency", 0.0, kMaxLatency).value_or(s.hop_latency);
     s.granule = x.opt_int("granule", 1, 4096).value_or(s.granule);
+    s.sram_usable_bytes =
+        x.opt_num("sram_usable_bytes", 1024.0, 1e10).value_or(std::min(s.sram_usable_bytes, s.sram_bytes));
+    if (s.sram_usable_bytes > s.sram_bytes)
+      throw ConfigError(x.path_of("sram_usable_bytes"),
+                        std::to_string(static_cast<i64>(s.sram_usable_bytes)) + " B > sram_bytes " +
+                            std::to_string(static_cast<i64>(s.sram_bytes)) + " B");
+    s.elem_bytes = x.opt_num("elem_bytes", 0.5, 8.0).value_or(s.elem_bytes);
+    s.acc_bytes = x.opt_num("acc_bytes", 0.5, 8.0).value_or(s.acc_bytes);
+    s.exp_ops = x.opt_num("exp_ops", 0.0, 1000.0).value_or(s.exp_ops);
+    s.overlap_units = x.opt_bool("overlap_units").value_or(s.overlap_units);
     x.finish();
     h.tx8 = s;
     if (h.peak.bf16 == 0)
@@ -494,6 +504,13 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
     if (!type)
       throw ConfigError(op.path_of("type"), "is required");
     s.type = *type;
+    s.name = op.opt_str("name").value_or("");
+    s.in_sram = op.opt_bool("in_sram").value_or(false);
+    s.out_sram = op.opt_bool("out_sram").value_or(false);
+    const std::size_t tiling_len = s.type == "vector" ? 1 : s.type == "gemm" ? 3 : 2;
+    if (const json *t = op.opt_child("tiling"))
+      s.tiling = parse_int_array(*t, op.path_of("tiling"), 1, kMaxCount,
+                                 s.type == "gemm" ? 2 : tiling_len, tiling_len);
     if (s.type == "gemm") {
       s.m = op.req_int("m", 1, kMaxCount);
       s.k = op.req_int("k", 1, kMaxCount);
@@ -510,12 +527,20 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
       s.width = op.req_int("width", 1, kMaxCount);
       s.inputs = op.opt_int("inputs", 1, 16).value_or(1);
       s.ops_per_element = op.opt_num("ops_per_element", 0.0, 1e4).value_or(1);
+      s.ops_per_row = op.opt_num("ops_per_row", 0.0, 1e6).value_or(0);
+      s.params = op.opt_int("params", 0, 64).value_or(0);
     } else if (s.type == "flash_attention") {
       s.batch = op.opt_int("batch", 1, kMaxCount).value_or(1);
       s.heads = op.req_int("heads", 1, kMaxDim);
       s.seq_q = op.req_int("seq_q", 1, kMaxCount);
       s.seq_kv = op.opt_int("seq_kv", 1, kMaxCount).value_or(s.seq_q);
       s.head_dim = op.req_int("head_dim", 1, kMaxDim);
+      s.loop_order = op.opt_str("loop_order").value_or("");
+      if (!s.loop_order.empty() && s.loop_order != "a" && s.loop_order != "b" &&
+          s.loop_order != "broadcast" && s.loop_order != "packed")
+        throw ConfigError(op.path_of("loop_order"),
+                          "\"" + s.loop_order + "\" is not one of a, b, broadcast, packed");
+      s.heads_fused = op.opt_int("heads_fused", 0, kMaxCount).value_or(0);
     } else {
       throw ConfigError(op.path_of("type"),
                         "\"" + s.type + "\" is not one of gemm, vector, flash_attention");
@@ -544,6 +569,7 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
     w.width = hw[1];
     w.text_tokens = r.opt_int("text_tokens", 1, 1 << 16).value_or(300);
     w.steps = r.opt_int("steps", 1, 10000).value_or(30);
+    w.fusion = r.opt_bool("fusion").value_or(false);
     break;
   }
   }
@@ -574,6 +600,20 @@ ParallelSpec parse_parallel(const json &j, const std::string &path) {
   p.recompute = r.opt_enum("recompute", kRecompute);
   p.pp_schedule = r.opt_enum("pp_schedule", kPpSchedules);
   p.sp_kind = r.opt_enum("sp_kind", kSpKinds);
+  // Flattened so that the URL codec (no nested arrays) carries them.
+  if (const json *s = r.opt_child("stage_ids")) {
+    p.stage_ids = parse_int_array(*s, r.path_of("stage_ids"), 0, kMaxLayers, 2, 2 * 1024);
+    if (p.stage_ids.size() % 2 != 0)
+      throw ConfigError(r.path_of("stage_ids"), "expected (first, last) pairs, got " +
+                                                    std::to_string(p.stage_ids.size()) + " numbers");
+  }
+  if (const json *s = r.opt_child("submeshes")) {
+    p.submeshes = parse_int_array(*s, r.path_of("submeshes"), 0, 1024, 4, 4 * 1024);
+    if (p.submeshes.size() % 4 != 0)
+      throw ConfigError(r.path_of("submeshes"),
+                        "expected (num_x, num_y, loc_x, loc_y) quadruples, got " +
+                            std::to_string(p.submeshes.size()) + " numbers");
+  }
   if (p.ulysses && p.cp_kind && *p.cp_kind != CpKind::usp)
     throw ConfigError(r.path_of("ulysses"), "is the Ulysses degree inside USP: needs cp_kind usp");
   r.finish();
@@ -606,9 +646,16 @@ Config parse_config(const json &j0) {
   r.opt_str("source");
   r.opt_str("notes");
   const json *model = r.opt_child("model");
-  if (!model)
+  // One tx8 operator needs no model (ridgeline tx8).
+  const json *wl0 = j.contains("workload") ? &j.at("workload") : nullptr;
+  const bool op_only = wl0 && wl0->is_object() && wl0->contains("mode") &&
+                       wl0->at("mode") == "tx8-op";
+  if (model)
+    c.model = parse_model(*model, "model");
+  else if (op_only)
+    c.model.name = "none";
+  else
     throw ConfigError("model", "is required");
-  c.model = parse_model(*model, "model");
   const json *hw = r.opt_child("hardware");
   if (!hw)
     throw ConfigError("hardware", "is required");
@@ -689,7 +736,12 @@ json to_json(const HardwareSpec &h) {
                 {"dram_latency", h.tx8->dram_latency},
                 {"noc_bw", h.tx8->noc_bw},
                 {"hop_latency", h.tx8->hop_latency},
-                {"granule", h.tx8->granule}};
+                {"granule", h.tx8->granule},
+                {"sram_usable_bytes", h.tx8->sram_usable_bytes},
+                {"elem_bytes", h.tx8->elem_bytes},
+                {"acc_bytes", h.tx8->acc_bytes},
+                {"exp_ops", h.tx8->exp_ops},
+                {"overlap_units", h.tx8->overlap_units}};
   if (!h.source.empty())
     j["source"] = h.source;
   return j;
@@ -748,6 +800,14 @@ json to_json(const WorkloadSpec &w) {
   case Mode::tx8_op: {
     const Tx8OpSpec &o = *w.op;
     json op = {{"type", o.type}};
+    if (!o.name.empty())
+      op["name"] = o.name;
+    if (o.in_sram)
+      op["in_sram"] = true;
+    if (o.out_sram)
+      op["out_sram"] = true;
+    if (!o.tiling.empty())
+      op["tiling"] = o.tiling;
     if (o.type == "gemm") {
       op.update({{"m", o.m}, {"k", o.k}, {"n", o.n}});
       if (!o.fuse.empty())
@@ -759,12 +819,20 @@ json to_json(const WorkloadSpec &w) {
                  {"width", o.width},
                  {"inputs", o.inputs},
                  {"ops_per_element", o.ops_per_element}});
+      if (o.ops_per_row > 0)
+        op["ops_per_row"] = o.ops_per_row;
+      if (o.params > 0)
+        op["params"] = o.params;
     } else {
       op.update({{"batch", o.batch},
                  {"heads", o.heads},
                  {"seq_q", o.seq_q},
                  {"seq_kv", o.seq_kv},
                  {"head_dim", o.head_dim}});
+      if (!o.loop_order.empty())
+        op["loop_order"] = o.loop_order;
+      if (o.heads_fused > 0)
+        op["heads_fused"] = o.heads_fused;
     }
     j["op"] = op;
     break;
@@ -778,6 +846,8 @@ json to_json(const WorkloadSpec &w) {
     j.update({{"resolution", {w.height, w.width}},
               {"text_tokens", w.text_tokens},
               {"steps", w.steps}});
+    if (w.fusion)
+      j["fusion"] = true;
     break;
   }
   return j;
@@ -812,15 +882,22 @@ json to_json(const ParallelSpec &p) {
     j["pp_schedule"] = name_of(*p.pp_schedule);
   if (p.sp_kind)
     j["sp_kind"] = name_of(*p.sp_kind);
+  if (!p.stage_ids.empty())
+    j["stage_ids"] = p.stage_ids;
+  if (!p.submeshes.empty())
+    j["submeshes"] = p.submeshes;
   return j;
 }
 
 json to_json(const Config &c) {
-  return {{"model", to_json(c.model)},
-          {"hardware", to_json(c.hardware)},
-          {"cluster", to_json(c.cluster)},
-          {"workload", to_json(c.workload)},
-          {"parallel", to_json(c.parallel)}};
+  json j = {{"model", to_json(c.model)},
+            {"hardware", to_json(c.hardware)},
+            {"cluster", to_json(c.cluster)},
+            {"workload", to_json(c.workload)},
+            {"parallel", to_json(c.parallel)}};
+  if (c.workload.mode == Mode::tx8_op && c.model.layers == 0)
+    j.erase("model"); // one tx8 operator without a model
+  return j;
 }
 
 } // namespace rl::io

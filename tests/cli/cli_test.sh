@@ -82,7 +82,12 @@ check "collective bad op" 2 "$rl" collective dgx-h100 --op bcast --bytes 1 &&
 check "sweep" 0 "$rl" estimate llama2-13b-v5e-infer --sweep batch && expect_in "sweep" "$tmp/out" "critical batch"
 check "sweep train" 2 "$rl" estimate llama3-70b-h100-1024 --sweep batch &&
   expect_in "sweep train" "$tmp/err" "--sweep batch needs an inference workload"
-for c in plan collective validate; do
+check "tx8 video" 0 "$rl" tx8 sora-720m-tx8-2x2 && expect_in "tx8 video" "$tmp/out" "per step"
+check "tx8 op json" 0 "$rl" tx8 '{"hardware": "tx8", "workload": {"mode": "tx8-op", "op": {"type": "gemm", "m": 4096, "k": 1152, "n": 4608, "fuse": "silu"}}}' --json &&
+  expect_in "tx8 op json" "$tmp/out" '"utilization"'
+check "tx8 bad op" 2 "$rl" tx8 '{"hardware": "tx8", "workload": {"mode": "tx8-op", "op": {"type": "conv"}}}' &&
+  expect_in "tx8 bad op" "$tmp/err" 'workload.op.type: "conv" is not one of'
+for c in plan collective validate tx8; do
   check "help $c" 0 "$rl" "$c" --help && expect_in "help $c" "$tmp/out" "usage: ridgeline $c"
 done
 

@@ -68,7 +68,15 @@ browse() { # browse MODE(dump|shot) URL OUTFILE
     --user-data-dir="$profile" --enable-unsafe-swiftshader --use-angle=swiftshader
     --window-size=1600,1000 --virtual-time-budget=15000)
   if [ "$mode" = dump ]; then
-    timeout 90 "$chromium" "${flags[@]}" --dump-dom "$url" >"$file" 2>"$file.stderr" || true
+    # A loaded machine can starve the page: one more try when the app never reported ready.
+    local attempt
+    for attempt in 1 2; do
+      timeout 90 "$chromium" "${flags[@]}" --dump-dom "$url" >"$file" 2>"$file.stderr" || true
+      if grep -q '<pre id="e2e-state"[^>]*>[^<]' "$file"; then
+        break
+      fi
+      echo "browser_e2e: attempt $attempt: no app state in the page yet" >&2
+    done
   else
     timeout 90 "$chromium" "${flags[@]}" --screenshot="$file" "$url" >/dev/null 2>"$file.stderr" || true
   fi
@@ -97,9 +105,19 @@ if "fatal" in state:
 def load(name):
     return json.load(open(f"{out}/{name}"))
 
+def plain(v):
+    """1e14 and 100000000000000.0 print alike (JS drops the '.0'), so diffs show real changes."""
+    if isinstance(v, dict):
+        return {k: plain(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [plain(x) for x in v]
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v
+
 def show_diff(what, got, want):
-    a = json.dumps(want, indent=2, sort_keys=True).splitlines()
-    b = json.dumps(got, indent=2, sort_keys=True).splitlines()
+    a = json.dumps(plain(want), indent=2, sort_keys=True).splitlines()
+    b = json.dumps(plain(got), indent=2, sort_keys=True).splitlines()
     print(f"--- {what}: CLI (-) vs page (+)", file=sys.stderr)
     for line in difflib.unified_diff(a, b, "cli", "page", lineterm="", n=2):
         print(line, file=sys.stderr)
