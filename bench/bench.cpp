@@ -4,6 +4,7 @@
 #include "core/io/config_json.hpp"
 #include "core/io/url_codec.hpp"
 #include "core/planner/planner.hpp"
+#include "core/tx8/request.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -39,6 +40,12 @@ int main(int argc, char **argv) {
   });
   rl::PlanResult pr;
   const double plan_us = time_per_call_us(5, [&] { pr = rl::plan(free); });
+  const rl::Config video = rl::io::parse_config(nlohmann::json("sora-720m-tx8-2x2"));
+  rl::tx8::Tx8Result vr;
+  const double video_us = time_per_call_us(2, [&] { vr = rl::tx8::solve(video, rl::tx8::Tx8Options{}); });
+  const rl::Config op = rl::io::parse_config(nlohmann::json::parse(
+      R"({"hardware": "tx8", "workload": {"mode": "tx8-op", "op": {"type": "gemm", "m": 4096, "k": 1152, "n": 4608, "fuse": "silu"}}})"));
+  const double op_us = time_per_call_us(20, [&] { sink = sink + rl::tx8::solve(op, rl::tx8::Tx8Options{}).latency; });
   std::printf("ridgeline bench (%d iterations)\n", n);
   std::printf("  parse_config (scenario preset)          %10.2f us/call\n", parse_us);
   std::printf("  estimate, memory only (llama3-70b)      %10.2f us/call\n", mem_us);
@@ -47,5 +54,8 @@ int main(int argc, char **argv) {
   std::printf("  url encode+decode (resolved config)     %10.2f us/call\n", url_us);
   std::printf("  plan, every knob free (%lld layouts, %lld timed) %10.2f ms/call\n",
               static_cast<long long>(pr.candidates), static_cast<long long>(pr.timed), plan_us / 1e3);
+  std::printf("  tx8 GEMM 4096x1152x4608+SiLU tiling search  %10.2f ms/call\n", op_us / 1e3);
+  std::printf("  tx8 STDiT3-720M 720p 4 s on 2x2 (%lld op searches, all schemes) %10.2f ms/call\n",
+              static_cast<long long>(vr.searches), video_us / 1e3);
   return 0;
 }
