@@ -121,6 +121,7 @@ struct ClusterSpec {
   std::vector<bool> wraparound;  // per axis
   Link ici;                      // TPU inter-chip link, per link one direction
   Link dcn;                      // between slices/pods, per device
+  i64 slices = 1;                // TPU: slices of the torus joined by the DCN
   std::vector<i64> mesh;          // tx8 die mesh {x, y}
   Link d2d;                       // tx8 die-to-die link
   std::string source;
@@ -191,6 +192,9 @@ struct ParallelSpec {
   // GEMMs (Megatron tp-comm-overlap), DP gradient/parameter sync with backward/forward,
   // pipeline sends with the next micro-batch.
   std::optional<bool> overlap_tp, overlap_dp, overlap_pp;
+  // Axis order, innermost first (Megatron notation): "tp-cp-dp-pp" places TP groups on
+  // neighbouring devices (inside a node) and PP stages farthest apart. EP lives in dp.
+  std::optional<std::string> order;
   std::optional<Recompute> recompute;
   std::optional<PpSchedule> pp_schedule;
   std::optional<SpKind> sp_kind;

@@ -164,3 +164,52 @@ TEST_CASE("Calibration: the fit gives the presets' efficiencies; every row withi
     CHECK(f.loo_max_error <= hw.time_uncertainty);
   }
 }
+
+TEST_CASE("Axis order places the groups: TP outside the node costs the network", "[time][layout]") {
+  const char *base = R"({"model": "llama2-7b", "hardware": "h100-sxm",
+    "cluster": {"base": "dgx-h100", "devices": 64},
+    "workload": {"mode": "train", "global_batch": 256, "seq_len": 4096}, "parallel": )";
+  auto est = [&](const char *par) {
+    return estimate(io::parse_config(json::parse(std::string(base) + par + "}")));
+  };
+  const Estimate inner = est(R"({"tp": 8, "pp": 2})");
+  const Estimate outer = est(R"({"tp": 8, "pp": 2, "order": "dp-pp-cp-tp"})");
+  CHECK(axis_stride(inner.layout, "tp") == 1);
+  CHECK(axis_stride(inner.layout, "pp") == 32); // tp 8 x cp 1 x dp 4
+  CHECK(axis_stride(outer.layout, "tp") == 8);  // dp 4 x pp 2 x cp 1
+  auto sp_time = [](const Estimate &e) {
+    for (const auto &c : e.time.comm)
+      if (c.kind == "sp")
+        return c.time;
+    return 0.0;
+  };
+  // one GPU per node in each TP group: 450 GB/s NVLink -> 50 GB/s network
+  CHECK(sp_time(outer) > 5 * sp_time(inner));
+  CHECK(test::error_of([&] { est(R"({"order": "tp-dp-pp"})"); }) ==
+        "parallel.order: \"tp-dp-pp\" is not an order of tp, cp, dp, pp (e.g. tp-cp-dp-pp)");
+}
+
+TEST_CASE("TPU slices joined by the DCN: ICI inside, DCN across", "[comm][tpu]") {
+  const ClusterSpec c = io::parse_cluster(json::parse(R"({"torus": [16, 16], "slices": 2,
+    "wraparound": true, "ici": {"bw": 9e10, "latency": 1e-6},
+    "dcn": {"bw": 6.25e9, "latency": 1e-5}})"), "cluster");
+  CHECK(c.devices == 512);
+  // data parallel over both slices: reduce-scatter on the torus, AllReduce of M/256 over
+  // the DCN between the 2 slices, all-gather on the torus
+  const double M = 1e9;
+  ClusterSpec one = c;
+  one.slices = 1;
+  one.devices = 256;
+  const CollectiveTime t = collective_time(c, Collective::allreduce, M, Group{512, 1});
+  const double expect = 2 * collective_time(one, Collective::allgather, M, Group{256, 1}).time +
+                        flat_collective(Collective::allreduce, M / 256, 2, c.dcn).time;
+  CHECK(t.algorithm == "ici+dcn");
+  CHECK(t.time == Approx(expect));
+  // a group inside one slice never touches the DCN
+  CHECK(collective_time(c, Collective::allreduce, M, Group{256, 1}).time ==
+        Approx(collective_time(one, Collective::allreduce, M, Group{256, 1}).time));
+  CHECK(test::error_of([] {
+          io::parse_cluster(json::parse(R"({"torus": [4, 4], "slices": 2, "ici": {"bw": 1e10}})"),
+                            "cluster");
+        }) == "cluster.dcn: is required to join 2 slices");
+}

@@ -170,9 +170,55 @@ CollectiveTime torus_collective(const ClusterSpec &c, Collective op, double M, c
 }
 } // namespace
 
+// Several TPU slices joined by the data-centre network: the part of the group inside a
+// slice runs on the torus, the part across slices on the DCN (as a switched hierarchy).
+CollectiveTime multislice_collective(const ClusterSpec &c, Collective op, double M, const Group &g) {
+  const i64 slice = c.devices / c.slices;
+  if (g.stride * g.n <= slice)
+    return torus_collective(c, op, M, g);
+  const i64 local = g.stride >= slice ? 1 : std::max<i64>(1, slice / g.stride);
+  const i64 across = g.n / local;
+  if (op == Collective::p2p)
+    return p2p_send(M, c.dcn);
+  if (local <= 1)
+    return flat_collective(op, M, across, c.dcn);
+  CollectiveTime t;
+  t.op = op;
+  t.algorithm = "ici+dcn";
+  t.n = g.n;
+  auto add = [&](const CollectiveTime &x) {
+    t.steps += x.steps;
+    t.bytes_per_device += x.bytes_per_device;
+    t.time += x.time;
+  };
+  const Group in{local, g.stride};
+  switch (op) {
+  case Collective::allreduce:
+    add(torus_collective(c, Collective::reduce_scatter, M, in));
+    add(flat_collective(Collective::allreduce, M / static_cast<double>(local), across, c.dcn));
+    add(torus_collective(c, Collective::allgather, M, in));
+    break;
+  case Collective::allgather:
+  case Collective::reduce_scatter:
+    add(flat_collective(op, M / static_cast<double>(local), across, c.dcn));
+    add(torus_collective(c, op, M, in));
+    break;
+  case Collective::alltoall: {
+    const CollectiveTime a = torus_collective(c, op, M * static_cast<double>(local) / static_cast<double>(g.n), in);
+    const CollectiveTime b = flat_collective(op, M * static_cast<double>(g.n - local) / static_cast<double>(g.n), across, c.dcn);
+    t.steps = a.steps + b.steps;
+    t.bytes_per_device = a.bytes_per_device + b.bytes_per_device;
+    t.time = std::max(a.time, b.time);
+    break;
+  }
+  case Collective::p2p: break;
+  }
+  return t;
+}
+
 CollectiveTime collective_time(const ClusterSpec &c, Collective op, double M, const Group &g) {
   if (c.topology == Topology::torus)
-    return torus_collective(c, op, M, g);
+    return c.slices > 1 ? multislice_collective(c, op, M, g) : torus_collective(c, op, M, g);
   const Link &in = c.intra_node;
   const Link &out = c.inter_node.bw > 0 ? c.inter_node : c.intra_node;
   const Link &d2d = c.topology == Topology::mesh ? c.d2d : in;

@@ -43,9 +43,9 @@ double kv_per_chip(const ModelSpec &m, const Layout &l, double batch_replica, do
 }
 
 namespace {
-Group tp_group(const Layout &l) { return Group{l.tp, 1}; }
-Group ep_group(const Layout &l) { return Group{l.ep, l.tp * l.cp}; }
-Group pp_group(const Layout &l) { return Group{l.pp, l.tp * l.cp * l.dp}; }
+Group tp_group(const Layout &l) { return Group{l.tp, axis_stride(l, "tp")}; }
+Group ep_group(const Layout &l) { return Group{l.ep, axis_stride(l, "dp")}; }
+Group pp_group(const Layout &l) { return Group{l.pp, axis_stride(l, "pp")}; }
 
 } // namespace
 

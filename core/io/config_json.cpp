@@ -4,6 +4,8 @@
 // [SECTION] config  [SECTION] printing
 #include "core/io/config_json.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "core/io/json_reader.hpp"
 #include "core/io/presets.hpp"
@@ -420,8 +422,11 @@ ClusterSpec parse_cluster(const json &j0, const std::string &path) {
     c.topology = Topology::mesh;
   }
   i64 implied = 0;
+  c.slices = r.opt_int("slices", 1, 1 << 16).value_or(1);
+  if (c.slices > 1 && c.torus_axes.empty())
+    throw ConfigError(r.path_of("slices"), "needs a torus (slices of a TPU pod)");
   if (!c.torus_axes.empty()) {
-    implied = 1;
+    implied = c.slices;
     for (const i64 a : c.torus_axes)
       implied *= a;
   } else if (!c.mesh.empty()) {
@@ -431,7 +436,8 @@ ClusterSpec parse_cluster(const json &j0, const std::string &path) {
     c.devices = *d;
     if (implied && c.devices != implied)
       throw ConfigError(r.path_of("devices"), std::to_string(c.devices) +
-                                                  " != product of the axes " +
+                                                  " != product of the axes" +
+                                                  (c.slices > 1 ? " x slices " : " ") +
                                                   std::to_string(implied));
   } else if (implied) {
     c.devices = implied;
@@ -458,6 +464,8 @@ ClusterSpec parse_cluster(const json &j0, const std::string &path) {
     throw ConfigError(r.path_of("inter_node"), "is required when devices span several nodes");
   if (c.topology == Topology::torus && c.ici.bw <= 0)
     throw ConfigError(r.path_of("ici"), "is required for a torus");
+  if (c.slices > 1 && c.dcn.bw <= 0)
+    throw ConfigError(r.path_of("dcn"), "is required to join " + std::to_string(c.slices) + " slices");
   if (c.topology == Topology::mesh && c.d2d.bw <= 0)
     throw ConfigError(r.path_of("d2d"), "is required for a die mesh");
   c.source = r.opt_str("source").value_or("");
@@ -597,6 +605,21 @@ ParallelSpec parse_parallel(const json &j, const std::string &path) {
   p.overlap_tp = r.opt_bool("overlap_tp");
   p.overlap_dp = r.opt_bool("overlap_dp");
   p.overlap_pp = r.opt_bool("overlap_pp");
+  if (const auto o = r.opt_str("order")) {
+    std::vector<std::string> axes;
+    std::size_t pos = 0;
+    while (pos <= o->size()) {
+      const std::size_t dash = std::min(o->find('-', pos), o->size());
+      axes.push_back(o->substr(pos, dash - pos));
+      pos = dash + 1;
+    }
+    std::vector<std::string> sorted = axes;
+    std::sort(sorted.begin(), sorted.end());
+    if (sorted != std::vector<std::string>{"cp", "dp", "pp", "tp"})
+      throw ConfigError(r.path_of("order"), "\"" + *o +
+                                                "\" is not an order of tp, cp, dp, pp (e.g. tp-cp-dp-pp)");
+    p.order = *o;
+  }
   p.recompute = r.opt_enum("recompute", kRecompute);
   p.pp_schedule = r.opt_enum("pp_schedule", kPpSchedules);
   p.sp_kind = r.opt_enum("sp_kind", kSpKinds);
@@ -760,6 +783,8 @@ json to_json(const ClusterSpec &c) {
   if (!c.torus_axes.empty()) {
     j["torus"] = c.torus_axes;
     j["wraparound"] = c.wraparound;
+    if (c.slices > 1)
+      j["slices"] = c.slices;
   }
   if (c.ici.bw > 0)
     j["ici"] = link(c.ici);
@@ -878,6 +903,7 @@ json to_json(const ParallelSpec &p) {
   put("overlap_tp", p.overlap_tp);
   put("overlap_dp", p.overlap_dp);
   put("overlap_pp", p.overlap_pp);
+  put("order", p.order);
   if (p.pp_schedule)
     j["pp_schedule"] = name_of(*p.pp_schedule);
   if (p.sp_kind)

@@ -47,7 +47,8 @@ json to_json(const Layout &l) {
           {"uneven_pp", l.uneven_pp},
           {"overlap_tp", l.overlap_tp},
           {"overlap_dp", l.overlap_dp},
-          {"overlap_pp", l.overlap_pp}};
+          {"overlap_pp", l.overlap_pp},
+          {"order", l.order}};
 }
 
 json to_json(const LayerActivations &a) {

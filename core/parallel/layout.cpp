@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace rl {
@@ -14,6 +15,16 @@ void require_divides(i64 d, i64 n, const std::string &path, const std::string &w
     throw ConfigError(path, s(d) + " does not divide " + what + " " + s(n));
 }
 } // namespace
+
+i64 axis_stride(const Layout &l, const std::string &axis) {
+  i64 stride = 1;
+  for (const auto &a : l.order) {
+    if (a == axis)
+      return stride;
+    stride *= a == "tp" ? l.tp : a == "cp" ? l.cp : a == "dp" ? l.dp : l.pp;
+  }
+  return stride;
+}
 
 i64 heads_per_rank(const ModelSpec &m, i64 tp) { return m.heads / tp; }
 
@@ -61,6 +72,15 @@ Layout resolve_layout(const Config &c) {
   l.overlap_tp = p.overlap_tp.value_or(false);
   l.overlap_dp = p.overlap_dp.value_or(true);
   l.overlap_pp = p.overlap_pp.value_or(false);
+  if (p.order) {
+    l.order.clear();
+    std::size_t pos = 0;
+    while (pos <= p.order->size()) {
+      const std::size_t dash = std::min(p.order->find('-', pos), p.order->size());
+      l.order.push_back(p.order->substr(pos, dash - pos));
+      pos = dash + 1;
+    }
+  }
   l.sp = p.sp.value_or(l.tp > 1);
   l.cp_kind = p.cp_kind.value_or(CpKind::ring);
   l.schedule = p.pp_schedule.value_or(l.vpp > 1 ? PpSchedule::interleaved : PpSchedule::one_f_one_b);

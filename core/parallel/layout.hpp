@@ -3,6 +3,7 @@
 
 #include "core/config.hpp"
 
+#include <string>
 #include <vector>
 
 namespace rl {
@@ -17,6 +18,7 @@ struct Layout {
   i64 num_micro = 1;  // micro-batches per pipeline per step (m = B / (dp * b))
   bool sp = false, flash = true, uneven_pp = false;
   bool overlap_tp = false, overlap_dp = true, overlap_pp = false;
+  std::vector<std::string> order{"tp", "cp", "dp", "pp"}; // innermost first
   CpKind cp_kind = CpKind::ring;
   Recompute recompute = Recompute::none;
   PpSchedule schedule = PpSchedule::one_f_one_b;
@@ -27,6 +29,10 @@ struct Layout {
 // tp > 1; FlashAttention on; no recompute; 1F1B, interleaved when vpp > 1) and checks
 // legality. Throws ConfigError naming the field and the numbers.
 Layout resolve_layout(const Config &c);
+
+// Distance in device order between neighbours of one axis ("tp", "cp", "dp", "pp"): the
+// product of the degrees of the axes placed inside it.
+i64 axis_stride(const Layout &l, const std::string &axis);
 
 // Query heads, and KV heads, one TP rank holds (KV heads replicated when tp > kv_heads).
 i64 heads_per_rank(const ModelSpec &m, i64 tp);

@@ -185,14 +185,18 @@ StepTime training_step_time(const Config &c, const Layout &l) {
   const double tok = b * s / static_cast<double>(l.cp);
   const double act_bytes = 2 * tok * h; // one bf16 activation [b, s/cp, h]
 
-  // Groups, axis order TP (innermost), Ulysses, ring CP, DP, PP (outermost).
-  const Group g_tp{l.tp, 1};
-  const Group g_uly{l.ulysses, l.tp};
-  const Group g_ring{l.ring, l.tp * l.ulysses};
-  const Group g_dp{l.dp * l.cp, l.tp};
-  const Group g_ep{l.ep, l.tp * l.cp};
-  const Group g_edp{l.dp * l.cp / l.ep, l.tp * l.cp * l.ep};
-  const Group g_pp{l.pp, l.tp * l.cp * l.dp};
+  // Groups placed by the layout's axis order (default tp-cp-dp-pp, innermost first);
+  // Ulysses is the inner part of cp, EP the inner part of dp. The dense gradient group
+  // spans dp x cp: contiguous when cp sits just inside dp, otherwise placed at dp's stride.
+  const i64 s_tp = axis_stride(l, "tp"), s_cp = axis_stride(l, "cp");
+  const i64 s_dp = axis_stride(l, "dp"), s_pp = axis_stride(l, "pp");
+  const Group g_tp{l.tp, s_tp};
+  const Group g_uly{l.ulysses, s_cp};
+  const Group g_ring{l.ring, s_cp * l.ulysses};
+  const Group g_dp{l.dp * l.cp, s_cp * l.cp == s_dp ? s_cp : s_dp};
+  const Group g_ep{l.ep, s_dp};
+  const Group g_edp{l.dp * l.cp / l.ep, s_dp * l.ep};
+  const Group g_pp{l.pp, s_pp};
 
   // Per-layer collectives, forward and backward. Bytes and times are recorded per
   // micro-batch (scaled to the step at the end); exposure is recorded for the whole step.
