@@ -49,6 +49,23 @@ void prune_overrides(json &obj, const json &preset) {
   }
 }
 
+// The merge patch (RFC 7386) that turns `from` into `to`: changed keys, removed ones as null.
+json merge_diff(const json &from, const json &to) {
+  if (!from.is_object() || !to.is_object())
+    return to;
+  json patch = json::object();
+  for (const auto &[k, v] : to.items()) {
+    if (!from.contains(k))
+      patch[k] = v;
+    else if (from.at(k) != v)
+      patch[k] = from.at(k).is_object() && v.is_object() ? merge_diff(from.at(k), v) : v;
+  }
+  for (const auto &[k, v] : from.items())
+    if (!to.contains(k))
+      patch[k] = nullptr;
+  return patch;
+}
+
 template <class F> std::optional<FieldError> guarded(F &&f) {
   try {
     f();
@@ -109,11 +126,10 @@ void AppState::recompute() {
   view_resolved_ = io::to_json(*parsed);
   guarded([&] { url_query_ = io::encode_url_query(user_); });
 
-  const auto t0 = std::chrono::steady_clock::now();
   std::optional<Estimate> est;
+  const auto t0 = std::chrono::steady_clock::now();
   error_ = guarded([&] { est = rl::estimate(*parsed); });
-  estimate_seconds_ =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  estimate_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   estimate_ = est;
   if (est) {
     last_good_ = est;
@@ -168,27 +184,64 @@ std::optional<json> AppState::parallel_knob(const std::string &key) const {
   return std::nullopt;
 }
 
-void AppState::flatten_scenario() {
-  if (!user_.is_object() || !user_.contains("scenario"))
-    return;
-  json expanded = user_;
-  guarded([&] { expanded = io::expand_scenario(user_); });
-  for (const char *k : {"scenario", "name", "source", "notes"})
-    expanded.erase(k); // the scenario's description is not part of the configuration
-  user_ = expanded;
-  startup_error_.reset(); // the user has taken over from the fallback
+void AppState::rederive_dp() {
+  if (!user_.contains("parallel") || !user_.at("parallel").is_object() ||
+      !user_.at("parallel").contains("dp"))
+    return; // dp is free: the core derives it
+  json &par = user_["parallel"];
+  i64 devices = 1;
+  if (user_.contains("cluster"))
+    guarded([&] { devices = io::parse_cluster(user_.at("cluster"), "cluster").devices; });
+  const auto knob = [&](const char *k) {
+    return par.contains(k) && par.at(k).is_number_integer() ? par.at(k).get<i64>() : i64{1};
+  };
+  const i64 model_par = knob("tp") * knob("pp") * knob("cp");
+  if (model_par > 0 && devices % model_par == 0)
+    par["dp"] = devices / model_par;
+  else
+    par.erase("dp");
 }
 
-void AppState::set_preset(const std::string &section, const std::string &name) {
-  flatten_scenario();
-  user_[section] = name;
-  if (section == "cluster" && user_.contains("parallel"))
-    user_["parallel"].erase("dp"); // dp is derived from the device count
+void AppState::begin_edit() {
+  startup_error_.reset(); // the user has taken over from the fallback
+  scenario_.clear();
+  if (!user_.is_object() || !user_.contains("scenario") || !user_.at("scenario").is_string())
+    return;
+  json expanded = user_;
+  if (guarded([&] { expanded = io::expand_scenario(user_); }))
+    return; // an unknown scenario: leave the config as it is, the error stays on show
+  scenario_ = user_.at("scenario").get<std::string>();
+  for (const char *k : {"name", "source", "notes"})
+    expanded.erase(k); // the scenario's description is not part of the configuration
+  user_ = expanded;
+}
+
+void AppState::end_edit() {
+  if (!scenario_.empty()) {
+    // Back to "scenario + overrides": a short URL that still names where it started from.
+    json base;
+    if (!guarded([&] { base = io::preset_json("scenario", scenario_, "scenario"); })) {
+      for (const char *k : {"name", "source", "notes"})
+        base.erase(k);
+      json rebased = json{{"scenario", scenario_}};
+      rebased.update(merge_diff(base, user_));
+      user_ = rebased;
+    }
+    scenario_.clear();
+  }
   recompute();
 }
 
+void AppState::set_preset(const std::string &section, const std::string &name) {
+  begin_edit();
+  user_[section] = name;
+  if (section == "cluster")
+    rederive_dp();
+  end_edit();
+}
+
 void AppState::set_field(const std::string &section, const std::string &key, const json &value) {
-  flatten_scenario();
+  begin_edit();
   json &sec = user_[section];
   if (sec.is_string()) {
     sec = json{{"base", sec.get<std::string>()}};
@@ -199,45 +252,47 @@ void AppState::set_field(const std::string &section, const std::string &key, con
   sec[pointer_of(key)] = value;
   if (sec.contains("base") && sec.at("base").is_string()) {
     json preset;
-    if (!guarded([&] { preset = io::preset_json(section, sec.at("base").get<std::string>(), section); })) {
+    if (!guarded([&] {
+          preset = io::preset_json(section, sec.at("base").get<std::string>(), section);
+        })) {
       prune_overrides(sec, preset);
       if (sec.size() == 1)
         sec = sec.at("base");
     }
   }
-  if (section == "cluster" && key == "devices" && user_.contains("parallel"))
-    user_["parallel"].erase("dp");
-  recompute();
+  if (section == "cluster" && key == "devices")
+    rederive_dp();
+  end_edit();
 }
 
 void AppState::set_workload(const json &workload) {
-  flatten_scenario();
+  begin_edit();
   user_["workload"] = workload;
-  recompute();
+  end_edit();
 }
 
 void AppState::set_parallel(const std::string &key, const json &value) {
-  flatten_scenario();
+  begin_edit();
   json &par = user_["parallel"];
   if (!par.is_object())
     par = json::object();
   par[key] = value;
   if (key == "tp" || key == "pp" || key == "cp")
-    par.erase("dp"); // dp = devices / (tp * pp * cp)
-  recompute();
+    rederive_dp();
+  end_edit();
 }
 
 void AppState::erase_parallel(const std::string &key) {
-  flatten_scenario();
+  begin_edit();
   if (user_.contains("parallel") && user_.at("parallel").is_object())
     user_["parallel"].erase(key);
-  recompute();
+  end_edit();
 }
 
 void AppState::set_hf_model(const json &hf_config) {
-  flatten_scenario();
+  begin_edit();
   user_["model"] = json{{"hf_config", hf_config}};
-  recompute();
+  end_edit();
 }
 
 } // namespace rl::web

@@ -73,7 +73,13 @@ public:
   void set_hf_model(const json &hf_config);
 
 private:
-  void flatten_scenario();
+  // Edits work on the plain configuration; a "scenario" preset is expanded first and the
+  // result written back as the scenario plus a merge patch of what changed.
+  void begin_edit();
+  // A dp the configuration pins follows tp, pp, cp and the device count (dp = devices /
+  // (tp pp cp)); one that is free stays free.
+  void rederive_dp();
+  void end_edit();
   void recompute();
 
   json user_ = json::object();
@@ -84,6 +90,7 @@ private:
   std::optional<Config> last_good_config_;
   std::optional<FieldError> error_, startup_error_;
   std::string url_query_;
+  std::string scenario_; // during an edit: the scenario the configuration started from
   double estimate_seconds_ = 0;
 };
 

@@ -35,12 +35,8 @@ std::vector<Op> stage_order(PpSchedule s, i64 p, i64 v, i64 m, i64 j) {
   }
   // Interleaved: virtual micro-batch k -> (micro-batch, chunk), groups of p micro-batches.
   const i64 total = m * v;
-  auto fwd = [&](i64 k) {
-    return Op{(k / (p * v)) * p + k % p, (k % (p * v)) / p, false};
-  };
-  auto bwd = [&](i64 k) {
-    return Op{(k / (p * v)) * p + k % p, v - 1 - (k % (p * v)) / p, true};
-  };
+  auto fwd = [&](i64 k) { return Op{(k / (p * v)) * p + k % p, (k % (p * v)) / p, false}; };
+  auto bwd = [&](i64 k) { return Op{(k / (p * v)) * p + k % p, v - 1 - (k % (p * v)) / p, true}; };
   const i64 warmup = std::min((p - j - 1) * 2 + (v - 1) * p, total);
   for (i64 k = 0; k < warmup; ++k)
     ops.push_back(fwd(k));

@@ -13,17 +13,19 @@ EM_JS(void, rl_js_resize_canvas, (int w, int h), { Browser.setCanvasSize(w, h); 
 
 EM_JS(void, rl_js_install_clipboard, (), {
   Module.rlClipboard = "";
-  document.addEventListener("paste", function(e) {
-    var t = e.clipboardData ? e.clipboardData.getData("text/plain") : "";
-    if (t) Module.rlClipboard = t;
-  });
+  document.addEventListener(
+      "paste", function(e) {
+        var t = e.clipboardData ? e.clipboardData.getData("text/plain") : "";
+        if (t)
+          Module.rlClipboard = t;
+      });
 });
 
 EM_JS(void, rl_js_write_clipboard, (const char *text), {
   var t = UTF8ToString(text);
   Module.rlClipboard = t;
   if (navigator.clipboard && navigator.clipboard.writeText)
-    navigator.clipboard.writeText(t).catch(function() {});
+    navigator.clipboard.writeText(t).catch(function(){});
 });
 
 std::string g_clipboard; // keeps the text Dear ImGui reads alive between calls
@@ -63,7 +65,9 @@ void window_size(int &width, int &height) {
   height = w["innerHeight"].as<int>();
 }
 
-void resize_canvas(int width, int height) { rl_js_resize_canvas(width, height); }
+void resize_canvas(int width, int height) {
+  rl_js_resize_canvas(width, height);
+}
 
 void run_main_loop(void (*frame)(void *), void *arg) {
   emscripten_set_main_loop_arg(frame, arg, 0, true);
@@ -81,13 +85,17 @@ void show_fatal(const std::string &message) {
     f(message);
 }
 
-void install_clipboard() { rl_js_install_clipboard(); }
+void install_clipboard() {
+  rl_js_install_clipboard();
+}
 
 const char *clipboard_text() {
   g_clipboard = val::module_property("rlClipboard").as<std::string>();
   return g_clipboard.c_str();
 }
 
-void set_clipboard_text(const char *text) { rl_js_write_clipboard(text); }
+void set_clipboard_text(const char *text) {
+  rl_js_write_clipboard(text);
+}
 
 } // namespace rl::web::platform

@@ -9,7 +9,7 @@ std::optional<FieldError> g_error; // this frame's error
 bool g_claimed = false;            // a field already showed it
 
 bool path_matches(const std::string &error_path, const std::string &path) {
-  if (error_path == path)
+  if (path.empty() || error_path == path) // "" is the whole configuration
     return true;
   if (error_path.size() <= path.size() || error_path.compare(0, path.size(), path) != 0)
     return false;
@@ -53,8 +53,8 @@ void apply_theme() {
   s.WindowBorderSize = 1.0f;
   s.FrameBorderSize = 1.0f;
   s.WindowPadding = ImVec2(10, 8);
-  s.FramePadding = ImVec2(6, 3);
-  s.ItemSpacing = ImVec2(8, 5);
+  s.FramePadding = ImVec2(6, 2);
+  s.ItemSpacing = ImVec2(8, 3);
   s.CellPadding = ImVec2(6, 3);
   s.IndentSpacing = 16.0f;
   s.ScrollbarSize = 13.0f;
@@ -69,7 +69,7 @@ void apply_theme() {
   c[ImGuiCol_TextDisabled] = ImVec4(0.55f, 0.59f, 0.65f, 1.0f);
   c[ImGuiCol_WindowBg] = panel;
   c[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);
-  c[ImGuiCol_PopupBg] = ImVec4(0.12f, 0.135f, 0.16f, 0.98f);
+  c[ImGuiCol_PopupBg] = ImVec4(0.12f, 0.135f, 0.16f, 1.0f);
   c[ImGuiCol_Border] = ImVec4(0.24f, 0.27f, 0.32f, 1.0f);
   c[ImGuiCol_FrameBg] = frame;
   c[ImGuiCol_FrameBgHovered] = ImVec4(0.21f, 0.24f, 0.29f, 1.0f);
@@ -97,6 +97,7 @@ void apply_theme() {
   c[ImGuiCol_TabHovered] = ImVec4(0.25f, 0.40f, 0.62f, 1.0f);
   c[ImGuiCol_TabActive] = ImVec4(0.20f, 0.34f, 0.55f, 1.0f);
   c[ImGuiCol_ScrollbarBg] = ImVec4(0, 0, 0, 0.15f);
+  c[ImGuiCol_ModalWindowDimBg] = ImVec4(0, 0, 0, 0.55f);
 }
 
 void help_marker(const char *text) {
@@ -111,17 +112,28 @@ void help_marker(const char *text) {
   }
 }
 
-void help_marker(const std::string &text) { help_marker(text.c_str()); }
+void help_marker(const std::string &text) {
+  help_marker(text.c_str());
+}
 
 void begin_frame_errors(const std::optional<FieldError> &error) {
   g_error = error;
   g_claimed = false;
 }
 
-bool error_at(const std::string &path) { return g_error && path_matches(g_error->path, path); }
+bool error_at(const std::string &path) {
+  return g_error && path_matches(g_error->path, path);
+}
 
 void field_error(const std::string &path) {
   if (!error_at(path))
+    return;
+  show_error_text(g_error->message);
+  g_claimed = true;
+}
+
+void field_error_exact(const std::string &path) {
+  if (!g_error || g_error->path != path)
     return;
   show_error_text(g_error->message);
   g_claimed = true;
@@ -146,8 +158,7 @@ void row_label(const char *label, const std::string &path, const char *help) {
   ImGui::SetNextItemWidth(-FLT_MIN);
 }
 
-bool input_int(const char *label, const std::string &path, i64 &value, const char *help,
-               i64 step) {
+bool input_int(const char *label, const std::string &path, i64 &value, const char *help, i64 step) {
   row_label(label, path, help);
   const int styles = begin_field_style(path);
   ImGui::PushID(path.c_str());
@@ -251,7 +262,15 @@ void text_colored(const ImVec4 &c, const std::string &s) {
   ImGui::PopStyleColor();
 }
 
-void text_dim(const std::string &s) { text_colored(color::dim, s); }
+void text_dim(const std::string &s) {
+  text_colored(color::dim, s);
+}
+
+void text_dim_wrapped(const std::string &s) {
+  ImGui::PushTextWrapPos(0.0f);
+  text_dim(s);
+  ImGui::PopTextWrapPos();
+}
 
 void text_right(const std::string &s, const ImVec4 *c) {
   const float w = ImGui::CalcTextSize(s.c_str()).x;

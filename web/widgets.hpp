@@ -46,11 +46,15 @@ void begin_frame_errors(const std::optional<FieldError> &error);
 bool error_at(const std::string &path);
 // The error message in red under the field, when it names this path.
 void field_error(const std::string &path);
+// The error message when it names exactly this path (not a field inside it).
+void field_error_exact(const std::string &path);
 // An error inside `section` that no field showed (e.g. "parallel" or "model.hf_config.x").
 void section_error(const std::string &section);
 
 // [SECTION] form rows: label column, then a full-width widget.
-inline constexpr float kLabelWidth = 150.0f;
+inline constexpr float kLabelWidth = 156.0f;
+// Where the second checkbox of a row starts.
+inline constexpr float kSecondColumn = 200.0f;
 void row_label(const char *label, const std::string &path, const char *help = nullptr);
 
 bool input_int(const char *label, const std::string &path, i64 &value, const char *help = nullptr,
@@ -76,6 +80,7 @@ bool combo_int(const char *label, const std::string &path, i64 &value,
 // [SECTION] text helpers
 void text_colored(const ImVec4 &c, const std::string &s);
 void text_dim(const std::string &s);
+void text_dim_wrapped(const std::string &s);
 // Right-aligned text in the current table cell or column.
 void text_right(const std::string &s, const ImVec4 *c = nullptr);
 

@@ -1,0 +1,151 @@
+// ridgeline web: the fixed page layout. Panels tile the window (no floating windows):
+//   top bar | inputs column (left) | results (right, top) | pipeline timeline (right, bottom)
+//   | status line.
+#include "core/io/presets.hpp"
+#include "core/io/units.hpp"
+#include "web/panels.hpp"
+#include "web/platform.hpp"
+#include "web/widgets.hpp"
+
+#include <algorithm>
+
+namespace rl::web {
+
+namespace {
+
+constexpr ImGuiWindowFlags kPanelFlags =
+    ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
+
+void place(float x, float y, float w, float h) {
+  ImGui::SetNextWindowPos(ImVec2(x, y));
+  ImGui::SetNextWindowSize(ImVec2(w, h));
+}
+
+void draw_top_bar(AppState &s, UiState &ui) {
+  ImGui::TextColored(ui::color::accent, "ridgeline");
+  ImGui::SameLine();
+  ui::text_dim("distributed transformer planner");
+  ImGui::SameLine(0, 28);
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("Scenario");
+  ImGui::SameLine();
+  static const std::vector<std::string> scenarios = io::preset_names("scenario");
+  const json &u = s.user();
+  const bool from_scenario = u.contains("scenario") && u.at("scenario").is_string();
+  const std::string current =
+      from_scenario ? u.at("scenario").get<std::string>() + (u.size() > 1 ? " (edited)" : "")
+                    : "(custom)";
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+  if (ImGui::BeginCombo("##scenario", current.c_str(), ImGuiComboFlags_HeightLarge)) {
+    for (const auto &name : scenarios)
+      if (ImGui::Selectable(name.c_str(), name == current))
+        s.load_scenario(name);
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Reset"))
+    s.load_scenario(kDefaultScenario);
+  ImGui::SameLine();
+  if (ImGui::Button("Copy link")) {
+    ImGui::SetClipboardText(platform::page_url_with_query(s.url_query()).c_str());
+    ui.copied = true;
+    ui.copied_at = ImGui::GetTime();
+  }
+  if (ui.copied) {
+    ImGui::SameLine();
+    ui::text_colored(ui::color::ok, "copied");
+    if (ImGui::GetTime() - ui.copied_at > 2.0)
+      ui.copied = false;
+  }
+}
+
+void draw_status_line(const AppState &s) {
+  if (const auto &err = s.error()) {
+    ui::text_colored(ui::color::error, "Error  " + err->text());
+  } else if (const auto &st = s.startup_error()) {
+    ui::text_colored(ui::color::error,
+                     "URL rejected  " + st->text() + "  (showing " + kDefaultScenario + ")");
+  } else {
+    ui::text_colored(ui::color::ok, "OK");
+    if (s.estimate_seconds() > 0) { // 0 under a headless browser's frozen clock
+      ImGui::SameLine();
+      ui::text_dim("estimate in " + units::seconds(s.estimate_seconds()));
+    }
+  }
+  ImGui::SameLine();
+  const std::string q = "?" + s.url_query();
+  const float w = ImGui::CalcTextSize(q.c_str()).x;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  // The URL state, right-aligned (cut on the left when it is longer than the room).
+  if (w < avail - 20) {
+    ImGui::SetCursorPosX(ImGui::GetCursorPosX() + avail - w);
+    ui::text_dim(q);
+  } else if (avail > 80) {
+    ImGui::SetCursorPosX(ImGui::GetCursorPosX() + 20);
+    ImGui::PushClipRect(ImGui::GetCursorScreenPos(),
+                        ImVec2(ImGui::GetCursorScreenPos().x + avail - 20,
+                               ImGui::GetCursorScreenPos().y + ImGui::GetTextLineHeight()),
+                        true);
+    ui::text_dim(q);
+    ImGui::PopClipRect();
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("The whole state lives in the URL: copy it to share this view.");
+}
+
+} // namespace
+
+void draw_app(AppState &s, UiState &ui) {
+  ui::begin_frame_errors(s.error());
+  const ImVec2 size = ImGui::GetIO().DisplaySize;
+  const float bar_h = ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y * 2;
+  const float status_h = ImGui::GetTextLineHeight() + ImGui::GetStyle().WindowPadding.y * 2;
+  const float body_h = std::max(100.0f, size.y - bar_h - status_h);
+  const float left_w = std::clamp(size.x * 0.28f, 360.0f, 470.0f);
+  const float right_w = std::max(100.0f, size.x - left_w);
+  const float results_h = std::floor(body_h * 0.655f);
+
+  place(0, 0, size.x, bar_h);
+  ImGui::Begin("##topbar", nullptr,
+               kPanelFlags | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
+  draw_top_bar(s, ui);
+  ImGui::End();
+
+  place(0, bar_h, left_w, body_h);
+  ImGui::Begin("Configuration", nullptr, kPanelFlags);
+  const ImGuiTreeNodeFlags open = ImGuiTreeNodeFlags_DefaultOpen;
+  if (ImGui::CollapsingHeader("Model", open))
+    draw_model_section(s, ui);
+  if (ImGui::CollapsingHeader("Hardware & cluster", open))
+    draw_hardware_section(s);
+  if (ImGui::CollapsingHeader("Workload", open))
+    draw_workload_section(s);
+  if (ImGui::CollapsingHeader("Parallel layout", open))
+    draw_parallel_section(s);
+  ui::section_error(""); // anything no field showed (a top-level key, malformed JSON)
+  ImGui::End();
+
+  // The pipeline timeline is a training schedule: inference gives Results the whole column.
+  const auto &cfg = s.view_config();
+  const bool pipeline = !cfg || cfg->workload.mode == Mode::train;
+  place(left_w, bar_h, right_w, pipeline ? results_h : body_h);
+  ImGui::Begin("Results", nullptr, kPanelFlags | ImGuiWindowFlags_NoScrollbar);
+  draw_results_panel(s);
+  ImGui::End();
+
+  if (pipeline) {
+    place(left_w, bar_h + results_h, right_w, body_h - results_h);
+    ImGui::Begin("Pipeline timeline", nullptr, kPanelFlags | ImGuiWindowFlags_NoScrollbar);
+    draw_pipeline_panel(s);
+    ImGui::End();
+  }
+
+  place(0, size.y - status_h, size.x, status_h);
+  ImGui::Begin("##status", nullptr,
+               kPanelFlags | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
+  draw_status_line(s);
+  ImGui::End();
+}
+
+} // namespace rl::web

@@ -1,0 +1,60 @@
+// ridgeline web: the JavaScript API (embind). Thin wrappers over core/io/api.hpp, the same
+// JSON text the CLI prints, plus the page's own state for scripts and the e2e test.
+#include "core/io/api.hpp"
+#include "core/io/estimate_json.hpp"
+#include "web/app_state.hpp"
+#include "web/platform.hpp"
+
+#include <emscripten/bind.h>
+
+namespace {
+
+// The app's current configuration, resolved (presets expanded, defaults filled).
+std::string current_config() {
+  return rl::api::resolve(rl::web::app_state().user().dump());
+}
+
+// The app's current configuration as the user holds it (what the URL encodes).
+std::string current_user_config() {
+  return rl::web::app_state().user().dump();
+}
+
+// The app's own estimate of its current configuration (or {"error": ...}).
+std::string current_estimate() {
+  const auto &s = rl::web::app_state();
+  if (s.estimate())
+    return rl::io::to_json(*s.estimate()).dump();
+  const auto &e = s.error();
+  return rl::io::error_json(e ? e->path : "", e ? e->message : "no estimate").dump();
+}
+
+// {"error": {path, message} | null, "url_error": ... | null}: the current configuration's
+// error, and why the URL the page was opened with was rejected (then the default is shown).
+std::string current_status() {
+  const auto &s = rl::web::app_state();
+  const auto as_json = [](const std::optional<rl::web::FieldError> &e) {
+    return e ? nlohmann::json{{"path", e->path}, {"message", e->message}} : nlohmann::json();
+  };
+  return nlohmann::json{{"error", as_json(s.error())}, {"url_error", as_json(s.startup_error())}}
+      .dump();
+}
+
+std::string current_url() {
+  return rl::web::platform::page_url_with_query(rl::web::app_state().url_query());
+}
+
+} // namespace
+
+EMSCRIPTEN_BINDINGS(ridgeline) {
+  emscripten::function("estimate", &rl::api::estimate);
+  emscripten::function("resolve", &rl::api::resolve);
+  emscripten::function("encodeUrl", &rl::api::encode_url);
+  emscripten::function("decodeUrl", &rl::api::decode_url);
+  emscripten::function("presets", &rl::api::presets);
+  emscripten::function("preset", &rl::api::preset);
+  emscripten::function("currentConfig", &current_config);
+  emscripten::function("currentUserConfig", &current_user_config);
+  emscripten::function("currentEstimate", &current_estimate);
+  emscripten::function("currentStatus", &current_status);
+  emscripten::function("currentUrl", &current_url);
+}

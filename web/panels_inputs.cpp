@@ -1,0 +1,569 @@
+// ridgeline web: the input sections (model, hardware & cluster, workload, parallel layout).
+// Every edit goes through AppState, which keeps presets as "base" + overrides and recomputes.
+// [SECTION] helpers  [SECTION] model  [SECTION] hardware & cluster  [SECTION] workload
+// [SECTION] parallel layout
+#include "core/error.hpp"
+#include "core/io/config_json.hpp"
+#include "core/io/presets.hpp"
+#include "core/io/units.hpp"
+#include "web/panels.hpp"
+#include "web/widgets.hpp"
+
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+
+namespace rl::web {
+
+// [SECTION] helpers
+namespace {
+
+const std::vector<std::string> &presets_of(const std::string &kind) {
+  static std::vector<std::string> model = io::preset_names("model");
+  static std::vector<std::string> hardware = io::preset_names("hardware");
+  static std::vector<std::string> cluster = io::preset_names("cluster");
+  static std::vector<std::string> none;
+  if (kind == "model")
+    return model;
+  if (kind == "hardware")
+    return hardware;
+  if (kind == "cluster")
+    return cluster;
+  return none;
+}
+
+i64 as_int(const json &v, i64 dflt = 0) {
+  return v.is_number_integer() || v.is_number_unsigned() ? v.get<i64>() : dflt;
+}
+double as_num(const json &v, double dflt = 0) {
+  return v.is_number() ? v.get<double>() : dflt;
+}
+bool as_bool(const json &v, bool dflt = false) {
+  return v.is_boolean() ? v.get<bool>() : dflt;
+}
+std::string as_str(const json &v, const std::string &dflt = "") {
+  return v.is_string() ? v.get<std::string>() : dflt;
+}
+
+// The preset combo of a section; the "(?)" shows where the preset's numbers come from.
+// `button`, when given, sits at the end of the row and reports its click.
+bool preset_combo(AppState &s, const char *section, const char *label,
+                  const char *button = nullptr) {
+  const std::string path = std::string(section) + ".base";
+  const std::string source = as_str(s.field(section, "source"));
+  ui::row_label(label, path, source.empty() ? nullptr : source.c_str());
+  const ImGuiStyle &style = ImGui::GetStyle();
+  if (button)
+    ImGui::SetNextItemWidth(
+        -(ImGui::CalcTextSize(button).x + style.FramePadding.x * 2 + style.ItemSpacing.x));
+  ImGui::PushID(section);
+  const std::string current = s.preset_label(section);
+  const std::string base = s.preset_base(section);
+  if (ImGui::BeginCombo("##preset", current.c_str(), ImGuiComboFlags_HeightLarge)) {
+    for (const auto &name : presets_of(section)) {
+      const bool selected = name == current;
+      if (ImGui::Selectable(name.c_str(), selected || name == base) && !selected)
+        s.set_preset(section, name);
+      if (selected)
+        ImGui::SetItemDefaultFocus();
+    }
+    ImGui::EndCombo();
+  }
+  bool clicked = false;
+  if (button) {
+    ImGui::SameLine();
+    clicked = ImGui::Button(button);
+  }
+  ImGui::PopID();
+  ui::field_error(path);
+  ui::field_error_exact(section); // "model: ..." itself: an unknown preset, a wrong type
+  return clicked;
+}
+
+// The Hugging Face config.json paste box (a modal: it needs room, and is used rarely).
+void hf_config_popup(AppState &s, UiState &ui) {
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowSize(ImVec2(std::min(720.0f, display.x * 0.9f), 0));
+  ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y * 0.42f), ImGuiCond_Always,
+                          ImVec2(0.5f, 0.5f));
+  if (!ImGui::BeginPopupModal("Hugging Face config.json", nullptr,
+                              ImGuiWindowFlags_NoSavedSettings))
+    return;
+  ImGui::PushTextWrapPos(0.0f);
+  ui::text_dim("Paste a model's config.json (Ctrl+V). LLaMA, Mistral, Qwen2, Mixtral and "
+               "DeepSeek field names are read: num_hidden_layers, hidden_size, "
+               "intermediate_size, num_attention_heads, num_key_value_heads, head_dim, "
+               "vocab_size, tie_word_embeddings, the expert counts and MLA ranks. The model "
+               "becomes {\"hf_config\": {...}} and travels in the URL.");
+  ImGui::PopTextWrapPos();
+  if (ImGui::IsWindowAppearing())
+    ImGui::SetKeyboardFocusHere();
+  ImGui::InputTextMultiline("##hf", &ui.hf_text, ImVec2(-FLT_MIN, ImGui::GetTextLineHeight() * 16),
+                            ImGuiInputTextFlags_AllowTabInput);
+  if (!ui.hf_error.empty())
+    ui::text_colored(ui::color::error, ui.hf_error);
+  if (ImGui::Button("Apply as model")) {
+    try {
+      const json hf = io::parse_json_text(ui.hf_text);
+      if (!hf.is_object())
+        throw ConfigError("", "expected a JSON object (the whole config.json)");
+      ui.hf_error.clear();
+      s.set_hf_model(hf);
+      ImGui::CloseCurrentPopup();
+    } catch (const ConfigError &e) {
+      ui.hf_error = e.message();
+    }
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
+    ui.hf_error.clear();
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::EndPopup();
+}
+
+void int_field(AppState &s, const char *section, const char *key, const char *label,
+               const char *help, i64 step = 0) {
+  i64 v = as_int(s.field(section, key));
+  if (ui::input_int(label, std::string(section) + "." + key, v, help, step))
+    s.set_field(section, key, v);
+}
+
+void scaled_field(AppState &s, const char *section, const char *key, const char *label,
+                  double scale, const char *format, const char *help) {
+  const json cur = s.field(section, key);
+  if (cur.is_null())
+    return;
+  double v = as_num(cur);
+  if (ui::input_scaled(label, std::string(section) + "." + key, v, scale, format, help))
+    s.set_field(section, key, v);
+}
+
+void bool_field(AppState &s, const char *section, const char *key, const char *label,
+                const char *help) {
+  bool v = as_bool(s.field(section, key));
+  if (ui::checkbox(label, std::string(section) + "." + key, v, help))
+    s.set_field(section, key, v);
+}
+
+} // namespace
+
+// [SECTION] model
+void draw_model_section(AppState &s, UiState &ui) {
+  if (preset_combo(s, "model", "Preset", "config.json"))
+    ImGui::OpenPopup("Hugging Face config.json");
+  hf_config_popup(s, ui);
+  int_field(s, "model", "layers", "Layers  L", "Transformer blocks.", 1);
+  int_field(s, "model", "hidden", "Hidden  h", "Model width (hidden_size).");
+  int_field(s, "model", "ffn", "MLP hidden  f",
+            "MLP inner width (intermediate_size). Gated (SwiGLU) MLPs have 3 matrices h x f, "
+            "plain (GeLU) 2.");
+  int_field(s, "model", "heads", "Heads  a", "Query heads.", 1);
+  int_field(s, "model", "kv_heads", "KV heads  k",
+            "Key/value heads: k = a is multi-head, k = 1 multi-query, otherwise grouped-query "
+            "attention. Must divide a.",
+            1);
+  int_field(s, "model", "head_dim", "Head dim  d", "Per-head width; defaults to h / a.");
+  int_field(s, "model", "vocab", "Vocabulary  v", "Embedding rows; the LM head is v x h too.");
+  bool_field(s, "model", "gated_mlp", "Gated MLP",
+             "SwiGLU: gate, up and down matrices (3hf parameters) instead of 2hf.");
+  ImGui::SameLine(ui::kSecondColumn);
+  bool_field(s, "model", "tied_embeddings", "Tied embeddings",
+             "The LM head reuses the embedding matrix (no second v x h).");
+
+  const json moe = s.field("model", "moe");
+  if (moe.is_object()) {
+    ui::text_dim("Mixture of experts");
+    int_field(s, "model", "moe.experts", "Experts  E", "Routed experts per MoE layer.", 1);
+    int_field(s, "model", "moe.top_k", "Top-k", "Routed experts each token visits.", 1);
+    int_field(s, "model", "moe.expert_ffn", "Expert MLP  f_e", "MLP width of one expert.");
+    int_field(s, "model", "moe.shared_experts", "Shared experts",
+              "Always-on experts of width f_e (DeepSeek).", 1);
+  }
+  if (s.field("model", "mla").is_object())
+    ui::text_dim("Multi-head latent attention (MLA): KV cache holds the compressed latent.");
+
+  ui::section_error("model");
+}
+
+// [SECTION] hardware & cluster
+void draw_hardware_section(AppState &s) {
+  preset_combo(s, "hardware", "Accelerator");
+  scaled_field(s, "hardware", "peak_flops.bf16", "bf16 TFLOP/s", 1e-12, "%.1f",
+               "Dense bf16 tensor throughput per device (datasheet, no sparsity).");
+  scaled_field(s, "hardware", "hbm_bytes", "Memory GB", 1e-9, "%.1f",
+               "Device memory capacity (1 GB = 1e9 B): the memory bar's capacity line.");
+  scaled_field(s, "hardware", "hbm_bw", "Memory GB/s", 1e-9, "%.0f", "Device memory bandwidth.");
+  ui::section_error("hardware");
+
+  ImGui::Spacing();
+  preset_combo(s, "cluster", "Cluster");
+  const i64 per_node = std::max<i64>(1, as_int(s.field("cluster", "devices_per_node"), 1));
+  int_field(s, "cluster", "devices", "Devices",
+            "Accelerators in the job: dp x tp x pp x cp must equal it.", per_node);
+  int_field(s, "cluster", "devices_per_node", "Devices / node",
+            "Devices behind one NVLink/NVSwitch domain (node).", 1);
+  const char *bw_help = "Per device, one direction (1 GB/s = 1e9 B/s).";
+  scaled_field(s, "cluster", "intra_node.bw", "Intra-node GB/s", 1e-9, "%.0f", bw_help);
+  scaled_field(s, "cluster", "inter_node.bw", "Inter-node GB/s", 1e-9, "%.1f", bw_help);
+  scaled_field(s, "cluster", "ici.bw", "ICI link GB/s", 1e-9, "%.1f",
+               "TPU inter-chip link, per link, one direction.");
+  scaled_field(s, "cluster", "dcn.bw", "DCN GB/s", 1e-9, "%.1f", "Between TPU slices, per device.");
+  const json torus = s.field("cluster", "torus");
+  if (torus.is_array()) {
+    std::string axes;
+    for (const auto &a : torus)
+      axes += (axes.empty() ? "" : " x ") + std::to_string(as_int(a));
+    ui::text_dim("Topology: torus " + axes);
+  }
+  ui::section_error("cluster");
+}
+
+// [SECTION] workload
+void draw_workload_section(AppState &s) {
+  const std::string mode = as_str(s.field("workload", "mode"), "train");
+  ui::row_label("Mode", "workload.mode",
+                "train: one optimizer step over the global batch (forward + backward). infer: "
+                "prefill a prompt, then generate tokens with a KV cache.");
+  int m = mode == "infer" ? 1 : 0;
+  const int before = m;
+  ImGui::RadioButton("train", &m, 0);
+  ImGui::SameLine();
+  ImGui::RadioButton("infer", &m, 1);
+  ui::field_error("workload.mode");
+  if (m != before) {
+    if (m == 1) {
+      const i64 seq = as_int(s.field("workload", "seq_len"), 4096);
+      s.set_workload({{"mode", "infer"}, {"batch", 32}, {"prompt_len", seq}, {"gen_len", 512}});
+    } else {
+      const i64 prompt = as_int(s.field("workload", "prompt_len"), 4096);
+      s.set_workload({{"mode", "train"}, {"global_batch", 1024}, {"seq_len", prompt}});
+    }
+  }
+  static const std::vector<std::string> dtypes = {"bf16", "fp16", "fp8", "int8", "int4", "fp32"};
+  auto dtype_field = [&](const char *key, const char *label, const char *help) {
+    std::string v = as_str(s.field("workload", key), "bf16");
+    if (ui::combo_string(label, std::string("workload.") + key, v, dtypes, help))
+      s.set_field("workload", key, v);
+  };
+  if (mode == "infer") {
+    int_field(s, "workload", "batch", "Batch", "Sequences decoded together.", 1);
+    int_field(s, "workload", "prompt_len", "Prompt tokens", "Prefill length per sequence.");
+    int_field(s, "workload", "gen_len", "Generated tokens", "Decode steps per sequence.");
+    dtype_field("weight_dtype", "Weights dtype", "Bytes per weight: bf16 2, int8 1, int4 0.5.");
+    dtype_field("kv_dtype", "KV cache dtype", "Bytes per cached K/V element.");
+  } else {
+    int_field(s, "workload", "global_batch", "Global batch  B",
+              "Sequences per optimizer step, over all data-parallel replicas.");
+    int_field(s, "workload", "seq_len", "Sequence  s", "Tokens per sequence.");
+    dtype_field("precision", "Precision", "Compute dtype of the GEMMs.");
+    bool_field(s, "workload", "fp32_grads", "fp32 grads",
+               "Gradients kept in fp32 (4 B/param, Megatron main-grads) instead of bf16.");
+    ImGui::SameLine(ui::kSecondColumn);
+  }
+  bool_field(s, "workload", "causal_skip", "Causal skip",
+             "Count only the lower triangle of the attention scores (halves the score GEMMs, "
+             "as FlashAttention does).");
+  ui::section_error("workload");
+}
+
+// [SECTION] parallel layout
+namespace {
+
+// A knob as displayed: the user's value, else the estimate's resolved layout, else the
+// core's default (layout.hpp).
+i64 knob(const AppState &s, const std::string &key, i64 dflt) {
+  if (const auto v = s.parallel_knob(key); v && v->is_number_integer())
+    return v->get<i64>();
+  if (const auto &e = s.estimate()) {
+    const Layout &l = e->layout;
+    if (key == "dp")
+      return l.dp;
+    if (key == "tp")
+      return l.tp;
+    if (key == "pp")
+      return l.pp;
+    if (key == "vpp")
+      return l.vpp;
+    if (key == "cp")
+      return l.cp;
+    if (key == "ulysses")
+      return l.ulysses;
+    if (key == "ep")
+      return l.ep;
+    if (key == "zero")
+      return l.zero;
+    if (key == "microbatch")
+      return l.microbatch;
+  }
+  return dflt;
+}
+
+std::string knob_str(const AppState &s, const std::string &key, const std::string &dflt) {
+  if (const auto v = s.parallel_knob(key); v && v->is_string())
+    return v->get<std::string>();
+  if (const auto &e = s.estimate()) {
+    const Layout &l = e->layout;
+    if (key == "cp_kind")
+      return io::name_of(l.cp_kind);
+    if (key == "recompute")
+      return io::name_of(l.recompute);
+    if (key == "pp_schedule")
+      return io::name_of(l.schedule);
+  }
+  return dflt;
+}
+
+bool knob_bool(const AppState &s, const std::string &key, bool dflt) {
+  if (const auto v = s.parallel_knob(key); v && v->is_boolean())
+    return v->get<bool>();
+  if (const auto &e = s.estimate()) {
+    if (key == "sp")
+      return e->layout.sp;
+    if (key == "flash_attention")
+      return e->layout.flash;
+  }
+  return dflt;
+}
+
+std::string str(i64 v) {
+  return std::to_string(v);
+}
+
+} // namespace
+
+void draw_parallel_section(AppState &s) {
+  const auto &cfg = s.view_config();
+  if (!cfg) {
+    ui::text_dim("Fix the configuration above to choose a layout.");
+    ui::section_error("parallel");
+    return;
+  }
+  const ModelSpec &m = cfg->model;
+  const WorkloadSpec &w = cfg->workload;
+  const bool train = w.mode == Mode::train;
+  const i64 devices = cfg->cluster.devices;
+  const i64 tp = knob(s, "tp", 1), pp = knob(s, "pp", 1), cp = knob(s, "cp", 1);
+  const i64 vpp = knob(s, "vpp", 1);
+  const i64 model_par = tp * pp * cp;
+  const i64 seq = train ? w.seq_len : w.prompt_len;
+  const i64 batch = train ? w.global_batch : w.batch;
+  const i64 dp = model_par > 0 && devices % model_par == 0 ? devices / model_par : 0;
+  const std::string cp_kind = knob_str(s, "cp_kind", "ring");
+  const i64 ulysses = cp_kind == "ulysses" ? cp : cp_kind == "usp" ? knob(s, "ulysses", 1) : 1;
+
+  // dp is derived; a dp pinned in the URL is shown with a way back to the derived value.
+  ui::row_label("dp (derived)", "parallel.dp",
+                "Data-parallel degree = devices / (tp x pp x cp). Includes ZeRO/FSDP sharding.");
+  if (dp > 0)
+    ImGui::Text("%lld = %lld / (%lld x %lld x %lld)", static_cast<long long>(dp),
+                static_cast<long long>(devices), static_cast<long long>(tp),
+                static_cast<long long>(pp), static_cast<long long>(cp));
+  else
+    ui::text_colored(ui::color::error, "tp x pp x cp = " + str(model_par) + " does not divide " +
+                                           str(devices) + " devices");
+  if (const auto pinned = s.parallel_knob("dp"); pinned && *pinned != json(dp)) {
+    ImGui::SameLine();
+    ui::text_colored(ui::color::warn, "pinned " + pinned->dump());
+    ImGui::SameLine();
+    if (ImGui::SmallButton("derive"))
+      s.erase_parallel("dp");
+  }
+  ui::field_error("parallel.dp");
+
+  const auto device_check = [&](i64 t, i64 p, i64 c) -> std::string {
+    if (devices % (t * p * c) != 0)
+      return "tp x pp x cp = " + str(t * p * c) + " does not divide " + str(devices) + " devices";
+    return "";
+  };
+
+  i64 v_tp = tp;
+  if (ui::combo_int(
+          "tp", "parallel.tp", v_tp,
+          [&] {
+            std::vector<ui::Choice> out;
+            for (const i64 t : ui::divisors(m.heads)) {
+              std::string why;
+              if (m.kv_heads % t != 0 && t % m.kv_heads != 0)
+                why = "kv_heads " + str(m.kv_heads) + " neither divides nor is divided";
+              else if (m.ffn % t != 0)
+                why = "does not divide ffn " + str(m.ffn);
+              else if (m.moe && m.moe->expert_ffn % t != 0)
+                why = "does not divide expert_ffn";
+              else if (ulysses > 1 && m.heads % (t * ulysses) != 0)
+                why = "Ulysses x tp does not divide heads";
+              else
+                why = device_check(t, pp, cp);
+              out.push_back({t, why});
+            }
+            return out;
+          },
+          "Tensor parallel: splits heads and the MLP width over t devices (Megatron). Values: "
+          "divisors of the head count."))
+    s.set_parallel("tp", v_tp);
+  bool sp = knob_bool(s, "sp", tp > 1);
+  if (ui::checkbox("Megatron-SP", "parallel.sp", sp,
+                   "Megatron-SP: norms and dropout run sequence-split, so every activation term "
+                   "is divided by t; AllReduce becomes AllGather + ReduceScatter."))
+    s.set_parallel("sp", sp);
+  ImGui::SameLine(ui::kSecondColumn);
+  bool flash = knob_bool(s, "flash_attention", true);
+  if (ui::checkbox("FlashAttention", "parallel.flash_attention", flash,
+                   "The s^2 score tensors are never stored: only fp32 softmax statistics 4asb."))
+    s.set_parallel("flash_attention", flash);
+
+  const bool uneven = s.parallel_knob("uneven_pp").value_or(json(false)) == json(true);
+  i64 v_pp = pp;
+  if (ui::combo_int(
+          "pp", "parallel.pp", v_pp,
+          [&] {
+            std::vector<ui::Choice> out;
+            std::vector<i64> cands;
+            if (uneven)
+              for (i64 p = 1; p <= std::min<i64>(m.layers, 128); ++p)
+                cands.push_back(p);
+            else
+              cands = ui::divisors(m.layers);
+            for (const i64 p : cands) {
+              std::string why = device_check(tp, p, cp);
+              if (why.empty() && !uneven && m.layers % (p * vpp) != 0)
+                why = "pp x vpp does not divide layers";
+              out.push_back({p, why});
+            }
+            return out;
+          },
+          "Pipeline stages: the layers are split over p devices. Values: divisors of the layer "
+          "count."))
+    s.set_parallel("pp", v_pp);
+
+  if (train) {
+    i64 v_vpp = vpp;
+    if (ui::combo_int(
+            "vpp", "parallel.vpp", v_vpp,
+            [&] {
+              std::vector<ui::Choice> out;
+              const i64 m_micro = dp > 0 && batch % (dp * knob(s, "microbatch", 1)) == 0
+                                      ? batch / (dp * knob(s, "microbatch", 1))
+                                      : 0;
+              for (i64 v = 1; v <= m.layers / std::max<i64>(pp, 1) && out.size() < 64; ++v) {
+                if (!uneven && m.layers % (pp * v) != 0)
+                  continue;
+                std::string why;
+                if (v > 1 && pp == 1)
+                  why = "needs pp > 1";
+                else if (v > 1 && m_micro % pp != 0)
+                  why = "micro-batches not a multiple of pp";
+                out.push_back({v, why});
+              }
+              return out;
+            },
+            "Virtual pipeline stages (model chunks) per device: the interleaved schedule cuts "
+            "the bubble to (p-1)/(v m).")) {
+      s.set_parallel("vpp", v_vpp);
+      const auto sched = s.parallel_knob("pp_schedule");
+      if (sched && v_vpp > 1 && *sched != json("interleaved"))
+        s.set_parallel("pp_schedule", "interleaved");
+      if (sched && v_vpp == 1 && *sched == json("interleaved"))
+        s.set_parallel("pp_schedule", "1f1b");
+    }
+    std::string sched = knob_str(s, "pp_schedule", vpp > 1 ? "interleaved" : "1f1b");
+    if (pp > 1 && ui::combo_string(
+                      "Schedule", "parallel.pp_schedule", sched, {"1f1b", "interleaved", "gpipe"},
+                      "1F1B: warm-up, then one forward / one backward (p micro-batches in "
+                      "flight). Interleaved: v chunks per device. GPipe: all forwards, then "
+                      "all backwards (m in flight)."))
+      s.set_parallel("pp_schedule", sched);
+  }
+
+  i64 v_cp = cp;
+  if (ui::combo_int(
+          "cp", "parallel.cp", v_cp,
+          [&] {
+            std::vector<ui::Choice> out;
+            for (const i64 c : ui::divisors(seq, 64)) {
+              std::string why = device_check(tp, pp, c);
+              if (why.empty() && cp_kind == "ulysses" && m.heads % (tp * c) != 0)
+                why = "Ulysses x tp does not divide heads";
+              out.push_back({c, why});
+            }
+            return out;
+          },
+          "Context (sequence) parallel degree: every sequence is split over c devices. Values: "
+          "divisors of the sequence length."))
+    s.set_parallel("cp", v_cp);
+  if (cp > 1) {
+    std::string kind = cp_kind;
+    if (ui::combo_string("cp kind", "parallel.cp_kind", kind, {"ring", "ulysses", "usp"},
+                         "ring: K/V chunks passed around a ring (overlaps with attention). "
+                         "ulysses: AllToAll to split heads. usp: Ulysses inside, ring across."))
+      s.set_parallel("cp_kind", kind);
+    if (kind == "usp") {
+      i64 u = knob(s, "ulysses", 1);
+      if (ui::combo_int(
+              "Ulysses degree", "parallel.ulysses", u,
+              [&] {
+                std::vector<ui::Choice> out;
+                for (const i64 d : ui::divisors(cp))
+                  out.push_back(
+                      {d, m.heads % (tp * d) != 0 ? "Ulysses x tp does not divide heads" : ""});
+                return out;
+              },
+              "The Ulysses part of cp in USP; the ring part is cp / ulysses."))
+        s.set_parallel("ulysses", u);
+    }
+  }
+
+  if (m.moe) {
+    i64 ep = knob(s, "ep", 1);
+    if (ui::combo_int(
+            "ep", "parallel.ep", ep,
+            [&] {
+              std::vector<ui::Choice> out;
+              for (const i64 e : ui::divisors(m.moe->experts))
+                out.push_back({e, dp > 0 && (dp * cp) % e != 0 ? "does not divide dp x cp" : ""});
+              return out;
+            },
+            "Expert parallel: routed experts split over e ranks of the dp x cp group."))
+      s.set_parallel("ep", ep);
+  }
+
+  i64 mb = knob(s, "microbatch", 1);
+  const i64 per_replica = dp > 0 && batch % dp == 0 ? batch / dp : 0;
+  if (ui::combo_int(
+          "Micro-batch  b", "parallel.microbatch", mb,
+          [&] {
+            std::vector<ui::Choice> out;
+            if (per_replica > 0)
+              for (const i64 b : ui::divisors(per_replica, 64))
+                out.push_back({b, ""});
+            else
+              out.push_back({mb, "batch not divisible by dp"});
+            return out;
+          },
+          "Sequences per micro-batch. m = B / (dp x b) micro-batches run through each pipeline "
+          "per step.",
+          per_replica > 0 && mb > 0 && per_replica % mb == 0
+              ? str(mb) + "    (m = " + str(per_replica / mb) + " micro-batches)"
+              : ""))
+    s.set_parallel("microbatch", mb);
+
+  if (train) {
+    static const std::vector<std::string> zero_items = {"0: replicated", "1: optimizer sharded",
+                                                        "2: + gradients", "3: + weights (FSDP)"};
+    const i64 zero = std::clamp<i64>(knob(s, "zero", 0), 0, 3);
+    std::string z = zero_items[static_cast<std::size_t>(zero)];
+    if (ui::combo_string("ZeRO", "parallel.zero", z, zero_items,
+                         "ZeRO stage: shards optimizer states (1), gradients (2) and weights (3) "
+                         "over the dp x cp ranks."))
+      s.set_parallel("zero", z[0] - '0');
+    std::string rc = knob_str(s, "recompute", "none");
+    if (ui::combo_string("Recompute", "parallel.recompute", rc, {"none", "selective", "full"},
+                         "selective: drop the s^2 attention tensors and recompute them "
+                         "(Korthikanti); full: keep only each layer's input and re-run its "
+                         "forward in the backward pass."))
+      s.set_parallel("recompute", rc);
+  }
+  ui::section_error("parallel");
+}
+
+} // namespace rl::web
