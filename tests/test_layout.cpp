@@ -77,3 +77,15 @@ TEST_CASE("KV heads: split when tp divides them, one replicated head when tp exc
   CHECK(kv_heads_per_rank(m, 16) == 1);
   CHECK(stage_layer_counts(10, 4) == std::vector<i64>{3, 3, 2, 2});
 }
+
+TEST_CASE("knob_error judges one knob with resolve_layout's own words", "[layout]") {
+  const Config c = test::config(R"({"model": "llama3-70b", "hardware": "h100-sxm",
+    "cluster": {"base": "dgx-h100", "devices": 64},
+    "workload": {"mode": "train", "global_batch": 64, "seq_len": 4096},
+    "parallel": {"tp": 8, "dp": 8}})");
+  CHECK(knob_error(c, "tp", 4) == ""); // dp re-derives to 16
+  CHECK(knob_error(c, "tp", 3) == "tp 3 x pp 1 x cp 1 = 3 does not divide devices 64");
+  CHECK(knob_error(c, "pp", 3) == "tp 8 x pp 3 x cp 1 = 24 does not divide devices 64");
+  CHECK(knob_error(c, "microbatch", 16) == "dp 8 x microbatch 16 = 128 does not divide global_batch 64");
+  CHECK(knob_error(c, "ep", 2) == "is 2 but the model has no experts");
+}

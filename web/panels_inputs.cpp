@@ -6,6 +6,7 @@
 #include "core/io/config_json.hpp"
 #include "core/io/presets.hpp"
 #include "core/io/units.hpp"
+#include "core/parallel/layout.hpp"
 #include "web/panels.hpp"
 #include "web/widgets.hpp"
 
@@ -350,7 +351,6 @@ void draw_parallel_section(AppState &s) {
   const i64 batch = train ? w.global_batch : w.batch;
   const i64 dp = model_par > 0 && devices % model_par == 0 ? devices / model_par : 0;
   const std::string cp_kind = knob_str(s, "cp_kind", "ring");
-  const i64 ulysses = cp_kind == "ulysses" ? cp : cp_kind == "usp" ? knob(s, "ulysses", 1) : 1;
 
   // dp is derived; a dp pinned in the URL is shown with a way back to the derived value.
   ui::row_label("dp (derived)", "parallel.dp",
@@ -371,31 +371,16 @@ void draw_parallel_section(AppState &s) {
   }
   ui::field_error("parallel.dp");
 
-  const auto device_check = [&](i64 t, i64 p, i64 c) -> std::string {
-    if (devices % (t * p * c) != 0)
-      return "tp x pp x cp = " + str(t * p * c) + " does not divide " + str(devices) + " devices";
-    return "";
-  };
+  // Every candidate is judged by the core's own legality check (resolve_layout).
+  const auto why_not = [&](const char *knob, i64 v) { return knob_error(*cfg, knob, v); };
 
   i64 v_tp = tp;
   if (ui::combo_int(
           "tp", "parallel.tp", v_tp,
           [&] {
             std::vector<ui::Choice> out;
-            for (const i64 t : ui::divisors(m.heads)) {
-              std::string why;
-              if (m.kv_heads % t != 0 && t % m.kv_heads != 0)
-                why = "kv_heads " + str(m.kv_heads) + " neither divides nor is divided";
-              else if (m.ffn % t != 0)
-                why = "does not divide ffn " + str(m.ffn);
-              else if (m.moe && m.moe->expert_ffn % t != 0)
-                why = "does not divide expert_ffn";
-              else if (ulysses > 1 && m.heads % (t * ulysses) != 0)
-                why = "Ulysses x tp does not divide heads";
-              else
-                why = device_check(t, pp, cp);
-              out.push_back({t, why});
-            }
+            for (const i64 t : ui::divisors(m.heads))
+              out.push_back({t, why_not("tp", t)});
             return out;
           },
           "Tensor parallel: splits heads and the MLP width over t devices (Megatron). Values: "
@@ -424,12 +409,8 @@ void draw_parallel_section(AppState &s) {
                 cands.push_back(p);
             else
               cands = ui::divisors(m.layers);
-            for (const i64 p : cands) {
-              std::string why = device_check(tp, p, cp);
-              if (why.empty() && !uneven && m.layers % (p * vpp) != 0)
-                why = "pp x vpp does not divide layers";
-              out.push_back({p, why});
-            }
+            for (const i64 p : cands)
+              out.push_back({p, why_not("pp", p)});
             return out;
           },
           "Pipeline stages: the layers are split over p devices. Values: divisors of the layer "
@@ -442,18 +423,10 @@ void draw_parallel_section(AppState &s) {
             "vpp", "parallel.vpp", v_vpp,
             [&] {
               std::vector<ui::Choice> out;
-              const i64 m_micro = dp > 0 && batch % (dp * knob(s, "microbatch", 1)) == 0
-                                      ? batch / (dp * knob(s, "microbatch", 1))
-                                      : 0;
               for (i64 v = 1; v <= m.layers / std::max<i64>(pp, 1) && out.size() < 64; ++v) {
                 if (!uneven && m.layers % (pp * v) != 0)
                   continue;
-                std::string why;
-                if (v > 1 && pp == 1)
-                  why = "needs pp > 1";
-                else if (v > 1 && m_micro % pp != 0)
-                  why = "micro-batches not a multiple of pp";
-                out.push_back({v, why});
+                out.push_back({v, why_not("vpp", v)});
               }
               return out;
             },
@@ -480,12 +453,8 @@ void draw_parallel_section(AppState &s) {
           "cp", "parallel.cp", v_cp,
           [&] {
             std::vector<ui::Choice> out;
-            for (const i64 c : ui::divisors(seq, 64)) {
-              std::string why = device_check(tp, pp, c);
-              if (why.empty() && cp_kind == "ulysses" && m.heads % (tp * c) != 0)
-                why = "Ulysses x tp does not divide heads";
-              out.push_back({c, why});
-            }
+            for (const i64 c : ui::divisors(seq, 64))
+              out.push_back({c, why_not("cp", c)});
             return out;
           },
           "Context (sequence) parallel degree: every sequence is split over c devices. Values: "
@@ -504,8 +473,7 @@ void draw_parallel_section(AppState &s) {
               [&] {
                 std::vector<ui::Choice> out;
                 for (const i64 d : ui::divisors(cp))
-                  out.push_back(
-                      {d, m.heads % (tp * d) != 0 ? "Ulysses x tp does not divide heads" : ""});
+                  out.push_back({d, why_not("ulysses", d)});
                 return out;
               },
               "The Ulysses part of cp in USP; the ring part is cp / ulysses."))
@@ -520,7 +488,7 @@ void draw_parallel_section(AppState &s) {
             [&] {
               std::vector<ui::Choice> out;
               for (const i64 e : ui::divisors(m.moe->experts))
-                out.push_back({e, dp > 0 && (dp * cp) % e != 0 ? "does not divide dp x cp" : ""});
+                out.push_back({e, why_not("ep", e)});
               return out;
             },
             "Expert parallel: routed experts split over e ranks of the dp x cp group."))
@@ -535,7 +503,7 @@ void draw_parallel_section(AppState &s) {
             std::vector<ui::Choice> out;
             if (per_replica > 0)
               for (const i64 b : ui::divisors(per_replica, 64))
-                out.push_back({b, ""});
+                out.push_back({b, why_not("microbatch", b)});
             else
               out.push_back({mb, "batch not divisible by dp"});
             return out;

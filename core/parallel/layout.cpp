@@ -16,6 +16,36 @@ void require_divides(i64 d, i64 n, const std::string &path, const std::string &w
 }
 } // namespace
 
+std::string knob_error(const Config &c, const std::string &knob, i64 value) {
+  Config x = c;
+  ParallelSpec &p = x.parallel;
+  p.dp.reset();
+  if (knob == "tp")
+    p.tp = value;
+  else if (knob == "pp")
+    p.pp = value;
+  else if (knob == "vpp")
+    p.vpp = value;
+  else if (knob == "cp")
+    p.cp = value;
+  else if (knob == "ulysses")
+    p.ulysses = value;
+  else if (knob == "ep")
+    p.ep = value;
+  else if (knob == "microbatch")
+    p.microbatch = value;
+  else
+    return "unknown knob " + knob;
+  if (knob == "vpp" && !c.parallel.pp_schedule)
+    p.pp_schedule.reset(); // the schedule follows vpp unless pinned
+  try {
+    resolve_layout(x);
+  } catch (const ConfigError &e) {
+    return e.message();
+  }
+  return "";
+}
+
 i64 axis_stride(const Layout &l, const std::string &axis) {
   i64 stride = 1;
   for (const auto &a : l.order) {

@@ -30,6 +30,11 @@ struct Layout {
 // legality. Throws ConfigError naming the field and the numbers.
 Layout resolve_layout(const Config &c);
 
+// Why `value` for the integer knob `knob` (tp, pp, vpp, cp, ulysses, ep, microbatch) would
+// make c's layout illegal: resolve_layout's own message, or "" when legal. dp follows the
+// other knobs (a pinned dp is released) so that each knob can be judged on its own.
+std::string knob_error(const Config &c, const std::string &knob, i64 value);
+
 // Distance in device order between neighbours of one axis ("tp", "cp", "dp", "pp"): the
 // product of the degrees of the axes placed inside it.
 i64 axis_stride(const Layout &l, const std::string &axis);
