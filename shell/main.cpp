@@ -224,16 +224,8 @@ int cmd_estimate(const Args &a) {
     if (c.workload.mode != Mode::infer)
       throw ConfigError("workload.mode", "--sweep batch needs an inference workload");
     const Estimate e = estimate(c);
-    std::vector<double> batches;
-    for (double b = 1; b <= std::max<double>(static_cast<double>(e.memory.max_batch), 1) * 2 && b <= 65536; b *= 2)
-      batches.push_back(b * static_cast<double>(e.layout.dp));
-    const double crit = std::round(e.serving.critical_batch);
-    if (crit >= 1)
-      batches.push_back(crit);
-    if (e.memory.max_batch > 0)
-      batches.push_back(static_cast<double>(e.memory.max_batch));
-    std::sort(batches.begin(), batches.end());
-    batches.erase(std::unique(batches.begin(), batches.end()), batches.end());
+    const auto batches =
+        sweep_batches(e.memory.max_batch, e.layout.dp, e.serving.critical_batch);
     const double ctx = static_cast<double>(c.workload.prompt_len + c.workload.gen_len);
     const auto rows = batch_sweep(c, e.layout, batches, ctx);
     if (a.has("--json")) {

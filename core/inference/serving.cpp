@@ -158,6 +158,20 @@ Prefill prefill(const Config &c, const Layout &l, double prompt_tokens) {
   return p;
 }
 
+std::vector<double> sweep_batches(i64 max_batch, i64 dp, double critical_batch) {
+  std::vector<double> out;
+  const double top = std::max<double>(static_cast<double>(max_batch), 1) * 2;
+  for (double b = 1; b <= top && b <= 65536; b *= 2)
+    out.push_back(b * static_cast<double>(dp));
+  if (std::round(critical_batch) >= 1)
+    out.push_back(std::round(critical_batch));
+  if (max_batch > 0)
+    out.push_back(static_cast<double>(max_batch));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 std::vector<DecodeStep> batch_sweep(const Config &c, const Layout &l,
                                     const std::vector<double> &batches, double context) {
   std::vector<DecodeStep> out;

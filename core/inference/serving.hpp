@@ -63,6 +63,10 @@ DecodeStep decode_step(const Config &c, const Layout &l, double batch, double co
 Prefill prefill(const Config &c, const Layout &l, double prompt_tokens);
 ServingEstimate serving(const Config &c, const Layout &l);
 
+// The batch sizes of the curve: powers of two (times dp) up to twice the largest batch that
+// fits (at most 65536), plus the critical batch and the largest batch that fits.
+std::vector<double> sweep_batches(i64 max_batch, i64 dp, double critical_batch);
+
 // The curve of seed 002 ch.7: decode step and throughput over batch sizes.
 std::vector<DecodeStep> batch_sweep(const Config &c, const Layout &l, const std::vector<double> &batches,
                                     double context);

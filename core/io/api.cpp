@@ -7,6 +7,8 @@
 #include "core/io/presets.hpp"
 #include "core/io/url_codec.hpp"
 #include "core/planner/planner.hpp"
+#include "core/io/tx8_json.hpp"
+#include "core/tx8/request.hpp"
 
 namespace rl::api {
 
@@ -40,6 +42,30 @@ std::string plan(const std::string &config_json, int top) {
     PlanOptions o;
     o.top = top;
     return io::to_json(rl::plan(c, o));
+  });
+}
+
+std::string tx8(const std::string &config_json, bool presets) {
+  return guarded([&] {
+    const Config c = io::parse_config(io::parse_json_text(config_json));
+    tx8::Tx8Options o;
+    o.compare_presets = presets;
+    return io::to_json(tx8::solve(c, o));
+  });
+}
+
+std::string sweep(const std::string &config_json) {
+  return guarded([&] {
+    const Config c = io::parse_config(io::parse_json_text(config_json));
+    if (c.workload.mode != Mode::infer)
+      throw ConfigError("workload.mode", "the batch sweep needs an inference workload");
+    const Estimate e = rl::estimate(c);
+    const auto batches = sweep_batches(e.memory.max_batch, e.layout.dp, e.serving.critical_batch);
+    const double ctx = static_cast<double>(c.workload.prompt_len + c.workload.gen_len);
+    json rows = json::array();
+    for (const auto &d : batch_sweep(c, e.layout, batches, ctx))
+      rows.push_back(io::to_json(d));
+    return json{{"context", ctx}, {"critical_batch", e.serving.critical_batch}, {"sweep", rows}};
   });
 }
 

@@ -9,6 +9,12 @@ namespace rl::api {
 std::string estimate(const std::string &config_json);
 // Every free parallel knob searched; {"plans": [...best first], "infeasible", "rejected"}.
 std::string plan(const std::string &config_json, int top = 10);
+// tx8 mapping of one operator (mode tx8-op) or a whole video request (mode video);
+// presets = also map with the seed's preset tilings.
+std::string tx8(const std::string &config_json, bool presets = false);
+// Decode step, memory and tokens/s over batch sizes (inference configurations): the
+// powers of two up to twice the largest batch that fits, the critical and largest batch.
+std::string sweep(const std::string &config_json);
 // The configuration as the core sees it: presets expanded, defaults filled.
 std::string resolve(const std::string &config_json);
 std::string encode_url(const std::string &config_json);
