@@ -2,6 +2,7 @@
 
 #include "core/io/config_json.hpp"
 #include "core/io/units.hpp"
+#include "shell/table.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -10,40 +11,6 @@
 #include <vector>
 
 namespace rl::shell {
-
-namespace {
-std::string pad(const std::string &s, std::size_t w, bool right = false) {
-  if (s.size() >= w)
-    return s;
-  return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
-}
-
-struct Table {
-  std::vector<std::string> head;
-  std::vector<std::vector<std::string>> rows;
-  void print(std::ostream &os, const std::string &indent = "  ") const {
-    std::vector<std::size_t> w(head.size(), 0);
-    for (std::size_t i = 0; i < head.size(); ++i)
-      w[i] = head[i].size();
-    for (const auto &r : rows)
-      for (std::size_t i = 0; i < r.size() && i < w.size(); ++i)
-        w[i] = std::max(w[i], r[i].size());
-    auto line = [&](const std::vector<std::string> &r) {
-      os << indent;
-      for (std::size_t i = 0; i < r.size(); ++i)
-        os << pad(r[i], w[i], i > 0) << (i + 1 < r.size() ? "  " : "");
-      os << "\n";
-    };
-    line(head);
-    std::vector<std::string> rule;
-    for (const auto x : w)
-      rule.push_back(std::string(x, '-'));
-    line(rule);
-    for (const auto &r : rows)
-      line(r);
-  }
-};
-} // namespace
 
 std::string bytes_str(double b) { return units::bytes(b); }
 std::string flops_str(double f) { return units::flops(f); }

@@ -4,6 +4,7 @@
 #include "core/io/config_json.hpp"
 #include "core/io/tx8_json.hpp"
 #include "core/io/units.hpp"
+#include "shell/table.hpp"
 #include "core/tx8/arch.hpp"
 #include "core/tx8/request.hpp"
 
@@ -16,40 +17,7 @@ namespace rl::shell {
 
 namespace {
 
-// [SECTION] table
-struct Table {
-  std::vector<std::string> head;
-  std::vector<std::vector<std::string>> rows;
-  std::vector<bool> left; // left-aligned columns
-  void print(std::ostream &os) const {
-    std::vector<std::size_t> w(head.size(), 0);
-    for (std::size_t i = 0; i < head.size(); ++i)
-      w[i] = head[i].size();
-    for (const auto &r : rows)
-      for (std::size_t i = 0; i < r.size() && i < w.size(); ++i)
-        w[i] = std::max(w[i], r[i].size());
-    auto line = [&](const std::vector<std::string> &r) {
-      std::string s = "  ";
-      for (std::size_t i = 0; i < r.size(); ++i) {
-        const bool l = i < left.size() && left[i];
-        const std::string padding(w[i] > r[i].size() ? w[i] - r[i].size() : 0, ' ');
-        s += l ? r[i] + padding : padding + r[i];
-        if (i + 1 < r.size())
-          s += "  ";
-      }
-      while (!s.empty() && s.back() == ' ')
-        s.pop_back();
-      os << s << "\n";
-    };
-    line(head);
-    std::vector<std::string> rule;
-    for (const auto x : w)
-      rule.emplace_back(x, '-');
-    line(rule);
-    for (const auto &r : rows)
-      line(r);
-  }
-};
+// [SECTION] table: shell/table.hpp
 
 std::string fmt(const char *f, double x) {
   char buf[64];

@@ -170,45 +170,43 @@ CollectiveTime torus_collective(const ClusterSpec &c, Collective op, double M, c
 }
 } // namespace
 
-// Several TPU slices joined by the data-centre network: the part of the group inside a
-// slice runs on the torus, the part across slices on the DCN (as a switched hierarchy).
-CollectiveTime multislice_collective(const ClusterSpec &c, Collective op, double M, const Group &g) {
-  const i64 slice = c.devices / c.slices;
-  if (g.stride * g.n <= slice)
-    return torus_collective(c, op, M, g);
-  const i64 local = g.stride >= slice ? 1 : std::max<i64>(1, slice / g.stride);
-  const i64 across = g.n / local;
-  if (op == Collective::p2p)
-    return p2p_send(M, c.dcn);
-  if (local <= 1)
-    return flat_collective(op, M, across, c.dcn);
+// A group spread over two levels: `local` members share the fast level, whose collective
+// times `inner` gives; the n / local sets of them are joined by the `outer` link. FORMULAS.md:
+// AllReduce = ReduceScatter(in) + AllReduce(out, M/local) + AllGather(in).
+template <class Inner>
+CollectiveTime two_level(Collective op, double M, i64 n, i64 local, Inner inner, const Link &outer,
+                         const char *algorithm) {
+  const i64 across = n / local;
   CollectiveTime t;
   t.op = op;
-  t.algorithm = "ici+dcn";
-  t.n = g.n;
+  t.algorithm = algorithm;
+  t.n = n;
   auto add = [&](const CollectiveTime &x) {
     t.steps += x.steps;
     t.bytes_per_device += x.bytes_per_device;
     t.time += x.time;
   };
-  const Group in{local, g.stride};
   switch (op) {
   case Collective::allreduce:
-    add(torus_collective(c, Collective::reduce_scatter, M, in));
-    add(flat_collective(Collective::allreduce, M / static_cast<double>(local), across, c.dcn));
-    add(torus_collective(c, Collective::allgather, M, in));
+    add(inner(Collective::reduce_scatter, M));
+    add(flat_collective(Collective::allreduce, M / static_cast<double>(local), across, outer));
+    add(inner(Collective::allgather, M));
     break;
   case Collective::allgather:
   case Collective::reduce_scatter:
-    add(flat_collective(op, M / static_cast<double>(local), across, c.dcn));
-    add(torus_collective(c, op, M, in));
+    add(flat_collective(op, M / static_cast<double>(local), across, outer));
+    add(inner(op, M));
     break;
   case Collective::alltoall: {
-    const CollectiveTime a = torus_collective(c, op, M * static_cast<double>(local) / static_cast<double>(g.n), in);
-    const CollectiveTime b = flat_collective(op, M * static_cast<double>(g.n - local) / static_cast<double>(g.n), across, c.dcn);
-    t.steps = a.steps + b.steps;
-    t.bytes_per_device = a.bytes_per_device + b.bytes_per_device;
-    t.time = std::max(a.time, b.time);
+    // pairwise: (local-1)/n of the buffer stays inside, (n-local)/n crosses the outer link;
+    // the two parts run at once
+    const double nd = static_cast<double>(n);
+    const CollectiveTime a = inner(op, M * static_cast<double>(local) / nd);
+    const double out_bytes = M * static_cast<double>(n - local) / nd;
+    const double out_time = static_cast<double>(n - local) * outer.latency + out_bytes / outer.bw;
+    t.steps = a.steps + (n - local);
+    t.bytes_per_device = a.bytes_per_device + out_bytes;
+    t.time = std::max(a.time, out_time);
     break;
   }
   case Collective::p2p: break;
@@ -216,14 +214,30 @@ CollectiveTime multislice_collective(const ClusterSpec &c, Collective op, double
   return t;
 }
 
+// Several TPU slices joined by the data-centre network: the part of the group inside a
+// slice runs on the torus, the part across slices on the DCN.
+CollectiveTime multislice_collective(const ClusterSpec &c, Collective op, double M, const Group &g) {
+  const i64 slice = c.devices / c.slices;
+  if (g.stride * g.n <= slice)
+    return torus_collective(c, op, M, g);
+  const i64 local = g.stride >= slice ? 1 : std::max<i64>(1, slice / g.stride);
+  if (op == Collective::p2p)
+    return p2p_send(M, c.dcn);
+  if (local <= 1)
+    return flat_collective(op, M, g.n, c.dcn);
+  const Group in{local, g.stride};
+  return two_level(
+      op, M, g.n, local, [&](Collective o, double m) { return torus_collective(c, o, m, in); },
+      c.dcn, "ici+dcn");
+}
+
 CollectiveTime collective_time(const ClusterSpec &c, Collective op, double M, const Group &g) {
   if (c.topology == Topology::torus)
     return c.slices > 1 ? multislice_collective(c, op, M, g) : torus_collective(c, op, M, g);
+  if (c.topology == Topology::mesh)
+    return flat_collective(op, M, g.n, c.d2d);
   const Link &in = c.intra_node;
   const Link &out = c.inter_node.bw > 0 ? c.inter_node : c.intra_node;
-  const Link &d2d = c.topology == Topology::mesh ? c.d2d : in;
-  if (c.topology == Topology::mesh)
-    return flat_collective(op, M, g.n, d2d);
   const i64 local = group_devices_per_node(c, g);
   if (op == Collective::p2p)
     return p2p_send(M, g.stride >= c.devices_per_node ? out : in);
@@ -231,42 +245,9 @@ CollectiveTime collective_time(const ClusterSpec &c, Collective op, double M, co
     return flat_collective(op, M, g.n, in);
   if (local <= 1)
     return flat_collective(op, M, g.n, out);
-  const i64 nodes = g.n / local;
-  CollectiveTime t;
-  t.op = op;
-  t.algorithm = "hierarchical";
-  t.n = g.n;
-  auto add = [&](const CollectiveTime &x) {
-    t.steps += x.steps;
-    t.bytes_per_device += x.bytes_per_device;
-    t.time += x.time;
-  };
-  switch (op) {
-  case Collective::allreduce: // FORMULAS.md: RS(in) + AR(out, M/g) + AG(in)
-    add(ring_reduce_scatter(M, local, in));
-    add(flat_collective(Collective::allreduce, M / static_cast<double>(local), nodes, out));
-    add(ring_allgather(M, local, in));
-    break;
-  case Collective::allgather:
-  case Collective::reduce_scatter:
-    add(flat_collective(op, M / static_cast<double>(local), nodes, out));
-    add(flat_collective(op, M, local, in));
-    break;
-  case Collective::alltoall: {
-    // pairwise: (local-1)/n of the buffer stays in the node, the rest crosses the network
-    const double n = static_cast<double>(g.n);
-    const double intra = M * static_cast<double>(local - 1) / n;
-    const double inter = M * static_cast<double>(g.n - local) / n;
-    t.steps = g.n - 1;
-    t.bytes_per_device = intra + inter;
-    t.time = static_cast<double>(local - 1) * in.latency +
-             static_cast<double>(g.n - local) * out.latency +
-             std::max(intra / in.bw, inter / out.bw);
-    break;
-  }
-  case Collective::p2p: break;
-  }
-  return t;
+  return two_level(
+      op, M, g.n, local, [&](Collective o, double m) { return flat_collective(o, m, local, in); },
+      out, "hierarchical");
 }
 
 } // namespace rl
