@@ -139,7 +139,7 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
                     "  disaggregated at %.2f req/s: %.2f prefill + %.2f decode instances of %lld "
                     "chips (decode batch %lld; prefill:decode = %.2f)\n",
                     w.request_rate, sv.prefill_instances, sv.decode_instances,
-                    static_cast<long long>(l.tp * l.pp * l.cp), static_cast<long long>(sv.decode_batch),
+                    static_cast<long long>(sv.devices_per_instance), static_cast<long long>(sv.decode_batch),
                     sv.prefill_to_decode);
       os << line;
     }

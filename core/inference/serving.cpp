@@ -72,13 +72,14 @@ DecodeStep decode_step(const Config &c, const Layout &l, double batch, double co
     const StageParams p = stage_params(m, l, j);
     double dense = p.dense, experts_loaded = p.experts, experts_flops = 0;
     if (m.moe && p.experts > 0) {
-      // Experts touched by B_r tokens x top_k choices among E (uniform routing).
+      // The EP group's ep x B_r tokens route to its experts (uniform routing): a local
+      // expert is loaded when any of them picks it; each chip serves B_r x k expert
+      // assignments on average, each worth one local expert's parameters.
       const double E = static_cast<double>(m.moe->experts), k = static_cast<double>(m.moe->top_k);
-      const double touched = 1 - std::pow(1 - k / E, br);
+      const double ep = static_cast<double>(l.ep);
+      const double touched = 1 - std::pow(1 - k / E, br * ep);
       experts_loaded = p.experts * touched;
-      // each token's k experts spread over the ep chips: k/E of all experts' FLOPs per token
-      experts_flops = 2 * br * p.experts * static_cast<double>(l.ep) * k / E /
-                      static_cast<double>(l.ep);
+      experts_flops = 2 * br * k * p.experts / (E / ep);
     }
     const double kv = kv_per_chip(m, l, br, context, static_cast<double>(layers.size()), w.kv_dtype);
     const double kv_time = kv / hw.hbm_bw;
@@ -226,6 +227,7 @@ ServingEstimate serving(const Config &c, const Layout &l) {
   // Disaggregated serving: prefill instances run one prompt at a time; decode instances
   // batch the largest B meeting the TPOT target (seed 002 ch.7: P / t_prefill = B G /
   // (t_decode * gen)).
+  s.devices_per_instance = l.tp * l.pp * l.cp * l.ep;
   if (w.request_rate > 0) {
     s.disaggregated = true;
     if (s.prefill.time > w.ttft_target)
@@ -244,8 +246,11 @@ ServingEstimate serving(const Config &c, const Layout &l) {
       throw ConfigError("workload.tpot_target", "not met even at batch 1 on this layout");
     s.decode_batch = best;
     const DecodeStep d = decode_step(c, l, static_cast<double>(best), prompt + gen / 2);
+    // an instance of ep x tp x pp x cp chips decodes ep replicas' batches at once
+    const double per_instance = static_cast<double>(best) / static_cast<double>(l.dp) *
+                                static_cast<double>(l.ep);
     s.prefill_instances = w.request_rate * s.prefill.time;
-    s.decode_instances = w.request_rate * gen * d.step / static_cast<double>(best);
+    s.decode_instances = w.request_rate * gen * d.step / per_instance;
     s.prefill_to_decode = s.prefill_instances / std::max(s.decode_instances, 1e-30);
   }
   return s;

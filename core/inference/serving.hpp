@@ -45,6 +45,7 @@ struct ServingEstimate {
   bool disaggregated = false;
   double prefill_instances = 0, decode_instances = 0;
   i64 decode_batch = 0; // the largest batch meeting the TPOT target
+  i64 devices_per_instance = 1; // one model instance: tp x pp x cp x ep chips
   double prefill_to_decode = 0;
 };
 

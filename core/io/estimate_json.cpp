@@ -160,9 +160,9 @@ json to_json(const Estimate &e) {
                             {"decode_instances", sv.decode_instances},
                             {"decode_batch", sv.decode_batch},
                             {"prefill_to_decode", sv.prefill_to_decode},
-                            {"devices_per_instance", e.layout.tp * e.layout.pp * e.layout.cp},
+                            {"devices_per_instance", sv.devices_per_instance},
                             {"devices", (std::ceil(sv.prefill_instances) + std::ceil(sv.decode_instances)) *
-                                            static_cast<double>(e.layout.tp * e.layout.pp * e.layout.cp)}};
+                                            static_cast<double>(sv.devices_per_instance)}};
   }
   if (e.has_time) {
     const StepTime &t = e.time;
