@@ -4,6 +4,10 @@
 
 #include "core/estimate/estimate.hpp"
 #include "core/inference/serving.hpp"
+#include "core/memory/model_states.hpp"
+#include "core/time/step_time.hpp"
+
+#include <cmath>
 
 #include <algorithm>
 
@@ -132,4 +136,28 @@ TEST_CASE("Disaggregated serving: prefill and decode instances for a request rat
             "batch": 8, "prompt_len": 8192, "request_rate": 1, "ttft_target": 0.001,
             "tpot_target": 0.05}, "parallel": {"tp": 8}})")));
         }).rfind("workload.ttft_target: prefill alone takes", 0) == 0);
+}
+
+TEST_CASE("MoE decode over an EP group: experts loaded when any token of the group picks them",
+          "[inference][moe]") {
+  auto cfg = [](i64 batch) {
+    return io::parse_config(json::parse(std::string(R"({"model": "deepseek-v3",
+      "hardware": "h200", "cluster": {"base": "dgx-h100", "devices": 16},
+      "workload": {"mode": "infer", "batch": )") + std::to_string(batch) + R"(,
+      "prompt_len": 1024, "gen_len": 0, "weight_dtype": "fp8"},
+      "parallel": {"tp": 1, "ep": 16, "dp": 16}})"));
+  };
+  const Config c = cfg(16);
+  const Layout l = resolve_layout(c);
+  const StageParams p = stage_params(c.model, l, 0);
+  // 16 tokens over the group, top-8 of 256: a local expert is idle with (1 - 8/256)^16
+  const double touched = 1 - std::pow(1 - 8.0 / 256, 16);
+  const DecodeStep d = decode_step(c, l, 16, 1024);
+  CHECK(d.weight_time == Approx((p.dense + p.experts * touched) * 1.0 / c.hardware.hbm_bw));
+  // one token per chip: 8 expert assignments, each one local expert's worth of FLOPs
+  CHECK(d.compute_time * peak_flops(c.hardware, Dtype::bf16) ==
+        Approx(2 * 1 * p.dense + 2 * 8 * p.experts / 16));
+  // a large batch loads every local expert
+  const DecodeStep big = decode_step(cfg(4096), l, 4096, 1024);
+  CHECK(big.weight_time == Approx(p.total() / c.hardware.hbm_bw).epsilon(1e-6));
 }
