@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "core/estimate/estimate.hpp"
 #include "core/io/config_json.hpp"
+#include "core/io/json_reader.hpp"
 #include "core/io/estimate_json.hpp"
 #include "core/io/presets.hpp"
 #include "core/io/url_codec.hpp"
@@ -213,7 +214,7 @@ int cmd_estimate(const Args &a) {
                                                  static_cast<double>(c.workload.seq_len), degree)
                                     : compare_sp(c);
     if (a.has("--json"))
-      std::cout << io::to_json(cmp).dump(2) << "\n";
+      std::cout << io::dump(io::to_json(cmp), 2) << "\n";
     else
       shell::print_sp_comparison(std::cout, c, cmp);
     return 0;
@@ -243,7 +244,7 @@ int cmd_estimate(const Args &a) {
   }
   const Estimate e = estimate(c);
   if (a.has("--json"))
-    std::cout << io::to_json(e).dump(2) << "\n";
+    std::cout << io::dump(io::to_json(e), 2) << "\n";
   else
     shell::print_estimate(std::cout, c, e);
   return 0;
@@ -266,7 +267,7 @@ int cmd_plan(const Args &a) {
   }
   const PlanResult r = plan(c, o);
   if (a.has("--json"))
-    std::cout << io::to_json(r).dump(2) << "\n";
+    std::cout << io::dump(io::to_json(r), 2) << "\n";
   else
     shell::print_plan(std::cout, c, r);
   return r.plans.empty() ? 2 : 0;
@@ -293,7 +294,7 @@ int cmd_url(const Args &a) {
       throw Usage("`url --decode STR` takes no CFG");
     const json j = io::decode_url_query(a.options.at("--decode"));
     const Config c = io::parse_config(j);
-    std::cout << (a.has("--resolved") ? io::to_json(c) : j).dump(2) << "\n";
+    std::cout << io::dump(a.has("--resolved") ? io::to_json(c) : j, 2) << "\n";
     return 0;
   }
   if (a.has("--resolved"))
@@ -395,7 +396,7 @@ int cmd_validate(const Args &a) {
   if (a.has("--fit")) {
     const auto fits = fit_gemm_efficiency(runs);
     if (a.has("--json")) {
-      std::cout << json{{"rows", io::to_json(rows)}, {"fit", io::to_json(fits)}}.dump(2) << "\n";
+      std::cout << io::dump(json{{"rows", io::to_json(rows)}, {"fit", io::to_json(fits)}}, 2) << "\n";
       return 0;
     }
     shell::print_validation(std::cout, rows);
@@ -403,7 +404,7 @@ int cmd_validate(const Args &a) {
     return 0;
   }
   if (a.has("--json"))
-    std::cout << io::to_json(rows).dump(2) << "\n";
+    std::cout << io::dump(io::to_json(rows), 2) << "\n";
   else
     shell::print_validation(std::cout, rows);
   return 0;
@@ -427,7 +428,7 @@ int cmd_presets(const Args &a) {
                                 "\" (model, hardware, cluster, scenario)");
   }
   if (a.positional.size() == 2) {
-    std::cout << io::preset_json(a.positional[0], a.positional[1], a.positional[0]).dump(2)
+    std::cout << io::dump(io::preset_json(a.positional[0], a.positional[1], a.positional[0]), 2)
               << "\n";
     return 0;
   }
@@ -436,7 +437,7 @@ int cmd_presets(const Args &a) {
     if (a.positional.empty() || a.positional[0] == k)
       all[k] = io::preset_names(k);
   if (a.has("--json")) {
-    std::cout << all.dump(2) << "\n";
+    std::cout << io::dump(all, 2) << "\n";
     return 0;
   }
   shell::print_presets(std::cout, all);
@@ -475,7 +476,7 @@ int main(int argc, char **argv) {
     return 2;
   } catch (const ConfigError &e) {
     if (json_out)
-      std::cout << io::error_json(e.path(), e.message()).dump() << "\n";
+      std::cout << io::dump(io::error_json(e.path(), e.message())) << "\n";
     std::cerr << (e.path().empty() ? "" : e.path() + ": ") << e.message() << "\n";
     return 2;
   }

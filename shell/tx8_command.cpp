@@ -2,6 +2,7 @@
 #include "shell/tx8_command.hpp"
 
 #include "core/io/config_json.hpp"
+#include "core/io/json_reader.hpp"
 #include "core/io/tx8_json.hpp"
 #include "core/io/units.hpp"
 #include "shell/table.hpp"
@@ -301,7 +302,7 @@ int run_tx8(const nlohmann::json &config, bool json_out, bool compare_presets, s
   o.compare_presets = compare_presets;
   const tx8::Tx8Result r = tx8::solve(c, o);
   if (json_out) {
-    out << io::to_json(r).dump(2) << "\n";
+    out << io::dump(io::to_json(r), 2) << "\n";
     return 0;
   }
   if (r.video)

@@ -81,6 +81,9 @@ TEST_CASE("JSON output carries SPEC.md's keys; errors are values", "[estimate][j
     "global_batch": 8, "seq_len": 128}, "parallel": {"tp": 3, "dp": 1}})"));
   CHECK(err["error"]["path"] == "parallel.dp");
   CHECK(err["error"]["message"] == "dp 1 x tp 3 x pp 1 x cp 1 = 3 != devices 8");
+  // malformed bytes come back as an error value (the message is dumped safely)
+  const json utf = json::parse(api::estimate("{\"model\": \"\xb2\"}"));
+  CHECK(utf["error"]["message"].get<std::string>().rfind("malformed JSON", 0) == 0);
   const json bad = json::parse(api::estimate("{not json"));
   CHECK(bad["error"]["path"] == "");
   CHECK(json::parse(api::decode_url("?parallel.tp=1&parallel.tp=2"))["error"]["path"] ==

@@ -64,4 +64,7 @@ TEST_CASE("Hand-edited URLs give clear errors", "[url][errors]") {
                                                 "workload.seq_len=1024&parallel.tp=abc"));
         }) == "parallel.tp: expected an integer, got a string");
   CHECK(io::decode_url_query("http://127.0.0.1:8080/") == json::object());
+  // bytes that are not UTF-8 are refused, never passed on to crash a JSON dump later
+  CHECK(test::error_of([] { io::decode_url_query("?model.name=%B2"); }) ==
+        "model.name: is not valid UTF-8 text in the URL");
 }

@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "core/estimate/estimate.hpp"
 #include "core/io/config_json.hpp"
+#include "core/io/json_reader.hpp"
 #include "core/io/estimate_json.hpp"
 #include "core/io/presets.hpp"
 #include "core/io/url_codec.hpp"
@@ -18,13 +19,13 @@ namespace {
 // Runs f, turning every expected failure into {"error": {...}}.
 template <class F> std::string guarded(F &&f) {
   try {
-    return f().dump();
+    return io::dump(f());
   } catch (const ConfigError &e) {
-    return io::error_json(e.path(), e.message()).dump();
+    return io::dump(io::error_json(e.path(), e.message()));
   } catch (const json::exception &e) {
-    return io::error_json("", e.what()).dump();
+    return io::dump(io::error_json("", e.what()));
   } catch (const std::exception &e) {
-    return io::error_json("", std::string("internal error: ") + e.what()).dump();
+    return io::dump(io::error_json("", std::string("internal error: ") + e.what()));
   }
 }
 } // namespace

@@ -5,6 +5,35 @@
 
 namespace rl::io {
 
+bool valid_utf8(const std::string &s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = 0;
+    if (c < 0x80)
+      n = 0;
+    else if ((c & 0xE0) == 0xC0 && c >= 0xC2)
+      n = 1;
+    else if ((c & 0xF0) == 0xE0)
+      n = 2;
+    else if ((c & 0xF8) == 0xF0 && c <= 0xF4)
+      n = 3;
+    else
+      return false;
+    if (i + n >= s.size() && n > 0)
+      return false;
+    for (std::size_t k = 1; k <= n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80)
+        return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+std::string dump(const json &j, int indent) {
+  return j.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
 std::string json_type_name(const json &j) {
   switch (j.type()) {
   case json::value_t::null: return "null";
@@ -119,7 +148,10 @@ std::optional<std::string> ObjectReader::opt_str(const std::string &key) {
     return std::nullopt;
   if (!c->is_string())
     throw ConfigError(path_of(key), "expected a string, got " + json_type_name(*c));
-  return c->get<std::string>();
+  std::string v = c->get<std::string>();
+  if (!valid_utf8(v))
+    throw ConfigError(path_of(key), "is not valid UTF-8 text");
+  return v;
 }
 
 void ObjectReader::finish() const {

@@ -17,6 +17,12 @@ namespace rl::io {
 
 using json = nlohmann::json;
 
+// Whether s is well-formed UTF-8 (text from a file or a hand-edited URL may not be).
+bool valid_utf8(const std::string &s);
+
+// JSON text that never throws on bad UTF-8 (invalid bytes become U+FFFD).
+std::string dump(const nlohmann::json &j, int indent = -1);
+
 // A short human description of a JSON value's type, for error messages.
 std::string json_type_name(const json &j);
 

@@ -1,6 +1,7 @@
 #include "core/io/url_codec.hpp"
 
 #include "core/error.hpp"
+#include "core/io/json_reader.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -62,6 +63,8 @@ std::string unpct(std::string_view s, const std::string &where) {
       out += s[i];
     }
   }
+  if (!valid_utf8(out))
+    throw ConfigError(where, "is not valid UTF-8 text in the URL");
   return out;
 }
 

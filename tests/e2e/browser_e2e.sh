@@ -7,7 +7,10 @@
 # what the page wrote into <pre id="e2e-state"> once the app was up: the URL as decoded by
 # the core in WASM (Module.decodeUrl), the app's own configuration (Module.currentConfig)
 # and estimate. These must equal, as parsed JSON, what the native CLI says for the same URL:
-# `url --decode`, `url --decode --resolved` and `estimate --json`. Then a bad URL must show an
+# `url --decode`, `url --decode --resolved`, `estimate --json` and `plan --json`
+# (Module.plan). An inference scenario's Module.sweep and Module.plan must equal `estimate
+# --sweep batch --json` and `plan --json`; a video scenario's Module.tx8 and the app's own
+# mapping must equal `tx8 --json` (search wall times aside). Then a bad URL must show an
 # error (not a crash), and a screenshot of the page goes to OUT_DIR/page.png.
 # Exit 0 only when every check passed.
 set -euo pipefail
@@ -87,6 +90,7 @@ browse() { # browse MODE(dump|shot) URL OUTFILE
   fail "CLI rejects the test URL: $("$cli" url --decode "$query" 2>&1 || true)"
 "$cli" url --decode "$query" --resolved >"$out/expected_resolved.json"
 "$cli" estimate "$(cat "$out/expected_decoded.json")" --json >"$out/expected_estimate.json"
+"$cli" plan "$(cat "$out/expected_decoded.json")" --json >"$out/expected_plan.json"
 
 browse dump "$base?$query" "$out/dom.html"
 python3 - "$out" <<'EOF' || fail "the page disagrees with the CLI (see above; files in $out)"
@@ -151,6 +155,68 @@ check("Module.currentConfig() == `ridgeline url --decode --resolved`", state["co
 check("estimate params.total == CLI", state["params_total"], estimate["params"]["total"])
 check("app estimate == `ridgeline estimate --json` (1e-9 rel)", state["estimate"], estimate, exact=False)
 check("no error on the page", state["status"], {"error": None, "url_error": None})
+check("Module.plan(config) == `ridgeline plan --json` (1e-9 rel)", state["api"].get("plan"),
+      load("expected_plan.json"), exact=False)
+sys.exit(1 if failures else 0)
+EOF
+
+# [SECTION] the JSON API on an inference and a video scenario vs the CLI
+infer_scenario=llama2-13b-v5e-infer
+video_scenario=sora-720m-tx8-2x2
+"$cli" estimate "$infer_scenario" --sweep batch --json >"$out/expected_sweep.json"
+"$cli" plan "$infer_scenario" --json >"$out/expected_plan_infer.json"
+"$cli" tx8 "$video_scenario" --json >"$out/expected_tx8.json"
+browse dump "$base?scenario=$infer_scenario" "$out/dom_infer.html"
+browse dump "$base?scenario=$video_scenario" "$out/dom_video.html"
+python3 - "$out" <<'EOF' || fail "the page's plan / sweep / tx8 disagree with the CLI (files in $out)"
+import html, json, math, re, sys
+out = sys.argv[1]
+def state(name):
+    dom = open(f"{out}/{name}", encoding="utf-8").read()
+    m = re.search(r'<pre id="e2e-state"[^>]*>(.*?)</pre>', dom, re.S)
+    if not m or not m.group(1).strip():
+        sys.exit(f"{name}: the app never reported ready")
+    s = json.loads(html.unescape(m.group(1)))
+    if "fatal" in s:
+        sys.exit(f"{name}: the page failed: {s['fatal']}")
+    return s
+def drop_wall_times(v):
+    """Search wall times ("seconds") differ run to run; everything else must match."""
+    if isinstance(v, dict):
+        return {k: drop_wall_times(x) for k, x in v.items() if k != "seconds"}
+    if isinstance(v, list):
+        return [drop_wall_times(x) for x in v]
+    return v
+def close(a, b):
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b))
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    return a == b
+failures = 0
+def check(what, ok, detail=""):
+    global failures
+    print(f"browser_e2e: {'ok  ' if ok else 'FAIL'} {what}{'' if ok else ': ' + detail}", flush=True)
+    failures += 0 if ok else 1
+def load(name):
+    return json.load(open(f"{out}/{name}"))
+a = state("dom_infer.html")
+check("inference scenario: no error on the page", a["status"]["error"] is None, str(a["status"]))
+check("Module.sweep(config) == `ridgeline estimate --sweep batch --json` (1e-9 rel)",
+      close(a["api"].get("sweep"), load("expected_sweep.json")))
+check("Module.plan(config) == `ridgeline plan --json` for inference (1e-9 rel)",
+      close(a["api"].get("plan"), load("expected_plan_infer.json")))
+v = state("dom_video.html")
+check("video scenario: no error on the page", v["status"]["error"] is None, str(v["status"]))
+want = drop_wall_times(load("expected_tx8.json"))
+check("Module.tx8(config) == `ridgeline tx8 --json` (1e-9 rel, wall times aside)",
+      close(drop_wall_times(v["api"].get("tx8")), want))
+check("the app's own tx8 mapping == `ridgeline tx8 --json`",
+      close(drop_wall_times(v["api"].get("current_tx8")), want))
 sys.exit(1 if failures else 0)
 EOF
 
