@@ -1,6 +1,8 @@
 // ridgeline web: the fixed page layout. Panels tile the window (no floating windows):
-//   top bar | inputs column (left) | results (right, top) | pipeline timeline (right, bottom)
-//   | status line.
+//   top bar | inputs column (left) | right column | status line.
+// The right column follows the workload: training and inference show Results above a tabbed
+// area (train: Pipeline timeline | Roofline | Planner; infer: Serving curve | Roofline |
+// Planner); the tx8 modes (tx8-op, video) give the whole column to the tx8 mapping.
 #include "core/io/presets.hpp"
 #include "core/io/units.hpp"
 #include "web/panels.hpp"
@@ -70,7 +72,8 @@ void draw_status_line(const AppState &s) {
     ui::text_colored(ui::color::ok, "OK");
     if (s.estimate_seconds() > 0) { // 0 under a headless browser's frozen clock
       ImGui::SameLine();
-      ui::text_dim("estimate in " + units::seconds(s.estimate_seconds()));
+      ui::text_dim(std::string(s.view() == View::tx8 ? "tx8 mapping in " : "estimate in ") +
+                   units::seconds(s.estimate_seconds()));
     }
   }
   ImGui::SameLine();
@@ -94,6 +97,34 @@ void draw_status_line(const AppState &s) {
     ImGui::SetTooltip("The whole state lives in the URL: copy it to share this view.");
 }
 
+// The tabbed area under Results. A tab named in `ui.open_tab` is selected once.
+void draw_analysis_tabs(AppState &s, UiState &ui, View view) {
+  if (!ImGui::BeginTabBar("analysis"))
+    return;
+  const auto tab = [&](const char *label, const char *key) {
+    const bool pick = !ui.open_tab.empty() && ui.open_tab.rfind(key, 0) == 0;
+    const ImGuiTabItemFlags f = pick ? ImGuiTabItemFlags_SetSelected : 0;
+    return ImGui::BeginTabItem(label, nullptr, f);
+  };
+  if (view == View::train && tab("Pipeline timeline", "pipeline")) {
+    draw_pipeline_panel(s);
+    ImGui::EndTabItem();
+  }
+  if (view == View::infer && tab("Serving curve", "serving")) {
+    draw_serving_panel(s, ui);
+    ImGui::EndTabItem();
+  }
+  if (tab("Roofline", "roofline")) {
+    draw_roofline_panel(s, ui);
+    ImGui::EndTabItem();
+  }
+  if (tab("Planner", "planner")) {
+    draw_planner_panel(s, ui);
+    ImGui::EndTabItem();
+  }
+  ImGui::EndTabBar();
+}
+
 } // namespace
 
 void draw_app(AppState &s, UiState &ui) {
@@ -104,7 +135,7 @@ void draw_app(AppState &s, UiState &ui) {
   const float body_h = std::max(100.0f, size.y - bar_h - status_h);
   const float left_w = std::clamp(size.x * 0.28f, 360.0f, 470.0f);
   const float right_w = std::max(100.0f, size.x - left_w);
-  const float results_h = std::floor(body_h * 0.655f);
+  const float results_h = std::floor(body_h * 0.57f);
 
   place(0, 0, size.x, bar_h);
   ImGui::Begin("##topbar", nullptr,
@@ -126,18 +157,22 @@ void draw_app(AppState &s, UiState &ui) {
   ui::section_error(""); // anything no field showed (a top-level key, malformed JSON)
   ImGui::End();
 
-  // The pipeline timeline is a training schedule: inference gives Results the whole column.
-  const auto &cfg = s.view_config();
-  const bool pipeline = !cfg || cfg->workload.mode == Mode::train;
-  place(left_w, bar_h, right_w, pipeline ? results_h : body_h);
-  ImGui::Begin("Results", nullptr, kPanelFlags | ImGuiWindowFlags_NoScrollbar);
-  draw_results_panel(s);
-  ImGui::End();
+  const View view = s.view();
+  if (view == View::tx8) {
+    place(left_w, bar_h, right_w, body_h);
+    ImGui::Begin("tx8 mapping", nullptr, kPanelFlags | ImGuiWindowFlags_NoScrollbar);
+    draw_tx8_panel(s);
+    ImGui::End();
+  } else {
+    place(left_w, bar_h, right_w, results_h);
+    ImGui::Begin("Results", nullptr, kPanelFlags | ImGuiWindowFlags_NoScrollbar);
+    draw_results_panel(s);
+    ImGui::End();
 
-  if (pipeline) {
     place(left_w, bar_h + results_h, right_w, body_h - results_h);
-    ImGui::Begin("Pipeline timeline", nullptr, kPanelFlags | ImGuiWindowFlags_NoScrollbar);
-    draw_pipeline_panel(s);
+    ImGui::Begin("##analysis", nullptr,
+                 kPanelFlags | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
+    draw_analysis_tabs(s, ui, view);
     ImGui::End();
   }
 

@@ -126,8 +126,23 @@ void AppState::recompute() {
   view_resolved_ = io::to_json(*parsed);
   guarded([&] { url_query_ = io::encode_url_query(user_); });
 
-  std::optional<Estimate> est;
   const auto t0 = std::chrono::steady_clock::now();
+  if (parsed->workload.mode == Mode::tx8_op || parsed->workload.mode == Mode::video) {
+    // `ridgeline tx8`: one operator or a whole video request on tx8 dies.
+    estimate_.reset();
+    std::optional<tx8::Tx8Result> r;
+    error_ = guarded([&] { r = tx8::solve(*parsed, tx8::Tx8Options{}); });
+    estimate_seconds_ =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    tx8_ = r;
+    if (r) {
+      last_good_tx8_ = r;
+      last_good_tx8_config_ = parsed;
+    }
+    return;
+  }
+  tx8_.reset();
+  std::optional<Estimate> est;
   error_ = guarded([&] { est = rl::estimate(*parsed); });
   estimate_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   estimate_ = est;
@@ -135,6 +150,22 @@ void AppState::recompute() {
     last_good_ = est;
     last_good_config_ = parsed;
   }
+}
+
+View AppState::view() const {
+  // The mode as written (also while the configuration does not parse), else the last parsed.
+  std::string mode;
+  if (effective_.contains("workload") && effective_.at("workload").is_object() &&
+      effective_.at("workload").contains("mode") &&
+      effective_.at("workload").at("mode").is_string())
+    mode = effective_.at("workload").at("mode").get<std::string>();
+  else if (view_config_)
+    mode = io::name_of(view_config_->workload.mode);
+  if (mode == "infer")
+    return View::infer;
+  if (mode == "tx8-op" || mode == "video")
+    return View::tx8;
+  return View::train;
 }
 
 json AppState::field(const std::string &section, const std::string &key) const {
@@ -286,6 +317,15 @@ void AppState::erase_parallel(const std::string &key) {
   begin_edit();
   if (user_.contains("parallel") && user_.at("parallel").is_object())
     user_["parallel"].erase(key);
+  end_edit();
+}
+
+void AppState::set_parallel_object(const json &parallel) {
+  begin_edit();
+  if (parallel.is_object() && !parallel.empty())
+    user_["parallel"] = parallel;
+  else
+    user_.erase("parallel");
   end_edit();
 }
 

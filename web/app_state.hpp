@@ -1,10 +1,12 @@
 // ridgeline web: the app state. The user's configuration JSON (preset names + overrides,
 // exactly what the URL encodes) is the single source of truth; the parsed Config, the
-// Estimate and the error are derived from it after every edit.
+// Estimate (train, infer) or the tx8 mapping (tx8-op, video) and the error are derived from
+// it after every edit.
 #pragma once
 
 #include "core/config.hpp"
 #include "core/estimate/estimate.hpp"
+#include "core/tx8/request.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +26,10 @@ struct FieldError {
 
 // The scenario the page opens with when the URL holds no state.
 inline constexpr const char *kDefaultScenario = "llama3-70b-h100-1024";
+
+// Which set of panels the configuration calls for: training, serving, or the tx8 mapper
+// (workload modes tx8-op and video).
+enum class View { train, infer, tx8 };
 
 class AppState {
 public:
@@ -45,11 +51,18 @@ public:
   // The last estimate that succeeded (shown dimmed while the current config has an error).
   const std::optional<Estimate> &last_good() const { return last_good_; }
   const std::optional<Config> &last_good_config() const { return last_good_config_; }
+  // The tx8 mapping of the current configuration (modes tx8-op, video), the last that
+  // succeeded and its configuration.
+  const std::optional<tx8::Tx8Result> &tx8() const { return tx8_; }
+  const std::optional<tx8::Tx8Result> &last_good_tx8() const { return last_good_tx8_; }
+  const std::optional<Config> &last_good_tx8_config() const { return last_good_tx8_config_; }
+  View view() const;
   const std::optional<FieldError> &error() const { return error_; }
   const std::optional<FieldError> &startup_error() const { return startup_error_; }
   void dismiss_startup_error() { startup_error_.reset(); }
   // The URL query of user() (empty until the configuration parses once).
   const std::string &url_query() const { return url_query_; }
+  // Wall time of the last estimate (or tx8 mapping).
   double estimate_seconds() const { return estimate_seconds_; }
 
   // A field's value as displayed: the user's override when present, else the resolved value.
@@ -69,6 +82,8 @@ public:
   void set_workload(const json &workload);
   void set_parallel(const std::string &key, const json &value);
   void erase_parallel(const std::string &key);
+  // Replaces the whole parallel object (a plan or a tx8 scheme applied).
+  void set_parallel_object(const json &parallel);
   // model = {"hf_config": ...}.
   void set_hf_model(const json &hf_config);
 
@@ -88,6 +103,8 @@ private:
   json view_resolved_ = json::object();
   std::optional<Estimate> estimate_, last_good_;
   std::optional<Config> last_good_config_;
+  std::optional<tx8::Tx8Result> tx8_, last_good_tx8_;
+  std::optional<Config> last_good_tx8_config_;
   std::optional<FieldError> error_, startup_error_;
   std::string url_query_;
   std::string scenario_; // during an edit: the scenario the configuration started from

@@ -1,13 +1,32 @@
 // ridgeline web: the JavaScript API (embind). Thin wrappers over core/io/api.hpp, the same
-// JSON text the CLI prints, plus the page's own state for scripts and the e2e test.
+// JSON text the CLI prints: estimate(json), plan(json[, top]), tx8(json[, presets]),
+// sweep(json), resolve, encodeUrl, decodeUrl, presets, preset; plus the page's own state for
+// scripts and the e2e test.
 #include "core/io/api.hpp"
 #include "core/io/estimate_json.hpp"
+#include "core/io/tx8_json.hpp"
 #include "web/app_state.hpp"
 #include "web/platform.hpp"
 
 #include <emscripten/bind.h>
 
 namespace {
+
+// api::plan with the CLI's default of 10 plans (`ridgeline plan CFG --json`).
+std::string plan_default(const std::string &config_json) {
+  return rl::api::plan(config_json, 10);
+}
+std::string plan_top(const std::string &config_json, int top) {
+  return rl::api::plan(config_json, top);
+}
+// api::tx8 without the seed preset tilings (`ridgeline tx8 CFG --json`), and with them
+// (`--presets`).
+std::string tx8_default(const std::string &config_json) {
+  return rl::api::tx8(config_json, false);
+}
+std::string tx8_presets(const std::string &config_json, bool presets) {
+  return rl::api::tx8(config_json, presets);
+}
 
 // The app's current configuration, resolved (presets expanded, defaults filled).
 std::string current_config() {
@@ -26,6 +45,16 @@ std::string current_estimate() {
     return rl::io::to_json(*s.estimate()).dump();
   const auto &e = s.error();
   return rl::io::error_json(e ? e->path : "", e ? e->message : "no estimate").dump();
+}
+
+// The app's own tx8 mapping of its current configuration (modes tx8-op, video; or
+// {"error": ...}).
+std::string current_tx8() {
+  const auto &s = rl::web::app_state();
+  if (s.tx8())
+    return rl::io::to_json(*s.tx8()).dump();
+  const auto &e = s.error();
+  return rl::io::error_json(e ? e->path : "", e ? e->message : "no tx8 mapping").dump();
 }
 
 // {"error": {path, message} | null, "url_error": ... | null}: the current configuration's
@@ -47,6 +76,11 @@ std::string current_url() {
 
 EMSCRIPTEN_BINDINGS(ridgeline) {
   emscripten::function("estimate", &rl::api::estimate);
+  emscripten::function("plan", &plan_default);
+  emscripten::function("plan", &plan_top);
+  emscripten::function("tx8", &tx8_default);
+  emscripten::function("tx8", &tx8_presets);
+  emscripten::function("sweep", &rl::api::sweep);
   emscripten::function("resolve", &rl::api::resolve);
   emscripten::function("encodeUrl", &rl::api::encode_url);
   emscripten::function("decodeUrl", &rl::api::decode_url);
@@ -55,6 +89,7 @@ EMSCRIPTEN_BINDINGS(ridgeline) {
   emscripten::function("currentConfig", &current_config);
   emscripten::function("currentUserConfig", &current_user_config);
   emscripten::function("currentEstimate", &current_estimate);
+  emscripten::function("currentTx8", &current_tx8);
   emscripten::function("currentStatus", &current_status);
   emscripten::function("currentUrl", &current_url);
 }

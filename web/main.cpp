@@ -85,6 +85,7 @@ void frame(void *arg) {
     ImGui::Render();
   }
   ++app.frames;
+  app.ui.open_tab.clear(); // selected once; the user's clicks rule from now on
 
   int fb_w = 0, fb_h = 0;
   glfwGetFramebufferSize(app.window, &fb_w, &fb_h);
@@ -100,7 +101,16 @@ void frame(void *arg) {
 
 int main() {
   static App app;
-  rl::web::app_state().load_from_url(rl::web::platform::url_state());
+  // "#tab=NAME" picks the tab shown first (pipeline, serving, roofline, planner; planner-all
+  // also frees every knob); it is not configuration state.
+  std::string state = rl::web::platform::url_state();
+  const std::string hash = rl::web::platform::url_hash();
+  if (hash.rfind("tab=", 0) == 0) {
+    app.ui.open_tab = hash.substr(4);
+    if (!state.empty() && state[0] == '#')
+      state.clear();
+  }
+  rl::web::app_state().load_from_url(state);
 
   if (!glfwInit()) {
     rl::web::platform::show_fatal("GLFW could not start.");

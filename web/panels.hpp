@@ -2,11 +2,37 @@
 // layout that places them (app_frame.cpp) owns the windows.
 #pragma once
 
+#include "core/planner/planner.hpp"
 #include "web/app_state.hpp"
 
+#include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace rl::web {
+
+// The planner panel's own state: what the search frees beyond the configuration, and the
+// last search (re-run only when the configuration or these choices change).
+struct PlannerUi {
+  std::set<std::string> freed; // knobs the configuration pins that the search frees anyway
+  int top = 10;
+  bool search = false;   // "Search" pressed this frame
+  std::string signature; // configuration + freed + top of the last search
+  std::optional<PlanResult> result;
+  std::string error;
+  double seconds = 0;             // wall time of the last search
+  std::vector<std::size_t> order; // rows in the table's sort order
+  bool resort = true;
+};
+
+// Decode steps over batch sizes (the serving curve and the roofline's decode points), kept
+// until the configuration changes.
+struct SweepCache {
+  std::string key;
+  double context = 0;
+  std::vector<DecodeStep> rows;
+};
 
 // Page-local UI state that is not part of the configuration (never in the URL).
 struct UiState {
@@ -14,6 +40,10 @@ struct UiState {
   std::string hf_error; // its JSON syntax error, if any
   bool copied = false;  // "link copied" feedback
   double copied_at = 0;
+  std::string open_tab; // a tab to select once ("#tab=planner" on the page URL)
+  PlannerUi planner;
+  bool serving_total = false; // serving curve: tokens/s of all chips instead of per chip
+  SweepCache sweep_final, sweep_mean;
 };
 
 // [SECTION] inputs (panels_inputs.cpp)
@@ -23,8 +53,15 @@ void draw_workload_section(AppState &s);
 void draw_parallel_section(AppState &s);
 
 // [SECTION] outputs
-void draw_results_panel(const AppState &s);  // panels_results.cpp
-void draw_pipeline_panel(const AppState &s); // panel_pipeline.cpp
+void draw_results_panel(const AppState &s);               // panels_results.cpp
+void draw_pipeline_panel(const AppState &s);              // panel_pipeline.cpp
+void draw_roofline_panel(const AppState &s, UiState &ui); // panel_roofline.cpp
+void draw_serving_panel(AppState &s, UiState &ui);        // panel_serving.cpp
+void draw_planner_panel(AppState &s, UiState &ui);        // panel_planner.cpp
+void draw_tx8_panel(AppState &s);                         // panel_tx8.cpp
+
+// Decode steps over rl::sweep_batches at `context` tokens (cached in `cache`).
+const SweepCache &decode_sweep(const AppState &s, SweepCache &cache, double context);
 
 // [SECTION] the whole page (app_frame.cpp)
 void draw_app(AppState &s, UiState &ui);

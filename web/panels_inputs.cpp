@@ -160,11 +160,19 @@ void draw_model_section(AppState &s, UiState &ui) {
             "MLP inner width (intermediate_size). Gated (SwiGLU) MLPs have 3 matrices h x f, "
             "plain (GeLU) 2.");
   int_field(s, "model", "heads", "Heads  a", "Query heads.", 1);
-  int_field(s, "model", "kv_heads", "KV heads  k",
-            "Key/value heads: k = a is multi-head, k = 1 multi-query, otherwise grouped-query "
-            "attention. Must divide a.",
-            1);
+  // A video DiT (STDiT3) has no KV cache, vocabulary or LM head.
+  const bool dit = as_str(s.field("model", "family")) == "stdit3";
+  if (!dit)
+    int_field(s, "model", "kv_heads", "KV heads  k",
+              "Key/value heads: k = a is multi-head, k = 1 multi-query, otherwise grouped-query "
+              "attention. Must divide a.",
+              1);
   int_field(s, "model", "head_dim", "Head dim  d", "Per-head width; defaults to h / a.");
+  if (dit) {
+    ui::text_dim("STDiT3 video DiT: each layer is a spatial + a temporal block.");
+    ui::section_error("model");
+    return;
+  }
   int_field(s, "model", "vocab", "Vocabulary  v", "Embedding rows; the LM head is v x h too.");
   bool_field(s, "model", "gated_mlp", "Gated MLP",
              "SwiGLU: gate, up and down matrices (3hf parameters) instead of 2hf.");
@@ -190,15 +198,44 @@ void draw_model_section(AppState &s, UiState &ui) {
 // [SECTION] hardware & cluster
 void draw_hardware_section(AppState &s) {
   preset_combo(s, "hardware", "Accelerator");
-  scaled_field(s, "hardware", "peak_flops.bf16", "bf16 TFLOP/s", 1e-12, "%.1f",
-               "Dense bf16 tensor throughput per device (datasheet, no sparsity).");
-  scaled_field(s, "hardware", "hbm_bytes", "Memory GB", 1e-9, "%.1f",
-               "Device memory capacity (1 GB = 1e9 B): the memory bar's capacity line.");
-  scaled_field(s, "hardware", "hbm_bw", "Memory GB/s", 1e-9, "%.0f", "Device memory bandwidth.");
+  const bool tx8 = as_str(s.field("hardware", "kind")) == "tx8";
+  if (tx8) { // a tx8 die: tiles with SRAM, DRAM shared by the die, a NoC between the tiles
+    int_field(s, "hardware", "tx8.tiles", "Tiles per die", "Tiles of one die (a 4x4 mesh).");
+    scaled_field(s, "hardware", "tx8.gemm_flops", "GEMM TFLOP/s", 1e-12, "%.2f",
+                 "GEMM unit throughput of one tile (bf16), per tile.");
+    scaled_field(s, "hardware", "tx8.vector_ops", "Vector Gop/s", 1e-9, "%.2f",
+                 "Vector unit throughput of one tile (norms, softmax, element-wise).");
+    scaled_field(s, "hardware", "tx8.sram_bytes", "SRAM MiB", 1.0 / 1048576, "%.2f",
+                 "SRAM of one tile (1 MiB = 1,048,576 B); the mapper uses sram_usable_bytes.");
+    scaled_field(s, "hardware", "tx8.dram_bw", "DRAM GB/s", 1e-9, "%.1f",
+                 "DRAM bandwidth of one die, shared by its tiles.");
+    scaled_field(s, "hardware", "tx8.noc_bw", "NoC GB/s", 1e-9, "%.1f",
+                 "Bandwidth of one NoC link between tiles, per direction.");
+  } else {
+    scaled_field(s, "hardware", "peak_flops.bf16", "bf16 TFLOP/s", 1e-12, "%.1f",
+                 "Dense bf16 tensor throughput per device (datasheet, no sparsity).");
+    scaled_field(s, "hardware", "hbm_bytes", "Memory GB", 1e-9, "%.1f",
+                 "Device memory capacity (1 GB = 1e9 B): the memory bar's capacity line.");
+    scaled_field(s, "hardware", "hbm_bw", "Memory GB/s", 1e-9, "%.0f", "Device memory bandwidth.");
+  }
   ui::section_error("hardware");
 
   ImGui::Spacing();
   preset_combo(s, "cluster", "Cluster");
+  const json die_mesh = s.field("cluster", "mesh");
+  if (die_mesh.is_array() && die_mesh.size() == 2) { // tx8 dies on a mesh
+    ui::row_label("Die mesh", "cluster.mesh",
+                  "Dies in an x by y mesh, joined by die-to-die links.");
+    ImGui::Text("%lld x %lld = %lld dies", static_cast<long long>(as_int(die_mesh[0])),
+                static_cast<long long>(as_int(die_mesh[1])),
+                static_cast<long long>(as_int(die_mesh[0]) * as_int(die_mesh[1])));
+    scaled_field(s, "cluster", "d2d.bw", "D2D GB/s", 1e-9, "%.1f",
+                 "One die-to-die link, per direction (1 GB/s = 1e9 B/s).");
+    scaled_field(s, "cluster", "d2d.latency", "D2D hop us", 1e6, "%.3f",
+                 "Latency of one die-to-die hop, in microseconds.");
+    ui::section_error("cluster");
+    return;
+  }
   const i64 per_node = std::max<i64>(1, as_int(s.field("cluster", "devices_per_node"), 1));
   int_field(s, "cluster", "devices", "Devices",
             "Accelerators in the job: dp x tp x pp x cp must equal it.", per_node);
@@ -221,25 +258,104 @@ void draw_hardware_section(AppState &s) {
 }
 
 // [SECTION] workload
+namespace {
+
+// Mode video: an STDiT3 request (seed 000).
+void draw_video_workload(AppState &s) {
+  int_field(s, "workload", "batch", "Batch", "Videos generated together.", 1);
+  if (s.field("workload", "frames").is_number())
+    int_field(s, "workload", "frames", "Frames", "Video frames (instead of seconds).", 1);
+  else
+    scaled_field(s, "workload", "seconds", "Seconds", 1.0, "%.2f",
+                 "Video length; frames = floor(25.5 x seconds) (seed 000).");
+  const json res = s.field("workload", "resolution");
+  if (res.is_array() && res.size() == 2) {
+    i64 h = as_int(res[0]), w = as_int(res[1]);
+    if (ui::input_int("Height", "workload.resolution", h, "Pixels; latent H/8.", 16))
+      s.set_field("workload", "resolution", json::array({h, w}));
+    if (ui::input_int("Width", "workload.resolution", w, "Pixels; latent W/8.", 16))
+      s.set_field("workload", "resolution", json::array({h, w}));
+  }
+  int_field(s, "workload", "text_tokens", "Text tokens", "T5 prompt tokens (seed 000: 300).");
+  int_field(s, "workload", "steps", "Sampling steps", "Denoising steps; each runs every block.", 1);
+  bool_field(s, "workload", "fusion", "Fuse norm + modulate",
+             "The norm's output stays in SRAM for the modulate (no DRAM round trip).");
+  ui::section_error("workload");
+}
+
+// Mode tx8-op: one operator on one die.
+void draw_tx8_op_workload(AppState &s) {
+  const std::string type = as_str(s.field("workload", "op.type"));
+  ui::row_label("Operator", "workload.op.type", "gemm, vector or flash_attention.");
+  ImGui::TextUnformatted(type.c_str());
+  if (type == "gemm") {
+    int_field(s, "workload", "op.m", "M", "Rows of the input (tokens).");
+    int_field(s, "workload", "op.k", "K", "Reduction dimension.");
+    int_field(s, "workload", "op.n", "N", "Output columns.");
+  } else if (type == "vector") {
+    int_field(s, "workload", "op.rows", "Rows", "Rows the vector unit processes.");
+    int_field(s, "workload", "op.width", "Width", "Elements per row.");
+  } else if (type == "flash_attention") {
+    int_field(s, "workload", "op.heads", "Heads", "Attention heads (x batch).", 1);
+    int_field(s, "workload", "op.seq_q", "Query length", "Query tokens.");
+    int_field(s, "workload", "op.seq_kv", "Key/value length", "Key/value tokens.");
+    int_field(s, "workload", "op.head_dim", "Head dim", "Per-head width.");
+  }
+  ui::section_error("workload");
+}
+
+} // namespace
+
 void draw_workload_section(AppState &s) {
   const std::string mode = as_str(s.field("workload", "mode"), "train");
+  const bool dit = as_str(s.field("model", "family")) == "stdit3";
   ui::row_label("Mode", "workload.mode",
                 "train: one optimizer step over the global batch (forward + backward). infer: "
-                "prefill a prompt, then generate tokens with a KV cache.");
-  int m = mode == "infer" ? 1 : 0;
+                "prefill a prompt, then generate tokens with a KV cache. video: an Open-Sora "
+                "STDiT3 request mapped on tx8 dies (`ridgeline tx8`). Switching between a "
+                "language model and the video model loads a scenario of the other kind "
+                "(default, llama2-13b-v5e-infer, sora-720m-tx8-2x2).");
+  int m = mode == "infer" ? 1 : mode == "video" ? 2 : mode == "tx8-op" ? 3 : 0;
   const int before = m;
   ImGui::RadioButton("train", &m, 0);
   ImGui::SameLine();
   ImGui::RadioButton("infer", &m, 1);
+  ImGui::SameLine();
+  ImGui::RadioButton("video", &m, 2);
+  if (mode == "tx8-op") {
+    ImGui::SameLine();
+    ImGui::RadioButton("tx8-op", &m, 3);
+  }
   ui::field_error("workload.mode");
   if (m != before) {
-    if (m == 1) {
+    if (m == 2) {
+      if (dit)
+        s.set_workload({{"mode", "video"},
+                        {"batch", 1},
+                        {"seconds", 4},
+                        {"resolution", {720, 1280}},
+                        {"text_tokens", 300},
+                        {"steps", 30}});
+      else
+        s.load_scenario("sora-720m-tx8-2x2");
+    } else if (dit || mode == "tx8-op") {
+      s.load_scenario(m == 1 ? "llama2-13b-v5e-infer" : kDefaultScenario);
+    } else if (m == 1) {
       const i64 seq = as_int(s.field("workload", "seq_len"), 4096);
       s.set_workload({{"mode", "infer"}, {"batch", 32}, {"prompt_len", seq}, {"gen_len", 512}});
-    } else {
+    } else if (m == 0) {
       const i64 prompt = as_int(s.field("workload", "prompt_len"), 4096);
       s.set_workload({{"mode", "train"}, {"global_batch", 1024}, {"seq_len", prompt}});
     }
+    return;
+  }
+  if (mode == "video") {
+    draw_video_workload(s);
+    return;
+  }
+  if (mode == "tx8-op") {
+    draw_tx8_op_workload(s);
+    return;
   }
   static const std::vector<std::string> dtypes = {"bf16", "fp16", "fp8", "int8", "int4", "fp32"};
   auto dtype_field = [&](const char *key, const char *label, const char *help) {
@@ -333,7 +449,94 @@ std::string str(i64 v) {
 
 } // namespace
 
+namespace {
+
+// The tx8 modes: the sequence-parallel scheme across the dies and the pipeline stages.
+void draw_tx8_parallel_section(AppState &s) {
+  const auto &cfg = s.view_config();
+  if (!cfg || cfg->workload.mode == Mode::tx8_op) {
+    ui::text_dim("One operator on one die: no parallel layout.");
+    ui::section_error("parallel");
+    return;
+  }
+  const std::vector<i64> mesh =
+      cfg->cluster.mesh.empty() ? std::vector<i64>{1, 1} : cfg->cluster.mesh;
+  const i64 dies = mesh[0] * mesh[1];
+  static const std::vector<std::string> kinds = {"planner's best", "dsp",         "ulysses",
+                                                 "ring",           "megatron-sp", "usp"};
+  const auto kind_knob = s.parallel_knob("sp_kind");
+  std::string kind =
+      kind_knob && kind_knob->is_string() ? kind_knob->get<std::string>() : kinds.front();
+  if (ui::combo_string("SP scheme", "parallel.sp_kind", kind, kinds,
+                       "Sequence parallelism across the dies of a stage (seed 004): DSP switches "
+                       "the split dimension between spatial and temporal blocks (one all-to-all), "
+                       "Ulysses all-to-alls around attention, Ring passes K/V, Megatron-SP "
+                       "all-gathers and reduce-scatters, USP = Ulysses inside x Ring across. "
+                       "\"planner's best\": the fastest of the schemes table.")) {
+    if (kind == kinds.front()) {
+      s.erase_parallel("sp_kind");
+      s.erase_parallel("ulysses");
+    } else {
+      s.set_parallel("sp_kind", kind);
+    }
+  }
+  if (kind == "usp") {
+    const auto u = s.parallel_knob("ulysses");
+    i64 v = u && u->is_number_integer() ? u->get<i64>() : 0;
+    if (ui::combo_int(
+            "Ulysses degree", "parallel.ulysses", v,
+            [&] {
+              std::vector<ui::Choice> out;
+              for (const i64 d : ui::divisors(dies))
+                if (d > 1 && d < dies)
+                  out.push_back({d, cfg->model.heads % d == 0 ? "" : "does not divide heads"});
+              return out;
+            },
+            "Dies of the Ulysses part of USP; the ring part is dies / ulysses.",
+            v > 0 ? "" : "largest the heads allow"))
+      s.set_parallel("ulysses", v);
+  }
+  const json sub = s.parallel_knob("submeshes").value_or(json());
+  if (sub.is_array() && !sub.empty()) {
+    ui::row_label("Stage sub-meshes", "parallel.submeshes",
+                  "Explicit (num_x, num_y, loc_x, loc_y) per stage (seed 000).");
+    std::string text;
+    for (std::size_t i = 0; i + 3 < sub.size(); i += 4) {
+      if (!text.empty())
+        text += ", ";
+      text += std::to_string(as_int(sub[i]));
+      text += "x" + std::to_string(as_int(sub[i + 1])) + "@" + std::to_string(as_int(sub[i + 2])) +
+              "," + std::to_string(as_int(sub[i + 3]));
+    }
+    ImGui::TextUnformatted(text.c_str());
+    ImGui::SameLine();
+    if (ImGui::SmallButton("one stage"))
+      s.erase_parallel("submeshes");
+  } else {
+    const auto pp_knob = s.parallel_knob("pp");
+    i64 pp = pp_knob && pp_knob->is_number_integer() ? pp_knob->get<i64>() : 1;
+    if (ui::combo_int(
+            "Pipeline stages", "parallel.pp", pp,
+            [&] {
+              std::vector<ui::Choice> out;
+              for (const i64 d : ui::divisors(dies))
+                out.push_back({d, cfg->model.layers % d == 0 ? "" : "does not divide layers"});
+              return out;
+            },
+            "Stages of equal sub-meshes along the mesh, the blocks split evenly (seed 000 "
+            "stage_ids / submesh). Click a row of the schemes table for a given split."))
+      s.set_parallel("pp", pp);
+  }
+  ui::section_error("parallel");
+}
+
+} // namespace
+
 void draw_parallel_section(AppState &s) {
+  if (s.view() == View::tx8) {
+    draw_tx8_parallel_section(s);
+    return;
+  }
   const auto &cfg = s.view_config();
   if (!cfg) {
     ui::text_dim("Fix the configuration above to choose a layout.");

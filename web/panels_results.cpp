@@ -1,6 +1,6 @@
 // ridgeline web: the Results panel. Every number carries a "(?)" with its formula and source
-// (FORMULAS.md). [SECTION] headline  [SECTION] size & compute  [SECTION] stacked bars
-// [SECTION] memory bar  [SECTION] time  [SECTION] stages table  [SECTION] activation terms
+// (FORMULAS.md). [SECTION] headline  [SECTION] size & compute  [SECTION] memory bar
+// [SECTION] time  [SECTION] stages table  [SECTION] activation terms
 #include "core/io/config_json.hpp"
 #include "core/io/units.hpp"
 #include "core/memory/model_states.hpp"
@@ -163,101 +163,11 @@ void draw_size_and_compute(const Config &c, const Estimate &e) {
   }
 }
 
-// [SECTION] stacked bars
-struct Segment {
-  const char *name;
-  double value;
-  ImVec4 color;
-  std::string help;
-};
-
-// A horizontal stacked bar over [0, scale_max]; `marker` >= 0 draws a labelled line there.
-void stacked_bar(const std::vector<Segment> &segs, double scale_max, double marker,
-                 const std::string &marker_label, std::string (*format)(double)) {
-  ImDrawList *dl = ImGui::GetWindowDrawList();
-  const float width = ImGui::GetContentRegionAvail().x;
-  const float height = ImGui::GetFrameHeight() * 1.3f;
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  const auto x_of = [&](double v) {
-    return p0.x + static_cast<float>(std::min(v / scale_max, 1.0)) * width;
-  };
-  dl->AddRectFilled(p0, ImVec2(p0.x + width, p0.y + height), ui::u32(ImVec4(1, 1, 1, 0.05f)), 3.0f);
-  double at = 0;
-  int hovered = -1;
-  const ImVec2 mouse = ImGui::GetIO().MousePos;
-  for (std::size_t i = 0; i < segs.size(); ++i) {
-    const Segment &sg = segs[i];
-    if (sg.value <= 0)
-      continue;
-    const float x0 = x_of(at), x1 = x_of(at + sg.value);
-    dl->AddRectFilled(ImVec2(x0, p0.y), ImVec2(x1, p0.y + height), ui::u32(sg.color));
-    dl->AddLine(ImVec2(x1, p0.y), ImVec2(x1, p0.y + height), ui::u32(ImVec4(0, 0, 0, 0.6f)));
-    if (mouse.x >= x0 && mouse.x < x1 && mouse.y >= p0.y && mouse.y < p0.y + height)
-      hovered = static_cast<int>(i);
-    if (ImGui::CalcTextSize(sg.name).x + 8 < x1 - x0)
-      dl->AddText(ImVec2(x0 + 4, p0.y + (height - ImGui::GetFontSize()) * 0.5f),
-                  ui::u32(ImVec4(0.05f, 0.05f, 0.07f, 1)), sg.name);
-    at += sg.value;
-  }
-  if (marker >= 0) {
-    if (at > marker) // the part beyond the marker (capacity), red
-      dl->AddRectFilled(ImVec2(x_of(marker), p0.y), ImVec2(x_of(at), p0.y + height),
-                        ui::u32(ImVec4(1.0f, 0.2f, 0.2f, 0.35f)));
-    const float cx = x_of(marker);
-    dl->AddLine(ImVec2(cx, p0.y - 4), ImVec2(cx, p0.y + height + 4),
-                ui::u32(ImVec4(1, 1, 1, 0.95f)), 2.5f);
-    ImGui::Dummy(ImVec2(width, height + 2));
-    // The marker's label under it, kept inside the bar's width.
-    const float cw = ImGui::CalcTextSize(marker_label.c_str()).x;
-    const ImVec2 cur = ImGui::GetCursorScreenPos();
-    dl->AddText(ImVec2(std::clamp(cx - cw * 0.5f, p0.x, p0.x + width - cw), cur.y),
-                ui::u32(ImVec4(0.85f, 0.87f, 0.9f, 1)), marker_label.c_str());
-    ImGui::Dummy(ImVec2(width, ImGui::GetTextLineHeight()));
-  } else {
-    ImGui::Dummy(ImVec2(width, height + 2));
-  }
-  if (hovered >= 0) {
-    const Segment &sg = segs[static_cast<std::size_t>(hovered)];
-    ImGui::SetTooltip("%s: %s", sg.name, format(sg.value).c_str());
-  }
-}
-
-// Colour swatch, name (?), value, share of `total`.
-void legend(const char *id, const std::vector<Segment> &segs, double total,
-            std::string (*format)(double)) {
-  if (!ImGui::BeginTable(id, 3, ImGuiTableFlags_SizingFixedFit))
-    return;
-  ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch);
-  ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthFixed,
-                          ImGui::CalcTextSize("000.00 GB").x);
-  ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthFixed,
-                          ImGui::CalcTextSize("100.0%").x);
-  ImDrawList *dl = ImGui::GetWindowDrawList();
-  for (const Segment &sg : segs) {
-    ImGui::TableNextRow();
-    ImGui::TableSetColumnIndex(0);
-    const ImVec2 sp = ImGui::GetCursorScreenPos();
-    const float sz = ImGui::GetFontSize() * 0.75f;
-    const float off = (ImGui::GetTextLineHeight() - sz) * 0.5f;
-    dl->AddRectFilled(ImVec2(sp.x, sp.y + off), ImVec2(sp.x + sz, sp.y + off + sz),
-                      ui::u32(sg.color), 2.0f);
-    ImGui::Dummy(ImVec2(sz + 2, sz));
-    ImGui::SameLine();
-    ImGui::TextUnformatted(sg.name);
-    ui::help_marker(sg.help);
-    ImGui::TableSetColumnIndex(1);
-    ui::text_right(format(sg.value));
-    ImGui::TableSetColumnIndex(2);
-    ui::text_right(units::percent(total > 0 ? sg.value / total : 0), &ui::color::dim);
-  }
-  ImGui::EndTable();
-}
-
 // [SECTION] memory bar
-std::vector<Segment> memory_segments(const Config &c, const Estimate &e) {
+std::vector<ui::Segment> memory_segments(const Config &c, const Estimate &e) {
   const MemorySummary &mem = e.memory;
   const Layout &l = e.layout;
-  std::vector<Segment> s;
+  std::vector<ui::Segment> s;
   if (e.mode == Mode::train) {
     s.push_back({"Weights", mem.weights, ui::color::weights,
                  "2 B per parameter (bf16) of this stage's layers / tp (experts / ep); the first "
@@ -298,8 +208,8 @@ void draw_memory_bar(const Config &c, const Estimate &e) {
                   "memory (" +
                   c.hardware.name + ": " + units::bytes(mem.capacity) + "); 1 GB = 1e9 B.");
   const auto segs = memory_segments(c, e);
-  stacked_bar(segs, std::max(mem.total, mem.capacity) * 1.04, mem.capacity,
-              "capacity " + units::bytes(mem.capacity), &units::bytes);
+  ui::stacked_bar(segs, std::max(mem.total, mem.capacity) * 1.04, mem.capacity,
+                  "capacity " + units::bytes(mem.capacity), &units::bytes);
   const double frac = mem.capacity > 0 ? mem.total / mem.capacity : 0;
   const std::string verdict = units::bytes(mem.total) + " of " + units::bytes(mem.capacity) + " (" +
                               units::percent(frac) + ")";
@@ -307,7 +217,7 @@ void draw_memory_bar(const Config &c, const Estimate &e) {
     ui::text_colored(ui::color::ok, "Fits: " + verdict);
   else
     ui::text_colored(ui::color::error, "Does not fit: " + verdict);
-  legend("mem_legend", segs, mem.total, &units::bytes);
+  ui::legend("mem_legend", segs, mem.total, &units::bytes);
 }
 
 // [SECTION] time
@@ -329,7 +239,7 @@ void draw_step_time(const Config &c, const Estimate &e) {
                   "HBM bandwidth), GEMM efficiency " +
                   std::string(band) + " for " + c.hardware.name +
                   " (calibrated); collectives alpha-beta, exposed unless overlapped.");
-  const std::vector<Segment> segs = {
+  const std::vector<ui::Segment> segs = {
       {"Compute", t.compute - t.recompute, ui::color::forward,
        "Forward + backward GEMMs and element-wise traffic of the slowest stage, all "
        "micro-batches."},
@@ -344,8 +254,8 @@ void draw_step_time(const Config &c, const Estimate &e) {
       {"Optimizer", t.optimizer, ui::color::optimizer,
        "Adam update of this device's (sharded) parameters, HBM-bound."},
   };
-  stacked_bar(segs, t.step, -1, "", &time_str);
-  legend("time_legend", segs, t.step, &time_str);
+  ui::stacked_bar(segs, t.step, -1, "", &time_str);
+  ui::legend("time_legend", segs, t.step, &time_str);
   char line[200];
   std::snprintf(line, sizeof line, "Step %s (%s .. %s)   %s tokens/s", time_str(t.step).c_str(),
                 time_str(t.step * (1 - u)).c_str(), time_str(t.step * (1 + u)).c_str(),
@@ -372,7 +282,7 @@ void draw_serving(const Estimate &e) {
                   "weight bytes / BW) + collectives, over the chips of one replica; TPOT at the "
                   "mean context. Band " +
                   std::string(u) + " from calibration.");
-  const std::vector<Segment> segs = {
+  const std::vector<ui::Segment> segs = {
       {"KV reads", d.kv_time, ui::color::kv_cache, "B x KV bytes / HBM bandwidth."},
       {"Weights / FLOPs", std::max(d.weight_time, d.compute_time), ui::color::weights,
        "max(weight bytes / HBM bandwidth, 2 B P_active / FLOP/s): weights " +
@@ -380,8 +290,8 @@ void draw_serving(const Estimate &e) {
       {"Communication", d.comm_time, ui::color::gradients,
        "TP AllReduce (latency-bound at decode) and pipeline sends per step."},
   };
-  stacked_bar(segs, std::max(d.step, 1e-12), -1, "", &time_str);
-  legend("decode_legend", segs, d.step, &time_str);
+  ui::stacked_bar(segs, std::max(d.step, 1e-12), -1, "", &time_str);
+  ui::legend("decode_legend", segs, d.step, &time_str);
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
   if (!ImGui::BeginTable("serving", 2, flags))
     return;
@@ -402,8 +312,6 @@ void draw_serving(const Estimate &e) {
   char v[48];
   std::snprintf(v, sizeof v, "%.1f", d.tokens_per_s_per_chip);
   row("Tokens/s per chip", v);
-  std::snprintf(v, sizeof v, "%.0f", sv.critical_batch);
-  row("Critical batch (compute-bound above)", v);
   row("Smallest slice for this batch", str(sv.min_devices) + " chips");
   ImGui::EndTable();
 }

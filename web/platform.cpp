@@ -44,6 +44,11 @@ std::string url_state() {
   return s;
 }
 
+std::string url_hash() {
+  const std::string h = val::global("location")["hash"].as<std::string>();
+  return h.empty() ? h : h.substr(1);
+}
+
 void replace_url_query(const std::string &query) {
   const std::string url = page_url_with_query(query);
   if (url == val::global("location")["href"].as<std::string>())

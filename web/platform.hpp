@@ -9,6 +9,8 @@ namespace rl::web::platform {
 
 // The page's state string: location.search, or location.hash when there is no query.
 std::string url_state();
+// location.hash without the '#' ("" when none).
+std::string url_hash();
 // history.replaceState to "?<query>" (no new history entry, no reload).
 void replace_url_query(const std::string &query);
 // The page URL with the given query, as a person would share it.

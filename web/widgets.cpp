@@ -1,5 +1,8 @@
 #include "web/widgets.hpp"
 
+#include "core/io/units.hpp"
+
+#include <algorithm>
 #include <cmath>
 
 namespace rl::web::ui {
@@ -281,6 +284,87 @@ void text_right(const std::string &s, const ImVec4 *c) {
     text_colored(*c, s);
   else
     ImGui::TextUnformatted(s.c_str());
+}
+
+// [SECTION] stacked bars
+void stacked_bar(const std::vector<Segment> &segs, double scale_max, double marker,
+                 const std::string &marker_label, std::string (*format)(double)) {
+  ImDrawList *dl = ImGui::GetWindowDrawList();
+  const float width = ImGui::GetContentRegionAvail().x;
+  const float height = ImGui::GetFrameHeight() * 1.3f;
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const auto x_of = [&](double v) {
+    return p0.x + static_cast<float>(std::min(v / scale_max, 1.0)) * width;
+  };
+  dl->AddRectFilled(p0, ImVec2(p0.x + width, p0.y + height), u32(ImVec4(1, 1, 1, 0.05f)), 3.0f);
+  double at = 0;
+  int hovered = -1;
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  for (std::size_t i = 0; i < segs.size(); ++i) {
+    const Segment &sg = segs[i];
+    if (sg.value <= 0)
+      continue;
+    const float x0 = x_of(at), x1 = x_of(at + sg.value);
+    dl->AddRectFilled(ImVec2(x0, p0.y), ImVec2(x1, p0.y + height), u32(sg.color));
+    dl->AddLine(ImVec2(x1, p0.y), ImVec2(x1, p0.y + height), u32(ImVec4(0, 0, 0, 0.6f)));
+    if (mouse.x >= x0 && mouse.x < x1 && mouse.y >= p0.y && mouse.y < p0.y + height)
+      hovered = static_cast<int>(i);
+    if (ImGui::CalcTextSize(sg.name).x + 8 < x1 - x0)
+      dl->AddText(ImVec2(x0 + 4, p0.y + (height - ImGui::GetFontSize()) * 0.5f),
+                  u32(ImVec4(0.05f, 0.05f, 0.07f, 1)), sg.name);
+    at += sg.value;
+  }
+  if (marker >= 0) {
+    if (at > marker) // the part beyond the marker (capacity), red
+      dl->AddRectFilled(ImVec2(x_of(marker), p0.y), ImVec2(x_of(at), p0.y + height),
+                        u32(ImVec4(1.0f, 0.2f, 0.2f, 0.35f)));
+    const float cx = x_of(marker);
+    dl->AddLine(ImVec2(cx, p0.y - 4), ImVec2(cx, p0.y + height + 4), u32(ImVec4(1, 1, 1, 0.95f)),
+                2.5f);
+    ImGui::Dummy(ImVec2(width, height + 2));
+    // The marker's label under it, kept inside the bar's width.
+    const float cw = ImGui::CalcTextSize(marker_label.c_str()).x;
+    const ImVec2 cur = ImGui::GetCursorScreenPos();
+    dl->AddText(ImVec2(std::clamp(cx - cw * 0.5f, p0.x, p0.x + width - cw), cur.y),
+                u32(ImVec4(0.85f, 0.87f, 0.9f, 1)), marker_label.c_str());
+    ImGui::Dummy(ImVec2(width, ImGui::GetTextLineHeight()));
+  } else {
+    ImGui::Dummy(ImVec2(width, height + 2));
+  }
+  if (hovered >= 0) {
+    const Segment &sg = segs[static_cast<std::size_t>(hovered)];
+    ImGui::SetTooltip("%s: %s", sg.name, format(sg.value).c_str());
+  }
+}
+
+void legend(const char *id, const std::vector<Segment> &segs, double total,
+            std::string (*format)(double)) {
+  if (!ImGui::BeginTable(id, 3, ImGuiTableFlags_SizingFixedFit))
+    return;
+  ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthFixed,
+                          ImGui::CalcTextSize("000.00 GB").x);
+  ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthFixed,
+                          ImGui::CalcTextSize("100.0%").x);
+  ImDrawList *dl = ImGui::GetWindowDrawList();
+  for (const Segment &sg : segs) {
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    const ImVec2 sp = ImGui::GetCursorScreenPos();
+    const float sz = ImGui::GetFontSize() * 0.75f;
+    const float off = (ImGui::GetTextLineHeight() - sz) * 0.5f;
+    dl->AddRectFilled(ImVec2(sp.x, sp.y + off), ImVec2(sp.x + sz, sp.y + off + sz), u32(sg.color),
+                      2.0f);
+    ImGui::Dummy(ImVec2(sz + 2, sz));
+    ImGui::SameLine();
+    ImGui::TextUnformatted(sg.name);
+    help_marker(sg.help);
+    ImGui::TableSetColumnIndex(1);
+    text_right(format(sg.value));
+    ImGui::TableSetColumnIndex(2);
+    text_right(units::percent(total > 0 ? sg.value / total : 0), &color::dim);
+  }
+  ImGui::EndTable();
 }
 
 std::vector<i64> divisors(i64 n, std::size_t limit) {

@@ -84,6 +84,21 @@ void text_dim_wrapped(const std::string &s);
 // Right-aligned text in the current table cell or column.
 void text_right(const std::string &s, const ImVec4 *c = nullptr);
 
+// [SECTION] stacked bars
+// One part of a stacked bar: its name, value, colour and "(?)" text.
+struct Segment {
+  const char *name;
+  double value;
+  ImVec4 color;
+  std::string help;
+};
+// A horizontal stacked bar over [0, scale_max]; `marker` >= 0 draws a labelled line there.
+void stacked_bar(const std::vector<Segment> &segs, double scale_max, double marker,
+                 const std::string &marker_label, std::string (*format)(double));
+// Colour swatch, name (?), value, share of `total`.
+void legend(const char *id, const std::vector<Segment> &segs, double total,
+            std::string (*format)(double));
+
 // Divisors of n in increasing order (at most `limit`).
 std::vector<i64> divisors(i64 n, std::size_t limit = 256);
 

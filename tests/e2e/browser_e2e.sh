@@ -92,7 +92,8 @@ browse() { # browse MODE(dump|shot) URL OUTFILE
 "$cli" estimate "$(cat "$out/expected_decoded.json")" --json >"$out/expected_estimate.json"
 "$cli" plan "$(cat "$out/expected_decoded.json")" --json >"$out/expected_plan.json"
 
-browse dump "$base?$query" "$out/dom.html"
+# "#e2e": the page also runs Module.plan / sweep / tx8 on its configuration.
+browse dump "$base?$query#e2e" "$out/dom.html"
 python3 - "$out" <<'EOF' || fail "the page disagrees with the CLI (see above; files in $out)"
 import difflib, html, json, math, re, sys
 
@@ -166,8 +167,8 @@ video_scenario=sora-720m-tx8-2x2
 "$cli" estimate "$infer_scenario" --sweep batch --json >"$out/expected_sweep.json"
 "$cli" plan "$infer_scenario" --json >"$out/expected_plan_infer.json"
 "$cli" tx8 "$video_scenario" --json >"$out/expected_tx8.json"
-browse dump "$base?scenario=$infer_scenario" "$out/dom_infer.html"
-browse dump "$base?scenario=$video_scenario" "$out/dom_video.html"
+browse dump "$base?scenario=$infer_scenario#e2e" "$out/dom_infer.html"
+browse dump "$base?scenario=$video_scenario#e2e" "$out/dom_video.html"
 python3 - "$out" <<'EOF' || fail "the page's plan / sweep / tx8 disagree with the CLI (files in $out)"
 import html, json, math, re, sys
 out = sys.argv[1]

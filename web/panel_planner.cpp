@@ -1,0 +1,542 @@
+// ridgeline web: the Planner panel. rl::plan over the current configuration with every
+// parallel knob the configuration leaves out free (and those the user frees here), ranked by
+// step time (training) or time per output token (inference); a sortable top-N table whose
+// rows apply their layout on click, the rejected candidates by class and the closest
+// layouts that do not fit. The search runs when the configuration or the choices here
+// change while the panel is open, or on "Search"; never every frame.
+// [SECTION] knobs  [SECTION] search  [SECTION] apply  [SECTION] table  [SECTION] panel
+#include "core/error.hpp"
+#include "core/io/config_json.hpp"
+#include "core/io/estimate_json.hpp"
+#include "core/io/units.hpp"
+#include "core/parallel/layout.hpp"
+#include "web/panels.hpp"
+#include "web/widgets.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+namespace rl::web {
+
+namespace {
+
+std::string str(i64 v) {
+  return std::to_string(v);
+}
+
+// [SECTION] knobs
+// The knobs rl::plan searches when they are free (planner.cpp), in table order.
+struct Knob {
+  const char *key, *label;
+  bool train_only, moe_only;
+};
+constexpr Knob kKnobs[] = {
+    {"tp", "tp", false, false},
+    {"pp", "pp", false, false},
+    {"vpp", "vpp", false, false},
+    {"cp", "cp", false, false},
+    {"cp_kind", "cp kind", false, false},
+    {"ep", "ep", false, true},
+    {"zero", "ZeRO", true, false},
+    {"microbatch", "micro-batch", true, false},
+    {"recompute", "recompute", true, false},
+};
+
+bool applies(const Knob &k, const Config &c) {
+  return (!k.train_only || c.workload.mode == Mode::train) && (!k.moe_only || c.model.moe);
+}
+
+bool pinned(const AppState &s, const std::string &key) {
+  return s.parallel_knob(key).has_value();
+}
+
+bool is_free(const AppState &s, const PlannerUi &p, const std::string &key) {
+  return !pinned(s, key) || p.freed.count(key) > 0;
+}
+
+// The configuration the planner searches: the knobs chosen free here left out. dp follows
+// tp, pp and cp (devices / (tp pp cp)), Megatron-SP follows tp, the schedule pp and vpp.
+Config search_config(const AppState &s, const PlannerUi &p, const Config &c) {
+  Config x = c;
+  ParallelSpec &q = x.parallel;
+  const auto fr = [&](const char *k) { return is_free(s, p, k); };
+  if (fr("tp")) {
+    q.tp.reset();
+    q.sp.reset();
+  }
+  if (fr("pp") || fr("vpp")) {
+    q.pp_schedule.reset();
+    if (fr("pp"))
+      q.pp.reset();
+    if (fr("vpp"))
+      q.vpp.reset();
+  }
+  if (fr("cp") || fr("cp_kind")) {
+    q.ulysses.reset();
+    if (fr("cp"))
+      q.cp.reset();
+    if (fr("cp_kind"))
+      q.cp_kind.reset();
+  }
+  if (fr("ep"))
+    q.ep.reset();
+  if (fr("zero"))
+    q.zero.reset();
+  if (fr("microbatch"))
+    q.microbatch.reset();
+  if (fr("recompute"))
+    q.recompute.reset();
+  if (fr("tp") || fr("pp") || fr("cp"))
+    q.dp.reset();
+  return x;
+}
+
+// [SECTION] search
+void run_search(const AppState &s, PlannerUi &p, const Config &c) {
+  PlanOptions o;
+  o.top = p.top;
+  p.result.reset();
+  p.error.clear();
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    p.result = rl::plan(search_config(s, p, c), o);
+  } catch (const ConfigError &e) {
+    p.error = e.path().empty() ? e.message() : e.path() + ": " + e.message();
+  } catch (const std::exception &e) {
+    p.error = std::string("internal error: ") + e.what();
+  }
+  p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  p.order.clear(); // rank order, then the table's sort
+  p.resort = true;
+}
+
+// [SECTION] apply
+// The parallel object a plan writes into the configuration: the knobs it decided (tp, pp,
+// cp; vpp with pp > 1; ep for MoE; ZeRO, micro-batch, recompute when training) and every
+// knob the configuration already sets, at the plan's values. The rest (overlaps, schedule,
+// axis order, ...) stays out when the layout resolves the same without it, so the URL
+// carries what matters.
+json applied_parallel(const AppState &s, const Config &c, const Plan &plan) {
+  const json full = io::to_json(plan.parallel);
+  const Layout &l = plan.estimate.layout;
+  json cur = json::object();
+  if (s.effective().contains("parallel") && s.effective().at("parallel").is_object())
+    cur = s.effective().at("parallel");
+  std::vector<std::string> keep = {"tp", "pp", "cp"};
+  if (l.pp > 1)
+    keep.push_back("vpp");
+  if (l.cp > 1) {
+    keep.push_back("cp_kind");
+    keep.push_back("ulysses");
+  }
+  if (c.model.moe)
+    keep.push_back("ep");
+  if (c.workload.mode == Mode::train)
+    for (const char *k : {"zero", "microbatch", "recompute"})
+      keep.push_back(k);
+  json out = json::object();
+  for (const auto &[k, v] : full.items())
+    if (cur.contains(k) || std::find(keep.begin(), keep.end(), k) != keep.end())
+      out[k] = v;
+  const auto layout_of = [&](const json &par) {
+    Config x = c;
+    x.parallel = io::parse_parallel(par, "parallel");
+    return io::to_json(resolve_layout(x));
+  };
+  try {
+    if (layout_of(out) != layout_of(full))
+      out = full;
+  } catch (const std::exception &) {
+    out = full;
+  }
+  return out;
+}
+
+bool same_layout(const Layout &a, const Layout &b) {
+  return a.dp == b.dp && a.tp == b.tp && a.pp == b.pp && a.vpp == b.vpp && a.cp == b.cp &&
+         a.ulysses == b.ulysses && a.ep == b.ep && a.zero == b.zero &&
+         a.microbatch == b.microbatch && a.recompute == b.recompute && a.sp == b.sp &&
+         (a.cp == 1 || a.cp_kind == b.cp_kind);
+}
+
+// [SECTION] table
+enum Col : int {
+  kRank,
+  kDp,
+  kTp,
+  kPp,
+  kVpp,
+  kCp,
+  kEp,
+  kZero,
+  kMb,
+  kRecompute,
+  kObjective,
+  kRate,
+  kMemory,
+  kWhy,
+};
+
+double sort_key(const Plan &p, std::size_t rank, int col, bool train) {
+  const Layout &l = p.estimate.layout;
+  switch (col) {
+  case kDp:
+    return static_cast<double>(l.dp);
+  case kTp:
+    return static_cast<double>(l.tp);
+  case kPp:
+    return static_cast<double>(l.pp);
+  case kVpp:
+    return static_cast<double>(l.vpp);
+  case kCp:
+    return static_cast<double>(l.cp);
+  case kEp:
+    return static_cast<double>(l.ep);
+  case kZero:
+    return static_cast<double>(l.zero);
+  case kMb:
+    return static_cast<double>(l.microbatch);
+  case kRecompute:
+    return static_cast<double>(l.recompute);
+  case kObjective:
+    return p.objective;
+  case kRate:
+    return train ? p.estimate.throughput.mfu : p.estimate.serving.decode.tokens_per_s;
+  case kMemory:
+    return p.estimate.memory.total;
+  default:
+    return static_cast<double>(rank);
+  }
+}
+
+void sort_rows(PlannerUi &p, bool train) {
+  const PlanResult &r = *p.result;
+  if (p.order.size() != r.plans.size()) {
+    p.order.resize(r.plans.size());
+    for (std::size_t i = 0; i < p.order.size(); ++i)
+      p.order[i] = i;
+  }
+  ImGuiTableSortSpecs *specs = ImGui::TableGetSortSpecs();
+  if (!specs || (!specs->SpecsDirty && !p.resort))
+    return;
+  if (specs->SpecsCount > 0) {
+    const ImGuiTableColumnSortSpecs &sp = specs->Specs[0];
+    const int col = static_cast<int>(sp.ColumnUserID);
+    const bool asc = sp.SortDirection != ImGuiSortDirection_Descending;
+    std::stable_sort(p.order.begin(), p.order.end(), [&](std::size_t a, std::size_t b) {
+      const double ka = sort_key(r.plans[a], a, col, train);
+      const double kb = sort_key(r.plans[b], b, col, train);
+      return asc ? ka < kb : ka > kb;
+    });
+  }
+  specs->SpecsDirty = false;
+  p.resort = false;
+}
+
+void plan_tooltip(const Plan &p, bool train, double capacity) {
+  const Estimate &e = p.estimate;
+  ImGui::BeginTooltip();
+  ImGui::TextColored(ui::color::accent, "Click to apply this layout");
+  ui::text_dim(p.why);
+  if (train && e.has_time) {
+    const StepTime &t = e.time;
+    ImGui::Text("step %s = compute %s + exposed comm %s + bubble %s + optimizer %s",
+                units::seconds(t.step).c_str(), units::seconds(t.compute).c_str(),
+                units::seconds(t.comm_exposed).c_str(), units::seconds(t.bubble).c_str(),
+                units::seconds(t.optimizer).c_str());
+    ImGui::Text("MFU %s, %s tokens/s, %s per device", units::percent(e.throughput.mfu).c_str(),
+                units::count(e.throughput.tokens_per_s).c_str(),
+                units::flop_rate(e.throughput.tflops_per_device).c_str());
+  } else if (e.has_serving) {
+    const ServingEstimate &sv = e.serving;
+    ImGui::Text("TPOT %s, TTFT %s, request %s", units::seconds(sv.tpot).c_str(),
+                units::seconds(sv.ttft).c_str(), units::seconds(sv.request_latency).c_str());
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f", sv.decode.tokens_per_s_per_chip);
+    ImGui::Text("%s tokens/s (%s per chip)", units::count(sv.decode.tokens_per_s).c_str(), buf);
+  }
+  ImGui::Text("memory %s of %s (%s), worst stage %lld", units::bytes(e.memory.total).c_str(),
+              units::bytes(capacity).c_str(),
+              units::percent(capacity > 0 ? e.memory.total / capacity : 0).c_str(),
+              static_cast<long long>(e.memory.worst_stage));
+  ImGui::EndTooltip();
+}
+
+// Returns the plan clicked (-1: none).
+int draw_plans(const AppState &s, PlannerUi &p, bool train, float height) {
+  const PlanResult &r = *p.result;
+  const std::optional<Estimate> &now = s.estimate();
+  int clicked = -1;
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
+                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_Sortable | ImGuiTableFlags_Hideable;
+  const int cols = 14;
+  // One table per mode: each keeps its own column visibility and sort.
+  if (!ImGui::BeginTable(train ? "plans_train" : "plans_infer", cols, flags, ImVec2(0, height)))
+    return -1;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  const ImGuiTableColumnFlags num = ImGuiTableColumnFlags_PreferSortAscending;
+  const ImGuiTableColumnFlags off = train ? 0 : ImGuiTableColumnFlags_DefaultHide;
+  ImGui::TableSetupColumn("#", num | ImGuiTableColumnFlags_DefaultSort, 0, kRank);
+  ImGui::TableSetupColumn("dp", num, 0, kDp);
+  ImGui::TableSetupColumn("tp", num, 0, kTp);
+  ImGui::TableSetupColumn("pp", num, 0, kPp);
+  ImGui::TableSetupColumn("vpp", num, 0, kVpp);
+  ImGui::TableSetupColumn("cp", num, 0, kCp);
+  ImGui::TableSetupColumn("ep", num, 0, kEp);
+  ImGui::TableSetupColumn("ZeRO", num | off, 0, kZero);
+  ImGui::TableSetupColumn("mb", num | off, 0, kMb);
+  ImGui::TableSetupColumn("recompute", num | off, 0, kRecompute);
+  ImGui::TableSetupColumn(train ? "step time" : "TPOT", num, 0, kObjective);
+  ImGui::TableSetupColumn(train ? "MFU" : "tokens/s", ImGuiTableColumnFlags_PreferSortDescending, 0,
+                          kRate);
+  ImGui::TableSetupColumn("memory", num, 0, kMemory);
+  ImGui::TableSetupColumn("why", ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_NoSort,
+                          0, kWhy);
+  ImGui::TableHeadersRow();
+  sort_rows(p, train);
+  const double capacity = s.view_config() ? s.view_config()->hardware.hbm_bytes : 0;
+  for (const std::size_t i : p.order) {
+    const Plan &pl = r.plans[i];
+    const Layout &l = pl.estimate.layout;
+    const bool is_current = now && same_layout(now->layout, l);
+    const ImVec4 *col = is_current ? &ui::color::ok : nullptr;
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(kRank);
+    ImGui::PushID(static_cast<int>(i));
+    if (ImGui::Selectable("##plan", is_current,
+                          ImGuiSelectableFlags_SpanAllColumns |
+                              ImGuiSelectableFlags_AllowItemOverlap))
+      clicked = static_cast<int>(i);
+    const bool hovered = ImGui::IsItemHovered();
+    ImGui::PopID();
+    ImGui::SameLine(0, 0);
+    ui::text_right(is_current ? std::string("\xe2\x86\x92 ") + str(static_cast<i64>(i) + 1)
+                              : str(static_cast<i64>(i) + 1),
+                   col);
+    const auto cell = [&](int c, const std::string &v) {
+      if (ImGui::TableSetColumnIndex(c))
+        ui::text_right(v, col);
+    };
+    cell(kDp, str(l.dp));
+    cell(kTp, str(l.tp));
+    cell(kPp, str(l.pp));
+    cell(kVpp, str(l.vpp));
+    cell(kCp, l.cp > 1 ? str(l.cp) + " " + io::name_of(l.cp_kind) : str(l.cp));
+    cell(kEp, str(l.ep));
+    cell(kZero, str(l.zero));
+    cell(kMb, str(l.microbatch));
+    cell(kRecompute, io::name_of(l.recompute));
+    cell(kObjective, units::seconds(pl.objective));
+    if (train) {
+      cell(kRate, units::percent(pl.estimate.throughput.mfu));
+    } else {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.0f", pl.estimate.serving.decode.tokens_per_s);
+      cell(kRate, buf);
+    }
+    cell(kMemory, units::bytes(pl.estimate.memory.total));
+    if (ImGui::TableSetColumnIndex(kWhy))
+      ui::text_dim(pl.why);
+    if (hovered)
+      plan_tooltip(pl, train, capacity);
+  }
+  ImGui::EndTable();
+  return clicked;
+}
+
+void draw_infeasible(const PlanResult &r) {
+  ImGui::TextUnformatted("Closest layouts that do not fit");
+  ui::help_marker("The memory-infeasible candidates with the smallest overflow (bytes over the "
+                  "device's capacity on the worst stage): what would fit with a little less "
+                  "memory.");
+  if (r.infeasible.empty()) {
+    ImGui::SameLine();
+    ui::text_dim("  none: no candidate failed on memory");
+    return;
+  }
+  const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg;
+  if (!ImGui::BeginTable("infeasible", 3, flags))
+    return;
+  ImGui::TableSetupColumn("kind");
+  ImGui::TableSetupColumn("over");
+  ImGui::TableSetupColumn("layout", ImGuiTableColumnFlags_WidthStretch);
+  for (const Infeasible &f : r.infeasible) {
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ui::text_colored(ui::color::error, f.kind);
+    ImGui::TableSetColumnIndex(1);
+    ui::text_right(f.overflow > 0 ? std::string("+") + units::bytes(f.overflow) : "",
+                   &ui::color::warn);
+    ImGui::TableSetColumnIndex(2);
+    ui::text_dim(f.message);
+  }
+  ImGui::EndTable();
+}
+
+// The knobs as toggles: free (searched) or pinned at the configuration's value.
+void draw_knob_toggles(const AppState &s, PlannerUi &p, const Config &c) {
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("Search over");
+  ui::help_marker("Knobs the configuration leaves out are always searched. Click a knob the "
+                  "configuration pins to free it for the search (the configuration keeps its "
+                  "value until you apply a plan); click again to pin it. dp follows tp, pp and "
+                  "cp; Megatron-SP follows tp.");
+  for (const Knob &k : kKnobs) {
+    if (!applies(k, c))
+      continue;
+    const bool pin = pinned(s, k.key);
+    const bool fr = is_free(s, p, k.key);
+    std::string label = k.label;
+    if (!fr) {
+      const json v = *s.parallel_knob(k.key);
+      label += std::string(" = ") + (v.is_string() ? v.get<std::string>() : v.dump());
+    }
+    ImGui::SameLine();
+    const ImVec4 on(0.20f, 0.40f, 0.66f, 1), off(0.17f, 0.19f, 0.23f, 1);
+    ImGui::PushStyleColor(ImGuiCol_Button, fr ? on : off);
+    ImGui::PushStyleColor(ImGuiCol_Text, fr ? ImVec4(0.95f, 0.97f, 1, 1) : ui::color::dim);
+    ImGui::PushID(k.key);
+    const bool clicked = ImGui::SmallButton(label.c_str());
+    ImGui::PopID();
+    ImGui::PopStyleColor(2);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s", !pin ? "Not set in the configuration: always searched."
+                              : fr ? "Pinned in the configuration, freed for this search. "
+                                     "Click to pin it."
+                                   : "Pinned in the configuration. Click to search it too.");
+    if (clicked && pin) {
+      if (fr)
+        p.freed.erase(k.key);
+      else
+        p.freed.insert(k.key);
+    }
+  }
+  ImGui::SameLine(0, 14);
+  if (ImGui::SmallButton("free all"))
+    for (const Knob &k : kKnobs)
+      if (applies(k, c) && pinned(s, k.key))
+        p.freed.insert(k.key);
+  ImGui::SameLine();
+  if (ImGui::SmallButton("as configured"))
+    p.freed.clear();
+}
+
+} // namespace
+
+// [SECTION] panel
+void draw_planner_panel(AppState &s, UiState &ui) {
+  PlannerUi &p = ui.planner;
+  const std::optional<Config> &c = s.view_config();
+  if (!c) {
+    ui::text_dim("The configuration does not parse: fix the field marked in red to search.");
+    return;
+  }
+  if (c->workload.mode != Mode::train && c->workload.mode != Mode::infer) {
+    ui::text_dim("The planner searches training and inference layouts.");
+    return;
+  }
+  const bool train = c->workload.mode == Mode::train;
+  if (ui.open_tab == "planner-all") // a link that opens the planner with every knob free
+    for (const Knob &k : kKnobs)
+      if (applies(k, *c) && pinned(s, k.key))
+        p.freed.insert(k.key);
+
+  // Controls: Search, top N, the knobs.
+  if (ImGui::Button("Search"))
+    p.search = true;
+  ImGui::SameLine();
+  ImGui::AlignTextToFramePadding();
+  ui::text_dim("top");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 3.6f);
+  static const int tops[] = {5, 10, 20, 50};
+  if (ImGui::BeginCombo("##top", std::to_string(p.top).c_str())) {
+    for (const int t : tops)
+      if (ImGui::Selectable(std::to_string(t).c_str(), t == p.top))
+        p.top = t;
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine(0, 16);
+  draw_knob_toggles(s, p, *c);
+
+  // The search: when asked, or when what it would search changed while the panel is open.
+  std::string sig = s.url_query() + "|top " + std::to_string(p.top) + "|free";
+  for (const Knob &k : kKnobs)
+    if (is_free(s, p, k.key))
+      sig += std::string(" ") + k.key;
+  if (p.search || sig != p.signature) {
+    run_search(s, p, *c);
+    p.signature = sig;
+    p.search = false;
+  }
+  if (!p.error.empty()) {
+    ui::text_colored(ui::color::error, std::string("The search failed: ") + p.error);
+    return;
+  }
+  if (!p.result)
+    return;
+  const PlanResult &r = *p.result;
+
+  // What the search did.
+  std::string done =
+      units::grouped(r.candidates) + " layouts enumerated, " + units::grouped(r.timed) + " timed";
+  if (p.seconds > 0) // 0 under a headless browser's frozen clock
+    done += std::string(" in ") + units::seconds(p.seconds);
+  ImGui::TextUnformatted(done.c_str());
+  ImGui::SameLine(0, 16);
+  std::vector<std::pair<std::string, i64>> rejected(r.rejected.begin(), r.rejected.end());
+  std::sort(rejected.begin(), rejected.end(),
+            [](const auto &a, const auto &b) { return a.second > b.second; });
+  i64 total_rejected = 0;
+  for (const auto &kv : rejected)
+    total_rejected += kv.second;
+  ui::text_dim(std::string("rejected ") + units::grouped(total_rejected) + ":");
+  for (const auto &[kind, n] : rejected) {
+    ImGui::SameLine();
+    ui::text_colored(kind == "memory"      ? ui::color::error
+                     : kind == "dominated" ? ui::color::dim
+                                           : ui::color::warn,
+                     kind + " " + units::grouped(n));
+  }
+  ui::help_marker("Candidates are checked before they are timed (planner.cpp). memory: the "
+                  "worst stage does not fit the device. divisibility: a degree does not divide "
+                  "the devices, layers or sequence. heads: tp does not divide the heads. "
+                  "batch: the batch does not split into dp x micro-batch. dominated: fits, but "
+                  "the same layout with less recompute and an equal ZeRO time class fits too, "
+                  "so it cannot be faster. Ranked by " +
+                  std::string(train ? "step time" : "time per output token (TPOT)") + ".");
+  if (r.free_knobs.empty()) {
+    ImGui::SameLine(0, 16);
+    ui::text_colored(ui::color::warn,
+                     "Every knob is pinned: free some above (or 'free all') to search.");
+  }
+
+  // The table, then the closest infeasible layouts under it.
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  const float inf_h = line * static_cast<float>(1 + r.infeasible.size()) + 10;
+  const float table_h = std::max(line * 4, ImGui::GetContentRegionAvail().y - inf_h);
+  if (r.plans.empty()) {
+    ui::text_colored(ui::color::error,
+                     r.infeasible.empty()
+                         ? "No candidate passes the checks (see the rejected classes above): "
+                           "free a pinned knob to widen the search."
+                         : "No layout fits in memory: the closest ones are below.");
+  } else {
+    const int clicked = draw_plans(s, p, train, table_h);
+    if (clicked >= 0) {
+      const Plan &pl = r.plans[static_cast<std::size_t>(clicked)];
+      // What was free stays free for the next search (the same ranking, this row current).
+      for (const Knob &k : kKnobs)
+        if (applies(k, *c) && is_free(s, p, k.key))
+          p.freed.insert(k.key);
+      const json par = applied_parallel(s, *c, pl);
+      s.set_parallel_object(par);
+      return; // the configuration changed: the next frame searches again
+    }
+  }
+  draw_infeasible(r);
+}
+
+} // namespace rl::web
