@@ -6,6 +6,7 @@
 #include "core/io/config_json.hpp"
 #include "core/io/json_reader.hpp"
 #include "core/io/estimate_json.hpp"
+#include "core/io/launch_export.hpp"
 #include "core/io/presets.hpp"
 #include "core/io/url_codec.hpp"
 #include "core/io/validation_json.hpp"
@@ -53,6 +54,8 @@ commands:
   validate [FILE] [--fit] [--json]
                                  predicted vs measured for a list of runs (default: the
                                  embedded calibration set); --fit refits GEMM efficiency
+  export CFG --format F          launch arguments for the layout (F: megatron, deepspeed,
+                                 torchtitan); free knobs are planned first
   url CFG                        the shareable URL query of a configuration
   url --decode STR [--resolved]  the configuration a URL holds (--resolved: presets expanded)
   presets [KIND] [NAME]          list presets, or print one (KIND: model|hardware|cluster|scenario)
@@ -97,6 +100,14 @@ knobs are timed only where no cheaper fitting choice exists. Plans are ranked by
   --top N   plans to show (default 10)
   --json    {"plans": [estimate + "parallel" + "why", ...], "infeasible": [...],
             "rejected": {...}, "candidates": n, "timed": n}
+)";
+
+const char *kExportHelp = R"(usage: ridgeline export CFG --format megatron|deepspeed|torchtitan
+
+Prints the launch arguments for CFG's parallel layout: Megatron-LM (Megatron-Core) flags,
+a DeepSpeed ds_config.json (with the Megatron-DeepSpeed model-parallel flags), or
+TorchTitan overrides. When CFG leaves parallel knobs free, the planner's best layout is
+exported. Where a framework has no twin of a ridgeline knob, a "# note:" line says so.
 )";
 
 const char *kCollectiveHelp = R"(usage: ridgeline collective CLUSTER --op OP --bytes M --group N [--stride S] [--json]
@@ -283,6 +294,35 @@ int cmd_tx8(const Args &a) {
                         a.has("--presets"), std::cout);
 }
 
+int cmd_export(const Args &a) {
+  if (a.has("--help")) {
+    std::cout << kExportHelp;
+    return 0;
+  }
+  allow_options(a, {"--format"});
+  if (!a.has("--format"))
+    throw Usage("`export` needs --format megatron|deepspeed|torchtitan");
+  const Config c = io::parse_config(load_config(one_positional(a, "CFG")));
+  const ParallelSpec &p = c.parallel;
+  const bool all_set = p.tp && p.pp && p.cp && p.zero && p.microbatch && p.recompute &&
+                       (p.ep || !c.model.moe) && (p.vpp || p.pp == 1);
+  Layout l;
+  if (all_set) {
+    l = resolve_layout(c);
+  } else {
+    PlanOptions o;
+    o.top = 1;
+    const PlanResult r = plan(c, o);
+    if (r.plans.empty())
+      throw ConfigError("parallel", "no layout fits: run `ridgeline plan` for the reasons");
+    l = r.plans.front().estimate.layout;
+    std::cout << "# layout chosen by the planner (step " << shell::time_str(r.plans.front().objective)
+              << ")\n";
+  }
+  std::cout << io::launch_export(c, l, a.options.at("--format"));
+  return 0;
+}
+
 int cmd_url(const Args &a) {
   if (a.has("--help")) {
     std::cout << kUrlHelp;
@@ -464,6 +504,8 @@ int main(int argc, char **argv) {
       return cmd_plan(a);
     if (a.command == "tx8")
       return cmd_tx8(a);
+    if (a.command == "export")
+      return cmd_export(a);
     if (a.command == "presets")
       return cmd_presets(a);
     if (a.command == "collective")

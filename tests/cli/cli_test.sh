@@ -87,7 +87,9 @@ check "tx8 op json" 0 "$rl" tx8 '{"hardware": "tx8", "workload": {"mode": "tx8-o
   expect_in "tx8 op json" "$tmp/out" '"utilization"'
 check "tx8 bad op" 2 "$rl" tx8 '{"hardware": "tx8", "workload": {"mode": "tx8-op", "op": {"type": "conv"}}}' &&
   expect_in "tx8 bad op" "$tmp/err" 'workload.op.type: "conv" is not one of'
-for c in plan collective validate tx8; do
+check "export" 0 "$rl" export llama3-70b-h100-1024 --format megatron && expect_in "export" "$tmp/out" "--tensor-model-parallel-size 8"
+check "export bad" 2 "$rl" export llama3-70b-h100-1024 --format jax && expect_in "export bad" "$tmp/err" '--format: "jax" is not one of'
+for c in plan collective validate tx8 export; do
   check "help $c" 0 "$rl" "$c" --help && expect_in "help $c" "$tmp/out" "usage: ridgeline $c"
 done
 

@@ -1,0 +1,242 @@
+#include "core/io/launch_export.hpp"
+
+#include "core/error.hpp"
+#include "core/io/config_json.hpp"
+#include "core/io/json_reader.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <sstream>
+
+namespace rl::io {
+
+namespace {
+
+std::string s(i64 v) { return std::to_string(v); }
+
+std::string name_of_cp(const Layout &l) {
+  return l.cp_kind == CpKind::ulysses ? "Ulysses" : l.cp_kind == CpKind::usp ? "USP" : "ring";
+}
+
+std::string megatron(const Config &c, const Layout &l) {
+  const ModelSpec &m = c.model;
+  const WorkloadSpec &w = c.workload;
+  std::ostringstream o;
+  std::vector<std::string> notes;
+  const i64 nodes = std::max<i64>(1, c.cluster.devices / std::max<i64>(c.cluster.devices_per_node, 1));
+  o << "# Megatron-LM (Megatron-Core) launch for " << m.name << " on " << c.cluster.devices << " x "
+    << c.hardware.name << ", layout dp " << l.dp << " x tp " << l.tp << " x pp " << l.pp
+    << " x cp " << l.cp << "\n";
+  o << "torchrun --nproc_per_node " << std::min(c.cluster.devices, c.cluster.devices_per_node)
+    << " --nnodes " << nodes << " pretrain_gpt.py \\\n";
+  std::vector<std::string> a;
+  auto add = [&](const std::string &x) { a.push_back(x); };
+  // model
+  add("--num-layers " + s(m.layers));
+  add("--hidden-size " + s(m.hidden));
+  add("--ffn-hidden-size " + s(m.ffn));
+  add("--num-attention-heads " + s(m.heads));
+  if (m.kv_heads != m.heads && !m.mla)
+    add("--group-query-attention --num-query-groups " + s(m.kv_heads));
+  if (!m.mla && m.head_dim * m.heads != m.hidden)
+    add("--kv-channels " + s(m.head_dim));
+  if (m.mla) {
+    add("--multi-latent-attention");
+    if (m.mla->q_lora_rank > 0)
+      add("--q-lora-rank " + s(m.mla->q_lora_rank));
+    add("--kv-lora-rank " + s(m.mla->kv_lora_rank));
+    add("--qk-head-dim " + s(m.mla->qk_nope_head_dim));
+    add("--qk-pos-emb-head-dim " + s(m.mla->qk_rope_head_dim));
+    add("--v-head-dim " + s(m.mla->v_head_dim));
+  }
+  const i64 seq = w.mode == Mode::train ? w.seq_len : w.prompt_len + w.gen_len;
+  add("--seq-length " + s(seq));
+  add("--max-position-embeddings " + s(std::max(m.max_seq, seq)));
+  if (m.gated_mlp)
+    add("--swiglu");
+  if (m.norm == Norm::rmsnorm)
+    add("--normalization RMSNorm");
+  if (!m.qkv_bias && !m.o_bias && !m.mlp_bias)
+    add("--disable-bias-linear");
+  else if (m.qkv_bias && !m.o_bias && !m.mlp_bias)
+    add("--disable-bias-linear --add-qkv-bias");
+  if (!m.tied_embeddings)
+    add("--untie-embeddings-and-output-weights");
+  add(m.learned_pos_emb ? "--position-embedding-type learned_absolute"
+                        : "--position-embedding-type rope");
+  if (!m.dropout)
+    add("--attention-dropout 0.0 --hidden-dropout 0.0");
+  if (m.moe) {
+    add("--num-experts " + s(m.moe->experts));
+    add("--moe-router-topk " + s(m.moe->top_k));
+    add("--moe-ffn-hidden-size " + s(m.moe->expert_ffn));
+    if (m.moe->shared_experts > 0)
+      add("--moe-shared-expert-intermediate-size " + s(m.moe->expert_ffn * m.moe->shared_experts));
+    if (m.moe->first_dense > 0 || m.moe->every > 1)
+      notes.push_back("dense/MoE layer pattern (first_dense " + s(m.moe->first_dense) + ", every " +
+                      s(m.moe->every) + "): set --moe-layer-freq accordingly");
+  }
+  // parallelism
+  add("--tensor-model-parallel-size " + s(l.tp));
+  if (l.sp && l.tp > 1)
+    add("--sequence-parallel");
+  add("--pipeline-model-parallel-size " + s(l.pp));
+  if (l.vpp > 1)
+    add("--num-layers-per-virtual-pipeline-stage " + s(m.layers / (l.pp * l.vpp)));
+  if (l.schedule == PpSchedule::gpipe)
+    notes.push_back("GPipe has no Megatron flag: Megatron runs 1F1B (fewer micro-batches in flight)");
+  if (l.uneven_pp)
+    notes.push_back("uneven stages: set --decoder-first-pipeline-num-layers / "
+                    "--decoder-last-pipeline-num-layers to the split you want");
+  if (l.cp > 1) {
+    add("--context-parallel-size " + s(l.cp));
+    add(l.cp_kind == CpKind::ring      ? "--cp-comm-type p2p"
+        : l.cp_kind == CpKind::ulysses ? "--cp-comm-type a2a"
+                                       : "--cp-comm-type a2a+p2p --hierarchical-context-parallel-sizes " +
+                                             s(l.ulysses) + " " + s(l.ring));
+  }
+  if (l.ep > 1)
+    add("--expert-model-parallel-size " + s(l.ep));
+  if (l.zero >= 1 && l.zero <= 2)
+    add("--use-distributed-optimizer");
+  if (l.zero == 2)
+    notes.push_back("ZeRO-2: Megatron's distributed optimizer shards optimizer states; gradients "
+                    "are reduce-scattered into it (memory as ridgeline's ZeRO-2 only with "
+                    "--overlap-grad-reduce buckets freed)");
+  if (l.zero == 3)
+    add("--use-torch-fsdp2");
+  // batch, recompute, precision, kernels, overlap
+  add("--micro-batch-size " + s(l.microbatch));
+  add("--global-batch-size " + s(w.mode == Mode::train ? w.global_batch : w.batch));
+  if (l.recompute == Recompute::selective)
+    add("--recompute-granularity selective");
+  else if (l.recompute == Recompute::full)
+    add("--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
+  if (w.precision == Dtype::fp8)
+    add("--bf16 --fp8-format hybrid");
+  else if (w.precision == Dtype::fp16)
+    add("--fp16");
+  else
+    add("--bf16");
+  if (w.fp32_grads)
+    add("--accumulate-allreduce-grads-in-fp32");
+  if (l.flash)
+    add("--use-flash-attn");
+  if (l.overlap_dp)
+    add(l.zero >= 1 ? "--overlap-grad-reduce --overlap-param-gather" : "--overlap-grad-reduce");
+  if (l.overlap_tp && l.tp > 1)
+    add("--tp-comm-overlap");
+  if (l.order != std::vector<std::string>{"tp", "cp", "dp", "pp"})
+    notes.push_back("axis order: Megatron places tp innermost, then cp, dp, pp; ridgeline's "
+                    "order differs");
+  for (std::size_t i = 0; i < a.size(); ++i)
+    o << "  " << a[i] << (i + 1 < a.size() ? " \\\n" : "\n");
+  for (const auto &n : notes)
+    o << "# note: " << n << "\n";
+  o << "# plus your data, tokenizer, optimizer and schedule arguments\n";
+  return o.str();
+}
+
+std::string deepspeed(const Config &c, const Layout &l) {
+  const WorkloadSpec &w = c.workload;
+  const i64 B = w.mode == Mode::train ? w.global_batch : w.batch;
+  nlohmann::json ds = {{"train_batch_size", B},
+                       {"train_micro_batch_size_per_gpu", l.microbatch},
+                       {"gradient_accumulation_steps", l.num_micro},
+                       {"zero_optimization",
+                        {{"stage", l.zero},
+                         {"overlap_comm", l.overlap_dp},
+                         {"contiguous_gradients", true}}}};
+  if (w.precision == Dtype::fp16)
+    ds["fp16"] = {{"enabled", true}};
+  else
+    ds["bf16"] = {{"enabled", true}};
+  if (w.fp32_grads)
+    ds["data_types"] = {{"grad_accum_dtype", "fp32"}};
+  if (l.recompute != Recompute::none)
+    ds["activation_checkpointing"] = {{"partition_activations", l.tp > 1},
+                                      {"contiguous_memory_optimization", true}};
+  std::ostringstream o;
+  o << "# DeepSpeed config (ds_config.json) for " << c.model.name << ": dp " << l.dp << " x tp "
+    << l.tp << " x pp " << l.pp << " x cp " << l.cp << "; train_batch_size = micro-batch x "
+    << "gradient_accumulation_steps x dp (" << l.microbatch << " x " << l.num_micro << " x "
+    << l.dp << ")\n";
+  o << dump(ds, 2) << "\n";
+  if (l.tp > 1 || l.pp > 1 || l.cp > 1) {
+    o << "# Megatron-DeepSpeed arguments for the model-parallel axes:\n#  --tensor-model-parallel-size "
+      << l.tp << " --pipeline-model-parallel-size " << l.pp;
+    if (l.cp > 1)
+      o << " --ds-sequence-parallel-size " << l.cp;
+    o << "\n";
+    if (l.cp > 1 && l.cp_kind != CpKind::ulysses)
+      o << "# note: DeepSpeed's sequence parallelism is Ulysses; ridgeline's " << name_of_cp(l)
+        << " has no DeepSpeed twin\n";
+  }
+  if (l.recompute == Recompute::selective)
+    o << "# note: DeepSpeed checkpoints whole layers; selective (attention-only) recompute needs "
+         "Megatron-DeepSpeed's --recompute-granularity selective\n";
+  if (l.ep > 1)
+    o << "# note: experts: DeepSpeed-MoE with ep_size " << l.ep << " in the model's MoE layers\n";
+  return o.str();
+}
+
+std::string torchtitan(const Config &c, const Layout &l) {
+  const WorkloadSpec &w = c.workload;
+  const i64 B = w.mode == Mode::train ? w.global_batch : w.batch;
+  const i64 seq = w.mode == Mode::train ? w.seq_len : w.prompt_len;
+  // TorchTitan shards with FSDP2: ZeRO-3 = shard over dp; ZeRO-1/2 ~ shard but keep the
+  // gathered weights after forward; ZeRO-0 = pure replication (DDP).
+  const i64 shard = l.zero >= 1 ? l.dp : 1, replicate = l.zero >= 1 ? 1 : l.dp;
+  std::vector<std::string> a = {
+      "--parallelism.data_parallel_replicate_degree " + s(replicate),
+      "--parallelism.data_parallel_shard_degree " + s(shard),
+      "--parallelism.tensor_parallel_degree " + s(l.tp),
+      "--parallelism.pipeline_parallel_degree " + s(l.pp),
+      "--parallelism.context_parallel_degree " + s(l.cp),
+      "--training.local_batch_size " + s(B / l.dp),
+      "--training.global_batch_size " + s(B),
+      "--training.seq_len " + s(seq),
+      std::string("--activation_checkpoint.mode ") + name_of(l.recompute)};
+  if (l.zero == 1 || l.zero == 2)
+    a.push_back("--parallelism.fsdp_reshard_after_forward never");
+  if (l.pp > 1) {
+    a.push_back(std::string("--parallelism.pipeline_parallel_schedule ") +
+                (l.schedule == PpSchedule::interleaved ? "Interleaved1F1B"
+                 : l.schedule == PpSchedule::gpipe    ? "GPipe"
+                                                      : "1F1B"));
+    a.push_back("--parallelism.pipeline_parallel_microbatch_size " + s(l.microbatch));
+  }
+  if (l.ep > 1)
+    a.push_back("--parallelism.expert_parallel_degree " + s(l.ep));
+  std::ostringstream o;
+  o << "# TorchTitan overrides for " << c.model.name << " (pick the matching model flavour in "
+    << "your train config)\n";
+  o << "torchrun --nproc_per_node " << std::min(c.cluster.devices, c.cluster.devices_per_node)
+    << " --nnodes " << std::max<i64>(1, c.cluster.devices / std::max<i64>(c.cluster.devices_per_node, 1))
+    << " -m torchtitan.train \\\n";
+  for (std::size_t i = 0; i < a.size(); ++i)
+    o << "  " << a[i] << (i + 1 < a.size() ? " \\\n" : "\n");
+  if (l.cp > 1 && l.cp_kind != CpKind::ring)
+    o << "# note: TorchTitan's context parallelism is ring attention; ridgeline's "
+      << name_of_cp(l) << " has no TorchTitan twin\n";
+  if (l.tp > 1 && !l.sp)
+    o << "# note: TorchTitan's TP always runs sequence parallel (SP) for norms\n";
+  return o.str();
+}
+
+} // namespace
+
+std::string launch_export(const Config &c, const Layout &l, const std::string &format) {
+  if (c.workload.mode != Mode::train)
+    throw ConfigError("workload.mode", "export writes training launches (mode train)");
+  if (format == "megatron")
+    return megatron(c, l);
+  if (format == "deepspeed")
+    return deepspeed(c, l);
+  if (format == "torchtitan")
+    return torchtitan(c, l);
+  throw ConfigError("--format", "\"" + format + "\" is not one of megatron, deepspeed, torchtitan");
+}
+
+} // namespace rl::io
