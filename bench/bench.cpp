@@ -29,23 +29,28 @@ int main(int argc, char **argv) {
   rl::Config free = c;
   free.parallel = rl::ParallelSpec{};
   volatile double sink = 0;
-  const double parse_us =
-      time_per_call_us(n, [&] { sink = sink + static_cast<double>(rl::io::parse_config(cfg).model.layers); });
-  const double mem_us = time_per_call_us(n, [&] { sink = sink + rl::estimate(c, false).memory.total; });
+  const double parse_us = time_per_call_us(
+      n, [&] { sink = sink + static_cast<double>(rl::io::parse_config(cfg).model.layers); });
+  const double mem_us =
+      time_per_call_us(n, [&] { sink = sink + rl::estimate(c, false).memory.total; });
   const double est_us = time_per_call_us(n, [&] { sink = sink + rl::estimate(c).time.step; });
-  const double inf_us = time_per_call_us(n / 10 + 1, [&] { sink = sink + rl::estimate(infer).serving.tpot; });
+  const double inf_us =
+      time_per_call_us(n / 10 + 1, [&] { sink = sink + rl::estimate(infer).serving.tpot; });
   const nlohmann::json full = rl::io::to_json(c);
   const double url_us = time_per_call_us(n, [&] {
-    sink = sink + static_cast<double>(rl::io::decode_url_query(rl::io::encode_url_query(full)).size());
+    sink =
+        sink + static_cast<double>(rl::io::decode_url_query(rl::io::encode_url_query(full)).size());
   });
   rl::PlanResult pr;
   const double plan_us = time_per_call_us(5, [&] { pr = rl::plan(free); });
   const rl::Config video = rl::io::parse_config(nlohmann::json("sora-720m-tx8-2x2"));
   rl::tx8::Tx8Result vr;
-  const double video_us = time_per_call_us(2, [&] { vr = rl::tx8::solve(video, rl::tx8::Tx8Options{}); });
+  const double video_us =
+      time_per_call_us(2, [&] { vr = rl::tx8::solve(video, rl::tx8::Tx8Options{}); });
   const rl::Config op = rl::io::parse_config(nlohmann::json::parse(
       R"({"hardware": "tx8", "workload": {"mode": "tx8-op", "op": {"type": "gemm", "m": 4096, "k": 1152, "n": 4608, "fuse": "silu"}}})"));
-  const double op_us = time_per_call_us(20, [&] { sink = sink + rl::tx8::solve(op, rl::tx8::Tx8Options{}).latency; });
+  const double op_us = time_per_call_us(
+      20, [&] { sink = sink + rl::tx8::solve(op, rl::tx8::Tx8Options{}).latency; });
   std::printf("ridgeline bench (%d iterations)\n", n);
   std::printf("  parse_config (scenario preset)          %10.2f us/call\n", parse_us);
   std::printf("  estimate, memory only (llama3-70b)      %10.2f us/call\n", mem_us);
@@ -53,7 +58,8 @@ int main(int argc, char **argv) {
   std::printf("  estimate inference (+ max-batch search) %10.2f us/call\n", inf_us);
   std::printf("  url encode+decode (resolved config)     %10.2f us/call\n", url_us);
   std::printf("  plan, every knob free (%lld layouts, %lld timed) %10.2f ms/call\n",
-              static_cast<long long>(pr.candidates), static_cast<long long>(pr.timed), plan_us / 1e3);
+              static_cast<long long>(pr.candidates), static_cast<long long>(pr.timed),
+              plan_us / 1e3);
   std::printf("  tx8 GEMM 4096x1152x4608+SiLU tiling search  %10.2f ms/call\n", op_us / 1e3);
   std::printf("  tx8 STDiT3-720M 720p 4 s on 2x2 (%lld op searches, all schemes) %10.2f ms/call\n",
               static_cast<long long>(vr.searches), video_us / 1e3);

@@ -20,7 +20,7 @@ struct MoeSpec {
   i64 expert_ffn = 0;     // f_e, hidden of one expert
   i64 shared_experts = 0; // always-on experts of width expert_ffn
   i64 every = 1;          // an MoE layer every `every` layers (others dense)
-  i64 first_dense = 0;    // the first `first_dense` layers are dense (DeepSeek first_k_dense_replace)
+  i64 first_dense = 0; // the first `first_dense` layers are dense (DeepSeek first_k_dense_replace)
 };
 
 // Multi-head latent attention (DeepSeek-V2/V3): low-rank Q and joint compressed KV.
@@ -34,7 +34,7 @@ struct MlaSpec {
 
 // Open-Sora STDiT3 specifics (seed 000): video DiT with spatial + temporal blocks.
 struct DitSpec {
-  i64 in_channels = 4;       // VAE latent channels
+  i64 in_channels = 4;         // VAE latent channels
   i64 caption_channels = 4096; // T5-XXL embedding width
   i64 patch_t = 1, patch_h = 2, patch_w = 2;
 };
@@ -73,15 +73,15 @@ struct PeakFlops {
 // tx8 tiled accelerator die (TX8.md): per-tile compute/SRAM, per-die DRAM, per-link NoC.
 struct Tx8Spec {
   i64 tiles = 16;
-  i64 mesh_x = 4, mesh_y = 4;  // tile mesh inside the die
-  double gemm_flops = 8e12;    // per tile, FLOP/s
-  double vector_ops = 6.25e10; // per tile, op/s
-  double sram_bytes = 3145728; // per tile (3 MiB)
-  double dram_bw = 1e11;       // per die, shared by the tiles, B/s
-  double dram_latency = 1e-7;  // per DMA, s
-  double noc_bw = 1.28e11;     // per link per direction, B/s
-  double hop_latency = 1e-8;   // per NoC hop, s
-  i64 granule = 64;            // GEMM array granule
+  i64 mesh_x = 4, mesh_y = 4;         // tile mesh inside the die
+  double gemm_flops = 8e12;           // per tile, FLOP/s
+  double vector_ops = 6.25e10;        // per tile, op/s
+  double sram_bytes = 3145728;        // per tile (3 MiB)
+  double dram_bw = 1e11;              // per die, shared by the tiles, B/s
+  double dram_latency = 1e-7;         // per DMA, s
+  double noc_bw = 1.28e11;            // per link per direction, B/s
+  double hop_latency = 1e-8;          // per NoC hop, s
+  i64 granule = 64;                   // GEMM array granule
   double sram_usable_bytes = 3014656; // per tile, B kernels may use (FlagTree backend)
   double elem_bytes = 2;              // bf16 activations and weights, B
   double acc_bytes = 4;               // fp32 partial sums and softmax statistics, B
@@ -95,8 +95,8 @@ struct HardwareSpec {
   std::string name;
   HardwareKind kind = HardwareKind::gpu;
   PeakFlops peak;
-  double hbm_bytes = 0;        // device memory capacity
-  double hbm_bw = 0;           // device memory bandwidth, B/s
+  double hbm_bytes = 0;         // device memory capacity
+  double hbm_bw = 0;            // device memory bandwidth, B/s
   double gemm_efficiency = 0.7; // achievable fraction of peak on large GEMMs (calibrated per chip)
   double time_uncertainty = 0.25; // relative band on predicted times (calibration residuals)
   std::optional<Tx8Spec> tx8;
@@ -115,15 +115,15 @@ struct ClusterSpec {
   Topology topology = Topology::switched;
   i64 devices = 1;
   i64 devices_per_node = 1;
-  Link intra_node;               // NVLink/NVSwitch class, per device
-  Link inter_node;               // InfiniBand/RoCE class, per device
-  std::vector<i64> torus_axes;   // TPU slice axes, e.g. {16, 16}
-  std::vector<bool> wraparound;  // per axis
-  Link ici;                      // TPU inter-chip link, per link one direction
-  Link dcn;                      // between slices/pods, per device
-  i64 slices = 1;                // TPU: slices of the torus joined by the DCN
-  std::vector<i64> mesh;          // tx8 die mesh {x, y}
-  Link d2d;                       // tx8 die-to-die link
+  Link intra_node;              // NVLink/NVSwitch class, per device
+  Link inter_node;              // InfiniBand/RoCE class, per device
+  std::vector<i64> torus_axes;  // TPU slice axes, e.g. {16, 16}
+  std::vector<bool> wraparound; // per axis
+  Link ici;                     // TPU inter-chip link, per link one direction
+  Link dcn;                     // between slices/pods, per device
+  i64 slices = 1;               // TPU: slices of the torus joined by the DCN
+  std::vector<i64> mesh;        // tx8 die mesh {x, y}
+  Link d2d;                     // tx8 die-to-die link
   std::string source;
 };
 
@@ -134,17 +134,17 @@ struct Tx8OpSpec {
   std::string type; // gemm | vector | flash_attention
   std::string name; // optional label
   i64 m = 0, k = 0, n = 0;
-  std::string fuse; // "" or "silu"
+  std::string fuse;       // "" or "silu"
   std::string stationary; // "" (search) | input | weight
   i64 rows = 0, width = 0, inputs = 1;
   double ops_per_element = 1;
   double ops_per_row = 0; // vector: extra ops per row (RMSNorm's rsqrt)
   i64 params = 0;         // vector: parameter vectors of `width` elements (modulate: 2)
   i64 batch = 1, heads = 1, seq_q = 0, seq_kv = 0, head_dim = 0;
-  std::string loop_order; // flash attention: "" (search) | a | b | broadcast | packed
-  i64 heads_fused = 0;    // flash attention: 0 = search
-  bool in_sram = false;   // fusion: the input is already in SRAM (no load)
-  bool out_sram = false;  // fusion: the output stays in SRAM (no store)
+  std::string loop_order;  // flash attention: "" (search) | a | b | broadcast | packed
+  i64 heads_fused = 0;     // flash attention: 0 = search
+  bool in_sram = false;    // fusion: the input is already in SRAM (no load)
+  bool out_sram = false;   // fusion: the output stays in SRAM (no store)
   std::vector<i64> tiling; // fixed tiling instead of the search: gemm [Tm, Tn(, Tk)],
                            // vector [rows per tile], flash attention [Tx, Ty]
 };

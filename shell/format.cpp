@@ -12,11 +12,21 @@
 
 namespace rl::shell {
 
-std::string bytes_str(double b) { return units::bytes(b); }
-std::string flops_str(double f) { return units::flops(f); }
-std::string count_str(double n) { return units::count(n); }
-std::string time_str(double t) { return units::seconds(t); }
-std::string grouped(long long n) { return units::grouped(n); }
+std::string bytes_str(double b) {
+  return units::bytes(b);
+}
+std::string flops_str(double f) {
+  return units::flops(f);
+}
+std::string count_str(double n) {
+  return units::count(n);
+}
+std::string time_str(double t) {
+  return units::seconds(t);
+}
+std::string grouped(long long n) {
+  return units::grouped(n);
+}
 
 void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
   const Layout &l = e.layout;
@@ -28,18 +38,17 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
        << grouped(static_cast<long long>(e.tokens_per_step)) << " tokens/step, "
        << io::name_of(w.precision) << "\n";
   else
-    os << "  infer: batch " << w.batch << ", prompt " << w.prompt_len << ", generate "
-       << w.gen_len << ", weights " << io::name_of(w.weight_dtype) << ", KV "
-       << io::name_of(w.kv_dtype) << "\n";
+    os << "  infer: batch " << w.batch << ", prompt " << w.prompt_len << ", generate " << w.gen_len
+       << ", weights " << io::name_of(w.weight_dtype) << ", KV " << io::name_of(w.kv_dtype) << "\n";
   os << "  layout: dp " << l.dp << " x tp " << l.tp << " x pp " << l.pp << " x cp " << l.cp;
   if (l.cp > 1)
-    os << " (" << io::name_of(l.cp_kind) << (l.cp_kind == CpKind::usp ? ", ulysses " + std::to_string(l.ulysses) : "") << ")";
+    os << " (" << io::name_of(l.cp_kind)
+       << (l.cp_kind == CpKind::usp ? ", ulysses " + std::to_string(l.ulysses) : "") << ")";
   os << ", ep " << l.ep << (l.sp ? ", SP" : "") << ", ZeRO-" << l.zero << ", micro-batch "
      << l.microbatch << " (m = " << l.num_micro << ")";
   if (l.pp > 1)
     os << ", " << io::name_of(l.schedule) << (l.vpp > 1 ? " v=" + std::to_string(l.vpp) : "");
-  os << ", recompute " << io::name_of(l.recompute) << (l.flash ? ", FlashAttention" : "")
-     << "\n\n";
+  os << ", recompute " << io::name_of(l.recompute) << (l.flash ? ", FlashAttention" : "") << "\n\n";
 
   os << "Parameters\n";
   Table pt{{"part", "count", "exact"}, {}};
@@ -85,7 +94,8 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
     mt.rows.push_back({"gradients", bytes_str(m.gradients)});
     mt.rows.push_back({"optimizer (fp32 master + m + v)", bytes_str(m.optimizer)});
     mt.rows.push_back({"activations: layers", bytes_str(m.activations_layers)});
-    mt.rows.push_back({"activations: embedding/output", bytes_str(m.activations - m.activations_layers)});
+    mt.rows.push_back(
+        {"activations: embedding/output", bytes_str(m.activations - m.activations_layers)});
   } else {
     mt.rows.push_back({"KV cache", bytes_str(m.kv_cache)});
     mt.rows.push_back({"prefill working set", bytes_str(m.activations)});
@@ -132,15 +142,16 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
       std::snprintf(line, sizeof line, "%.0f", sv.moe_critical_batch);
       st.rows.push_back({"MoE critical batch (x E/k)", line});
     }
-    st.rows.push_back({"smallest power-of-two slice for this batch", std::to_string(sv.min_devices) + " chips"});
+    st.rows.push_back(
+        {"smallest power-of-two slice for this batch", std::to_string(sv.min_devices) + " chips"});
     st.print(os);
     if (sv.disaggregated) {
       std::snprintf(line, sizeof line,
                     "  disaggregated at %.2f req/s: %.2f prefill + %.2f decode instances of %lld "
                     "chips (decode batch %lld; prefill:decode = %.2f)\n",
                     w.request_rate, sv.prefill_instances, sv.decode_instances,
-                    static_cast<long long>(sv.devices_per_instance), static_cast<long long>(sv.decode_batch),
-                    sv.prefill_to_decode);
+                    static_cast<long long>(sv.devices_per_instance),
+                    static_cast<long long>(sv.decode_batch), sv.prefill_to_decode);
       os << line;
     }
   }
@@ -181,7 +192,8 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
       Table ct{{"kind", "collective", "group", "bytes", "time", "exposed"}, {}};
       for (const auto &cc : t.comm)
         ct.rows.push_back({cc.kind, cc.collective, std::to_string(cc.group),
-                           bytes_str(cc.bytes_per_device), time_str(cc.time), time_str(cc.exposed)});
+                           bytes_str(cc.bytes_per_device), time_str(cc.time),
+                           time_str(cc.exposed)});
       ct.print(os);
     }
   }
@@ -222,8 +234,9 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
       std::snprintf(inflight, sizeof inflight, "%.1f", s.activations.layers_in_flight);
       st.rows.push_back({std::to_string(s.stage), std::to_string(s.layers), count_str(s.params),
                          bytes_str(s.states.weights), bytes_str(s.states.gradients),
-                         bytes_str(s.states.optimizer), bytes_str(s.activations.total() + s.kv_cache),
-                         inflight, bytes_str(s.total())});
+                         bytes_str(s.states.optimizer),
+                         bytes_str(s.activations.total() + s.kv_cache), inflight,
+                         bytes_str(s.total())});
     }
     st.print(os);
   }
@@ -232,13 +245,13 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
 void print_collective(std::ostream &os, const ClusterSpec &c, double bytes, const Group &g,
                       const CollectiveTime &t) {
   os << name_of_collective(t.op) << " of " << bytes_str(bytes) << " over " << g.n
-     << " devices (stride " << g.stride << ") of " << c.name << " ("
-     << io::name_of(c.topology) << ", " << group_devices_per_node(c, g) << " per node)\n";
+     << " devices (stride " << g.stride << ") of " << c.name << " (" << io::name_of(c.topology)
+     << ", " << group_devices_per_node(c, g) << " per node)\n";
   Table tt{{"algorithm", "steps", "bytes/device", "time", "bus bandwidth"}, {}};
   char bw[64];
   std::snprintf(bw, sizeof bw, "%.1f GB/s", t.time > 0 ? t.bytes_per_device / t.time / 1e9 : 0.0);
-  tt.rows.push_back({t.algorithm, std::to_string(t.steps), bytes_str(t.bytes_per_device),
-                     time_str(t.time), bw});
+  tt.rows.push_back(
+      {t.algorithm, std::to_string(t.steps), bytes_str(t.bytes_per_device), time_str(t.time), bw});
   tt.print(os);
 }
 
@@ -286,10 +299,10 @@ void print_sweep(std::ostream &os, const std::vector<DecodeStep> &rows, double c
   for (const auto &d : rows) {
     std::snprintf(a, sizeof a, "%.1f", d.tokens_per_s);
     std::snprintf(b, sizeof b, "%.2f", d.tokens_per_s_per_chip);
-    t.rows.push_back({std::to_string(static_cast<long long>(d.batch)), bytes_str(d.memory_per_device),
-                      d.fits ? "yes" : "no", time_str(d.kv_time), time_str(d.weight_time),
-                      time_str(d.compute_time), time_str(d.comm_time), time_str(d.step), a, b,
-                      d.compute_bound ? "compute" : "memory"});
+    t.rows.push_back({std::to_string(static_cast<long long>(d.batch)),
+                      bytes_str(d.memory_per_device), d.fits ? "yes" : "no", time_str(d.kv_time),
+                      time_str(d.weight_time), time_str(d.compute_time), time_str(d.comm_time),
+                      time_str(d.step), a, b, d.compute_bound ? "compute" : "memory"});
   }
   t.print(os);
 }
@@ -297,7 +310,8 @@ void print_sweep(std::ostream &os, const std::vector<DecodeStep> &rows, double c
 void print_plan(std::ostream &os, const Config &c, const PlanResult &r) {
   const bool train = c.workload.mode == Mode::train;
   os << "ridgeline plan: " << c.model.name << " on " << c.cluster.devices << " x "
-     << c.hardware.name << " (" << (train ? "training, ranked by step time" : "inference, ranked by time per output token")
+     << c.hardware.name << " ("
+     << (train ? "training, ranked by step time" : "inference, ranked by time per output token")
      << ")\n  free knobs:";
   for (const auto &k : r.free_knobs)
     os << " " << k;
@@ -314,7 +328,8 @@ void print_plan(std::ostream &os, const Config &c, const PlanResult &r) {
     for (std::size_t i = 0; i < r.plans.size(); ++i) {
       const Plan &p = r.plans[i];
       const Layout &l = p.estimate.layout;
-      const std::string cp = std::to_string(l.cp) + (l.cp > 1 ? std::string(" ") + io::name_of(l.cp_kind) : "");
+      const std::string cp =
+          std::to_string(l.cp) + (l.cp > 1 ? std::string(" ") + io::name_of(l.cp_kind) : "");
       t.rows.push_back({std::to_string(i + 1), std::to_string(l.dp), std::to_string(l.tp),
                         std::to_string(l.pp), std::to_string(l.vpp), cp, std::to_string(l.ep),
                         std::to_string(l.zero), std::to_string(l.microbatch),
@@ -342,13 +357,14 @@ void print_presets(std::ostream &os, const nlohmann::json &names) {
 }
 
 void print_sp_comparison(std::ostream &os, const Config &c, const SpComparison &cmp) {
-  os << "Seed 000 comparison of parallelisms in training: " << c.model.name << ", N = "
-     << cmp.degree << ", micro-batch " << cmp.b << ", seq " << cmp.s << " (USP: ulysses "
-     << cmp.ulysses << " x ring " << cmp.ring << ")\n";
+  os << "Seed 000 comparison of parallelisms in training: " << c.model.name
+     << ", N = " << cmp.degree << ", micro-batch " << cmp.b << ", seq " << cmp.s
+     << " (USP: ulysses " << cmp.ulysses << " x ring " << cmp.ring << ")\n";
   os << "  P = " << count_str(cmp.params)
-     << " transformer-layer parameters; bytes per device; activation columns per layer, fwd+bwd\n\n";
-  Table t{{"scheme", "split", "param comm", "bytes/step", "activation comm", "bytes/layer",
-           "P+G", "optimizer", "act/layer"},
+     << " transformer-layer parameters; bytes per device; activation columns per layer, "
+        "fwd+bwd\n\n";
+  Table t{{"scheme", "split", "param comm", "bytes/step", "activation comm", "bytes/layer", "P+G",
+           "optimizer", "act/layer"},
           {}};
   for (const auto &r : cmp.rows)
     t.rows.push_back({r.name, r.split, r.param_comm, bytes_str(r.param_bytes), r.act_comm,

@@ -4,8 +4,8 @@
 #include "core/error.hpp"
 #include "core/estimate/estimate.hpp"
 #include "core/io/config_json.hpp"
-#include "core/io/json_reader.hpp"
 #include "core/io/estimate_json.hpp"
+#include "core/io/json_reader.hpp"
 #include "core/io/launch_export.hpp"
 #include "core/io/presets.hpp"
 #include "core/io/url_codec.hpp"
@@ -64,7 +64,8 @@ CFG is a JSON file, a scenario preset name (see `ridgeline presets scenario`), o
 Run `ridgeline <command> --help` for a command's options.
 )";
 
-const char *kEstimateHelp = R"(usage: ridgeline estimate CFG [--json] [--compare-sp [--degree N]] [--sweep batch]
+const char *kEstimateHelp =
+    R"(usage: ridgeline estimate CFG [--json] [--compare-sp [--degree N]] [--sweep batch]
 
 Parameters (total, active), FLOPs per step (model and hardware, with recompute), and memory
 per device for the worst pipeline stage: weights, gradients, optimizer states, activations
@@ -110,7 +111,8 @@ TorchTitan overrides. When CFG leaves parallel knobs free, the planner's best la
 exported. Where a framework has no twin of a ridgeline knob, a "# note:" line says so.
 )";
 
-const char *kCollectiveHelp = R"(usage: ridgeline collective CLUSTER --op OP --bytes M --group N [--stride S] [--json]
+const char *kCollectiveHelp =
+    R"(usage: ridgeline collective CLUSTER --op OP --bytes M --group N [--stride S] [--json]
 
 Time and bytes per device of one collective on a cluster (alpha-beta; NCCL-style choice of
 ring or tree; hierarchical across nodes; TPU torus axes as in seed 002 ch.3).
@@ -141,9 +143,8 @@ prints one preset's JSON.
 Args parse_args(int argc, char **argv) {
   Args a;
   static const std::map<std::string, bool> takes_value = {
-      {"--decode", true}, {"--top", true},   {"--format", true}, {"--degree", true},
-      {"--op", true},     {"--bytes", true}, {"--group", true},  {"--stride", true},
-      {"--sweep", true}};
+      {"--decode", true}, {"--top", true},   {"--format", true}, {"--degree", true}, {"--op", true},
+      {"--bytes", true},  {"--group", true}, {"--stride", true}, {"--sweep", true}};
   for (int i = 1; i < argc; ++i) {
     const std::string s = argv[i];
     if (a.command.empty() && s.rfind("--", 0) != 0 && s != "-h") {
@@ -221,9 +222,10 @@ int cmd_estimate(const Args &a) {
         throw ConfigError("--degree", "expected a positive integer, got \"" + d + "\"");
       degree = std::stol(d);
     }
-    const SpComparison cmp = degree ? compare_sp(c.model, static_cast<double>(c.parallel.microbatch.value_or(1)),
-                                                 static_cast<double>(c.workload.seq_len), degree)
-                                    : compare_sp(c);
+    const SpComparison cmp =
+        degree ? compare_sp(c.model, static_cast<double>(c.parallel.microbatch.value_or(1)),
+                            static_cast<double>(c.workload.seq_len), degree)
+               : compare_sp(c);
     if (a.has("--json"))
       std::cout << io::dump(io::to_json(cmp), 2) << "\n";
     else
@@ -236,15 +238,15 @@ int cmd_estimate(const Args &a) {
     if (c.workload.mode != Mode::infer)
       throw ConfigError("workload.mode", "--sweep batch needs an inference workload");
     const Estimate e = estimate(c);
-    const auto batches =
-        sweep_batches(e.memory.max_batch, e.layout.dp, e.serving.critical_batch);
+    const auto batches = sweep_batches(e.memory.max_batch, e.layout.dp, e.serving.critical_batch);
     const double ctx = static_cast<double>(c.workload.prompt_len + c.workload.gen_len);
     const auto rows = batch_sweep(c, e.layout, batches, ctx);
     if (a.has("--json")) {
       json out = json::array();
       for (const auto &d : rows)
         out.push_back(io::to_json(d));
-      std::cout << json{{"context", ctx}, {"critical_batch", e.serving.critical_batch},
+      std::cout << json{{"context", ctx},
+                        {"critical_batch", e.serving.critical_batch},
                         {"sweep", out}}
                        .dump(2)
                 << "\n";
@@ -290,8 +292,8 @@ int cmd_tx8(const Args &a) {
     return 0;
   }
   allow_options(a, {"--json", "--presets"});
-  return shell::run_tx8(load_config(one_positional(a, "CFG")), a.has("--json"),
-                        a.has("--presets"), std::cout);
+  return shell::run_tx8(load_config(one_positional(a, "CFG")), a.has("--json"), a.has("--presets"),
+                        std::cout);
 }
 
 int cmd_export(const Args &a) {
@@ -316,8 +318,8 @@ int cmd_export(const Args &a) {
     if (r.plans.empty())
       throw ConfigError("parallel", "no layout fits: run `ridgeline plan` for the reasons");
     l = r.plans.front().estimate.layout;
-    std::cout << "# layout chosen by the planner (step " << shell::time_str(r.plans.front().objective)
-              << ")\n";
+    std::cout << "# layout chosen by the planner (step "
+              << shell::time_str(r.plans.front().objective) << ")\n";
   }
   std::cout << io::launch_export(c, l, a.options.at("--format"));
   return 0;
@@ -379,8 +381,10 @@ int cmd_collective(const Args &a) {
   if (!a.has("--op") || !a.has("--bytes"))
     throw Usage("`collective` needs --op and --bytes");
   static const std::pair<const char *, Collective> ops[] = {
-      {"allreduce", Collective::allreduce}, {"allgather", Collective::allgather},
-      {"reduce_scatter", Collective::reduce_scatter}, {"alltoall", Collective::alltoall},
+      {"allreduce", Collective::allreduce},
+      {"allgather", Collective::allgather},
+      {"reduce_scatter", Collective::reduce_scatter},
+      {"alltoall", Collective::alltoall},
       {"p2p", Collective::p2p}};
   const std::string opname = a.options.at("--op");
   Collective op = Collective::allreduce;
@@ -389,8 +393,9 @@ int cmd_collective(const Args &a) {
     if (opname == n)
       op = o, known = true;
   if (!known)
-    throw ConfigError("--op", "\"" + opname +
-                                  "\" is not one of allreduce, allgather, reduce_scatter, alltoall, p2p");
+    throw ConfigError("--op",
+                      "\"" + opname +
+                          "\" is not one of allreduce, allgather, reduce_scatter, alltoall, p2p");
   const double bytes = parse_number(a, "--bytes", 1, 1e15);
   Group g{c.devices, 1};
   if (a.has("--group"))
@@ -403,9 +408,12 @@ int cmd_collective(const Args &a) {
                                      " devices");
   const CollectiveTime t = collective_time(c, op, bytes, g);
   if (a.has("--json")) {
-    std::cout << json{{"op", name_of_collective(t.op)}, {"algorithm", t.algorithm},
-                      {"group", t.n}, {"steps", t.steps},
-                      {"bytes_per_device", t.bytes_per_device}, {"time", t.time}}
+    std::cout << json{{"op", name_of_collective(t.op)},
+                      {"algorithm", t.algorithm},
+                      {"group", t.n},
+                      {"steps", t.steps},
+                      {"bytes_per_device", t.bytes_per_device},
+                      {"time", t.time}}
                      .dump(2)
               << "\n";
     return 0;
@@ -436,7 +444,8 @@ int cmd_validate(const Args &a) {
   if (a.has("--fit")) {
     const auto fits = fit_gemm_efficiency(runs);
     if (a.has("--json")) {
-      std::cout << io::dump(json{{"rows", io::to_json(rows)}, {"fit", io::to_json(fits)}}, 2) << "\n";
+      std::cout << io::dump(json{{"rows", io::to_json(rows)}, {"fit", io::to_json(fits)}}, 2)
+                << "\n";
       return 0;
     }
     shell::print_validation(std::cout, rows);

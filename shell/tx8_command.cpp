@@ -5,9 +5,9 @@
 #include "core/io/json_reader.hpp"
 #include "core/io/tx8_json.hpp"
 #include "core/io/units.hpp"
-#include "shell/table.hpp"
 #include "core/tx8/arch.hpp"
 #include "core/tx8/request.hpp"
+#include "shell/table.hpp"
 
 #include <algorithm>
 #include <cstdio>

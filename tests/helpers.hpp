@@ -17,7 +17,9 @@ inline ModelSpec model(const std::string &preset) {
 inline ModelSpec model_json(const char *text) {
   return io::parse_model(nlohmann::json::parse(text), "model");
 }
-inline Config config(const char *text) { return io::parse_config(nlohmann::json::parse(text)); }
+inline Config config(const char *text) {
+  return io::parse_config(nlohmann::json::parse(text));
+}
 
 // The ConfigError a callable throws, as "path: message" ("" when it does not throw).
 template <class F> std::string error_of(F &&f) {

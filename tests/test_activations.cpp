@@ -44,7 +44,8 @@ TEST_CASE("GPT activation closed forms hold term by term for random shapes", "[m
     const i64 h = a * (1 + static_cast<i64>(rng() % 64));
     const ModelSpec m = gpt(1, h, a, 1000);
     const double s = static_cast<double>(1 + rng() % 8192), b = static_cast<double>(1 + rng() % 8);
-    const double sbh = s * b * static_cast<double>(h), as_h = static_cast<double>(a) * s / static_cast<double>(h);
+    const double sbh = s * b * static_cast<double>(h),
+                 as_h = static_cast<double>(a) * s / static_cast<double>(h);
     const double td = static_cast<double>(t);
     REQUIRE(layer_activations(m, false, b, s, kNone).total() ==
             Approx(sbh * (34 + 5 * as_h)).epsilon(1e-12));
@@ -82,27 +83,34 @@ TEST_CASE("Pipeline in-flight activations (seed 000, Korthikanti)", "[memory][pi
   const double per_layer = layer_activations(m, false, 1, s, kNone).total();
   SECTION("1F1B: the first stage holds L layers' worth whatever p") {
     for (const i64 p : {1, 2, 4, 8, 16}) {
-      const StageActivations a = stage_activations(m, pipeline(p, 1, 64, PpSchedule::one_f_one_b), 0, s);
+      const StageActivations a =
+          stage_activations(m, pipeline(p, 1, 64, PpSchedule::one_f_one_b), 0, s);
       REQUIRE(a.layers_in_flight == 48);
       REQUIRE(a.layers == Approx(48 * per_layer));
     }
     // the last stage holds one micro-batch of L/p layers
-    REQUIRE(stage_activations(m, pipeline(4, 1, 64, PpSchedule::one_f_one_b), 3, s).layers_in_flight == 12);
+    REQUIRE(
+        stage_activations(m, pipeline(4, 1, 64, PpSchedule::one_f_one_b), 3, s).layers_in_flight ==
+        12);
     // fewer micro-batches than stages: only m in flight
-    REQUIRE(stage_activations(m, pipeline(8, 1, 2, PpSchedule::one_f_one_b), 0, s).layers_in_flight == 12);
+    REQUIRE(
+        stage_activations(m, pipeline(8, 1, 2, PpSchedule::one_f_one_b), 0, s).layers_in_flight ==
+        12);
   }
   SECTION("interleaved: L(1 + (p-1)/(p v))") {
     for (const i64 p : {2, 4, 8})
       for (const i64 v : {2, 3}) {
         if (48 % (p * v) != 0)
           continue;
-        const StageActivations a = stage_activations(m, pipeline(p, v, 64, PpSchedule::interleaved), 0, s);
+        const StageActivations a =
+            stage_activations(m, pipeline(p, v, 64, PpSchedule::interleaved), 0, s);
         const double pd = static_cast<double>(p), vd = static_cast<double>(v);
         REQUIRE(a.layers_in_flight == Approx(48 * (1 + (pd - 1) / (pd * vd))));
       }
   }
   SECTION("GPipe: all m micro-batches of L/p layers") {
-    REQUIRE(stage_activations(m, pipeline(4, 1, 16, PpSchedule::gpipe), 0, s).layers_in_flight == 16 * 12);
+    REQUIRE(stage_activations(m, pipeline(4, 1, 16, PpSchedule::gpipe), 0, s).layers_in_flight ==
+            16 * 12);
   }
 }
 

@@ -13,7 +13,8 @@ namespace {
 std::string parse_error(const char *text) {
   return test::error_of([&] { io::parse_config(io::parse_json_text(text)); });
 }
-const char *kTail = R"(, "hardware": "h100-sxm", "workload": {"mode": "train", "global_batch": 8, "seq_len": 1024}})";
+const char *kTail =
+    R"(, "hardware": "h100-sxm", "workload": {"mode": "train", "global_batch": 8, "seq_len": 1024}})";
 std::string model_error(const std::string &model) {
   const std::string t = "{\"model\": " + model + kTail;
   return parse_error(t.c_str());
@@ -70,21 +71,31 @@ TEST_CASE("Bad input names the field and the reason", "[config][errors]") {
         "model.gated_mlp: expected true or false, got an integer");
   CHECK(model_error("{\"base\": \"llama3-70b\", \"kv_heads\": 7}") ==
         "model.kv_heads: 7 does not divide heads 64");
-  CHECK(model_error("{\"base\": \"llama3-70b\", \"moe\": {\"experts\": 8, \"top_k\": 9, \"expert_ffn\": 10}}") ==
-        "model.moe.top_k: 9 is out of range [1, 8]");
+  CHECK(model_error("{\"base\": \"llama3-70b\", \"moe\": {\"experts\": 8, \"top_k\": 9, "
+                    "\"expert_ffn\": 10}}") == "model.moe.top_k: 9 is out of range [1, 8]");
   CHECK(model_error("\"llama9\"").rfind("model: unknown model preset \"llama9\" (known: ", 0) == 0);
   CHECK(model_error("{\"layers\": 2, \"hidden\": 100, \"heads\": 3, \"ffn\": 10, \"vocab\": 5}") ==
         "model.head_dim: is required: heads 3 does not divide hidden 100");
-  CHECK(parse_error(R"({"model": "llama3-70b", "hardware": "h100-sxm", "workload": {"mode": "train", "global_batch": 8}})") ==
-        "workload.seq_len: is required");
-  CHECK(parse_error(R"({"model": "llama3-70b", "hardware": "h100-sxm", "workload": {"mode": "fly", "global_batch": 8}})") ==
-        "workload.mode: \"fly\" is not one of train, infer, tx8-op, video");
-  CHECK(parse_error(R"({"model": "llama3-70b", "hardware": {"base": "h100-sxm", "hbm_bw": "fast"}, "workload": {"mode": "infer", "batch": 1, "prompt_len": 5}})") ==
-        "hardware.hbm_bw: expected a number, got a string");
-  CHECK(parse_error(R"({"model": "llama3-70b", "hardware": "h100-sxm", "cluster": {"base": "dgx-h100", "devices": 12}, "workload": {"mode": "infer", "batch": 1, "prompt_len": 5}})") ==
-        "cluster.devices_per_node: 8 does not divide devices 12");
-  CHECK(parse_error(R"({"model": "llama3-70b", "hardware": "h100-sxm", "cluster": {"torus": [4, 4], "devices": 8, "ici": {"bw": 1e10}}, "workload": {"mode": "infer", "batch": 1, "prompt_len": 5}})") ==
-        "cluster.devices: 8 != product of the axes 16");
+  CHECK(
+      parse_error(
+          R"({"model": "llama3-70b", "hardware": "h100-sxm", "workload": {"mode": "train", "global_batch": 8}})") ==
+      "workload.seq_len: is required");
+  CHECK(
+      parse_error(
+          R"({"model": "llama3-70b", "hardware": "h100-sxm", "workload": {"mode": "fly", "global_batch": 8}})") ==
+      "workload.mode: \"fly\" is not one of train, infer, tx8-op, video");
+  CHECK(
+      parse_error(
+          R"({"model": "llama3-70b", "hardware": {"base": "h100-sxm", "hbm_bw": "fast"}, "workload": {"mode": "infer", "batch": 1, "prompt_len": 5}})") ==
+      "hardware.hbm_bw: expected a number, got a string");
+  CHECK(
+      parse_error(
+          R"({"model": "llama3-70b", "hardware": "h100-sxm", "cluster": {"base": "dgx-h100", "devices": 12}, "workload": {"mode": "infer", "batch": 1, "prompt_len": 5}})") ==
+      "cluster.devices_per_node: 8 does not divide devices 12");
+  CHECK(
+      parse_error(
+          R"({"model": "llama3-70b", "hardware": "h100-sxm", "cluster": {"torus": [4, 4], "devices": 8, "ici": {"bw": 1e10}}, "workload": {"mode": "infer", "batch": 1, "prompt_len": 5}})") ==
+      "cluster.devices: 8 != product of the axes 16");
 }
 
 TEST_CASE("A preset can be overridden with base", "[config]") {

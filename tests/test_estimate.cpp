@@ -20,8 +20,8 @@ TEST_CASE("Default scenario: LLaMA-3 70B on 1024 H100, dp16 tp8 pp8, SP, ZeRO-1"
   CHECK(e.memory.optimizer == Approx(12 * params / 16));
   // per layer (s 8192, b 1, tp 8 + SP, FlashAttention, GQA k=8 -> 1 KV head per rank):
   // 4sbh/8 + 2sbh/8 + 2s*128*(8+1) + 2s*128 + 2s*8*128 + 4*8*s + 2sbh/8 + 6s*28672/8
-  const double layer = 33'554'432.0 + 16'777'216 + 18'874'368 + 2'097'152 + 16'777'216 +
-                       262'144 + 16'777'216 + 176'160'768;
+  const double layer = 33'554'432.0 + 16'777'216 + 18'874'368 + 2'097'152 + 16'777'216 + 262'144 +
+                       16'777'216 + 176'160'768;
   CHECK(e.act_terms.total() == layer);
   // 1F1B: stage 0 holds p = 8 micro-batches of 10 layers = 80 layers' worth; selective
   // recompute has nothing to drop under FlashAttention
@@ -58,7 +58,7 @@ TEST_CASE("LLaMA-3 70B int8 on TPU v5e 4x2: ~112 GB for batch 32 at 8192 (seed 0
   const double weights = e.memory.weights * 8, kv = e.memory.kv_cache * 8;
   // weights split 8 ways except the replicated norms; 70.55e9 int8 bytes in all
   CHECK(weights == Approx(70.55e9).epsilon(2e-3));
-  CHECK(kv == Approx(42'949'672'960.0)); // 8 KV heads, one per chip
+  CHECK(kv == Approx(42'949'672'960.0));               // 8 KV heads, one per chip
   CHECK(weights + kv == Approx(112e9).epsilon(0.015)); // seed: ~112 GB
   CHECK(e.memory.fits);
   // largest batch: (16 GiB - weights - one prompt's prefill) / (8192 x 163,840 / 8)

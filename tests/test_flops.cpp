@@ -18,8 +18,8 @@ TEST_CASE("GPT forward FLOPs = (24bsh^2 + 4bs^2h)L + 2bshv (seed 000)", "[flops]
     const double b = static_cast<double>(1 + rng() % 8), s = static_cast<double>(1 + rng() % 4096);
     const ModelSpec m = gpt(L, static_cast<i64>(h), a, static_cast<i64>(v));
     const ModelFlops f = model_forward_flops(m, b, s, false);
-    const double expect = (24 * b * s * h * h + 4 * b * s * s * h) * static_cast<double>(L) +
-                          2 * b * s * h * v;
+    const double expect =
+        (24 * b * s * h * h + 4 * b * s * s * h) * static_cast<double>(L) + 2 * b * s * h * v;
     REQUIRE(f.forward() == Approx(expect).epsilon(1e-12));
     // Megatron: 72 B L s h^2 (1 + s/(6h) + v/(12 h L)) = 3 x forward
     const double megatron = 72 * b * static_cast<double>(L) * s * h * h *
@@ -72,5 +72,6 @@ TEST_CASE("MoE FLOPs: top_k + shared experts and the router", "[flops][moe]") {
   REQUIRE(f.router == Approx(2.0 * 4096 * 8));
   // forward FLOPs per token ~ 2 x active parameters (+ attention scores)
   const ModelFlops mf = model_forward_flops(m, 1, 1, false);
-  REQUIRE(mf.forward() - mf.scores_forward() == Approx(2.0 * (12'879'925'248 - 4096 * 32000 - 4096 - 32 * 8192)).epsilon(1e-12));
+  REQUIRE(mf.forward() - mf.scores_forward() ==
+          Approx(2.0 * (12'879'925'248 - 4096 * 32000 - 4096 - 32 * 8192)).epsilon(1e-12));
 }

@@ -20,8 +20,11 @@ Config v5e_config(const std::string &model, const std::string &cluster, i64 tp, 
                   const char *wdt = "bf16", const char *kvdt = "bf16", const char *prec = "bf16") {
   const std::string text = "{\"model\": " + model +
                            ", \"hardware\": {\"base\": \"tpu-v5e\", \"hbm_bw\": 8.2e11}, "
-                           "\"cluster\": \"" + cluster + "\", \"workload\": {\"mode\": \"infer\", "
-                           "\"batch\": " + std::to_string(batch) +
+                           "\"cluster\": \"" +
+                           cluster +
+                           "\", \"workload\": {\"mode\": \"infer\", "
+                           "\"batch\": " +
+                           std::to_string(batch) +
                            ", \"prompt_len\": 8192, \"gen_len\": 0, \"weight_dtype\": \"" + wdt +
                            "\", \"kv_dtype\": \"" + kvdt + "\", \"precision\": \"" + prec +
                            "\"}, \"parallel\": {\"tp\": " + std::to_string(tp) + "}}";
@@ -61,7 +64,8 @@ TEST_CASE("Seed 002 ch.7: the same with a KV cache 5x smaller", "[inference]") {
   const i64 batches[] = {1, 8, 16, 32, 64, 240};
   for (int i = 0; i < 6; ++i) {
     INFO("batch " << batches[i]);
-    const DecodeStep d = estimate(v5e_config("\"llama2-13b\"", "tpu-v5e-2x4", 8, batches[i])).serving.decode;
+    const DecodeStep d =
+        estimate(v5e_config("\"llama2-13b\"", "tpu-v5e-2x4", 8, batches[i])).serving.decode;
     CHECK((d.kv_time / 5 + std::max(d.weight_time, d.compute_time)) * 1e3 ==
           Approx(steps[i]).epsilon(3e-3));
   }
@@ -92,8 +96,9 @@ TEST_CASE("Critical batch: 240 bf16, 120 int8 weights, 240 int8 x int8, MoE x E/
   // seed 002 ch.7: B > F * bytes / (2 BW)
   CHECK(estimate(v5e_config("\"llama2-13b\"", "tpu-v5e-2x4", 8, 1)).serving.critical_batch ==
         Approx(240.2).epsilon(1e-3));
-  CHECK(estimate(v5e_config("\"llama2-13b\"", "tpu-v5e-2x4", 8, 1, "int8")).serving.critical_batch ==
-        Approx(120.1).epsilon(1e-3));
+  CHECK(
+      estimate(v5e_config("\"llama2-13b\"", "tpu-v5e-2x4", 8, 1, "int8")).serving.critical_batch ==
+      Approx(120.1).epsilon(1e-3));
   CHECK(estimate(v5e_config("\"llama2-13b\"", "tpu-v5e-2x4", 8, 1, "int8", "bf16", "int8"))
             .serving.critical_batch == Approx(240.2).epsilon(1e-3));
   // seed 002 ch.4: DeepSeek needs B > 120 * 256 / 8 = 3840
@@ -125,8 +130,8 @@ TEST_CASE("Disaggregated serving: prefill and decode instances for a request rat
   const ServingEstimate s = estimate(c).serving;
   REQUIRE(s.disaggregated);
   // seed 002 ch.7: P / t_prefill = B G / (t_decode * gen): instances carry the request rate
-  const DecodeStep d = decode_step(c, resolve_layout(c), static_cast<double>(s.decode_batch),
-                                   8192 + 256);
+  const DecodeStep d =
+      decode_step(c, resolve_layout(c), static_cast<double>(s.decode_batch), 8192 + 256);
   CHECK(d.step <= 0.05);
   CHECK(s.prefill_instances == Approx(4 * s.prefill.time));
   CHECK(s.decode_instances == Approx(4 * 512 * d.step / static_cast<double>(s.decode_batch)));
@@ -143,7 +148,8 @@ TEST_CASE("MoE decode over an EP group: experts loaded when any token of the gro
   auto cfg = [](i64 batch) {
     return io::parse_config(json::parse(std::string(R"({"model": "deepseek-v3",
       "hardware": "h200", "cluster": {"base": "dgx-h100", "devices": 16},
-      "workload": {"mode": "infer", "batch": )") + std::to_string(batch) + R"(,
+      "workload": {"mode": "infer", "batch": )") +
+                                        std::to_string(batch) + R"(,
       "prompt_len": 1024, "gen_len": 0, "weight_dtype": "fp8"},
       "parallel": {"tp": 1, "ep": 16, "dp": 16}})"));
   };

@@ -9,29 +9,36 @@
 using namespace rl;
 
 namespace {
-std::string layout_error(const std::string &parallel, const char *cluster = "{\"base\": \"dgx-h100\", \"devices\": 64}",
+std::string layout_error(const std::string &parallel,
+                         const char *cluster = "{\"base\": \"dgx-h100\", \"devices\": 64}",
                          const char *model = "\"llama3-70b\"") {
-  const std::string text = std::string("{\"model\": ") + model + ", \"hardware\": \"h100-sxm\", \"cluster\": " +
-                           cluster +
-                           ", \"workload\": {\"mode\": \"train\", \"global_batch\": 64, \"seq_len\": 4096}, "
-                           "\"parallel\": " +
-                           parallel + "}";
+  const std::string text =
+      std::string("{\"model\": ") + model +
+      ", \"hardware\": \"h100-sxm\", \"cluster\": " + cluster +
+      ", \"workload\": {\"mode\": \"train\", \"global_batch\": 64, \"seq_len\": 4096}, "
+      "\"parallel\": " +
+      parallel + "}";
   return test::error_of([&] { resolve_layout(test::config(text.c_str())); });
 }
 } // namespace
 
 TEST_CASE("Layout errors name the field and the numbers", "[layout]") {
-  CHECK(layout_error(R"({"tp": 7})") == "parallel: tp 7 x pp 1 x cp 1 = 7 does not divide devices 64");
+  CHECK(layout_error(R"({"tp": 7})") ==
+        "parallel: tp 7 x pp 1 x cp 1 = 7 does not divide devices 64");
   CHECK(layout_error(R"({"tp": 16, "dp": 4})") == "");
-  CHECK(layout_error(R"({"tp": 3, "dp": 1, "pp": 1, "cp": 1})", R"({"base": "dgx-h100", "devices": 3})") ==
+  CHECK(layout_error(R"({"tp": 3, "dp": 1, "pp": 1, "cp": 1})",
+                     R"({"base": "dgx-h100", "devices": 3})") ==
         "parallel.tp: 3 does not divide heads 64");
-  CHECK(layout_error(R"({"dp": 4, "tp": 8})") == "parallel.dp: dp 4 x tp 8 x pp 1 x cp 1 = 32 != devices 64");
+  CHECK(layout_error(R"({"dp": 4, "tp": 8})") ==
+        "parallel.dp: dp 4 x tp 8 x pp 1 x cp 1 = 32 != devices 64");
   CHECK(layout_error(R"({"tp": 8, "pp": 8, "vpp": 3})") ==
-        "parallel.vpp: pp 8 x vpp 3 does not divide layers 80 (set parallel.uneven_pp to allow uneven stages)");
+        "parallel.vpp: pp 8 x vpp 3 does not divide layers 80 (set parallel.uneven_pp to allow "
+        "uneven stages)");
   CHECK(layout_error(R"({"tp": 8, "pp": 8, "vpp": 3, "uneven_pp": true})") == "");
   CHECK(layout_error(R"({"tp": 1, "pp": 64})") ==
-        "parallel.pp: pp 64 x vpp 1 does not divide layers 80 (set parallel.uneven_pp to allow uneven stages)");
-  CHECK(layout_error(R"({"cp": 64, "cp_kind": "ulysses"})") == ""); // 64 heads / 64
+        "parallel.pp: pp 64 x vpp 1 does not divide layers 80 (set parallel.uneven_pp to allow "
+        "uneven stages)");
+  CHECK(layout_error(R"({"cp": 64, "cp_kind": "ulysses"})") == "");         // 64 heads / 64
   CHECK(layout_error(R"({"tp": 8, "cp": 8, "cp_kind": "ulysses"})") == ""); // 8 x 8 = 64 heads
   CHECK(layout_error(R"({"tp": 4, "cp": 16, "cp_kind": "ring"})") == "");
   CHECK(layout_error(R"({"tp": 2, "cp": 32, "cp_kind": "usp", "ulysses": 64})") ==
@@ -39,8 +46,8 @@ TEST_CASE("Layout errors name the field and the numbers", "[layout]") {
   CHECK(layout_error(R"({"ep": 2})") == "parallel.ep: is 2 but the model has no experts");
   CHECK(layout_error(R"({"tp": 1, "microbatch": 3})") ==
         "parallel.microbatch: dp 64 x microbatch 3 = 192 does not divide global_batch 64");
-  CHECK(layout_error(R"({"ep": 3})", R"({"base": "dgx-h100", "devices": 64})", "\"mixtral-8x7b\"") ==
-        "parallel.ep: 3 does not divide experts 8");
+  CHECK(layout_error(R"({"ep": 3})", R"({"base": "dgx-h100", "devices": 64})",
+                     "\"mixtral-8x7b\"") == "parallel.ep: 3 does not divide experts 8");
   CHECK(layout_error(R"({"tp": 8, "pp": 8, "vpp": 2})") == "");
   CHECK(layout_error(R"({"tp": 8, "pp": 8, "vpp": 2, "microbatch": 16})") ==
         "parallel.microbatch: interleaving needs micro-batches 4 to be a multiple of pp 8");
@@ -50,7 +57,8 @@ TEST_CASE("Layout errors name the field and the numbers", "[layout]") {
 
 TEST_CASE("Ulysses and TP share the heads", "[layout]") {
   const ModelSpec m = test::model("llama2-13b"); // 40 heads
-  CHECK(layout_error(R"({"tp": 8, "cp": 8, "cp_kind": "ulysses"})", R"({"base": "dgx-h100", "devices": 64})",
+  CHECK(layout_error(R"({"tp": 8, "cp": 8, "cp_kind": "ulysses"})",
+                     R"({"base": "dgx-h100", "devices": 64})",
                      "\"llama2-13b\"") == "parallel.cp: Ulysses 8 x tp 8 does not divide heads 40");
   CHECK(m.heads == 40);
 }
@@ -86,6 +94,7 @@ TEST_CASE("knob_error judges one knob with resolve_layout's own words", "[layout
   CHECK(knob_error(c, "tp", 4) == ""); // dp re-derives to 16
   CHECK(knob_error(c, "tp", 3) == "tp 3 x pp 1 x cp 1 = 3 does not divide devices 64");
   CHECK(knob_error(c, "pp", 3) == "tp 8 x pp 3 x cp 1 = 24 does not divide devices 64");
-  CHECK(knob_error(c, "microbatch", 16) == "dp 8 x microbatch 16 = 128 does not divide global_batch 64");
+  CHECK(knob_error(c, "microbatch", 16) ==
+        "dp 8 x microbatch 16 = 128 does not divide global_batch 64");
   CHECK(knob_error(c, "ep", 2) == "is 2 but the model has no experts");
 }

@@ -38,8 +38,7 @@ TEST_CASE("Plans are legal, fit, ranked, and re-estimate to the same time", "[pl
   }
 }
 
-TEST_CASE("Pruning never loses the best plan (exhaustive check on a small cluster)",
-          "[planner]") {
+TEST_CASE("Pruning never loses the best plan (exhaustive check on a small cluster)", "[planner]") {
   const Config c = small();
   const PlanResult r = plan(c, PlanOptions{1, 0});
   REQUIRE(r.plans.size() == 1);

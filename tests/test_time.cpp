@@ -13,7 +13,9 @@ using namespace rl;
 using nlohmann::json;
 
 namespace {
-ClusterSpec cluster(const char *preset) { return io::parse_cluster(json(preset), "cluster"); }
+ClusterSpec cluster(const char *preset) {
+  return io::parse_cluster(json(preset), "cluster");
+}
 } // namespace
 
 TEST_CASE("Seed 002 ch.3: AllGather on a TPU v5e 8x4 mesh", "[comm][tpu]") {
@@ -93,8 +95,8 @@ TEST_CASE("Seed 002 ch.5-6 thresholds, derived from the presets", "[time][tpu]")
 }
 
 TEST_CASE("Step time decomposes exactly; MFU follows from it", "[time]") {
-  for (const char *n : {"llama3-70b-h100-1024", "gpt3-175b-a100", "mixtral-8x7b-h100",
-                        "megatron-18b-a100"}) {
+  for (const char *n :
+       {"llama3-70b-h100-1024", "gpt3-175b-a100", "mixtral-8x7b-h100", "megatron-18b-a100"}) {
     INFO(n);
     const Config c = io::parse_config(json(n));
     const Estimate e = estimate(c);
@@ -109,9 +111,9 @@ TEST_CASE("Step time decomposes exactly; MFU follows from it", "[time]") {
         dp_exposed += cc.exposed;
     CHECK(t.step - dp_exposed - t.optimizer == Approx((m + (p - 1) / v) * (t.t_fwd + t.t_bwd)));
     CHECK(t.bubble / (m * (t.t_fwd + t.t_bwd)) == Approx((p - 1) / (v * m)));
-    CHECK(e.throughput.mfu == Approx(e.model_flops_per_step /
-                                     (t.step * static_cast<double>(c.cluster.devices) *
-                                      c.hardware.peak.bf16)));
+    CHECK(e.throughput.mfu ==
+          Approx(e.model_flops_per_step /
+                 (t.step * static_cast<double>(c.cluster.devices) * c.hardware.peak.bf16)));
     CHECK(e.throughput.mfu > 0.05);
     CHECK(e.throughput.mfu < 1.0);
   }
@@ -192,7 +194,8 @@ TEST_CASE("Axis order places the groups: TP outside the node costs the network",
 TEST_CASE("TPU slices joined by the DCN: ICI inside, DCN across", "[comm][tpu]") {
   const ClusterSpec c = io::parse_cluster(json::parse(R"({"torus": [16, 16], "slices": 2,
     "wraparound": true, "ici": {"bw": 9e10, "latency": 1e-6},
-    "dcn": {"bw": 6.25e9, "latency": 1e-5}})"), "cluster");
+    "dcn": {"bw": 6.25e9, "latency": 1e-5}})"),
+                                          "cluster");
   CHECK(c.devices == 512);
   // data parallel over both slices: reduce-scatter on the torus, AllReduce of M/256 over
   // the DCN between the 2 slices, all-gather on the torus

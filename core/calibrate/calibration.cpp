@@ -7,24 +7,36 @@ namespace rl {
 
 const char *name_of_metric(Metric m) {
   switch (m) {
-  case Metric::step_time: return "step_time";
-  case Metric::mfu: return "mfu";
-  case Metric::hfu: return "hfu";
-  case Metric::tflops_per_device: return "tflops_per_device";
-  case Metric::hardware_tflops_per_device: return "hardware_tflops_per_device";
-  case Metric::tokens_per_s: return "tokens_per_s";
+  case Metric::step_time:
+    return "step_time";
+  case Metric::mfu:
+    return "mfu";
+  case Metric::hfu:
+    return "hfu";
+  case Metric::tflops_per_device:
+    return "tflops_per_device";
+  case Metric::hardware_tflops_per_device:
+    return "hardware_tflops_per_device";
+  case Metric::tokens_per_s:
+    return "tokens_per_s";
   }
   return "?";
 }
 
 double predicted_metric(const Estimate &e, Metric m) {
   switch (m) {
-  case Metric::step_time: return e.time.step;
-  case Metric::mfu: return e.throughput.mfu;
-  case Metric::hfu: return e.throughput.hfu;
-  case Metric::tflops_per_device: return e.throughput.tflops_per_device;
-  case Metric::hardware_tflops_per_device: return e.throughput.hardware_tflops_per_device;
-  case Metric::tokens_per_s: return e.throughput.tokens_per_s;
+  case Metric::step_time:
+    return e.time.step;
+  case Metric::mfu:
+    return e.throughput.mfu;
+  case Metric::hfu:
+    return e.throughput.hfu;
+  case Metric::tflops_per_device:
+    return e.throughput.tflops_per_device;
+  case Metric::hardware_tflops_per_device:
+    return e.throughput.hardware_tflops_per_device;
+  case Metric::tokens_per_s:
+    return e.throughput.tokens_per_s;
   }
   return 0;
 }

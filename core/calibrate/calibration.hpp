@@ -10,7 +10,14 @@
 
 namespace rl {
 
-enum class Metric { step_time, mfu, hfu, tflops_per_device, hardware_tflops_per_device, tokens_per_s };
+enum class Metric {
+  step_time,
+  mfu,
+  hfu,
+  tflops_per_device,
+  hardware_tflops_per_device,
+  tokens_per_s
+};
 const char *name_of_metric(Metric m);
 
 struct ValidationRun {

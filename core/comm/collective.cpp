@@ -9,11 +9,16 @@ namespace rl {
 
 const char *name_of_collective(Collective c) {
   switch (c) {
-  case Collective::allreduce: return "allreduce";
-  case Collective::allgather: return "allgather";
-  case Collective::reduce_scatter: return "reduce_scatter";
-  case Collective::alltoall: return "alltoall";
-  case Collective::p2p: return "p2p";
+  case Collective::allreduce:
+    return "allreduce";
+  case Collective::allgather:
+    return "allgather";
+  case Collective::reduce_scatter:
+    return "reduce_scatter";
+  case Collective::alltoall:
+    return "alltoall";
+  case Collective::p2p:
+    return "p2p";
   }
   return "?";
 }
@@ -27,8 +32,8 @@ CollectiveTime make(Collective op, const char *algo, i64 n, i64 steps, double by
   t.n = n;
   t.steps = steps;
   t.bytes_per_device = bytes;
-  t.time = n <= 1 && op != Collective::p2p ? 0.0
-                                           : static_cast<double>(steps) * l.latency + bytes / l.bw;
+  t.time =
+      n <= 1 && op != Collective::p2p ? 0.0 : static_cast<double>(steps) * l.latency + bytes / l.bw;
   return t;
 }
 i64 log2_ceil(i64 n) {
@@ -76,8 +81,10 @@ CollectiveTime flat_collective(Collective op, double M, i64 n, const Link &l) {
     const CollectiveTime r = ring_allreduce(M, n, l), t = tree_allreduce(M, n, l);
     return t.time < r.time ? t : r;
   }
-  case Collective::allgather: return ring_allgather(M, n, l);
-  case Collective::reduce_scatter: return ring_reduce_scatter(M, n, l);
+  case Collective::allgather:
+    return ring_allgather(M, n, l);
+  case Collective::reduce_scatter:
+    return ring_reduce_scatter(M, n, l);
   case Collective::alltoall: {
     const CollectiveTime p = pairwise_alltoall(M, n, l);
     if ((n & (n - 1)) != 0)
@@ -85,7 +92,8 @@ CollectiveTime flat_collective(Collective op, double M, i64 n, const Link &l) {
     const CollectiveTime b = bruck_alltoall(M, n, l);
     return b.time < p.time ? b : p;
   }
-  case Collective::p2p: return p2p_send(M, l);
+  case Collective::p2p:
+    return p2p_send(M, l);
   }
   return {};
 }
@@ -135,7 +143,8 @@ CollectiveTime torus_allgather(double V, const std::vector<TorusSpan> &spans, co
   t.steps = hops;
   if (n <= 1)
     return t;
-  const bool any_wrap = std::any_of(spans.begin(), spans.end(), [](const TorusSpan &s) { return s.wrap; });
+  const bool any_wrap =
+      std::any_of(spans.begin(), spans.end(), [](const TorusSpan &s) { return s.wrap; });
   const double volume = any_wrap ? V : V * frac;
   t.bytes_per_device = volume * static_cast<double>(n - 1) / static_cast<double>(n);
   t.time = std::max(ici.latency * static_cast<double>(hops), volume / bw);
@@ -147,12 +156,16 @@ CollectiveTime torus_collective(const ClusterSpec &c, Collective op, double M, c
   const auto spans = torus_spans(c, g);
   if (op == Collective::p2p)
     return p2p_send(M, c.ici);
-  CollectiveTime ag = torus_allgather(op == Collective::alltoall ? M * static_cast<double>(g.n) : M,
-                                      spans, c.ici);
-  const bool wrap = std::any_of(spans.begin(), spans.end(), [](const TorusSpan &s) { return s.wrap; });
+  CollectiveTime ag =
+      torus_allgather(op == Collective::alltoall ? M * static_cast<double>(g.n) : M, spans, c.ici);
+  const bool wrap =
+      std::any_of(spans.begin(), spans.end(), [](const TorusSpan &s) { return s.wrap; });
   switch (op) {
-  case Collective::allgather: break;
-  case Collective::reduce_scatter: ag.op = op; break;
+  case Collective::allgather:
+    break;
+  case Collective::reduce_scatter:
+    ag.op = op;
+    break;
   case Collective::allreduce: // seed 002 ch.3: ReduceScatter + AllGather = 2 x AllGather
     ag.op = op;
     ag.time *= 2;
@@ -164,7 +177,8 @@ CollectiveTime torus_collective(const ClusterSpec &c, Collective op, double M, c
     ag.time /= wrap ? 4 : 2;
     ag.bytes_per_device = alltoall_pairwise_bytes(M, g.n);
     break;
-  case Collective::p2p: break;
+  case Collective::p2p:
+    break;
   }
   return ag;
 }
@@ -209,14 +223,16 @@ CollectiveTime two_level(Collective op, double M, i64 n, i64 local, Inner inner,
     t.time = std::max(a.time, out_time);
     break;
   }
-  case Collective::p2p: break;
+  case Collective::p2p:
+    break;
   }
   return t;
 }
 
 // Several TPU slices joined by the data-centre network: the part of the group inside a
 // slice runs on the torus, the part across slices on the DCN.
-CollectiveTime multislice_collective(const ClusterSpec &c, Collective op, double M, const Group &g) {
+CollectiveTime multislice_collective(const ClusterSpec &c, Collective op, double M,
+                                     const Group &g) {
   const i64 slice = c.devices / c.slices;
   if (g.stride * g.n <= slice)
     return torus_collective(c, op, M, g);

@@ -5,13 +5,23 @@
 namespace rl {
 
 namespace {
-double frac(i64 n) { return n <= 1 ? 0.0 : static_cast<double>(n - 1) / static_cast<double>(n); }
+double frac(i64 n) {
+  return n <= 1 ? 0.0 : static_cast<double>(n - 1) / static_cast<double>(n);
+}
 } // namespace
 
-double ring_allreduce_bytes(double M, i64 n) { return 2 * M * frac(n); }
-double allgather_bytes(double M, i64 n) { return M * frac(n); }
-double reduce_scatter_bytes(double M, i64 n) { return M * frac(n); }
-double alltoall_pairwise_bytes(double M, i64 n) { return M * frac(n); }
+double ring_allreduce_bytes(double M, i64 n) {
+  return 2 * M * frac(n);
+}
+double allgather_bytes(double M, i64 n) {
+  return M * frac(n);
+}
+double reduce_scatter_bytes(double M, i64 n) {
+  return M * frac(n);
+}
+double alltoall_pairwise_bytes(double M, i64 n) {
+  return M * frac(n);
+}
 double alltoall_bruck_bytes(double M, i64 n) {
   return n <= 1 ? 0.0 : M / 2 * std::log2(static_cast<double>(n));
 }

@@ -11,8 +11,7 @@ namespace rl {
 double kv_cache_bytes_per_token(const ModelSpec &m, Dtype kv) {
   const double L = static_cast<double>(m.layers);
   if (m.mla) // DeepSeek-V2/V3 caches the joint latent and the decoupled RoPE key
-    return L * static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) *
-           dtype_bytes(kv);
+    return L * static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) * dtype_bytes(kv);
   return 2 * L * static_cast<double>(m.kv_heads * m.head_dim) * dtype_bytes(kv);
 }
 
@@ -74,8 +73,7 @@ Estimate estimate(const Config &c, bool with_time) {
     e.model_flops_per_step = training_model_flops(e.forward);
     e.hardware_flops_per_step = training_hardware_flops(e.forward, l.recompute);
     e.model_flops_per_token = e.model_flops_per_step / e.tokens_per_step;
-    e.act_terms =
-        layer_activations(m, false, static_cast<double>(l.microbatch), s, act_layout(l));
+    e.act_terms = layer_activations(m, false, static_cast<double>(l.microbatch), s, act_layout(l));
     for (i64 j = 0; j < l.pp; ++j) {
       StageMemory st;
       st.stage = j;
@@ -119,10 +117,9 @@ Estimate estimate(const Config &c, bool with_time) {
   }
 
   // Worst stage.
-  const auto worst = std::max_element(e.stages.begin(), e.stages.end(),
-                                      [](const StageMemory &a, const StageMemory &b) {
-                                        return a.total() < b.total();
-                                      });
+  const auto worst = std::max_element(
+      e.stages.begin(), e.stages.end(),
+      [](const StageMemory &a, const StageMemory &b) { return a.total() < b.total(); });
   const StageMemory &ws = *worst;
   MemorySummary &mem = e.memory;
   mem.worst_stage = ws.stage;

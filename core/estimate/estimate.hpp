@@ -58,11 +58,11 @@ struct Estimate {
   MemorySummary memory;
   double kv_bytes_per_token = 0; // whole model, all layers
   bool has_time = false;
-  StepTime time;         // training
+  StepTime time; // training
   Throughput throughput;
   bool has_serving = false;
   ServingEstimate serving; // inference
-  double uncertainty = 0; // relative band on times (hardware.time_uncertainty)
+  double uncertainty = 0;  // relative band on times (hardware.time_uncertainty)
 };
 
 // with_time = false stops after memory (the planner's cheap pre-check).

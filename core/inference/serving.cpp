@@ -12,13 +12,17 @@
 namespace rl {
 
 // int4 carries one bf16 scale per 128 weights (group quantisation): 0.5 + 2/128 bytes.
-double weight_bytes(Dtype d) { return d == Dtype::int4 ? 0.5 + 2.0 / 128 : dtype_bytes(d); }
+double weight_bytes(Dtype d) {
+  return d == Dtype::int4 ? 0.5 + 2.0 / 128 : dtype_bytes(d);
+}
 
 namespace {
 
 // The compute dtype of decode: int8 x int8 when both weights and activations are int8
 // (workload.precision int8), otherwise bf16 FLOPs (seed 002 ch.7).
-double decode_peak(const Config &c) { return peak_flops(c.hardware, c.workload.precision); }
+double decode_peak(const Config &c) {
+  return peak_flops(c.hardware, c.workload.precision);
+}
 
 } // namespace
 
@@ -43,9 +47,15 @@ double kv_per_chip(const ModelSpec &m, const Layout &l, double batch_replica, do
 }
 
 namespace {
-Group tp_group(const Layout &l) { return Group{l.tp, axis_stride(l, "tp")}; }
-Group ep_group(const Layout &l) { return Group{l.ep, axis_stride(l, "dp")}; }
-Group pp_group(const Layout &l) { return Group{l.pp, axis_stride(l, "pp")}; }
+Group tp_group(const Layout &l) {
+  return Group{l.tp, axis_stride(l, "tp")};
+}
+Group ep_group(const Layout &l) {
+  return Group{l.ep, axis_stride(l, "dp")};
+}
+Group pp_group(const Layout &l) {
+  return Group{l.pp, axis_stride(l, "pp")};
+}
 
 } // namespace
 
@@ -81,7 +91,8 @@ DecodeStep decode_step(const Config &c, const Layout &l, double batch, double co
       experts_loaded = p.experts * touched;
       experts_flops = 2 * br * k * p.experts / (E / ep);
     }
-    const double kv = kv_per_chip(m, l, br, context, static_cast<double>(layers.size()), w.kv_dtype);
+    const double kv =
+        kv_per_chip(m, l, br, context, static_cast<double>(layers.size()), w.kv_dtype);
     const double kv_time = kv / hw.hbm_bw;
     const double weight_time = (dense + experts_loaded) * wb / hw.hbm_bw;
     const double compute = (2 * br * dense + experts_flops) / peak;
@@ -118,8 +129,8 @@ Prefill prefill(const Config &c, const Layout &l, double prompt_tokens) {
   p.tokens = prompt_tokens;
   Layout one = l;
   one.microbatch = 1;
-  const std::vector<OpCost> dense =
-      layer_ops(m, false, one, prompt_tokens, c.hardware, c.workload.precision, c.workload.causal_skip);
+  const std::vector<OpCost> dense = layer_ops(m, false, one, prompt_tokens, c.hardware,
+                                              c.workload.precision, c.workload.causal_skip);
   std::vector<OpCost> moe;
   if (m.moe)
     moe = layer_ops(m, true, one, prompt_tokens, c.hardware, c.workload.precision,
@@ -136,8 +147,9 @@ Prefill prefill(const Config &c, const Layout &l, double prompt_tokens) {
     p.compute += total(is_moe ? moe : dense);
     if (l.tp > 1) {
       if (l.sp)
-        p.comm += 2 * (collective_time(c.cluster, Collective::allgather, act, tp_group(l)).time +
-                       collective_time(c.cluster, Collective::reduce_scatter, act, tp_group(l)).time);
+        p.comm +=
+            2 * (collective_time(c.cluster, Collective::allgather, act, tp_group(l)).time +
+                 collective_time(c.cluster, Collective::reduce_scatter, act, tp_group(l)).time);
       else
         p.comm += 2 * collective_time(c.cluster, Collective::allreduce, act, tp_group(l)).time;
     }
@@ -198,8 +210,8 @@ ServingEstimate serving(const Config &c, const Layout &l) {
   // Decode is compute-bound when 2 B P / F > P * bytes / BW: B > F * bytes / (2 BW).
   s.critical_batch = decode_peak(c) * s.weight_bytes_per_param / (2 * hw.hbm_bw);
   if (m.moe)
-    s.moe_critical_batch = s.critical_batch * static_cast<double>(m.moe->experts) /
-                           static_cast<double>(m.moe->top_k);
+    s.moe_critical_batch =
+        s.critical_batch * static_cast<double>(m.moe->experts) / static_cast<double>(m.moe->top_k);
   // Largest batch (multiple of dp) whose final-context memory fits.
   auto fits = [&](double b) { return decode_step(c, l, b, prompt + gen).fits; };
   i64 lo = 0, hi = 1;
@@ -212,12 +224,14 @@ ServingEstimate serving(const Config &c, const Layout &l) {
   s.max_batch = lo * l.dp;
   // Smallest power-of-two TP slice holding weights + KV of the batch at the final context.
   {
-    const double total_weights = static_cast<double>(model_params(m).total()) * s.weight_bytes_per_param;
-    const double total_kv = batch * (prompt + gen) *
-                            (m.mla ? static_cast<double>(m.layers) *
-                                         static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
-                                   : 2.0 * static_cast<double>(m.layers * m.kv_heads * m.head_dim)) *
-                            dtype_bytes(w.kv_dtype);
+    const double total_weights =
+        static_cast<double>(model_params(m).total()) * s.weight_bytes_per_param;
+    const double total_kv =
+        batch * (prompt + gen) *
+        (m.mla ? static_cast<double>(m.layers) *
+                     static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
+               : 2.0 * static_cast<double>(m.layers * m.kv_heads * m.head_dim)) *
+        dtype_bytes(w.kv_dtype);
     for (i64 n = 1; n <= (i64{1} << 20); n *= 2)
       if ((total_weights + total_kv) / static_cast<double>(n) <= hw.hbm_bytes) {
         s.min_devices = n;
@@ -231,9 +245,9 @@ ServingEstimate serving(const Config &c, const Layout &l) {
   if (w.request_rate > 0) {
     s.disaggregated = true;
     if (s.prefill.time > w.ttft_target)
-      throw ConfigError("workload.ttft_target",
-                        "prefill alone takes " + std::to_string(s.prefill.time * 1e3) +
-                            " ms on this layout, over the target");
+      throw ConfigError("workload.ttft_target", "prefill alone takes " +
+                                                    std::to_string(s.prefill.time * 1e3) +
+                                                    " ms on this layout, over the target");
     i64 best = 0;
     for (i64 b = std::max<i64>(1, s.max_batch); b >= 1; b = b > 64 ? b * 15 / 16 : b - 1) {
       const DecodeStep d = decode_step(c, l, static_cast<double>(b), prompt + gen / 2);
@@ -247,8 +261,8 @@ ServingEstimate serving(const Config &c, const Layout &l) {
     s.decode_batch = best;
     const DecodeStep d = decode_step(c, l, static_cast<double>(best), prompt + gen / 2);
     // an instance of ep x tp x pp x cp chips decodes ep replicas' batches at once
-    const double per_instance = static_cast<double>(best) / static_cast<double>(l.dp) *
-                                static_cast<double>(l.ep);
+    const double per_instance =
+        static_cast<double>(best) / static_cast<double>(l.dp) * static_cast<double>(l.ep);
     s.prefill_instances = w.request_rate * s.prefill.time;
     s.decode_instances = w.request_rate * gen * d.step / per_instance;
     s.prefill_to_decode = s.prefill_instances / std::max(s.decode_instances, 1e-30);

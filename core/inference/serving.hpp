@@ -21,7 +21,7 @@ struct DecodeStep {
   bool compute_bound = false;
   double memory_per_device = 0; // weights + KV (+ prefill working set) on the worst stage
   bool fits = false;
-  double tokens_per_s = 0;       // batch / step
+  double tokens_per_s = 0; // batch / step
   double tokens_per_s_per_chip = 0;
 };
 
@@ -44,7 +44,7 @@ struct ServingEstimate {
   // Disaggregated serving (when workload.request_rate is given).
   bool disaggregated = false;
   double prefill_instances = 0, decode_instances = 0;
-  i64 decode_batch = 0; // the largest batch meeting the TPOT target
+  i64 decode_batch = 0;         // the largest batch meeting the TPOT target
   i64 devices_per_instance = 1; // one model instance: tp x pp x cp x ep chips
   double prefill_to_decode = 0;
 };
@@ -69,7 +69,7 @@ ServingEstimate serving(const Config &c, const Layout &l);
 std::vector<double> sweep_batches(i64 max_batch, i64 dp, double critical_batch);
 
 // The curve of seed 002 ch.7: decode step and throughput over batch sizes.
-std::vector<DecodeStep> batch_sweep(const Config &c, const Layout &l, const std::vector<double> &batches,
-                                    double context);
+std::vector<DecodeStep> batch_sweep(const Config &c, const Layout &l,
+                                    const std::vector<double> &batches, double context);
 
 } // namespace rl

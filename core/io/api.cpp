@@ -3,12 +3,12 @@
 #include "core/error.hpp"
 #include "core/estimate/estimate.hpp"
 #include "core/io/config_json.hpp"
-#include "core/io/json_reader.hpp"
 #include "core/io/estimate_json.hpp"
+#include "core/io/json_reader.hpp"
 #include "core/io/presets.hpp"
+#include "core/io/tx8_json.hpp"
 #include "core/io/url_codec.hpp"
 #include "core/planner/planner.hpp"
-#include "core/io/tx8_json.hpp"
 #include "core/tx8/request.hpp"
 
 namespace rl::api {

@@ -14,8 +14,10 @@ namespace rl::io {
 
 // [SECTION] enum tables
 namespace {
-constexpr std::pair<const char *, Mode> kModes[] = {
-    {"train", Mode::train}, {"infer", Mode::infer}, {"tx8-op", Mode::tx8_op}, {"video", Mode::video}};
+constexpr std::pair<const char *, Mode> kModes[] = {{"train", Mode::train},
+                                                    {"infer", Mode::infer},
+                                                    {"tx8-op", Mode::tx8_op},
+                                                    {"video", Mode::video}};
 constexpr std::pair<const char *, Dtype> kDtypes[] = {{"fp32", Dtype::fp32}, {"bf16", Dtype::bf16},
                                                       {"fp16", Dtype::fp16}, {"fp8", Dtype::fp8},
                                                       {"int8", Dtype::int8}, {"int4", Dtype::int4}};
@@ -50,16 +52,36 @@ const char *lookup_name(const std::pair<const char *, E> (&names)[N], E v) {
 }
 } // namespace
 
-const char *name_of(Mode m) { return lookup_name(kModes, m); }
-const char *name_of(Dtype d) { return lookup_name(kDtypes, d); }
-const char *name_of(CpKind k) { return lookup_name(kCpKinds, k); }
-const char *name_of(Recompute r) { return lookup_name(kRecompute, r); }
-const char *name_of(PpSchedule s) { return lookup_name(kPpSchedules, s); }
-const char *name_of(SpKind s) { return lookup_name(kSpKinds, s); }
-const char *name_of(Norm n) { return lookup_name(kNorms, n); }
-const char *name_of(HardwareKind k) { return lookup_name(kHwKinds, k); }
-const char *name_of(Topology t) { return lookup_name(kTopologies, t); }
-const char *name_of(ModelFamily f) { return lookup_name(kFamilies, f); }
+const char *name_of(Mode m) {
+  return lookup_name(kModes, m);
+}
+const char *name_of(Dtype d) {
+  return lookup_name(kDtypes, d);
+}
+const char *name_of(CpKind k) {
+  return lookup_name(kCpKinds, k);
+}
+const char *name_of(Recompute r) {
+  return lookup_name(kRecompute, r);
+}
+const char *name_of(PpSchedule s) {
+  return lookup_name(kPpSchedules, s);
+}
+const char *name_of(SpKind s) {
+  return lookup_name(kSpKinds, s);
+}
+const char *name_of(Norm n) {
+  return lookup_name(kNorms, n);
+}
+const char *name_of(HardwareKind k) {
+  return lookup_name(kHwKinds, k);
+}
+const char *name_of(Topology t) {
+  return lookup_name(kTopologies, t);
+}
+const char *name_of(ModelFamily f) {
+  return lookup_name(kFamilies, f);
+}
 
 // [SECTION] helpers
 namespace {
@@ -182,9 +204,9 @@ ModelSpec parse_model_object(const json &j, const std::string &path) {
     m.head_dim = *d;
   } else {
     if (m.hidden % m.heads != 0)
-      throw ConfigError(r.path_of("head_dim"),
-                        "is required: heads " + std::to_string(m.heads) +
-                            " does not divide hidden " + std::to_string(m.hidden));
+      throw ConfigError(r.path_of("head_dim"), "is required: heads " + std::to_string(m.heads) +
+                                                   " does not divide hidden " +
+                                                   std::to_string(m.hidden));
     m.head_dim = m.hidden / m.heads;
   }
   if (const json *moe = r.opt_child("moe"))
@@ -258,8 +280,9 @@ ModelSpec model_from_hf_config(const json &hf, const std::string &path) {
       throw ConfigError(join_path(path, key), "expected true or false");
     return hf.at(key).get<bool>();
   };
-  const std::string type =
-      hf.contains("model_type") && hf.at("model_type").is_string() ? hf.at("model_type").get<std::string>() : "";
+  const std::string type = hf.contains("model_type") && hf.at("model_type").is_string()
+                               ? hf.at("model_type").get<std::string>()
+                               : "";
   ModelSpec m;
   m.name = hf.contains("_name_or_path") && hf.at("_name_or_path").is_string()
                ? hf.at("_name_or_path").get<std::string>()
@@ -356,8 +379,8 @@ HardwareSpec parse_hardware(const json &j0, const std::string &path) {
     s.noc_bw = x.opt_num("noc_bw", 1.0, kMaxBw).value_or(s.noc_bw);
     s.hop_latency = x.opt_num("hop_latency", 0.0, kMaxLatency).value_or(s.hop_latency);
     s.granule = x.opt_int("granule", 1, 4096).value_or(s.granule);
-    s.sram_usable_bytes =
-        x.opt_num("sram_usable_bytes", 1024.0, 1e10).value_or(std::min(s.sram_usable_bytes, s.sram_bytes));
+    s.sram_usable_bytes = x.opt_num("sram_usable_bytes", 1024.0, 1e10)
+                              .value_or(std::min(s.sram_usable_bytes, s.sram_bytes));
     if (s.sram_usable_bytes > s.sram_bytes)
       throw ConfigError(x.path_of("sram_usable_bytes"),
                         std::to_string(static_cast<i64>(s.sram_usable_bytes)) + " B > sram_bytes " +
@@ -435,20 +458,20 @@ ClusterSpec parse_cluster(const json &j0, const std::string &path) {
   if (const auto d = r.opt_int("devices", 1, kMaxCount)) {
     c.devices = *d;
     if (implied && c.devices != implied)
-      throw ConfigError(r.path_of("devices"), std::to_string(c.devices) +
-                                                  " != product of the axes" +
-                                                  (c.slices > 1 ? " x slices " : " ") +
-                                                  std::to_string(implied));
+      throw ConfigError(r.path_of("devices"),
+                        std::to_string(c.devices) + " != product of the axes" +
+                            (c.slices > 1 ? " x slices " : " ") + std::to_string(implied));
   } else if (implied) {
     c.devices = implied;
   } else {
     throw ConfigError(r.path_of("devices"), "is required");
   }
-  c.devices_per_node = r.opt_int("devices_per_node", 1, 1 << 16).value_or(std::min<i64>(c.devices, 8));
+  c.devices_per_node =
+      r.opt_int("devices_per_node", 1, 1 << 16).value_or(std::min<i64>(c.devices, 8));
   if (c.devices % c.devices_per_node != 0 && c.devices > c.devices_per_node)
-    throw ConfigError(r.path_of("devices_per_node"),
-                      std::to_string(c.devices_per_node) + " does not divide devices " +
-                          std::to_string(c.devices));
+    throw ConfigError(r.path_of("devices_per_node"), std::to_string(c.devices_per_node) +
+                                                         " does not divide devices " +
+                                                         std::to_string(c.devices));
   auto link = [&](const char *key, Link &out) {
     if (const json *l = r.opt_child(key))
       out = parse_link(*l, r.path_of(key));
@@ -465,7 +488,8 @@ ClusterSpec parse_cluster(const json &j0, const std::string &path) {
   if (c.topology == Topology::torus && c.ici.bw <= 0)
     throw ConfigError(r.path_of("ici"), "is required for a torus");
   if (c.slices > 1 && c.dcn.bw <= 0)
-    throw ConfigError(r.path_of("dcn"), "is required to join " + std::to_string(c.slices) + " slices");
+    throw ConfigError(r.path_of("dcn"),
+                      "is required to join " + std::to_string(c.slices) + " slices");
   if (c.topology == Topology::mesh && c.d2d.bw <= 0)
     throw ConfigError(r.path_of("d2d"), "is required for a die mesh");
   c.source = r.opt_str("source").value_or("");
@@ -616,8 +640,8 @@ ParallelSpec parse_parallel(const json &j, const std::string &path) {
     std::vector<std::string> sorted = axes;
     std::sort(sorted.begin(), sorted.end());
     if (sorted != std::vector<std::string>{"cp", "dp", "pp", "tp"})
-      throw ConfigError(r.path_of("order"), "\"" + *o +
-                                                "\" is not an order of tp, cp, dp, pp (e.g. tp-cp-dp-pp)");
+      throw ConfigError(r.path_of("order"),
+                        "\"" + *o + "\" is not an order of tp, cp, dp, pp (e.g. tp-cp-dp-pp)");
     p.order = *o;
   }
   p.recompute = r.opt_enum("recompute", kRecompute);
@@ -628,7 +652,8 @@ ParallelSpec parse_parallel(const json &j, const std::string &path) {
     p.stage_ids = parse_int_array(*s, r.path_of("stage_ids"), 0, kMaxLayers, 2, 2 * 1024);
     if (p.stage_ids.size() % 2 != 0)
       throw ConfigError(r.path_of("stage_ids"), "expected (first, last) pairs, got " +
-                                                    std::to_string(p.stage_ids.size()) + " numbers");
+                                                    std::to_string(p.stage_ids.size()) +
+                                                    " numbers");
   }
   if (const json *s = r.opt_child("submeshes")) {
     p.submeshes = parse_int_array(*s, r.path_of("submeshes"), 0, 1024, 4, 4 * 1024);
@@ -671,8 +696,8 @@ Config parse_config(const json &j0) {
   const json *model = r.opt_child("model");
   // One tx8 operator needs no model (ridgeline tx8).
   const json *wl0 = j.contains("workload") ? &j.at("workload") : nullptr;
-  const bool op_only = wl0 && wl0->is_object() && wl0->contains("mode") &&
-                       wl0->at("mode") == "tx8-op";
+  const bool op_only =
+      wl0 && wl0->is_object() && wl0->contains("mode") && wl0->at("mode") == "tx8-op";
   if (model)
     c.model = parse_model(*model, "model");
   else if (op_only)
@@ -868,9 +893,8 @@ json to_json(const WorkloadSpec &w) {
       j["frames"] = w.frames;
     else
       j["seconds"] = w.seconds;
-    j.update({{"resolution", {w.height, w.width}},
-              {"text_tokens", w.text_tokens},
-              {"steps", w.steps}});
+    j.update(
+        {{"resolution", {w.height, w.width}}, {"text_tokens", w.text_tokens}, {"steps", w.steps}});
     if (w.fusion)
       j["fusion"] = true;
     break;

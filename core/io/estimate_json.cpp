@@ -52,27 +52,38 @@ json to_json(const Layout &l) {
 }
 
 json to_json(const LayerActivations &a) {
-  return {{"norm_inputs", a.norm_inputs},   {"qkv_input", a.qkv_input},
-          {"qk", a.qk},                     {"v", a.v},
-          {"out_input", a.out_input},       {"attn_dropout", a.attn_dropout},
-          {"softmax", a.softmax},           {"softmax_dropout", a.softmax_dropout},
-          {"flash_stats", a.flash_stats},   {"mla_latent", a.mla_latent},
-          {"mlp_input", a.mlp_input},       {"mlp_hidden", a.mlp_hidden},
-          {"mlp_dropout", a.mlp_dropout},   {"router", a.router},
+  return {{"norm_inputs", a.norm_inputs},
+          {"qkv_input", a.qkv_input},
+          {"qk", a.qk},
+          {"v", a.v},
+          {"out_input", a.out_input},
+          {"attn_dropout", a.attn_dropout},
+          {"softmax", a.softmax},
+          {"softmax_dropout", a.softmax_dropout},
+          {"flash_stats", a.flash_stats},
+          {"mla_latent", a.mla_latent},
+          {"mlp_input", a.mlp_input},
+          {"mlp_hidden", a.mlp_hidden},
+          {"mlp_dropout", a.mlp_dropout},
+          {"router", a.router},
           {"total", a.total()}};
 }
 
 json to_json(const LayerFlops &f) {
-  return {{"qkv", f.qkv},       {"scores", f.scores}, {"out", f.out},
-          {"mlp", f.mlp},       {"router", f.router}, {"total", f.total()}};
+  return {{"qkv", f.qkv}, {"scores", f.scores}, {"out", f.out},
+          {"mlp", f.mlp}, {"router", f.router}, {"total", f.total()}};
 }
 
 namespace {
 json layer_params_json(const LayerParams &p) {
-  return {{"attention", p.attention}, {"attention_bias", p.attention_bias},
-          {"mlp", p.mlp},             {"mlp_bias", p.mlp_bias},
-          {"router", p.router},       {"norms", p.norms},
-          {"total", p.total()},       {"active", p.active()}};
+  return {{"attention", p.attention},
+          {"attention_bias", p.attention_bias},
+          {"mlp", p.mlp},
+          {"mlp_bias", p.mlp_bias},
+          {"router", p.router},
+          {"norms", p.norms},
+          {"total", p.total()},
+          {"active", p.active()}};
 }
 } // namespace
 
@@ -156,13 +167,14 @@ json to_json(const Estimate &e) {
     j["memory"]["min_devices"] = sv.min_devices;
     j["weight_bytes_per_param"] = sv.weight_bytes_per_param;
     if (sv.disaggregated)
-      j["disaggregated"] = {{"prefill_instances", sv.prefill_instances},
-                            {"decode_instances", sv.decode_instances},
-                            {"decode_batch", sv.decode_batch},
-                            {"prefill_to_decode", sv.prefill_to_decode},
-                            {"devices_per_instance", sv.devices_per_instance},
-                            {"devices", (std::ceil(sv.prefill_instances) + std::ceil(sv.decode_instances)) *
-                                            static_cast<double>(sv.devices_per_instance)}};
+      j["disaggregated"] = {
+          {"prefill_instances", sv.prefill_instances},
+          {"decode_instances", sv.decode_instances},
+          {"decode_batch", sv.decode_batch},
+          {"prefill_to_decode", sv.prefill_to_decode},
+          {"devices_per_instance", sv.devices_per_instance},
+          {"devices", (std::ceil(sv.prefill_instances) + std::ceil(sv.decode_instances)) *
+                          static_cast<double>(sv.devices_per_instance)}};
   }
   if (e.has_time) {
     const StepTime &t = e.time;
@@ -221,12 +233,9 @@ json to_json(const SpComparison &c) {
                     {"params_grads_bytes", r.pg_bytes},
                     {"optimizer_bytes", r.os_bytes},
                     {"activation_bytes_per_layer", r.act_mem}});
-  return {{"degree", c.degree},
-          {"usp", {{"ulysses", c.ulysses}, {"ring", c.ring}}},
-          {"microbatch", c.b},
-          {"seq_len", c.s},
-          {"params", c.params},
-          {"rows", rows}};
+  return {{"degree", c.degree}, {"usp", {{"ulysses", c.ulysses}, {"ring", c.ring}}},
+          {"microbatch", c.b},  {"seq_len", c.s},
+          {"params", c.params}, {"rows", rows}};
 }
 
 } // namespace rl::io
@@ -249,12 +258,9 @@ json to_json(const PlanResult &r) {
                    {"path", i.path},
                    {"message", i.message},
                    {"overflow_bytes", i.overflow}});
-  return {{"plans", plans},
-          {"infeasible", inf},
-          {"rejected", r.rejected},
-          {"candidates", r.candidates},
-          {"timed", r.timed},
-          {"free", r.free_knobs}};
+  return {{"plans", plans},         {"infeasible", inf},
+          {"rejected", r.rejected}, {"candidates", r.candidates},
+          {"timed", r.timed},       {"free", r.free_knobs}};
 }
 
 } // namespace rl::io

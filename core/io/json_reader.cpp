@@ -36,15 +36,23 @@ std::string dump(const json &j, int indent) {
 
 std::string json_type_name(const json &j) {
   switch (j.type()) {
-  case json::value_t::null: return "null";
-  case json::value_t::boolean: return "a boolean";
-  case json::value_t::string: return "a string";
-  case json::value_t::array: return "an array";
-  case json::value_t::object: return "an object";
-  case json::value_t::number_float: return "a number";
+  case json::value_t::null:
+    return "null";
+  case json::value_t::boolean:
+    return "a boolean";
+  case json::value_t::string:
+    return "a string";
+  case json::value_t::array:
+    return "an array";
+  case json::value_t::object:
+    return "an object";
+  case json::value_t::number_float:
+    return "a number";
   case json::value_t::number_integer:
-  case json::value_t::number_unsigned: return "an integer";
-  default: return "an unsupported value";
+  case json::value_t::number_unsigned:
+    return "an integer";
+  default:
+    return "an unsupported value";
   }
 }
 
@@ -85,8 +93,8 @@ double read_num(const json &j, const std::string &path, double lo, double hi) {
   if (!std::isfinite(v))
     throw ConfigError(path, "expected a finite number");
   if (v < lo || v > hi)
-    throw ConfigError(path, fmt_num(v) + " is out of range [" + fmt_num(lo) + ", " + fmt_num(hi) +
-                                "]");
+    throw ConfigError(path,
+                      fmt_num(v) + " is out of range [" + fmt_num(lo) + ", " + fmt_num(hi) + "]");
   return v;
 }
 
@@ -95,7 +103,9 @@ ObjectReader::ObjectReader(const json &j, std::string path) : j_(j), path_(std::
     throw ConfigError(path_, "expected an object, got " + json_type_name(j_));
 }
 
-bool ObjectReader::has(const std::string &key) const { return j_.contains(key); }
+bool ObjectReader::has(const std::string &key) const {
+  return j_.contains(key);
+}
 
 const json *ObjectReader::opt_child(const std::string &key) {
   seen_.insert(key);

@@ -13,7 +13,9 @@ namespace rl::io {
 
 namespace {
 
-std::string s(i64 v) { return std::to_string(v); }
+std::string s(i64 v) {
+  return std::to_string(v);
+}
 
 std::string name_of_cp(const Layout &l) {
   return l.cp_kind == CpKind::ulysses ? "Ulysses" : l.cp_kind == CpKind::usp ? "USP" : "ring";
@@ -24,10 +26,11 @@ std::string megatron(const Config &c, const Layout &l) {
   const WorkloadSpec &w = c.workload;
   std::ostringstream o;
   std::vector<std::string> notes;
-  const i64 nodes = std::max<i64>(1, c.cluster.devices / std::max<i64>(c.cluster.devices_per_node, 1));
+  const i64 nodes =
+      std::max<i64>(1, c.cluster.devices / std::max<i64>(c.cluster.devices_per_node, 1));
   o << "# Megatron-LM (Megatron-Core) launch for " << m.name << " on " << c.cluster.devices << " x "
-    << c.hardware.name << ", layout dp " << l.dp << " x tp " << l.tp << " x pp " << l.pp
-    << " x cp " << l.cp << "\n";
+    << c.hardware.name << ", layout dp " << l.dp << " x tp " << l.tp << " x pp " << l.pp << " x cp "
+    << l.cp << "\n";
   o << "torchrun --nproc_per_node " << std::min(c.cluster.devices, c.cluster.devices_per_node)
     << " --nnodes " << nodes << " pretrain_gpt.py \\\n";
   std::vector<std::string> a;
@@ -85,16 +88,18 @@ std::string megatron(const Config &c, const Layout &l) {
   if (l.vpp > 1)
     add("--num-layers-per-virtual-pipeline-stage " + s(m.layers / (l.pp * l.vpp)));
   if (l.schedule == PpSchedule::gpipe)
-    notes.push_back("GPipe has no Megatron flag: Megatron runs 1F1B (fewer micro-batches in flight)");
+    notes.push_back(
+        "GPipe has no Megatron flag: Megatron runs 1F1B (fewer micro-batches in flight)");
   if (l.uneven_pp)
     notes.push_back("uneven stages: set --decoder-first-pipeline-num-layers / "
                     "--decoder-last-pipeline-num-layers to the split you want");
   if (l.cp > 1) {
     add("--context-parallel-size " + s(l.cp));
-    add(l.cp_kind == CpKind::ring      ? "--cp-comm-type p2p"
-        : l.cp_kind == CpKind::ulysses ? "--cp-comm-type a2a"
-                                       : "--cp-comm-type a2a+p2p --hierarchical-context-parallel-sizes " +
-                                             s(l.ulysses) + " " + s(l.ring));
+    add(l.cp_kind == CpKind::ring ? "--cp-comm-type p2p"
+        : l.cp_kind == CpKind::ulysses
+            ? "--cp-comm-type a2a"
+            : "--cp-comm-type a2a+p2p --hierarchical-context-parallel-sizes " + s(l.ulysses) + " " +
+                  s(l.ring));
   }
   if (l.ep > 1)
     add("--expert-model-parallel-size " + s(l.ep));
@@ -141,13 +146,12 @@ std::string megatron(const Config &c, const Layout &l) {
 std::string deepspeed(const Config &c, const Layout &l) {
   const WorkloadSpec &w = c.workload;
   const i64 B = w.mode == Mode::train ? w.global_batch : w.batch;
-  nlohmann::json ds = {{"train_batch_size", B},
-                       {"train_micro_batch_size_per_gpu", l.microbatch},
-                       {"gradient_accumulation_steps", l.num_micro},
-                       {"zero_optimization",
-                        {{"stage", l.zero},
-                         {"overlap_comm", l.overlap_dp},
-                         {"contiguous_gradients", true}}}};
+  nlohmann::json ds = {
+      {"train_batch_size", B},
+      {"train_micro_batch_size_per_gpu", l.microbatch},
+      {"gradient_accumulation_steps", l.num_micro},
+      {"zero_optimization",
+       {{"stage", l.zero}, {"overlap_comm", l.overlap_dp}, {"contiguous_gradients", true}}}};
   if (w.precision == Dtype::fp16)
     ds["fp16"] = {{"enabled", true}};
   else
@@ -160,11 +164,12 @@ std::string deepspeed(const Config &c, const Layout &l) {
   std::ostringstream o;
   o << "# DeepSpeed config (ds_config.json) for " << c.model.name << ": dp " << l.dp << " x tp "
     << l.tp << " x pp " << l.pp << " x cp " << l.cp << "; train_batch_size = micro-batch x "
-    << "gradient_accumulation_steps x dp (" << l.microbatch << " x " << l.num_micro << " x "
-    << l.dp << ")\n";
+    << "gradient_accumulation_steps x dp (" << l.microbatch << " x " << l.num_micro << " x " << l.dp
+    << ")\n";
   o << dump(ds, 2) << "\n";
   if (l.tp > 1 || l.pp > 1 || l.cp > 1) {
-    o << "# Megatron-DeepSpeed arguments for the model-parallel axes:\n#  --tensor-model-parallel-size "
+    o << "# Megatron-DeepSpeed arguments for the model-parallel axes:\n#  "
+         "--tensor-model-parallel-size "
       << l.tp << " --pipeline-model-parallel-size " << l.pp;
     if (l.cp > 1)
       o << " --ds-sequence-parallel-size " << l.cp;
@@ -188,23 +193,23 @@ std::string torchtitan(const Config &c, const Layout &l) {
   // TorchTitan shards with FSDP2: ZeRO-3 = shard over dp; ZeRO-1/2 ~ shard but keep the
   // gathered weights after forward; ZeRO-0 = pure replication (DDP).
   const i64 shard = l.zero >= 1 ? l.dp : 1, replicate = l.zero >= 1 ? 1 : l.dp;
-  std::vector<std::string> a = {
-      "--parallelism.data_parallel_replicate_degree " + s(replicate),
-      "--parallelism.data_parallel_shard_degree " + s(shard),
-      "--parallelism.tensor_parallel_degree " + s(l.tp),
-      "--parallelism.pipeline_parallel_degree " + s(l.pp),
-      "--parallelism.context_parallel_degree " + s(l.cp),
-      "--training.local_batch_size " + s(B / l.dp),
-      "--training.global_batch_size " + s(B),
-      "--training.seq_len " + s(seq),
-      std::string("--activation_checkpoint.mode ") + name_of(l.recompute)};
+  std::vector<std::string> a = {"--parallelism.data_parallel_replicate_degree " + s(replicate),
+                                "--parallelism.data_parallel_shard_degree " + s(shard),
+                                "--parallelism.tensor_parallel_degree " + s(l.tp),
+                                "--parallelism.pipeline_parallel_degree " + s(l.pp),
+                                "--parallelism.context_parallel_degree " + s(l.cp),
+                                "--training.local_batch_size " + s(B / l.dp),
+                                "--training.global_batch_size " + s(B),
+                                "--training.seq_len " + s(seq),
+                                std::string("--activation_checkpoint.mode ") +
+                                    name_of(l.recompute)};
   if (l.zero == 1 || l.zero == 2)
     a.push_back("--parallelism.fsdp_reshard_after_forward never");
   if (l.pp > 1) {
     a.push_back(std::string("--parallelism.pipeline_parallel_schedule ") +
                 (l.schedule == PpSchedule::interleaved ? "Interleaved1F1B"
-                 : l.schedule == PpSchedule::gpipe    ? "GPipe"
-                                                      : "1F1B"));
+                 : l.schedule == PpSchedule::gpipe     ? "GPipe"
+                                                       : "1F1B"));
     a.push_back("--parallelism.pipeline_parallel_microbatch_size " + s(l.microbatch));
   }
   if (l.ep > 1)
@@ -213,13 +218,14 @@ std::string torchtitan(const Config &c, const Layout &l) {
   o << "# TorchTitan overrides for " << c.model.name << " (pick the matching model flavour in "
     << "your train config)\n";
   o << "torchrun --nproc_per_node " << std::min(c.cluster.devices, c.cluster.devices_per_node)
-    << " --nnodes " << std::max<i64>(1, c.cluster.devices / std::max<i64>(c.cluster.devices_per_node, 1))
+    << " --nnodes "
+    << std::max<i64>(1, c.cluster.devices / std::max<i64>(c.cluster.devices_per_node, 1))
     << " -m torchtitan.train \\\n";
   for (std::size_t i = 0; i < a.size(); ++i)
     o << "  " << a[i] << (i + 1 < a.size() ? " \\\n" : "\n");
   if (l.cp > 1 && l.cp_kind != CpKind::ring)
-    o << "# note: TorchTitan's context parallelism is ring attention; ridgeline's "
-      << name_of_cp(l) << " has no TorchTitan twin\n";
+    o << "# note: TorchTitan's context parallelism is ring attention; ridgeline's " << name_of_cp(l)
+      << " has no TorchTitan twin\n";
   if (l.tp > 1 && !l.sp)
     o << "# note: TorchTitan's TP always runs sequence parallel (SP) for norms\n";
   return o.str();

@@ -9,7 +9,9 @@ namespace rl::io {
 // Defined in the generated presets_data.cpp.
 extern const std::vector<PresetEntry> &embedded_presets();
 
-const std::vector<PresetEntry> &preset_entries() { return embedded_presets(); }
+const std::vector<PresetEntry> &preset_entries() {
+  return embedded_presets();
+}
 
 std::vector<std::string> preset_names(const std::string &kind) {
   std::vector<std::string> out;

@@ -29,9 +29,13 @@ std::string flops(double f) {
   return scaled(f, "FLOP", p, 9);
 }
 
-std::string flop_rate(double f) { return flops(f).append("/s"); }
+std::string flop_rate(double f) {
+  return flops(f).append("/s");
+}
 
-std::string bandwidth(double bps) { return bytes(bps).append("/s"); }
+std::string bandwidth(double bps) {
+  return bytes(bps).append("/s");
+}
 
 std::string count(double n) {
   static const char *p[] = {"", " K", " M", " B", " T"};

@@ -122,11 +122,16 @@ bool looks_typed(std::string_view s) {
 
 std::string encode_scalar(const json &v, const std::string &path) {
   switch (v.type()) {
-  case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
-  case json::value_t::null: return "null";
-  case json::value_t::number_integer: return std::to_string(v.get<std::int64_t>());
-  case json::value_t::number_unsigned: return std::to_string(v.get<std::uint64_t>());
-  case json::value_t::number_float: return fmt_double(v.get<double>());
+  case json::value_t::boolean:
+    return v.get<bool>() ? "true" : "false";
+  case json::value_t::null:
+    return "null";
+  case json::value_t::number_integer:
+    return std::to_string(v.get<std::int64_t>());
+  case json::value_t::number_unsigned:
+    return std::to_string(v.get<std::uint64_t>());
+  case json::value_t::number_float:
+    return fmt_double(v.get<double>());
   case json::value_t::string: {
     const std::string s = v.get<std::string>();
     std::string e = pct(s, true);
@@ -137,7 +142,8 @@ std::string encode_scalar(const json &v, const std::string &path) {
     }
     return e;
   }
-  default: throw ConfigError(path, "cannot be put in a URL");
+  default:
+    throw ConfigError(path, "cannot be put in a URL");
   }
 }
 
@@ -200,8 +206,8 @@ std::string encode_url_query(const json &config) {
     throw ConfigError("", "expected a configuration object");
   std::vector<std::string> parts;
   // A fixed order of sections, so that equal configurations give equal URLs.
-  static const char *order[] = {"scenario", "name", "model", "hardware", "cluster", "workload",
-                                "parallel"};
+  static const char *order[] = {"scenario", "name",     "model",   "hardware",
+                                "cluster",  "workload", "parallel"};
   for (const char *k : order)
     if (const auto it = config.find(k); it != config.end())
       flatten(*it, k, k, parts);

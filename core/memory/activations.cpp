@@ -38,8 +38,8 @@ LayerActivations layer_activations(const ModelSpec &m, bool moe, double b, doubl
   }
   if (m.mla) {
     const MlaSpec &q = *m.mla;
-    x.mla_latent = 2 * s * b *
-                   static_cast<double>(q.q_lora_rank + q.kv_lora_rank + q.qk_rope_head_dim);
+    x.mla_latent =
+        2 * s * b * static_cast<double>(q.q_lora_rank + q.kv_lora_rank + q.qk_rope_head_dim);
   }
   x.mlp_input = 2 * sbh * rep;
   const double per_f = (m.gated_mlp ? 6.0 : 4.0) * s * b / t; // gated 6sbf, plain 4sbf
@@ -48,9 +48,9 @@ LayerActivations layer_activations(const ModelSpec &m, bool moe, double b, doubl
     // like the MLP input under SP) plus top_k routed and the shared experts' hidden terms,
     // plus the fp32 router logits.
     const MoeSpec &e = *m.moe;
-    x.mlp_hidden = static_cast<double>(e.top_k) * 2 * sbh / t +
-                   per_f * static_cast<double>(e.expert_ffn) *
-                       static_cast<double>(e.top_k + e.shared_experts);
+    x.mlp_hidden =
+        static_cast<double>(e.top_k) * 2 * sbh / t +
+        per_f * static_cast<double>(e.expert_ffn) * static_cast<double>(e.top_k + e.shared_experts);
     x.router = 4 * s * b * static_cast<double>(e.experts) * rep;
   } else {
     x.mlp_hidden = per_f * static_cast<double>(m.ffn);
@@ -59,8 +59,8 @@ LayerActivations layer_activations(const ModelSpec &m, bool moe, double b, doubl
   if (l.seq_div > 1) { // ring CP / Ulysses: every term divided (FORMULAS.md: A/N)
     const double n = static_cast<double>(l.seq_div);
     for (double *f : {&x.norm_inputs, &x.qkv_input, &x.qk, &x.v, &x.out_input, &x.attn_dropout,
-                      &x.softmax, &x.softmax_dropout, &x.flash_stats, &x.mla_latent,
-                      &x.mlp_input, &x.mlp_hidden, &x.mlp_dropout, &x.router})
+                      &x.softmax, &x.softmax_dropout, &x.flash_stats, &x.mla_latent, &x.mlp_input,
+                      &x.mlp_hidden, &x.mlp_dropout, &x.router})
       *f /= n;
   }
   return x;
@@ -69,8 +69,10 @@ LayerActivations layer_activations(const ModelSpec &m, bool moe, double b, doubl
 double layer_activations_kept(const LayerActivations &full, Recompute r, const ModelSpec &m,
                               double b, double s, const ActLayout &l) {
   switch (r) {
-  case Recompute::none: return full.total();
-  case Recompute::selective: return full.total() - full.score_terms();
+  case Recompute::none:
+    return full.total();
+  case Recompute::selective:
+    return full.total() - full.score_terms();
   case Recompute::full: {
     // The layer input only: 2sbh, split by t under SP and by the CP/Ulysses degree.
     const double rep = l.sp ? static_cast<double>(l.tp) : 1.0;
@@ -85,9 +87,12 @@ double chunks_in_flight(const Layout &l, i64 stage) {
   const double p = static_cast<double>(l.pp), v = static_cast<double>(l.vpp);
   const double j = static_cast<double>(stage);
   switch (l.schedule) {
-  case PpSchedule::gpipe: return m;
-  case PpSchedule::one_f_one_b: return std::min(p - j, m);
-  case PpSchedule::interleaved: return std::min(2 * (p - j - 1) + (v - 1) * p + 1, m * v);
+  case PpSchedule::gpipe:
+    return m;
+  case PpSchedule::one_f_one_b:
+    return std::min(p - j, m);
+  case PpSchedule::interleaved:
+    return std::min(2 * (p - j - 1) + (v - 1) * p + 1, m * v);
   }
   return 1;
 }
@@ -107,8 +112,8 @@ double output_activation_bytes(const ModelSpec &m, double b, double s, const Act
   const double t = static_cast<double>(l.tp);
   const double rep = l.sp ? t : 1.0;
   const double sb = s * b;
-  const double bytes = 4 * sb * static_cast<double>(m.hidden) / rep +
-                       4 * sb * static_cast<double>(m.vocab) / t;
+  const double bytes =
+      4 * sb * static_cast<double>(m.hidden) / rep + 4 * sb * static_cast<double>(m.vocab) / t;
   return bytes / static_cast<double>(l.seq_div);
 }
 
@@ -128,8 +133,7 @@ StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stag
     full_max = std::max(full_max, full.total());
   }
   const double per_layer = kept / static_cast<double>(layers.size());
-  const double layers_per_chunk =
-      static_cast<double>(layers.size()) / static_cast<double>(l.vpp);
+  const double layers_per_chunk = static_cast<double>(layers.size()) / static_cast<double>(l.vpp);
   out.layers_in_flight = chunks_in_flight(l, stage) * layers_per_chunk;
   out.layers = out.layers_in_flight * per_layer;
   if (l.recompute == Recompute::full)

@@ -26,9 +26,8 @@ struct LayerActivations {
   double mlp_dropout = 0;     // sbh mask
   double router = 0;          // 4sbE fp32 router logits
   double total() const {
-    return norm_inputs + qkv_input + qk + v + out_input + attn_dropout + softmax +
-           softmax_dropout + flash_stats + mla_latent + mlp_input + mlp_hidden + mlp_dropout +
-           router;
+    return norm_inputs + qkv_input + qk + v + out_input + attn_dropout + softmax + softmax_dropout +
+           flash_stats + mla_latent + mlp_input + mlp_hidden + mlp_dropout + router;
   }
   double score_terms() const { return softmax + softmax_dropout; }
 };
@@ -55,9 +54,9 @@ double layer_activations_kept(const LayerActivations &full, Recompute r, const M
 double chunks_in_flight(const Layout &l, i64 stage);
 
 struct StageActivations {
-  double layers = 0;    // transformer layers, all micro-batches in flight
-  double embedding = 0; // input dropout mask (first stage)
-  double output = 0;    // final norm, head input, fp32 logits (last stage)
+  double layers = 0;           // transformer layers, all micro-batches in flight
+  double embedding = 0;        // input dropout mask (first stage)
+  double output = 0;           // final norm, head input, fp32 logits (last stage)
   double layers_in_flight = 0; // in layer-micro-batch units
   double total() const { return layers + embedding + output; }
 };

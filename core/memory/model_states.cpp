@@ -6,12 +6,16 @@ namespace rl {
 
 double dtype_bytes(Dtype d) {
   switch (d) {
-  case Dtype::fp32: return 4;
+  case Dtype::fp32:
+    return 4;
   case Dtype::bf16:
-  case Dtype::fp16: return 2;
+  case Dtype::fp16:
+    return 2;
   case Dtype::fp8:
-  case Dtype::int8: return 1;
-  case Dtype::int4: return 0.5;
+  case Dtype::int8:
+    return 1;
+  case Dtype::int4:
+    return 0.5;
   }
   return 2;
 }
@@ -41,8 +45,8 @@ StageParams layer_params_per_device(const ModelSpec &m, bool moe, i64 tp, i64 ep
     out.dense += static_cast<double>(e.shared_experts) * expert + static_cast<double>(lp.router);
   } else {
     const double ffn = static_cast<double>(m.ffn);
-    out.dense += static_cast<double>(lp.mlp) / t +
-                 (m.mlp_bias ? (m.gated_mlp ? 2 * ffn : ffn) / t + h : 0);
+    out.dense +=
+        static_cast<double>(lp.mlp) / t + (m.mlp_bias ? (m.gated_mlp ? 2 * ffn : ffn) / t + h : 0);
   }
   out.largest_layer = out.total();
   return out;

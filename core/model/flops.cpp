@@ -4,8 +4,7 @@
 
 namespace rl {
 
-LayerFlops layer_forward_flops(const ModelSpec &m, bool moe, double b, double s,
-                               bool causal_skip) {
+LayerFlops layer_forward_flops(const ModelSpec &m, bool moe, double b, double s, bool causal_skip) {
   const double t = b * s; // tokens
   const double h = static_cast<double>(m.hidden), a = static_cast<double>(m.heads);
   const double k = static_cast<double>(m.kv_heads), d = static_cast<double>(m.head_dim);
@@ -23,9 +22,9 @@ LayerFlops layer_forward_flops(const ModelSpec &m, bool moe, double b, double s,
     f.scores = causal * (2 * b * s * s * a * dqk + 2 * b * s * s * a * dv);
     f.out = 2 * t * a * dv * h;
   } else {
-    f.qkv = 2 * t * h * d * (a + 2 * k);        // FORMULAS.md: 2bshd(a+2k)
-    f.scores = causal * 4 * b * s * s * a * d;  // FORMULAS.md: 4bs^2ad
-    f.out = 2 * t * a * d * h;                  // FORMULAS.md: 2bsadh
+    f.qkv = 2 * t * h * d * (a + 2 * k);       // FORMULAS.md: 2bshd(a+2k)
+    f.scores = causal * 4 * b * s * s * a * d; // FORMULAS.md: 4bs^2ad
+    f.out = 2 * t * a * d * h;                 // FORMULAS.md: 2bsadh
   }
   const double per_ffn = (m.gated_mlp ? 6.0 : 4.0) * t * h; // x f: gated 6bshf, plain 4bshf
   if (moe && m.moe) {
@@ -50,13 +49,18 @@ ModelFlops model_forward_flops(const ModelSpec &m, double b, double s, bool caus
   return f;
 }
 
-double training_model_flops(const ModelFlops &f) { return 3 * f.forward(); }
+double training_model_flops(const ModelFlops &f) {
+  return 3 * f.forward();
+}
 
 double training_hardware_flops(const ModelFlops &f, Recompute r) {
   switch (r) {
-  case Recompute::full: return training_model_flops(f) + f.layers_forward();
-  case Recompute::selective: return training_model_flops(f) + f.scores_forward();
-  case Recompute::none: break;
+  case Recompute::full:
+    return training_model_flops(f) + f.layers_forward();
+  case Recompute::selective:
+    return training_model_flops(f) + f.scores_forward();
+  case Recompute::none:
+    break;
   }
   return training_model_flops(f);
 }

@@ -17,7 +17,9 @@ i64 count_moe_layers(const ModelSpec &m) {
 }
 
 // FORMULAS.md: layernorm 2h (scale + shift), rmsnorm h.
-i64 norm_params(Norm n, i64 width) { return n == Norm::layernorm ? 2 * width : width; }
+i64 norm_params(Norm n, i64 width) {
+  return n == Norm::layernorm ? 2 * width : width;
+}
 
 i64 attention_weight_params(const ModelSpec &m) {
   const i64 h = m.hidden, a = m.heads;
@@ -26,12 +28,10 @@ i64 attention_weight_params(const ModelSpec &m) {
     // kv_a (h x (r_kv + rope)) + kv_a_norm + kv_b (r_kv x a*(nope+v)); o (a*v x h).
     const MlaSpec &x = *m.mla;
     const i64 dqk = x.qk_nope_head_dim + x.qk_rope_head_dim;
-    const i64 q = x.q_lora_rank > 0
-                      ? h * x.q_lora_rank + norm_params(m.norm, x.q_lora_rank) +
-                            x.q_lora_rank * a * dqk
-                      : h * a * dqk;
-    const i64 kv = h * (x.kv_lora_rank + x.qk_rope_head_dim) +
-                   norm_params(m.norm, x.kv_lora_rank) +
+    const i64 q = x.q_lora_rank > 0 ? h * x.q_lora_rank + norm_params(m.norm, x.q_lora_rank) +
+                                          x.q_lora_rank * a * dqk
+                                    : h * a * dqk;
+    const i64 kv = h * (x.kv_lora_rank + x.qk_rope_head_dim) + norm_params(m.norm, x.kv_lora_rank) +
                    x.kv_lora_rank * a * (x.qk_nope_head_dim + x.v_head_dim);
     const i64 o = a * x.v_head_dim * h;
     return q + kv + o;

@@ -9,10 +9,10 @@ namespace rl {
 struct LayerParams {
   i64 attention = 0; // Q, K, V, O weights (+ MLA down/up projections and their norms)
   i64 attention_bias = 0;
-  i64 mlp = 0;       // dense MLP, or all routed experts + shared experts
+  i64 mlp = 0; // dense MLP, or all routed experts + shared experts
   i64 mlp_bias = 0;
-  i64 router = 0;    // MoE gate h*E
-  i64 norms = 0;     // the two per-layer norms
+  i64 router = 0;         // MoE gate h*E
+  i64 norms = 0;          // the two per-layer norms
   i64 experts_active = 0; // routed-expert parameters a token touches (top_k of them)
   i64 experts_routed = 0; // all routed-expert parameters (E of them)
   i64 total() const { return attention + attention_bias + mlp + mlp_bias + router + norms; }
@@ -21,14 +21,14 @@ struct LayerParams {
 };
 
 struct ModelParams {
-  LayerParams dense_layer;  // a layer with a dense MLP
-  LayerParams moe_layer;    // a layer with the MoE MLP (zeros without MoE)
+  LayerParams dense_layer; // a layer with a dense MLP
+  LayerParams moe_layer;   // a layer with the MoE MLP (zeros without MoE)
   i64 dense_layers = 0;
   i64 moe_layers = 0;
-  i64 embedding = 0;        // v*h
-  i64 head = 0;             // v*h unless tied
+  i64 embedding = 0; // v*h
+  i64 head = 0;      // v*h unless tied
   i64 final_norm = 0;
-  i64 pos_embedding = 0;    // s_max*h for learned positions
+  i64 pos_embedding = 0; // s_max*h for learned positions
   i64 layers_total() const {
     return dense_layers * dense_layer.total() + moe_layers * moe_layer.total();
   }

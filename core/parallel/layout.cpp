@@ -8,7 +8,9 @@
 namespace rl {
 
 namespace {
-std::string s(i64 v) { return std::to_string(v); }
+std::string s(i64 v) {
+  return std::to_string(v);
+}
 
 void require_divides(i64 d, i64 n, const std::string &path, const std::string &what) {
   if (d <= 0 || n % d != 0)
@@ -56,7 +58,9 @@ i64 axis_stride(const Layout &l, const std::string &axis) {
   return stride;
 }
 
-i64 heads_per_rank(const ModelSpec &m, i64 tp) { return m.heads / tp; }
+i64 heads_per_rank(const ModelSpec &m, i64 tp) {
+  return m.heads / tp;
+}
 
 i64 kv_heads_per_rank(const ModelSpec &m, i64 tp) {
   return m.kv_heads % tp == 0 ? m.kv_heads / tp : 1; // replicated when tp > kv_heads
@@ -113,7 +117,8 @@ Layout resolve_layout(const Config &c) {
   }
   l.sp = p.sp.value_or(l.tp > 1);
   l.cp_kind = p.cp_kind.value_or(CpKind::ring);
-  l.schedule = p.pp_schedule.value_or(l.vpp > 1 ? PpSchedule::interleaved : PpSchedule::one_f_one_b);
+  l.schedule =
+      p.pp_schedule.value_or(l.vpp > 1 ? PpSchedule::interleaved : PpSchedule::one_f_one_b);
 
   const i64 devices = c.cluster.devices;
   const i64 model_par = l.tp * l.pp * l.cp;
@@ -134,8 +139,8 @@ Layout resolve_layout(const Config &c) {
   // Tensor parallel: heads, KV heads (or replicate them), MLP width.
   require_divides(l.tp, m.heads, "parallel.tp", "heads");
   if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
-    throw ConfigError("parallel.tp", s(l.tp) + " neither divides nor is a multiple of kv_heads " +
-                                         s(m.kv_heads));
+    throw ConfigError("parallel.tp",
+                      s(l.tp) + " neither divides nor is a multiple of kv_heads " + s(m.kv_heads));
   require_divides(l.tp, m.ffn, "parallel.tp", "ffn");
   if (m.moe)
     require_divides(l.tp, m.moe->expert_ffn, "parallel.tp", "moe.expert_ffn");
@@ -172,14 +177,15 @@ Layout resolve_layout(const Config &c) {
                       "pp " + s(l.pp) + " x vpp " + s(l.vpp) + " does not divide layers " +
                           s(m.layers) + " (set parallel.uneven_pp to allow uneven stages)");
   if (l.pp * l.vpp > m.layers)
-    throw ConfigError("parallel.vpp", "pp x vpp = " + s(l.pp * l.vpp) + " exceeds layers " +
-                                          s(m.layers));
+    throw ConfigError("parallel.vpp",
+                      "pp x vpp = " + s(l.pp * l.vpp) + " exceeds layers " + s(m.layers));
   if (l.vpp > 1 && l.pp == 1)
     throw ConfigError("parallel.vpp", "interleaving needs pp > 1");
   if (l.schedule == PpSchedule::interleaved && l.vpp < 2)
     throw ConfigError("parallel.pp_schedule", "interleaved needs vpp >= 2");
   if (l.schedule != PpSchedule::interleaved && l.vpp > 1)
-    throw ConfigError("parallel.pp_schedule", "vpp " + s(l.vpp) + " needs the interleaved schedule");
+    throw ConfigError("parallel.pp_schedule",
+                      "vpp " + s(l.vpp) + " needs the interleaved schedule");
 
   // Experts.
   if (!m.moe && l.ep != 1)
@@ -198,9 +204,8 @@ Layout resolve_layout(const Config &c) {
                           (w.mode == Mode::train ? "global_batch " : "batch ") + s(batch));
   l.num_micro = batch / (l.dp * l.microbatch);
   if (l.schedule == PpSchedule::interleaved && l.num_micro % l.pp != 0)
-    throw ConfigError("parallel.microbatch", "interleaving needs micro-batches " +
-                                                 s(l.num_micro) + " to be a multiple of pp " +
-                                                 s(l.pp));
+    throw ConfigError("parallel.microbatch", "interleaving needs micro-batches " + s(l.num_micro) +
+                                                 " to be a multiple of pp " + s(l.pp));
   return l;
 }
 

@@ -34,14 +34,14 @@ SpComparison compare_sp(const ModelSpec &m, double b, double s, i64 n) {
   const double W = kWeightBytes * P, G = kGradBytes * P, OS = kAdamBytes * P;
   const SeqShape x{b, s, m.hidden, m.heads, m.kv_heads, m.head_dim};
   const double grad_ar = ring_allreduce_bytes(G, n);                           // AllReduce
-  const double zero12 = reduce_scatter_bytes(G, n) + allgather_bytes(W, n);   // RS + AG
+  const double zero12 = reduce_scatter_bytes(G, n) + allgather_bytes(W, n);    // RS + AG
   const double zero3 = 2 * allgather_bytes(W, n) + reduce_scatter_bytes(G, n); // 1.5x DP
 
   const bool moe = false;
   auto act = [&](double bb, double ss, ActLayout l) {
     return layer_activations(m, moe, bb, ss, l).total();
   };
-  const double seq_split = act(b, s, {1, false, n, false});      // A/N (sequence)
+  const double seq_split = act(b, s, {1, false, n, false});       // A/N (sequence)
   const double batch_split = act(b / N, s, {1, false, 1, false}); // A/N (batch)
   const double tp_plain = act(b, s, {n, false, 1, false});        // alpha A
   const double tp_sp = act(b, s, {n, true, 1, false});            // A/N
@@ -58,11 +58,11 @@ SpComparison compare_sp(const ModelSpec &m, double b, double s, i64 n) {
        OS / N, seq_split},
       {"USP + ZeRO2", "a/s", "AllGather + ReduceScatter", zero12, "P2P + 8 AllToAll", usp,
        W + G / N, OS / N, seq_split},
-      {"USP + ZeRO3", "a/s", "2 AllGather + ReduceScatter", zero3, "P2P + 8 AllToAll", usp,
-       PG / N, OS / N, seq_split},
+      {"USP + ZeRO3", "a/s", "2 AllGather + ReduceScatter", zero3, "P2P + 8 AllToAll", usp, PG / N,
+       OS / N, seq_split},
       {"TP", "a/h", "-", 0, "4 AllReduce", tp_layer_bytes(x, n), PG / N, OS / N, tp_plain},
-      {"Megatron-SP", "a/h", "-", 0, "6 AllGather + 4 ReduceScatter",
-       megatron_sp_layer_bytes(x, n), PG / N, OS / N, tp_sp},
+      {"Megatron-SP", "a/h", "-", 0, "6 AllGather + 4 ReduceScatter", megatron_sp_layer_bytes(x, n),
+       PG / N, OS / N, tp_sp},
   };
   return out;
 }
@@ -72,7 +72,7 @@ SpComparison compare_sp(const Config &c) {
   const i64 n = cp > 1 ? cp : (tp > 1 ? tp : 8);
   const double b = static_cast<double>(c.parallel.microbatch.value_or(1));
   const double s = static_cast<double>(c.workload.mode == Mode::train ? c.workload.seq_len
-                                                                       : c.workload.prompt_len);
+                                                                      : c.workload.prompt_len);
   return compare_sp(c.model, b, s, n);
 }
 

@@ -12,14 +12,14 @@ namespace rl {
 
 struct SpRow {
   std::string name;
-  std::string split;       // seed 000's split-dimension label
-  std::string param_comm;  // collective on parameters/gradients per step
-  double param_bytes = 0;  // bytes per device per step
-  std::string act_comm;    // collective on activations per layer
-  double act_bytes = 0;    // bytes per device per layer, forward + backward
-  double pg_bytes = 0;     // bf16 weights + gradients per device
-  double os_bytes = 0;     // Adam states per device
-  double act_mem = 0;      // activation bytes per device per layer
+  std::string split;      // seed 000's split-dimension label
+  std::string param_comm; // collective on parameters/gradients per step
+  double param_bytes = 0; // bytes per device per step
+  std::string act_comm;   // collective on activations per layer
+  double act_bytes = 0;   // bytes per device per layer, forward + backward
+  double pg_bytes = 0;    // bf16 weights + gradients per device
+  double os_bytes = 0;    // Adam states per device
+  double act_mem = 0;     // activation bytes per device per layer
 };
 
 struct SpComparison {

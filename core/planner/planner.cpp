@@ -41,7 +41,7 @@ std::string describe(const Layout &l) {
                 l.vpp > 1 ? ("v" + std::to_string(l.vpp)).c_str() : "",
                 static_cast<long long>(l.cp), static_cast<long long>(l.ep),
                 static_cast<long long>(l.zero), static_cast<long long>(l.microbatch),
-                l.recompute == Recompute::none       ? "no-rc"
+                l.recompute == Recompute::none        ? "no-rc"
                 : l.recompute == Recompute::selective ? "sel-rc"
                                                       : "full-rc");
   return buf;
@@ -82,13 +82,13 @@ ParallelSpec spec_of(const Layout &l) {
 std::string why_better(const Plan &a, const Plan &b) {
   if (a.estimate.has_time && b.estimate.has_time) {
     const StepTime &x = a.estimate.time, &y = b.estimate.time;
-    const std::pair<const char *, double> parts[] = {{"compute", y.compute - x.compute},
-                                                     {"exposed communication", y.comm_exposed - x.comm_exposed},
-                                                     {"pipeline bubble", y.bubble - x.bubble},
-                                                     {"optimizer", y.optimizer - x.optimizer}};
-    const auto best = std::max_element(parts, parts + 4, [](const auto &p, const auto &q) {
-      return p.second < q.second;
-    });
+    const std::pair<const char *, double> parts[] = {
+        {"compute", y.compute - x.compute},
+        {"exposed communication", y.comm_exposed - x.comm_exposed},
+        {"pipeline bubble", y.bubble - x.bubble},
+        {"optimizer", y.optimizer - x.optimizer}};
+    const auto best = std::max_element(
+        parts, parts + 4, [](const auto &p, const auto &q) { return p.second < q.second; });
     char buf[200];
     std::snprintf(buf, sizeof buf, "%.1f%% faster than the next plan: %.0f ms less %s",
                   100 * (b.objective / a.objective - 1), best->second * 1e3, best->first);
@@ -107,7 +107,8 @@ PlanResult plan(const Config &c, const PlanOptions &o) {
   const ParallelSpec &fixed = c.parallel;
   const bool train = c.workload.mode == Mode::train;
   if (c.workload.mode != Mode::train && c.workload.mode != Mode::infer)
-    throw ConfigError("workload.mode", "the planner handles train and infer; video uses `ridgeline tx8`");
+    throw ConfigError("workload.mode",
+                      "the planner handles train and infer; video uses `ridgeline tx8`");
   PlanResult r;
   const i64 devices = c.cluster.devices;
   const i64 tp_cap = c.cluster.topology == Topology::switched
@@ -148,9 +149,12 @@ PlanResult plan(const Config &c, const PlanOptions &o) {
   const auto eps = one_or(fixed.ep, ep_free);
   const auto vpps = one_or(fixed.vpp, std::vector<i64>{1, 2, 4});
   const auto zeros = one_or(fixed.zero, train ? std::vector<i64>{0, 1, 2, 3} : std::vector<i64>{0});
-  const auto mbs = one_or(fixed.microbatch, train ? std::vector<i64>{1, 2, 4, 8} : std::vector<i64>{1});
-  const auto rcs = one_or(fixed.recompute, train ? std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full}
-                                                 : std::vector<Recompute>{Recompute::none});
+  const auto mbs =
+      one_or(fixed.microbatch, train ? std::vector<i64>{1, 2, 4, 8} : std::vector<i64>{1});
+  const auto rcs =
+      one_or(fixed.recompute,
+             train ? std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full}
+                   : std::vector<Recompute>{Recompute::none});
 
   std::vector<Plan> plans;
   std::vector<Infeasible> infeasible;

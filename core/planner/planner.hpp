@@ -15,15 +15,15 @@
 namespace rl {
 
 struct PlanOptions {
-  i64 top = 10;        // plans returned
-  i64 infeasible = 5;  // best infeasible candidates returned (closest to fitting)
+  i64 top = 10;       // plans returned
+  i64 infeasible = 5; // best infeasible candidates returned (closest to fitting)
 };
 
 struct Plan {
   ParallelSpec parallel; // every knob decided
   Estimate estimate;
-  double objective = 0;  // seconds: step (train) or TPOT (infer)
-  std::string why;       // what it wins on
+  double objective = 0; // seconds: step (train) or TPOT (infer)
+  std::string why;      // what it wins on
 };
 
 struct Infeasible {
@@ -38,8 +38,8 @@ struct PlanResult {
   std::vector<Plan> plans; // best first
   std::vector<Infeasible> infeasible;
   std::map<std::string, i64> rejected; // by kind
-  i64 candidates = 0;  // layouts enumerated
-  i64 timed = 0;       // layouts that reached the step-time model
+  i64 candidates = 0;                  // layouts enumerated
+  i64 timed = 0;                       // layouts that reached the step-time model
   std::vector<std::string> free_knobs;
 };
 

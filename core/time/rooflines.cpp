@@ -4,7 +4,9 @@
 
 namespace rl {
 
-double critical_batch_tokens(double peak_flops, double hbm_bw) { return peak_flops / hbm_bw; }
+double critical_batch_tokens(double peak_flops, double hbm_bw) {
+  return peak_flops / hbm_bw;
+}
 
 double fsdp_min_tokens_per_chip(double peak_flops, double link_bidir_bw, double axes) {
   return peak_flops / (link_bidir_bw * axes);

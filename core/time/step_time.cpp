@@ -12,11 +12,16 @@ namespace rl {
 
 double peak_flops(const HardwareSpec &hw, Dtype precision) {
   switch (precision) {
-  case Dtype::fp8: return hw.peak.fp8 > 0 ? hw.peak.fp8 : hw.peak.bf16;
-  case Dtype::int8: return hw.peak.int8 > 0 ? hw.peak.int8 : hw.peak.bf16;
-  case Dtype::int4: return hw.peak.int4 > 0 ? hw.peak.int4 : hw.peak.bf16;
-  case Dtype::fp32: return hw.peak.fp32 > 0 ? hw.peak.fp32 : hw.peak.bf16;
-  default: return hw.peak.bf16;
+  case Dtype::fp8:
+    return hw.peak.fp8 > 0 ? hw.peak.fp8 : hw.peak.bf16;
+  case Dtype::int8:
+    return hw.peak.int8 > 0 ? hw.peak.int8 : hw.peak.bf16;
+  case Dtype::int4:
+    return hw.peak.int4 > 0 ? hw.peak.int4 : hw.peak.bf16;
+  case Dtype::fp32:
+    return hw.peak.fp32 > 0 ? hw.peak.fp32 : hw.peak.bf16;
+  default:
+    return hw.peak.bf16;
   }
 }
 
@@ -88,9 +93,9 @@ std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, dou
   } else {
     gemm("scores QK^T", sq / seqs, dqk, skv / seqs, seqs * heads);
     ops.back().flops *= causal;
-    ops.push_back(memory_op("softmax", 2 * 2 * heads * (sq / seqs) * (skv / seqs) * seqs *
-                                           (m.dropout ? 2.5 : 1.0),
-                            bw));
+    ops.push_back(
+        memory_op("softmax",
+                  2 * 2 * heads * (sq / seqs) * (skv / seqs) * seqs * (m.dropout ? 2.5 : 1.0), bw));
     gemm("scores x V", sq / seqs, skv / seqs, dv, seqs * heads);
     ops.back().flops *= causal;
   }
@@ -120,8 +125,7 @@ std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, dou
                                           static_cast<double>(m.moe->top_k + m.moe->shared_experts)
                                     : static_cast<double>(m.ffn);
   const double elem = (2 * 4 + 2 * 6) * tok * h / rep + 2 * (gate + 1) * tok * ffn_w / t +
-                      2 * 2 * tok * dqk * (a_l + kv_l) +
-                      (m.dropout ? 2 * 3 * tok * h / rep : 0.0);
+                      2 * 2 * tok * dqk * (a_l + kv_l) + (m.dropout ? 2 * 3 * tok * h / rep : 0.0);
   ops.push_back(memory_op("element-wise", elem, bw));
   return ops;
 }
@@ -138,8 +142,7 @@ double sum_time(const std::vector<OpCost> &ops) {
 double attention_time(const std::vector<OpCost> &ops) {
   double t = 0;
   for (const auto &o : ops)
-    if (o.name.rfind("attention", 0) == 0 || o.name.rfind("scores", 0) == 0 ||
-        o.name == "softmax")
+    if (o.name.rfind("attention", 0) == 0 || o.name.rfind("scores", 0) == 0 || o.name == "softmax")
       t += o.time;
   return t;
 }
@@ -165,7 +168,9 @@ struct CommAcc {
 constexpr double kDdpBucketParams = 40e6;
 // Adam step traffic per parameter: read fp32 master, m, v and the gradient, write master,
 // m, v and the bf16 weight: 12 + g + 12 + 2 bytes.
-double adam_bytes_per_param(bool fp32_grads) { return 12 + (fp32_grads ? 4 : 2) + 12 + 2; }
+double adam_bytes_per_param(bool fp32_grads) {
+  return 12 + (fp32_grads ? 4 : 2) + 12 + 2;
+}
 
 } // namespace
 
@@ -270,8 +275,8 @@ StepTime training_step_time(const Config &c, const Layout &l) {
       return std::pair<double, double>{0, 0};
     const StageParams lp = layer_params_per_device(m, moe, l.tp, l.ep);
     const CollectiveTime ag = collective_time(cl, Collective::allgather, 2 * lp.total(), g_dp);
-    const CollectiveTime rs = collective_time(cl, Collective::reduce_scatter,
-                                              (w.fp32_grads ? 4 : 2) * lp.total(), g_dp);
+    const CollectiveTime rs =
+        collective_time(cl, Collective::reduce_scatter, (w.fp32_grads ? 4 : 2) * lp.total(), g_dp);
     const double fe = std::max(0.0, ag.time - fwd_compute);
     const double be = std::max(0.0, ag.time + rs.time - 2 * fwd_compute);
     acc.add("zero3", ag, 2 * count, 0);
@@ -289,10 +294,11 @@ StepTime training_step_time(const Config &c, const Layout &l) {
   CommAcc worst_acc;
   double worst_compute = 0, worst_recompute = 0, worst_fwd = 0, worst_bwd = 0;
   const double head_fwd =
-      m.vocab > 0 ? gemm_cost("lm head", tok, h, static_cast<double>(m.vocab) / static_cast<double>(l.tp),
-                              1, st.peak, hw.gemm_efficiency, hw.hbm_bw)
-                        .time
-                  : 0.0;
+      m.vocab > 0
+          ? gemm_cost("lm head", tok, h, static_cast<double>(m.vocab) / static_cast<double>(l.tp),
+                      1, st.peak, hw.gemm_efficiency, hw.hbm_bw)
+                .time
+          : 0.0;
   for (i64 j = 0; j < l.pp; ++j) {
     acc = CommAcc{};
     double fwd = 0, bwd = 0, compute = 0, recompute = 0;

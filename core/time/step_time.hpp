@@ -21,8 +21,8 @@ struct OpCost {
 };
 
 // Roofline of one GEMM [m x k] x [k x n], `count` of them (batched), bf16 operands.
-OpCost gemm_cost(const std::string &name, double m, double k, double n, double count,
-                 double peak, double eff, double hbm_bw, double elem_bytes = 2);
+OpCost gemm_cost(const std::string &name, double m, double k, double n, double count, double peak,
+                 double eff, double hbm_bw, double elem_bytes = 2);
 
 // The forward operators of one layer on one device for one micro-batch.
 std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, double s,
@@ -30,12 +30,12 @@ std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, dou
 
 // Communication of one kind over a whole step, per device.
 struct CommCost {
-  std::string kind;      // tp, sp, ulysses, ring_cp, ep, pp, dp, zero3
+  std::string kind; // tp, sp, ulysses, ring_cp, ep, pp, dp, zero3
   std::string collective;
   i64 group = 1;
   double bytes_per_device = 0;
-  double time = 0;       // if nothing overlapped
-  double exposed = 0;    // on the critical path
+  double time = 0;    // if nothing overlapped
+  double exposed = 0; // on the critical path
 };
 
 struct StepTime {
