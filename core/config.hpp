@@ -194,7 +194,7 @@ struct ParallelSpec {
   std::optional<bool> overlap_tp, overlap_dp, overlap_pp;
   // Axis order, innermost first (Megatron notation): "tp-cp-dp-pp" places TP groups on
   // neighbouring devices (inside a node) and PP stages farthest apart. EP lives in dp.
-  std::optional<std::string> order;
+  std::optional<std::vector<std::string>> order;
   std::optional<Recompute> recompute;
   std::optional<PpSchedule> pp_schedule;
   std::optional<SpKind> sp_kind;

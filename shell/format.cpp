@@ -12,22 +12,6 @@
 
 namespace rl::shell {
 
-std::string bytes_str(double b) {
-  return units::bytes(b);
-}
-std::string flops_str(double f) {
-  return units::flops(f);
-}
-std::string count_str(double n) {
-  return units::count(n);
-}
-std::string time_str(double t) {
-  return units::seconds(t);
-}
-std::string grouped(long long n) {
-  return units::grouped(n);
-}
-
 void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
   const Layout &l = e.layout;
   const WorkloadSpec &w = c.workload;
@@ -35,7 +19,7 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
      << c.hardware.name << " (" << c.cluster.name << ")\n";
   if (w.mode == Mode::train)
     os << "  train: global batch " << w.global_batch << " x seq " << w.seq_len << " = "
-       << grouped(static_cast<long long>(e.tokens_per_step)) << " tokens/step, "
+       << units::grouped(static_cast<long long>(e.tokens_per_step)) << " tokens/step, "
        << io::name_of(w.precision) << "\n";
   else
     os << "  infer: batch " << w.batch << ", prompt " << w.prompt_len << ", generate " << w.gen_len
@@ -53,7 +37,7 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
   os << "Parameters\n";
   Table pt{{"part", "count", "exact"}, {}};
   auto prow = [&](const std::string &n, double v) {
-    pt.rows.push_back({n, count_str(v), grouped(static_cast<long long>(v))});
+    pt.rows.push_back({n, units::count(v), units::grouped(static_cast<long long>(v))});
   };
   prow("total", static_cast<double>(e.total_params));
   if (e.active_params != e.total_params)
@@ -69,39 +53,40 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
   os << "\nFLOPs (matmul, 2mnk)\n";
   Table ft{{"quantity", "value"}, {}};
   if (w.mode == Mode::train) {
-    ft.rows.push_back({"model FLOPs / step (3 x fwd)", flops_str(e.model_flops_per_step)});
-    ft.rows.push_back({"hardware FLOPs / step (+recompute)", flops_str(e.hardware_flops_per_step)});
-    ft.rows.push_back({"model FLOPs / token", flops_str(e.model_flops_per_token)});
+    ft.rows.push_back({"model FLOPs / step (3 x fwd)", units::flops(e.model_flops_per_step)});
+    ft.rows.push_back(
+        {"hardware FLOPs / step (+recompute)", units::flops(e.hardware_flops_per_step)});
+    ft.rows.push_back({"model FLOPs / token", units::flops(e.model_flops_per_token)});
   } else {
-    ft.rows.push_back({"prefill FLOPs (whole batch)", flops_str(e.model_flops_per_step)});
-    ft.rows.push_back({"decode FLOPs / token (2 x active)", flops_str(e.model_flops_per_token)});
+    ft.rows.push_back({"prefill FLOPs (whole batch)", units::flops(e.model_flops_per_step)});
+    ft.rows.push_back({"decode FLOPs / token (2 x active)", units::flops(e.model_flops_per_token)});
   }
   const LayerFlops &lf = e.forward.dense_layer;
-  ft.rows.push_back({"one layer fwd: QKV", flops_str(lf.qkv)});
-  ft.rows.push_back({"one layer fwd: scores", flops_str(lf.scores)});
-  ft.rows.push_back({"one layer fwd: out proj", flops_str(lf.out)});
-  ft.rows.push_back({"one layer fwd: MLP", flops_str(lf.mlp)});
+  ft.rows.push_back({"one layer fwd: QKV", units::flops(lf.qkv)});
+  ft.rows.push_back({"one layer fwd: scores", units::flops(lf.scores)});
+  ft.rows.push_back({"one layer fwd: out proj", units::flops(lf.out)});
+  ft.rows.push_back({"one layer fwd: MLP", units::flops(lf.mlp)});
   if (e.params.moe_layers > 0)
-    ft.rows.push_back({"one MoE layer fwd: experts", flops_str(e.forward.moe_layer.mlp)});
-  ft.rows.push_back({"LM head fwd", flops_str(e.forward.head)});
+    ft.rows.push_back({"one MoE layer fwd: experts", units::flops(e.forward.moe_layer.mlp)});
+  ft.rows.push_back({"LM head fwd", units::flops(e.forward.head)});
   ft.print(os);
 
   const MemorySummary &m = e.memory;
   os << "\nMemory per device (worst stage " << m.worst_stage << " of " << l.pp << ")\n";
   Table mt{{"part", "bytes"}, {}};
-  mt.rows.push_back({"weights", bytes_str(m.weights)});
+  mt.rows.push_back({"weights", units::bytes(m.weights)});
   if (w.mode == Mode::train) {
-    mt.rows.push_back({"gradients", bytes_str(m.gradients)});
-    mt.rows.push_back({"optimizer (fp32 master + m + v)", bytes_str(m.optimizer)});
-    mt.rows.push_back({"activations: layers", bytes_str(m.activations_layers)});
+    mt.rows.push_back({"gradients", units::bytes(m.gradients)});
+    mt.rows.push_back({"optimizer (fp32 master + m + v)", units::bytes(m.optimizer)});
+    mt.rows.push_back({"activations: layers", units::bytes(m.activations_layers)});
     mt.rows.push_back(
-        {"activations: embedding/output", bytes_str(m.activations - m.activations_layers)});
+        {"activations: embedding/output", units::bytes(m.activations - m.activations_layers)});
   } else {
-    mt.rows.push_back({"KV cache", bytes_str(m.kv_cache)});
-    mt.rows.push_back({"prefill working set", bytes_str(m.activations)});
+    mt.rows.push_back({"KV cache", units::bytes(m.kv_cache)});
+    mt.rows.push_back({"prefill working set", units::bytes(m.activations)});
   }
-  mt.rows.push_back({"total", bytes_str(m.total)});
-  mt.rows.push_back({"capacity", bytes_str(m.capacity)});
+  mt.rows.push_back({"total", units::bytes(m.total)});
+  mt.rows.push_back({"capacity", units::bytes(m.capacity)});
   mt.print(os);
   {
     char line[96];
@@ -111,7 +96,7 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
   }
   if (w.mode == Mode::infer)
     os << "  largest batch that fits: " << m.max_batch << " sequences of "
-       << w.prompt_len + w.gen_len << " tokens (KV " << bytes_str(e.kv_bytes_per_token)
+       << w.prompt_len + w.gen_len << " tokens (KV " << units::bytes(e.kv_bytes_per_token)
        << "/token)\n";
 
   if (e.has_serving) {
@@ -122,15 +107,15 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
                   100 * e.uncertainty, d.context);
     os << line;
     Table st{{"quantity", "value"}, {}};
-    st.rows.push_back({"TTFT (prefill of one prompt)", time_str(sv.ttft)});
-    st.rows.push_back({"  prefill compute", time_str(sv.prefill.compute)});
-    st.rows.push_back({"  prefill communication", time_str(sv.prefill.comm)});
-    st.rows.push_back({"TPOT (decode step)", time_str(sv.tpot)});
-    st.rows.push_back({"  KV cache reads", time_str(d.kv_time)});
-    st.rows.push_back({"  weight reads", time_str(d.weight_time)});
-    st.rows.push_back({"  matmul FLOPs", time_str(d.compute_time)});
-    st.rows.push_back({"  TP/EP/PP communication", time_str(d.comm_time)});
-    st.rows.push_back({"request latency (TTFT + gen x TPOT)", time_str(sv.request_latency)});
+    st.rows.push_back({"TTFT (prefill of one prompt)", units::seconds(sv.ttft)});
+    st.rows.push_back({"  prefill compute", units::seconds(sv.prefill.compute)});
+    st.rows.push_back({"  prefill communication", units::seconds(sv.prefill.comm)});
+    st.rows.push_back({"TPOT (decode step)", units::seconds(sv.tpot)});
+    st.rows.push_back({"  KV cache reads", units::seconds(d.kv_time)});
+    st.rows.push_back({"  weight reads", units::seconds(d.weight_time)});
+    st.rows.push_back({"  matmul FLOPs", units::seconds(d.compute_time)});
+    st.rows.push_back({"  TP/EP/PP communication", units::seconds(d.comm_time)});
+    st.rows.push_back({"request latency (TTFT + gen x TPOT)", units::seconds(sv.request_latency)});
     std::snprintf(line, sizeof line, "%.0f", d.tokens_per_s);
     st.rows.push_back({"tokens/s", line});
     std::snprintf(line, sizeof line, "%.1f", d.tokens_per_s_per_chip);
@@ -169,7 +154,7 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
     Table tt{{"part", "time", "share"}, {}};
     auto trow = [&](const char *n, double v) {
       std::snprintf(line, sizeof line, "%.1f%%", 100 * v / t.step);
-      tt.rows.push_back({n, time_str(v), line});
+      tt.rows.push_back({n, units::seconds(v), line});
     };
     trow("compute (incl. recompute)", t.compute);
     if (t.recompute > 0)
@@ -177,13 +162,14 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
     trow("exposed communication", t.comm_exposed);
     trow("pipeline bubble", t.bubble);
     trow("optimizer step", t.optimizer);
-    tt.rows.push_back({"step", time_str(t.step), "100%"});
+    tt.rows.push_back({"step", units::seconds(t.step), "100%"});
     tt.print(os);
     std::snprintf(line, sizeof line,
                   "  step %s (%s .. %s); %.0f tokens/s; MFU %.1f%% (%.1f .. %.1f); HFU %.1f%%; "
                   "%.0f TFLOP/s per device\n",
-                  time_str(t.step).c_str(), time_str(t.step * (1 - e.uncertainty)).c_str(),
-                  time_str(t.step * (1 + e.uncertainty)).c_str(), p.tokens_per_s, 100 * p.mfu,
+                  units::seconds(t.step).c_str(),
+                  units::seconds(t.step * (1 - e.uncertainty)).c_str(),
+                  units::seconds(t.step * (1 + e.uncertainty)).c_str(), p.tokens_per_s, 100 * p.mfu,
                   100 * p.mfu / (1 + e.uncertainty), 100 * p.mfu / (1 - e.uncertainty), 100 * p.hfu,
                   p.tflops_per_device / 1e12);
     os << line;
@@ -192,8 +178,8 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
       Table ct{{"kind", "collective", "group", "bytes", "time", "exposed"}, {}};
       for (const auto &cc : t.comm)
         ct.rows.push_back({cc.kind, cc.collective, std::to_string(cc.group),
-                           bytes_str(cc.bytes_per_device), time_str(cc.time),
-                           time_str(cc.exposed)});
+                           units::bytes(cc.bytes_per_device), units::seconds(cc.time),
+                           units::seconds(cc.exposed)});
       ct.print(os);
     }
   }
@@ -204,7 +190,7 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
     Table at{{"term", "bytes"}, {}};
     auto arow = [&](const char *n, double v) {
       if (v > 0)
-        at.rows.push_back({n, bytes_str(v)});
+        at.rows.push_back({n, units::bytes(v)});
     };
     arow("norm inputs", a.norm_inputs);
     arow("QKV input", a.qkv_input);
@@ -220,7 +206,7 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
     arow("MLP hidden", a.mlp_hidden);
     arow("MLP dropout mask", a.mlp_dropout);
     arow("router logits", a.router);
-    at.rows.push_back({"total", bytes_str(a.total())});
+    at.rows.push_back({"total", units::bytes(a.total())});
     at.print(os);
   }
 
@@ -232,11 +218,11 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
     for (const auto &s : e.stages) {
       char inflight[32];
       std::snprintf(inflight, sizeof inflight, "%.1f", s.activations.layers_in_flight);
-      st.rows.push_back({std::to_string(s.stage), std::to_string(s.layers), count_str(s.params),
-                         bytes_str(s.states.weights), bytes_str(s.states.gradients),
-                         bytes_str(s.states.optimizer),
-                         bytes_str(s.activations.total() + s.kv_cache), inflight,
-                         bytes_str(s.total())});
+      st.rows.push_back({std::to_string(s.stage), std::to_string(s.layers), units::count(s.params),
+                         units::bytes(s.states.weights), units::bytes(s.states.gradients),
+                         units::bytes(s.states.optimizer),
+                         units::bytes(s.activations.total() + s.kv_cache), inflight,
+                         units::bytes(s.total())});
     }
     st.print(os);
   }
@@ -244,14 +230,14 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
 
 void print_collective(std::ostream &os, const ClusterSpec &c, double bytes, const Group &g,
                       const CollectiveTime &t) {
-  os << name_of_collective(t.op) << " of " << bytes_str(bytes) << " over " << g.n
+  os << name_of_collective(t.op) << " of " << units::bytes(bytes) << " over " << g.n
      << " devices (stride " << g.stride << ") of " << c.name << " (" << io::name_of(c.topology)
      << ", " << group_devices_per_node(c, g) << " per node)\n";
   Table tt{{"algorithm", "steps", "bytes/device", "time", "bus bandwidth"}, {}};
   char bw[64];
   std::snprintf(bw, sizeof bw, "%.1f GB/s", t.time > 0 ? t.bytes_per_device / t.time / 1e9 : 0.0);
-  tt.rows.push_back(
-      {t.algorithm, std::to_string(t.steps), bytes_str(t.bytes_per_device), time_str(t.time), bw});
+  tt.rows.push_back({t.algorithm, std::to_string(t.steps), units::bytes(t.bytes_per_device),
+                     units::seconds(t.time), bw});
   tt.print(os);
 }
 
@@ -300,9 +286,10 @@ void print_sweep(std::ostream &os, const std::vector<DecodeStep> &rows, double c
     std::snprintf(a, sizeof a, "%.1f", d.tokens_per_s);
     std::snprintf(b, sizeof b, "%.2f", d.tokens_per_s_per_chip);
     t.rows.push_back({std::to_string(static_cast<long long>(d.batch)),
-                      bytes_str(d.memory_per_device), d.fits ? "yes" : "no", time_str(d.kv_time),
-                      time_str(d.weight_time), time_str(d.compute_time), time_str(d.comm_time),
-                      time_str(d.step), a, b, d.compute_bound ? "compute" : "memory"});
+                      units::bytes(d.memory_per_device), d.fits ? "yes" : "no",
+                      units::seconds(d.kv_time), units::seconds(d.weight_time),
+                      units::seconds(d.compute_time), units::seconds(d.comm_time),
+                      units::seconds(d.step), a, b, d.compute_bound ? "compute" : "memory"});
   }
   t.print(os);
 }
@@ -333,10 +320,10 @@ void print_plan(std::ostream &os, const Config &c, const PlanResult &r) {
       t.rows.push_back({std::to_string(i + 1), std::to_string(l.dp), std::to_string(l.tp),
                         std::to_string(l.pp), std::to_string(l.vpp), cp, std::to_string(l.ep),
                         std::to_string(l.zero), std::to_string(l.microbatch),
-                        io::name_of(l.recompute), time_str(p.objective),
+                        io::name_of(l.recompute), units::seconds(p.objective),
                         train ? units::percent(p.estimate.throughput.mfu)
                               : units::count(p.estimate.serving.decode.tokens_per_s),
-                        bytes_str(p.estimate.memory.total), p.why});
+                        units::bytes(p.estimate.memory.total), p.why});
     }
     t.print(os);
   }
@@ -360,16 +347,16 @@ void print_sp_comparison(std::ostream &os, const Config &c, const SpComparison &
   os << "Seed 000 comparison of parallelisms in training: " << c.model.name
      << ", N = " << cmp.degree << ", micro-batch " << cmp.b << ", seq " << cmp.s
      << " (USP: ulysses " << cmp.ulysses << " x ring " << cmp.ring << ")\n";
-  os << "  P = " << count_str(cmp.params)
+  os << "  P = " << units::count(cmp.params)
      << " transformer-layer parameters; bytes per device; activation columns per layer, "
         "fwd+bwd\n\n";
   Table t{{"scheme", "split", "param comm", "bytes/step", "activation comm", "bytes/layer", "P+G",
            "optimizer", "act/layer"},
           {}};
   for (const auto &r : cmp.rows)
-    t.rows.push_back({r.name, r.split, r.param_comm, bytes_str(r.param_bytes), r.act_comm,
-                      bytes_str(r.act_bytes), bytes_str(r.pg_bytes), bytes_str(r.os_bytes),
-                      bytes_str(r.act_mem)});
+    t.rows.push_back({r.name, r.split, r.param_comm, units::bytes(r.param_bytes), r.act_comm,
+                      units::bytes(r.act_bytes), units::bytes(r.pg_bytes), units::bytes(r.os_bytes),
+                      units::bytes(r.act_mem)});
   t.print(os);
 }
 

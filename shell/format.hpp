@@ -15,13 +15,7 @@
 
 namespace rl::shell {
 
-std::string bytes_str(double b);  // "12.34 GB" (SI)
-std::string flops_str(double f);  // "1.23 EFLOP"
-std::string count_str(double n);  // "70.55 B"
-std::string grouped(long long n); // "70,553,706,496"
-
 void print_estimate(std::ostream &os, const Config &c, const Estimate &e);
-std::string time_str(double s); // "12.3 ms"
 void print_collective(std::ostream &os, const ClusterSpec &c, double bytes, const Group &g,
                       const CollectiveTime &t);
 void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows);

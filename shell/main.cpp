@@ -8,6 +8,7 @@
 #include "core/io/json_reader.hpp"
 #include "core/io/launch_export.hpp"
 #include "core/io/presets.hpp"
+#include "core/io/units.hpp"
 #include "core/io/url_codec.hpp"
 #include "core/io/validation_json.hpp"
 #include "shell/format.hpp"
@@ -319,7 +320,7 @@ int cmd_export(const Args &a) {
       throw ConfigError("parallel", "no layout fits: run `ridgeline plan` for the reasons");
     l = r.plans.front().estimate.layout;
     std::cout << "# layout chosen by the planner (step "
-              << shell::time_str(r.plans.front().objective) << ")\n";
+              << units::seconds(r.plans.front().objective) << ")\n";
   }
   std::cout << io::launch_export(c, l, a.options.at("--format"));
   return 0;
@@ -352,8 +353,8 @@ double parse_number(const Args &a, const char *opt, double lo, double hi) {
   char *end = nullptr;
   const double d = std::strtod(v.c_str(), &end);
   if (v.empty() || *end != '\0' || !(d >= lo && d <= hi))
-    throw ConfigError(opt, "expected a number in [" + shell::count_str(lo) + ", " +
-                               shell::count_str(hi) + "], got \"" + v + "\"");
+    throw ConfigError(opt, "expected a number in [" + units::count(lo) + ", " + units::count(hi) +
+                               "], got \"" + v + "\"");
   return d;
 }
 

@@ -8,13 +8,6 @@
 
 namespace rl {
 
-double kv_cache_bytes_per_token(const ModelSpec &m, Dtype kv) {
-  const double L = static_cast<double>(m.layers);
-  if (m.mla) // DeepSeek-V2/V3 caches the joint latent and the decoupled RoPE key
-    return L * static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) * dtype_bytes(kv);
-  return 2 * L * static_cast<double>(m.kv_heads * m.head_dim) * dtype_bytes(kv);
-}
-
 namespace {
 
 void check_supported(const Config &c) {

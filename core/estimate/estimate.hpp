@@ -68,8 +68,4 @@ struct Estimate {
 // with_time = false stops after memory (the planner's cheap pre-check).
 Estimate estimate(const Config &c, bool with_time = true);
 
-// KV cache bytes per token for the whole model (FORMULAS.md: 2*L*k*d*bytes; MLA keeps the
-// compressed latent (r_kv + rope) per layer).
-double kv_cache_bytes_per_token(const ModelSpec &m, Dtype kv);
-
 } // namespace rl

@@ -27,11 +27,18 @@ double decode_peak(const Config &c) {
 } // namespace
 
 // MLA's latent is replicated over TP.
+double kv_bytes_per_token_layer(const ModelSpec &m, Dtype kv) {
+  const double values = m.mla ? static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
+                              : 2.0 * static_cast<double>(m.kv_heads * m.head_dim);
+  return values * dtype_bytes(kv);
+}
+
+double kv_cache_bytes_per_token(const ModelSpec &m, Dtype kv) {
+  return static_cast<double>(m.layers) * kv_bytes_per_token_layer(m, kv);
+}
+
 double kv_per_chip(const ModelSpec &m, const Layout &l, double batch_replica, double context,
                    double layers, Dtype kv) {
-  const double per_token_layer =
-      m.mla ? static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
-            : 2.0 * static_cast<double>(m.kv_heads * m.head_dim);
   double share = 1; // fraction of the replica's KV on one chip
   if (!m.mla) {
     const double t = static_cast<double>(l.tp), k = static_cast<double>(m.kv_heads);
@@ -42,8 +49,8 @@ double kv_per_chip(const ModelSpec &m, const Layout &l, double batch_replica, do
       share = std::ceil(batch_replica / batch_split) / std::max(batch_replica, 1.0) / k;
     }
   }
-  return batch_replica * context / static_cast<double>(l.cp) * layers * per_token_layer *
-         dtype_bytes(kv) * share;
+  return batch_replica * context / static_cast<double>(l.cp) * layers *
+         kv_bytes_per_token_layer(m, kv) * share;
 }
 
 namespace {
@@ -226,12 +233,7 @@ ServingEstimate serving(const Config &c, const Layout &l) {
   {
     const double total_weights =
         static_cast<double>(model_params(m).total()) * s.weight_bytes_per_param;
-    const double total_kv =
-        batch * (prompt + gen) *
-        (m.mla ? static_cast<double>(m.layers) *
-                     static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
-               : 2.0 * static_cast<double>(m.layers * m.kv_heads * m.head_dim)) *
-        dtype_bytes(w.kv_dtype);
+    const double total_kv = batch * (prompt + gen) * kv_cache_bytes_per_token(m, w.kv_dtype);
     for (i64 n = 1; n <= (i64{1} << 20); n *= 2)
       if ((total_weights + total_kv) / static_cast<double>(n) <= hw.hbm_bytes) {
         s.min_devices = n;

@@ -53,6 +53,11 @@ struct ServingEstimate {
 // scale per 128 weights: +1/64 B for int8 is ignored by the seed, so only int4 carries it).
 double weight_bytes(Dtype d);
 
+// KV cache bytes per token of one layer (FORMULAS.md: 2*k*d*bytes; MLA keeps the
+// compressed latent r_kv + rope), and of the whole model (x layers).
+double kv_bytes_per_token_layer(const ModelSpec &m, Dtype kv);
+double kv_cache_bytes_per_token(const ModelSpec &m, Dtype kv);
+
 // KV bytes one chip holds for `batch_replica` sequences of `context` tokens over `layers`
 // layers: heads split over TP up to the KV heads, then the batch (seed 002 ch.7).
 double kv_per_chip(const ModelSpec &m, const Layout &l, double batch_replica, double context,

@@ -642,7 +642,7 @@ ParallelSpec parse_parallel(const json &j, const std::string &path) {
     if (sorted != std::vector<std::string>{"cp", "dp", "pp", "tp"})
       throw ConfigError(r.path_of("order"),
                         "\"" + *o + "\" is not an order of tp, cp, dp, pp (e.g. tp-cp-dp-pp)");
-    p.order = *o;
+    p.order = axes;
   }
   p.recompute = r.opt_enum("recompute", kRecompute);
   p.pp_schedule = r.opt_enum("pp_schedule", kPpSchedules);
@@ -927,7 +927,12 @@ json to_json(const ParallelSpec &p) {
   put("overlap_tp", p.overlap_tp);
   put("overlap_dp", p.overlap_dp);
   put("overlap_pp", p.overlap_pp);
-  put("order", p.order);
+  if (p.order) {
+    std::string o;
+    for (const auto &a : *p.order)
+      o.append(o.empty() ? "" : "-").append(a);
+    j["order"] = o;
+  }
   if (p.pp_schedule)
     j["pp_schedule"] = name_of(*p.pp_schedule);
   if (p.sp_kind)

@@ -106,15 +106,8 @@ Layout resolve_layout(const Config &c) {
   l.overlap_tp = p.overlap_tp.value_or(false);
   l.overlap_dp = p.overlap_dp.value_or(true);
   l.overlap_pp = p.overlap_pp.value_or(false);
-  if (p.order) {
-    l.order.clear();
-    std::size_t pos = 0;
-    while (pos <= p.order->size()) {
-      const std::size_t dash = std::min(p.order->find('-', pos), p.order->size());
-      l.order.push_back(p.order->substr(pos, dash - pos));
-      pos = dash + 1;
-    }
-  }
+  if (p.order)
+    l.order = *p.order;
   l.sp = p.sp.value_or(l.tp > 1);
   l.cp_kind = p.cp_kind.value_or(CpKind::ring);
   l.schedule =

@@ -69,12 +69,8 @@ ParallelSpec spec_of(const Layout &l) {
   p.overlap_pp = l.overlap_pp;
   if (l.uneven_pp)
     p.uneven_pp = true;
-  if (l.order != std::vector<std::string>{"tp", "cp", "dp", "pp"}) {
-    std::string o;
-    for (const auto &a : l.order)
-      o += (o.empty() ? "" : "-") + a;
-    p.order = o;
-  }
+  if (l.order != std::vector<std::string>{"tp", "cp", "dp", "pp"})
+    p.order = l.order;
   return p;
 }
 

@@ -24,6 +24,8 @@ cli=$2
 out=$3
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+# The Python checks below share tests/e2e/page_checks.py.
+export PYTHONPATH="$(cd "$(dirname "$0")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
 
 fail() {
   echo "browser_e2e: FAIL: $*" >&2
@@ -95,70 +97,24 @@ browse() { # browse MODE(dump|shot) URL OUTFILE
 # "#e2e": the page also runs Module.plan / sweep / tx8 on its configuration.
 browse dump "$base?$query#e2e" "$out/dom.html"
 python3 - "$out" <<'EOF' || fail "the page disagrees with the CLI (see above; files in $out)"
-import difflib, html, json, math, re, sys
+import json, sys
+from page_checks import Checks, load, page_state
 
 out = sys.argv[1]
-dom = open(f"{out}/dom.html", encoding="utf-8").read()
-m = re.search(r'<pre id="e2e-state"[^>]*>(.*?)</pre>', dom, re.S)
-if not m or not m.group(1).strip():
-    sys.exit("no e2e state in the page: the app never reported ready (see dom.html, dom.html.stderr)")
-state = json.loads(html.unescape(m.group(1)))
+state = page_state(out, "dom.html")
 json.dump(state, open(f"{out}/page_state.json", "w"), indent=2, sort_keys=True)
-if "fatal" in state:
-    sys.exit("the page failed: " + state["fatal"])
-
-def load(name):
-    return json.load(open(f"{out}/{name}"))
-
-def plain(v):
-    """1e14 and 100000000000000.0 print alike (JS drops the '.0'), so diffs show real changes."""
-    if isinstance(v, dict):
-        return {k: plain(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [plain(x) for x in v]
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    return v
-
-def show_diff(what, got, want):
-    a = json.dumps(plain(want), indent=2, sort_keys=True).splitlines()
-    b = json.dumps(plain(got), indent=2, sort_keys=True).splitlines()
-    print(f"--- {what}: CLI (-) vs page (+)", file=sys.stderr)
-    for line in difflib.unified_diff(a, b, "cli", "page", lineterm="", n=2):
-        print(line, file=sys.stderr)
-
-def close(a, b, path=""):
-    """Same structure; numbers equal up to 1e-9 relative (WASM vs native libm)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(close(a[k], b[k], f"{path}.{k}") for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b))
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
-    return a == b
-
-failures = 0
-def check(what, got, want, exact=True):
-    global failures
-    ok = (got == want) if exact else close(got, want)
-    print(f"browser_e2e: {'ok  ' if ok else 'FAIL'} {what}", flush=True)
-    if not ok:
-        failures += 1
-        show_diff(what, got, want)
-
-decoded, resolved, estimate = load("expected_decoded.json"), load("expected_resolved.json"), load("expected_estimate.json")
-check("Module.decodeUrl(location) == `ridgeline url --decode`", state["decoded"], decoded)
-check("URL rewritten by the app still decodes to the same state", state["decoded_now"], decoded)
-check("app's user config == the decoded URL", state["user_config"], decoded)
-check("Module.currentConfig() == `ridgeline url --decode --resolved`", state["config"], resolved)
-check("estimate params.total == CLI", state["params_total"], estimate["params"]["total"])
-check("app estimate == `ridgeline estimate --json` (1e-9 rel)", state["estimate"], estimate, exact=False)
-check("no error on the page", state["status"], {"error": None, "url_error": None})
-check("Module.plan(config) == `ridgeline plan --json` (1e-9 rel)", state["api"].get("plan"),
-      load("expected_plan.json"), exact=False)
-sys.exit(1 if failures else 0)
+c = Checks()
+decoded, resolved, estimate = (load(out, n) for n in ("expected_decoded.json", "expected_resolved.json", "expected_estimate.json"))
+c.compare("Module.decodeUrl(location) == `ridgeline url --decode`", state["decoded"], decoded)
+c.compare("URL rewritten by the app still decodes to the same state", state["decoded_now"], decoded)
+c.compare("app's user config == the decoded URL", state["user_config"], decoded)
+c.compare("Module.currentConfig() == `ridgeline url --decode --resolved`", state["config"], resolved)
+c.compare("estimate params.total == CLI", state["params_total"], estimate["params"]["total"])
+c.compare("app estimate == `ridgeline estimate --json` (1e-9 rel)", state["estimate"], estimate, exact=False)
+c.compare("no error on the page", state["status"], {"error": None, "url_error": None})
+c.compare("Module.plan(config) == `ridgeline plan --json` (1e-9 rel)", state["api"].get("plan"),
+      load(out, "expected_plan.json"), exact=False)
+c.exit()
 EOF
 
 # [SECTION] the JSON API on an inference and a video scenario vs the CLI
@@ -170,55 +126,25 @@ video_scenario=sora-720m-tx8-2x2
 browse dump "$base?scenario=$infer_scenario#e2e" "$out/dom_infer.html"
 browse dump "$base?scenario=$video_scenario#e2e" "$out/dom_video.html"
 python3 - "$out" <<'EOF' || fail "the page's plan / sweep / tx8 disagree with the CLI (files in $out)"
-import html, json, math, re, sys
+import sys
+from page_checks import Checks, close, drop_wall_times, load, page_state
+
 out = sys.argv[1]
-def state(name):
-    dom = open(f"{out}/{name}", encoding="utf-8").read()
-    m = re.search(r'<pre id="e2e-state"[^>]*>(.*?)</pre>', dom, re.S)
-    if not m or not m.group(1).strip():
-        sys.exit(f"{name}: the app never reported ready")
-    s = json.loads(html.unescape(m.group(1)))
-    if "fatal" in s:
-        sys.exit(f"{name}: the page failed: {s['fatal']}")
-    return s
-def drop_wall_times(v):
-    """Search wall times ("seconds") differ run to run; everything else must match."""
-    if isinstance(v, dict):
-        return {k: drop_wall_times(x) for k, x in v.items() if k != "seconds"}
-    if isinstance(v, list):
-        return [drop_wall_times(x) for x in v]
-    return v
-def close(a, b):
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b))
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
-    return a == b
-failures = 0
-def check(what, ok, detail=""):
-    global failures
-    print(f"browser_e2e: {'ok  ' if ok else 'FAIL'} {what}{'' if ok else ': ' + detail}", flush=True)
-    failures += 0 if ok else 1
-def load(name):
-    return json.load(open(f"{out}/{name}"))
-a = state("dom_infer.html")
-check("inference scenario: no error on the page", a["status"]["error"] is None, str(a["status"]))
-check("Module.sweep(config) == `ridgeline estimate --sweep batch --json` (1e-9 rel)",
-      close(a["api"].get("sweep"), load("expected_sweep.json")))
-check("Module.plan(config) == `ridgeline plan --json` for inference (1e-9 rel)",
-      close(a["api"].get("plan"), load("expected_plan_infer.json")))
-v = state("dom_video.html")
-check("video scenario: no error on the page", v["status"]["error"] is None, str(v["status"]))
-want = drop_wall_times(load("expected_tx8.json"))
-check("Module.tx8(config) == `ridgeline tx8 --json` (1e-9 rel, wall times aside)",
+c = Checks()
+a = page_state(out, "dom_infer.html")
+c.expect("inference scenario: no error on the page", a["status"]["error"] is None, str(a["status"]))
+c.expect("Module.sweep(config) == `ridgeline estimate --sweep batch --json` (1e-9 rel)",
+      close(a["api"].get("sweep"), load(out, "expected_sweep.json")))
+c.expect("Module.plan(config) == `ridgeline plan --json` for inference (1e-9 rel)",
+      close(a["api"].get("plan"), load(out, "expected_plan_infer.json")))
+v = page_state(out, "dom_video.html")
+c.expect("video scenario: no error on the page", v["status"]["error"] is None, str(v["status"]))
+want = drop_wall_times(load(out, "expected_tx8.json"))
+c.expect("Module.tx8(config) == `ridgeline tx8 --json` (1e-9 rel, wall times aside)",
       close(drop_wall_times(v["api"].get("tx8")), want))
-check("the app's own tx8 mapping == `ridgeline tx8 --json`",
+c.expect("the app's own tx8 mapping == `ridgeline tx8 --json`",
       close(drop_wall_times(v["api"].get("current_tx8")), want))
-sys.exit(1 if failures else 0)
+c.exit()
 EOF
 
 # [SECTION] bad URLs: an error on the page, never a crash or a blank canvas.
@@ -229,22 +155,15 @@ bad_url='parallel.tp=7'
 browse dump "$base?$bad_layout" "$out/dom_bad_layout.html"
 browse dump "$base?$bad_url" "$out/dom_bad_url.html"
 python3 - "$out" <<'EOF' || fail "bad URLs are not reported as errors"
-import html, json, re, sys
+import sys
+from page_checks import page_state
+
 out = sys.argv[1]
-def state(name):
-    dom = open(f"{out}/{name}", encoding="utf-8").read()
-    m = re.search(r'<pre id="e2e-state"[^>]*>(.*?)</pre>', dom, re.S)
-    if not m or not m.group(1).strip():
-        sys.exit(f"{name}: the app never reported ready")
-    s = json.loads(html.unescape(m.group(1)))
-    if "fatal" in s:
-        sys.exit(f"{name}: the page failed: {s['fatal']}")
-    return s
-a = state("dom_bad_layout.html")
+a = page_state(out, "dom_bad_layout.html")
 err = a["status"]["error"]
 ok = err is not None and err["path"] == "parallel.tp" and "does not divide heads" in err["message"]
 print(f"browser_e2e: {'ok  ' if ok else 'FAIL'} tp=7 shows 'parallel.tp: ... does not divide heads': {err}", flush=True)
-b = state("dom_bad_url.html")
+b = page_state(out, "dom_bad_url.html")
 uerr = b["status"]["url_error"]
 ok2 = uerr is not None and b["user_config"] == {"scenario": "llama3-70b-h100-1024"} and b["status"]["error"] is None
 print(f"browser_e2e: {'ok  ' if ok2 else 'FAIL'} '?parallel.tp=7' is rejected ({uerr}) and the default scenario shown", flush=True)
