@@ -2,6 +2,7 @@
 // Units: bytes, FLOPs, seconds, bytes/s, FLOP/s. Parsing and validation live in core/io.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -99,6 +100,10 @@ struct HardwareSpec {
   double hbm_bw = 0;            // device memory bandwidth, B/s
   double gemm_efficiency = 0.7; // achievable fraction of peak on large GEMMs (calibrated per chip)
   double time_uncertainty = 0.25; // relative band on predicted times (calibration residuals)
+  // Serving (docs/serving.md): achievable fraction of the datasheet HBM bandwidth in a
+  // streaming-read kernel (memory-bandwidth microbenchmarks), and the price of one device-hour.
+  double hbm_efficiency = 0.85;
+  double price_per_hour = 0; // $ per device-hour (0: not given)
   std::optional<Tx8Spec> tx8;
   std::string source;
 };
@@ -127,7 +132,7 @@ struct ClusterSpec {
   std::string source;
 };
 
-enum class Mode { train, infer, tx8_op, video };
+enum class Mode { train, infer, tx8_op, video, serve };
 enum class Dtype { fp32, bf16, fp16, fp8, int8, int4 };
 
 struct Tx8OpSpec {
@@ -149,6 +154,35 @@ struct Tx8OpSpec {
                            // vector [rows per tile], flash attention [Tx, Ty]
 };
 
+// Decode/prefill time: `achievable` (HBM at hardware.hbm_efficiency, GEMMs at
+// gemm_efficiency) or the seed's `roofline` (datasheet bandwidth and peak FLOP/s).
+enum class ServingBound { achievable, roofline };
+// KV heads when TP exceeds them: `replicate` (vLLM, TensorRT-LLM: each rank keeps a whole
+// KV head) or `batch` (seed 002 ch.7: the batch split over the replicas, an AllToAll each way).
+enum class KvSharding { replicate, batch };
+enum class LengthDist { fixed, exponential, uniform };
+enum class SchedulerPolicy { continuous, static_batch };
+
+// A request stream and the scheduler that serves it (workload.mode "serve").
+struct ServeSpec {
+  double request_rate = 1; // requests/s (Poisson arrivals)
+  i64 requests = 1000;
+  LengthDist length_dist = LengthDist::fixed; // of prompt_len and gen_len (their means)
+  std::vector<std::array<double, 3>> trace;   // [arrival_s, prompt_len, gen_len]; replaces the above
+  std::uint64_t seed = 1;                     // random stream of arrivals and lengths
+  double slo_ttft = 0, slo_tpot = 0;          // s (0: no target)
+  double slo_attainment = 0.9; // fraction of requests that must meet both targets (DistServe)
+  SchedulerPolicy policy = SchedulerPolicy::continuous;
+  i64 max_batch = 256;          // sequences running at once (vLLM max_num_seqs)
+  i64 max_tokens = 8192;        // tokens per iteration (vLLM max_num_batched_tokens)
+  i64 chunk = 512;              // prefill chunk per request per iteration (Sarathi-Serve)
+  i64 block_size = 16;          // KV tokens per paged block (vLLM block_size)
+  double memory_fraction = 0.9; // of HBM the engine may use (vLLM gpu_memory_utilization)
+  i64 prefill_instances = 0;    // > 0: disaggregated, this many replicas only prefill
+  // serving planner: hardware choices ("name" or "name@cluster"); empty: the config's own
+  std::vector<std::string> hardware_options;
+};
+
 struct WorkloadSpec {
   Mode mode = Mode::train;
   // train
@@ -166,6 +200,10 @@ struct WorkloadSpec {
   double request_rate = 0; // requests/s for disaggregated serving (0: not asked)
   double ttft_target = 0;  // s
   double tpot_target = 0;  // s
+  ServingBound bound = ServingBound::achievable;
+  KvSharding kv_sharding = KvSharding::replicate;
+  // serve
+  ServeSpec serve;
   // tx8 op
   std::optional<Tx8OpSpec> op;
   // video

@@ -17,6 +17,9 @@ void check_supported(const Config &c) {
     throw ConfigError("workload.mode", std::string("mode ") +
                                            (c.workload.mode == Mode::video ? "video" : "tx8-op") +
                                            " is handled by `ridgeline tx8`");
+  if (c.workload.mode == Mode::serve)
+    throw ConfigError("workload.mode", "mode serve is simulated by `ridgeline serve` (and planned by "
+                                       "`ridgeline plan`)");
   if (c.hardware.kind == HardwareKind::tx8)
     throw ConfigError("hardware", "tx8 dies are modelled by `ridgeline tx8`");
 }
@@ -35,7 +38,7 @@ StageMemory inference_stage(const Config &c, const Layout &l, i64 stage, i64 bat
   s.states.weights = p.total() * weight_bytes(w.weight_dtype);
   s.kv_cache = kv_per_chip(m, l, static_cast<double>(batch) / static_cast<double>(l.dp),
                            static_cast<double>(w.prompt_len + w.gen_len),
-                           static_cast<double>(s.layers), w.kv_dtype);
+                           static_cast<double>(s.layers), w.kv_dtype, w.kv_sharding);
   s.activations.layers = prefill_working_set(m, l, static_cast<double>(w.prompt_len));
   s.activations.layers_in_flight = 1;
   return s;

@@ -4,6 +4,7 @@
 #include "core/memory/activations.hpp"
 #include "core/memory/model_states.hpp"
 #include "core/model/params.hpp"
+#include "core/serve/iteration.hpp"
 #include "core/time/step_time.hpp"
 
 #include <algorithm>
@@ -38,12 +39,12 @@ double kv_cache_bytes_per_token(const ModelSpec &m, Dtype kv) {
 }
 
 double kv_per_chip(const ModelSpec &m, const Layout &l, double batch_replica, double context,
-                   double layers, Dtype kv) {
+                   double layers, Dtype kv, KvSharding sharding) {
   double share = 1; // fraction of the replica's KV on one chip
   if (!m.mla) {
     const double t = static_cast<double>(l.tp), k = static_cast<double>(m.kv_heads);
-    if (t <= k) {
-      share = 1 / t;
+    if (t <= k || sharding == KvSharding::replicate) {
+      share = kv_share(m, l.tp, KvSharding::replicate);
     } else {
       const double batch_split = t / k;
       share = std::ceil(batch_replica / batch_split) / std::max(batch_replica, 1.0) / k;
@@ -51,6 +52,15 @@ double kv_per_chip(const ModelSpec &m, const Layout &l, double batch_replica, do
   }
   return batch_replica * context / static_cast<double>(l.cp) * layers *
          kv_bytes_per_token_layer(m, kv) * share;
+}
+
+// Achievable HBM bandwidth and GEMM efficiency, or the datasheet figures (roofline).
+double serving_bw(const Config &c) {
+  return c.hardware.hbm_bw *
+         (c.workload.bound == ServingBound::roofline ? 1.0 : c.hardware.hbm_efficiency);
+}
+double serving_gemm_eff(const Config &c) {
+  return c.workload.bound == ServingBound::roofline ? 1.0 : c.hardware.gemm_efficiency;
 }
 
 namespace {
@@ -79,7 +89,9 @@ DecodeStep decode_step(const Config &c, const Layout &l, double batch, double co
   d.batch = batch;
   d.context = context;
   const double br = batch / static_cast<double>(l.dp); // sequences per replica
-  const double peak = decode_peak(c);
+  const double peak = decode_peak(c) * serving_gemm_eff(c);
+  const double bw = serving_bw(c);
+  const bool kv_split = w.kv_sharding == KvSharding::batch && !m.mla && l.tp > m.kv_heads;
   const double wb = weight_bytes(w.weight_dtype);
   const double h = static_cast<double>(m.hidden);
   const double ws = prefill_working_set(m, l, static_cast<double>(w.prompt_len));
@@ -98,15 +110,17 @@ DecodeStep decode_step(const Config &c, const Layout &l, double batch, double co
       experts_loaded = p.experts * touched;
       experts_flops = 2 * br * k * p.experts / (E / ep);
     }
-    const double kv =
-        kv_per_chip(m, l, br, context, static_cast<double>(layers.size()), w.kv_dtype);
-    const double kv_time = kv / hw.hbm_bw;
-    const double weight_time = (dense + experts_loaded) * wb / hw.hbm_bw;
+    const double kv = kv_per_chip(m, l, br, context, static_cast<double>(layers.size()), w.kv_dtype,
+                                  w.kv_sharding);
+    const double kv_time = kv / bw;
+    const double weight_time = (dense + experts_loaded) * wb / bw;
     const double compute = (2 * br * dense + experts_flops) / peak;
     double comm = 0;
     for (const i64 i : layers) {
       if (l.tp > 1) // two AllReduce of [B, h] per layer (attention out, MLP down)
         comm += 2 * collective_time(c.cluster, Collective::allreduce, 2 * br * h, tp_group(l)).time;
+      if (kv_split) // the batch split: attention inputs and outputs cross the TP ranks
+        comm += 2 * collective_time(c.cluster, Collective::alltoall, 2 * br * h, tp_group(l)).time;
       if (l.ep > 1 && is_moe_layer(m, i)) // dispatch + combine
         comm += 2 * collective_time(c.cluster, Collective::alltoall,
                                     2 * br * h * static_cast<double>(m.moe->top_k), ep_group(l))
@@ -214,6 +228,13 @@ ServingEstimate serving(const Config &c, const Layout &l) {
   s.ttft = s.prefill.time;
   s.tpot = s.decode.step;
   s.request_latency = s.ttft + gen * s.tpot;
+  // Static batching: every prompt of the replica's batch is prefilled (back to back,
+  // compute-bound) before the batch decodes gen tokens; the batch's wall time counts all.
+  const double br = batch / static_cast<double>(l.dp);
+  s.batch_prefill = br * s.prefill.time;
+  s.batch_time = s.batch_prefill + gen * s.tpot;
+  s.batch_tokens_per_s = s.batch_time > 0 ? batch * gen / s.batch_time : 0;
+  s.batch_tokens_per_s_per_chip = s.batch_tokens_per_s / static_cast<double>(l.devices());
   // Decode is compute-bound when 2 B P / F > P * bytes / BW: B > F * bytes / (2 BW).
   s.critical_batch = decode_peak(c) * s.weight_bytes_per_param / (2 * hw.hbm_bw);
   if (m.moe)

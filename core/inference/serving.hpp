@@ -36,6 +36,9 @@ struct ServingEstimate {
   DecodeStep decode;      // at the mean decode context (prompt + gen/2)
   DecodeStep decode_last; // at the final context (prompt + gen): the memory that must fit
   double ttft = 0, tpot = 0, request_latency = 0;
+  // Static batching of the whole batch: all prompts prefilled, then gen decode steps.
+  double batch_prefill = 0, batch_time = 0;
+  double batch_tokens_per_s = 0, batch_tokens_per_s_per_chip = 0;
   double critical_batch = 0;     // decode turns compute-bound above this batch
   double moe_critical_batch = 0; // MoE: B > critical * E / k (seed 002 ch.4)
   i64 max_batch = 0;
@@ -59,9 +62,15 @@ double kv_bytes_per_token_layer(const ModelSpec &m, Dtype kv);
 double kv_cache_bytes_per_token(const ModelSpec &m, Dtype kv);
 
 // KV bytes one chip holds for `batch_replica` sequences of `context` tokens over `layers`
-// layers: heads split over TP up to the KV heads, then the batch (seed 002 ch.7).
+// layers: heads split over TP up to the KV heads; beyond them each rank keeps whole heads
+// (replicate, as vLLM and TensorRT-LLM do) or the batch splits over the replicas (seed 002
+// ch.7, which costs an AllToAll each way per layer).
 double kv_per_chip(const ModelSpec &m, const Layout &l, double batch_replica, double context,
-                   double layers, Dtype kv);
+                   double layers, Dtype kv, KvSharding sharding);
+// The HBM bandwidth and GEMM efficiency serving runs at: hardware.hbm_bw x hbm_efficiency
+// and gemm_efficiency, or 100% of the datasheet with workload.bound "roofline".
+double serving_bw(const Config &c);
+double serving_gemm_eff(const Config &c);
 // One prompt's prefill working set of one layer (FlashAttention, nothing stored).
 double prefill_working_set(const ModelSpec &m, const Layout &l, double prompt);
 

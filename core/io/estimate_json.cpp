@@ -154,7 +154,11 @@ json to_json(const Estimate &e) {
                     {"tpot_high", sv.tpot * (1 + u)},
                     {"uncertainty", u}};
     j["throughput"] = {{"tokens_per_s", sv.decode.tokens_per_s},
-                       {"tokens_per_s_per_chip", sv.decode.tokens_per_s_per_chip}};
+                       {"tokens_per_s_per_chip", sv.decode.tokens_per_s_per_chip},
+                       {"batch_tokens_per_s", sv.batch_tokens_per_s},
+                       {"batch_tokens_per_s_per_chip", sv.batch_tokens_per_s_per_chip}};
+    j["latency"]["batch"] = sv.batch_time;
+    j["latency"]["batch_prefill"] = sv.batch_prefill;
     j["decode"] = to_json(sv.decode);
     j["decode_final_context"] = to_json(sv.decode_last);
     j["prefill"] = {{"tokens", sv.prefill.tokens},
@@ -258,9 +262,13 @@ json to_json(const PlanResult &r) {
                    {"path", i.path},
                    {"message", i.message},
                    {"overflow_bytes", i.overflow}});
-  return {{"plans", plans},         {"infeasible", inf},
-          {"rejected", r.rejected}, {"candidates", r.candidates},
-          {"timed", r.timed},       {"free", r.free_knobs}};
+  return {{"plans", plans},
+          {"infeasible", inf},
+          {"rejected", r.rejected},
+          {"candidates", r.candidates},
+          {"timed", r.timed},
+          {"free", r.free_knobs},
+          {"budget", {{"space", r.space}, {"skipped", r.skipped}, {"work", r.work}}}};
 }
 
 } // namespace rl::io

@@ -188,7 +188,12 @@ Layout resolve_layout(const Config &c) {
     require_divides(l.ep, l.dp * l.cp, "parallel.ep", "dp x cp");
   }
 
-  // Batch: B = dp x b x m.
+  // Batch: B = dp x b x m (a serving engine batches its requests itself).
+  if (w.mode == Mode::serve) {
+    if (l.cp > 1)
+      throw ConfigError("parallel.cp", "context parallelism is not modelled for serving");
+    return l;
+  }
   const i64 batch = w.mode == Mode::train ? w.global_batch : w.batch;
   if (batch % (l.dp * l.microbatch) != 0)
     throw ConfigError("parallel.microbatch",

@@ -1,0 +1,134 @@
+#include "core/io/serve_json.hpp"
+
+#include "core/io/config_json.hpp"
+#include "core/io/estimate_json.hpp"
+
+namespace rl::io {
+
+using json = nlohmann::json;
+
+json to_json(const Percentiles &p) {
+  return {{"mean", p.mean}, {"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}};
+}
+
+json to_json(const ServeResult &r) {
+  const ServeMemory &m = r.memory;
+  json j = {
+      {"latency", {{"ttft", to_json(r.ttft)}, {"tpot", to_json(r.tpot)}, {"e2e", to_json(r.e2e)}}},
+      {"throughput",
+       {{"output_tokens_per_s", r.output_tokens_per_s},
+        {"requests_per_s", r.requests_per_s},
+        {"output_tokens_per_s_per_device",
+         r.output_tokens_per_s / static_cast<double>(std::max<i64>(r.devices, 1))}}},
+      {"goodput", r.goodput},
+      {"slo_attainment", r.attainment},
+      {"memory",
+       {{"weights", m.weights},
+        {"workspace", m.workspace},
+        {"kv_cache", m.kv_cache},
+        {"total", m.total},
+        {"capacity", m.capacity},
+        {"kv_tokens", m.kv_tokens},
+        {"kv_blocks", m.kv_blocks}}},
+      {"deployment",
+       {{"layout", to_json(r.layout)},
+        {"devices_per_instance", r.devices_per_instance},
+        {"instances", r.instances},
+        {"prefill_instances", r.prefill_instances},
+        {"decode_instances", r.decode_instances},
+        {"devices", r.devices}}},
+      {"stats",
+       {{"requests", r.requests},
+        {"completed", r.completed},
+        {"dropped", r.dropped},
+        {"iterations", r.iterations},
+        {"preemptions", r.preemptions},
+        {"peak_kv_blocks", r.peak_kv_blocks},
+        {"simulated_s", r.simulated_s},
+        {"truncated", r.truncated}}},
+      {"mean_batch", r.mean_batch},
+      {"mean_in_system", r.mean_in_system}};
+  if (r.prefill_instances > 0)
+    j["kv_transfer"] = r.kv_transfer;
+  if (r.cost_per_hour > 0)
+    j["cost"] = {{"per_hour", r.cost_per_hour}, {"per_million_tokens", r.cost_per_million_tokens}};
+  return j;
+}
+
+json to_json(const ServePlanResult &r) {
+  json deps = json::array();
+  for (const Deployment &d : r.deployments) {
+    const Layout &l = d.layout;
+    json j = {{"hardware", d.hardware},
+              {"cluster", d.cluster},
+              {"instance", {{"tp", l.tp}, {"pp", l.pp}, {"ep", l.ep}}},
+              {"devices_per_instance", l.tp * l.pp * l.ep},
+              {"scheduler", {{"max_batch", d.max_batch}, {"chunk", d.chunk}}},
+              {"disaggregated", d.disaggregated},
+              {"replicas", d.instances},
+              {"prefill_instances", d.prefill_instances},
+              {"decode_instances", d.decode_instances},
+              {"devices", d.devices},
+              {"cost",
+               {{"per_hour", d.cost_per_hour}, {"per_million_tokens", d.cost_per_million_tokens}}},
+              {"simulation", to_json(d.result)},
+              {"config", to_json(d.config)}};
+    deps.push_back(j);
+  }
+  json rej = json::object();
+  for (const auto &[k, v] : r.rejected)
+    rej[k] = v;
+  return {{"deployments", deps},
+          {"stats",
+           {{"candidates", r.candidates},
+            {"evaluated", r.evaluated},
+            {"feasible", r.feasible},
+            {"simulations", r.simulations},
+            {"rejected", rej}}}};
+}
+
+std::vector<Config> serve_choices(const json &config) {
+  const json full = expand_scenario(config);
+  const Config c = parse_config(full);
+  std::vector<Config> out;
+  if (c.workload.serve.hardware_options.empty()) {
+    out.push_back(c);
+    return out;
+  }
+  for (const std::string &name : c.workload.serve.hardware_options) {
+    json k = full;
+    const auto at = name.find('@');
+    k["hardware"] = name.substr(0, at);
+    if (at != std::string::npos)
+      k["cluster"] = name.substr(at + 1);
+    out.push_back(parse_config(k));
+  }
+  return out;
+}
+
+std::vector<double> serve_sweep_rates(double rate) {
+  std::vector<double> out;
+  for (const double f : {0.125, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0})
+    out.push_back(rate * f);
+  return out;
+}
+
+json serve_rate_sweep(const Config &c, const std::vector<double> &rates) {
+  const Layout l = resolve_layout(c);
+  const ServeSpec &s = c.workload.serve;
+  json rows = json::array();
+  for (const double r : rates) {
+    const ServeResult x = simulate_serving(c, l, make_requests(c.workload, r, s.requests),
+                                           l.dp / l.ep, s.prefill_instances);
+    rows.push_back({{"request_rate", r},
+                    {"ttft", to_json(x.ttft)},
+                    {"tpot", to_json(x.tpot)},
+                    {"e2e", to_json(x.e2e)},
+                    {"output_tokens_per_s", x.output_tokens_per_s},
+                    {"goodput", x.goodput},
+                    {"slo_attainment", x.attainment}});
+  }
+  return rows;
+}
+
+} // namespace rl::io

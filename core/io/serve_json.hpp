@@ -1,0 +1,28 @@
+// ridgeline io: serving simulation and serving plans as the JSON of SPEC.md ("Planner
+// statistics and serving"): latency percentiles, throughput, goodput, memory, deployments.
+#pragma once
+
+#include "core/serve/serve_planner.hpp"
+#include "core/serve/simulate.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+namespace rl::io {
+
+nlohmann::json to_json(const Percentiles &p);
+nlohmann::json to_json(const ServeResult &r);
+nlohmann::json to_json(const ServePlanResult &r);
+
+// The configurations a serving plan searches: `config` once per entry of
+// workload.hardware_options ("name" or "name@cluster"), or `config` alone.
+std::vector<Config> serve_choices(const nlohmann::json &config);
+
+// Latency percentiles and throughput over request rates (the page's and CLI's curve):
+// the configuration's deployment simulated at each rate of `rates`.
+nlohmann::json serve_rate_sweep(const Config &c, const std::vector<double> &rates);
+// The rates of that curve: 8 points from 1/8 to 2x the configured rate.
+std::vector<double> serve_sweep_rates(double rate);
+
+} // namespace rl::io

@@ -1,0 +1,148 @@
+#include "core/serve/iteration.hpp"
+
+#include "core/inference/serving.hpp"
+#include "core/model/params.hpp"
+#include "core/time/step_time.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace rl {
+
+double kv_share(const ModelSpec &m, i64 tp, KvSharding s) {
+  if (m.mla || m.kv_heads <= 0)
+    return 1;
+  if (s == KvSharding::batch)
+    return 1 / static_cast<double>(tp);
+  return static_cast<double>(kv_heads_per_rank(m, tp)) / static_cast<double>(m.kv_heads);
+}
+
+IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) {
+  const ModelSpec &m = c.model;
+  const HardwareSpec &hw = c.hardware;
+  const WorkloadSpec &w = c.workload;
+  const bool roofline = w.bound == ServingBound::roofline;
+  peak_ = peak_flops(hw, w.precision);
+  eff_ = roofline ? 1.0 : hw.gemm_efficiency;
+  bw_ = hw.hbm_bw * (roofline ? 1.0 : hw.hbm_efficiency);
+  wb_ = rl::weight_bytes(w.weight_dtype);
+  devices_ = l.tp * l.pp * l.cp * l.ep;
+  dense_lp_ = layer_params_per_device(m, false, l.tp, l.ep);
+  if (m.moe)
+    moe_lp_ = layer_params_per_device(m, true, l.tp, l.ep);
+  kv_layer_chip_ = kv_bytes_per_token_layer(m, w.kv_dtype) * kv_share(m, l.tp, w.kv_sharding);
+  kv_model_bytes_ = kv_cache_bytes_per_token(m, w.kv_dtype);
+  double dqk = static_cast<double>(m.head_dim), dv = dqk;
+  if (m.mla) {
+    dqk = static_cast<double>(m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim);
+    dv = static_cast<double>(m.mla->v_head_dim);
+  }
+  attn_width_ = static_cast<double>(heads_per_rank(m, l.tp)) * (dqk + dv);
+  const double t = static_cast<double>(l.tp);
+  const ModelParams mp = model_params(m);
+  head_params_ = static_cast<double>(m.tied_embeddings ? mp.embedding : mp.head) / t;
+  ffn_dense_ = static_cast<double>(m.ffn) / t;
+  if (m.moe)
+    ffn_moe_ = static_cast<double>(m.moe->expert_ffn * (m.moe->top_k + m.moe->shared_experts)) / t;
+  for (i64 j = 0; j < l.pp; ++j) {
+    Stage s;
+    for (const i64 i : stage_layers(m.layers, l, j))
+      (is_moe_layer(m, i) ? s.moe_layers : s.dense_layers) += 1;
+    s.last = j == l.pp - 1;
+    stages_.push_back(s);
+    const double layers = s.dense_layers + s.moe_layers;
+    weight_bytes_ = std::max(weight_bytes_, stage_params(m, l, j).total() * wb_);
+    kv_token_bytes_ = std::max(kv_token_bytes_, layers * kv_layer_chip_);
+  }
+  tp_g_ = Group{l.tp, axis_stride(l, "tp")};
+  ep_g_ = Group{l.ep, axis_stride(l, "dp")};
+  pp_g_ = Group{l.pp, axis_stride(l, "pp")};
+}
+
+double IterationModel::kv_tokens(double budget_per_chip) const {
+  if (budget_per_chip <= 0 || kv_token_bytes_ <= 0)
+    return 0;
+  // sequences spread over the EP ranks (attention data-parallel over them)
+  return std::floor(budget_per_chip / kv_token_bytes_) * static_cast<double>(l_.ep);
+}
+
+// Collectives depend on the tokens in flight only; memoised per whole token count.
+double IterationModel::collective(Collective op, double bytes, const Group &g,
+                                  std::vector<double> &cache, double tokens) {
+  const double r = std::round(tokens);
+  const bool cacheable = r == tokens && r >= 0 && r < 65536;
+  const auto i = static_cast<std::size_t>(cacheable ? r : 0);
+  if (cacheable && i < cache.size() && cache[i] >= 0)
+    return cache[i];
+  const double t = collective_time(c_.cluster, op, bytes, g).time;
+  if (cacheable) {
+    if (cache.size() <= i)
+      cache.resize(i + 1, -1.0);
+    cache[i] = t;
+  }
+  return t;
+}
+
+IterationTime IterationModel::time(const IterationLoad &x) {
+  const ModelSpec &m = c_.model;
+  const double ep = static_cast<double>(l_.ep);
+  const double h = static_cast<double>(m.hidden);
+  const double tokens = x.tokens() / ep; // attention and dense layers data-parallel over EP
+  IterationTime it;
+  // One layer's linear layers: 2 FLOPs per weight per token; routed experts receive
+  // tokens x top_k assignments spread over all experts; a local expert's weights are read
+  // when any token of the instance picks it (uniform routing).
+  auto linear = [&](const StageParams &p, bool moe) {
+    double flops = 2 * tokens * p.dense, bytes = p.dense * wb_;
+    if (moe && m.moe && p.experts > 0) {
+      const double E = static_cast<double>(m.moe->experts), k = static_cast<double>(m.moe->top_k);
+      flops += 2 * x.tokens() * k * p.experts / E;
+      bytes += p.experts * wb_ * (1 - std::pow(1 - k / E, x.tokens()));
+    }
+    return std::array<double, 2>{flops / (peak_ * eff_), bytes / bw_};
+  };
+  const auto lin_d = linear(dense_lp_, false);
+  const auto lin_m = m.moe ? linear(moe_lp_, true) : lin_d;
+  // Attention (FlashAttention / paged attention): 2 x a_l x (d_qk + d_v) FLOPs per q-k pair;
+  // decode reads every KV token of its sequences, prefill the prior KV plus its chunk.
+  const double attn_flops = 2 * attn_width_ * (x.decode_context + x.prefill_pairs) / ep;
+  const double attn_bytes = kv_layer_chip_ * (x.decode_context + x.prefill_kv) / ep;
+  const double attn = std::max(attn_flops / (peak_ * eff_), attn_bytes / bw_);
+  // Element-wise traffic per token, bf16: two norms (read + write: 4h), two residual adds
+  // (read 2, write 1: 6h), rotary on q and k (~2h), the gated activation (read 2f, write f).
+  auto elementwise = [&](double f) { return tokens * act_b_ * (12 * h + 3 * f) / bw_; };
+  // Collectives per layer: two TP AllReduce of [tokens, h] (attention out, MLP down); MoE
+  // dispatch + combine AllToAll of tokens x top_k x h; the seed's KV batch split moves the
+  // attention input and output across the TP ranks (an AllToAll each way).
+  const double act = tokens * h * act_b_;
+  double comm_d = 0, comm_m = 0;
+  if (l_.tp > 1) {
+    comm_d += 2 * collective(Collective::allreduce, act, tp_g_, cache_tp_, tokens);
+    if (c_.workload.kv_sharding == KvSharding::batch && !m.mla && l_.tp > m.kv_heads)
+      comm_d += 2 * collective(Collective::alltoall, act, tp_g_, cache_kvsplit_, tokens);
+  }
+  comm_m = comm_d;
+  if (m.moe && l_.ep > 1)
+    comm_m += 2 * collective(Collective::alltoall, act * static_cast<double>(m.moe->top_k), ep_g_,
+                             cache_ep_, tokens);
+  for (const Stage &s : stages_) {
+    const double n_d = s.dense_layers, n_m = s.moe_layers;
+    it.linear += n_d * std::max(lin_d[0], lin_d[1]) + n_m * std::max(lin_m[0], lin_m[1]);
+    it.linear_flops += n_d * lin_d[0] + n_m * lin_m[0];
+    it.linear_bytes += n_d * lin_d[1] + n_m * lin_m[1];
+    it.attention += (n_d + n_m) * attn;
+    it.elementwise += n_d * elementwise(ffn_dense_) + n_m * elementwise(ffn_moe_);
+    it.comm += n_d * comm_d + n_m * comm_m;
+    if (!s.last && l_.pp > 1)
+      it.comm += collective(Collective::p2p, act, pp_g_, cache_pp_, tokens);
+    if (s.last && x.outputs > 0) {
+      const double rows = x.outputs / ep;
+      it.head = std::max(2 * rows * head_params_ / (peak_ * eff_), head_params_ * wb_ / bw_);
+    }
+  }
+  it.total = it.linear + it.attention + it.elementwise + it.head + it.comm;
+  return it;
+}
+
+} // namespace rl

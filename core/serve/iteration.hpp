@@ -1,0 +1,85 @@
+// ridgeline serve: the time of one engine iteration on one model instance (tp x pp x ep
+// chips) that mixes decode tokens and prefill chunks (continuous batching with chunked
+// prefill: Sarathi-Serve, Agrawal et al. 2024; vLLM; TensorRT-LLM in-flight batching).
+// Every term is an operator roofline: linear layers stream their weights and run 2 FLOPs
+// per weight per token, attention reads the KV it attends to, element-wise kernels move
+// activations, and TP/EP/PP collectives come from core/comm. Bandwidth and compute run at
+// the chip's achievable fractions (hardware.hbm_efficiency, hardware.gemm_efficiency) or,
+// with workload.bound "roofline", at the datasheet figures.
+#pragma once
+
+#include "core/comm/collective.hpp"
+#include "core/config.hpp"
+#include "core/memory/model_states.hpp"
+#include "core/parallel/layout.hpp"
+
+#include <vector>
+
+namespace rl {
+
+// The work of one iteration on one instance.
+struct IterationLoad {
+  double decode = 0;         // sequences decoding one token each
+  double decode_context = 0; // sum of their KV lengths (tokens read by attention)
+  double prefill = 0;        // prompt tokens prefilled (all chunks)
+  double prefill_pairs = 0;  // sum over chunks of chunk x (prior + chunk/2): causal q-k pairs
+  double prefill_kv = 0;     // sum over chunks of (prior + chunk): KV tokens read
+  double outputs = 0;        // rows through the LM head (decodes + prefills that complete)
+  double tokens() const { return decode + prefill; }
+};
+
+struct IterationTime {
+  double linear = 0;       // weight GEMMs: max(FLOPs at gemm efficiency, weight bytes at HBM)
+  double linear_flops = 0; // of which the compute side (for the compute-bound test)
+  double linear_bytes = 0; // and the weight-streaming side
+  double attention = 0;    // max(score FLOPs, KV bytes)
+  double elementwise = 0;  // norms, residuals, activation function, rotary
+  double head = 0;         // LM head on the output rows
+  double comm = 0;         // TP AllReduce, EP AllToAll, KV batch-split AllToAll, PP sends
+  double total = 0;
+};
+
+// KV bytes of one token of one layer held by one chip of the instance: the layer's KV
+// (FORMULAS.md: 2 k d bytes; MLA's latent) times the share a TP rank keeps. `replicate`:
+// a rank keeps kv_heads_per_rank whole heads (vLLM/TensorRT-LLM replicate when tp > k);
+// `batch`: 1/tp of it (the batch split of seed 002 ch.7). MLA's latent is replicated.
+double kv_share(const ModelSpec &m, i64 tp, KvSharding s);
+
+class IterationModel {
+public:
+  IterationModel(const Config &c, const Layout &l);
+  IterationTime time(const IterationLoad &x);
+
+  // Memory of one chip of the worst stage.
+  double weight_bytes() const { return weight_bytes_; }
+  // KV bytes per token (whole sequence, all layers of the worst stage) on one chip.
+  double kv_bytes_per_token() const { return kv_token_bytes_; }
+  // Tokens of KV the instance holds with `budget` bytes per chip for KV.
+  double kv_tokens(double budget_per_chip) const;
+  i64 devices() const { return devices_; }
+  // Whole-model KV bytes of one token (what a disaggregated transfer sends).
+  double kv_bytes_per_token_model() const { return kv_model_bytes_; }
+
+private:
+  struct Stage {
+    double dense_layers = 0, moe_layers = 0;
+    bool last = false;
+  };
+  double collective(Collective op, double bytes, const Group &g, std::vector<double> &cache,
+                    double tokens);
+  const Config &c_;
+  Layout l_;
+  std::vector<Stage> stages_;
+  StageParams dense_lp_, moe_lp_;
+  double peak_ = 0, eff_ = 1, bw_ = 0, wb_ = 2, act_b_ = 2;
+  double kv_layer_chip_ = 0;           // KV bytes of one token of one layer on one chip
+  double attn_width_ = 0;              // a_l x (d_qk + d_v): score + value FLOPs per q-k pair / 2
+  double head_params_ = 0;             // LM head parameters on one chip
+  double ffn_dense_ = 0, ffn_moe_ = 0; // MLP intermediate width per chip per token
+  double weight_bytes_ = 0, kv_token_bytes_ = 0, kv_model_bytes_ = 0;
+  i64 devices_ = 1;
+  Group tp_g_, ep_g_, pp_g_;
+  std::vector<double> cache_tp_, cache_ep_, cache_pp_, cache_kvsplit_;
+};
+
+} // namespace rl

@@ -1,0 +1,196 @@
+#include "core/serve/serve_planner.hpp"
+
+#include "core/error.hpp"
+#include "core/serve/iteration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+namespace rl {
+
+bool meets_slo(const ServeSpec &s, const ServeResult &r) {
+  return !r.truncated && r.dropped == 0 && r.attainment >= s.slo_attainment;
+}
+
+namespace {
+
+// The fewest instances n in [lo, hi] with ok(n), assuming ok is monotone in n; nullopt
+// when even hi fails. Doubling from lo, then bisection.
+template <class F> std::optional<i64> fewest(i64 hi, F ok) {
+  if (ok(1))
+    return 1;
+  i64 bad = 1, good = -1;
+  for (i64 n = 2;; n *= 2) {
+    n = std::min(n, hi);
+    if (ok(n)) {
+      good = n;
+      break;
+    }
+    bad = n;
+    if (n == hi)
+      return std::nullopt;
+  }
+  while (good - bad > 1) {
+    const i64 mid = bad + (good - bad) / 2;
+    (ok(mid) ? good : bad) = mid;
+  }
+  return good;
+}
+
+} // namespace
+
+ServePlanResult plan_serving(const std::vector<Config> &choices, const ServePlanOptions &o) {
+  if (choices.empty())
+    throw ConfigError("workload.hardware_options", "no hardware to plan on");
+  const Config &c = choices.front();
+  if (c.workload.mode != Mode::serve)
+    throw ConfigError("workload.mode", "the serving planner needs mode \"serve\"");
+  const ServeSpec &s0 = c.workload.serve;
+  if (s0.slo_ttft <= 0 && s0.slo_tpot <= 0)
+    throw ConfigError("workload.slo",
+                      "give a TTFT or TPOT target (slo.ttft, slo.tpot) to plan for");
+  ServePlanResult out;
+  const double rate = c.workload.serve.trace.empty()
+                          ? s0.request_rate
+                          : static_cast<double>(s0.trace.size()) /
+                                std::max(s0.trace.back()[0] - s0.trace.front()[0], 1e-9);
+  const i64 sim_n = std::min(o.sim_requests, std::max<i64>(1, s0.requests));
+  const ModelSpec &m = c.model;
+  const ParallelSpec &p = c.parallel;
+  std::vector<Deployment> found;
+  for (const Config &cc : choices) {
+    const i64 node = cc.cluster.topology == Topology::switched
+                         ? std::max<i64>(1, cc.cluster.devices_per_node)
+                         : std::max<i64>(1, std::min<i64>(cc.cluster.devices, 16));
+    std::vector<i64> tps, pps{1, 2, 4}, eps{1};
+    for (i64 t = 1; t <= node; t *= 2)
+      tps.push_back(t);
+    if (p.tp)
+      tps = {*p.tp};
+    if (p.pp)
+      pps = {*p.pp};
+    if (m.moe) {
+      eps.clear();
+      for (i64 e = 1; e <= std::min<i64>(m.moe->experts, 64); e *= 2)
+        if (m.moe->experts % e == 0)
+          eps.push_back(e);
+    }
+    if (p.ep)
+      eps = {*p.ep};
+    const i64 batches[] = {64, 256};
+    const i64 chunks[] = {512, 2048};
+    for (const i64 tp : tps)
+      for (const i64 pp : pps)
+        for (const i64 ep : eps)
+          for (const i64 mb : batches)
+            for (const i64 ch : chunks)
+              for (const bool disagg : {false, true}) {
+                ++out.candidates;
+                if (out.evaluated >= o.candidate_budget) {
+                  ++out.rejected["budget"];
+                  continue;
+                }
+                Config k = cc;
+                k.parallel = ParallelSpec{};
+                k.parallel.tp = tp;
+                k.parallel.pp = pp;
+                k.parallel.ep = ep;
+                k.parallel.uneven_pp = p.uneven_pp.value_or(false);
+                k.cluster.devices = tp * pp * ep;
+                k.workload.serve.max_batch = mb;
+                k.workload.serve.chunk = ch;
+                k.workload.serve.max_tokens = std::max<i64>(s0.max_tokens, mb + ch);
+                k.workload.serve.prefill_instances = 0;
+                Layout l;
+                try {
+                  l = resolve_layout(k);
+                } catch (const ConfigError &) {
+                  ++out.rejected["layout"];
+                  continue;
+                }
+                if (!serve_memory(k, l).fits) {
+                  ++out.rejected["memory"];
+                  continue;
+                }
+                ++out.evaluated;
+                auto reqs_at = [&](double r) { return make_requests(k.workload, r, sim_n); };
+                Deployment d;
+                d.hardware = cc.hardware.name;
+                d.cluster = cc.cluster.name;
+                d.layout = l;
+                d.max_batch = mb;
+                d.chunk = ch;
+                d.disaggregated = disagg;
+                const i64 per = l.tp * l.pp * l.ep;
+                if (!disagg) {
+                  auto ok = [&](i64 n) {
+                    ++out.simulations;
+                    return meets_slo(
+                        k.workload.serve,
+                        simulate_serving(k, l, reqs_at(rate / static_cast<double>(n)), 1, 0));
+                  };
+                  const auto n = fewest(o.max_instances, ok);
+                  if (!n) {
+                    ++out.rejected["slo"];
+                    continue;
+                  }
+                  d.instances = *n;
+                } else {
+                  ServeSpec &ks = k.workload.serve;
+                  const double att = ks.slo_attainment;
+                  auto ok_pool = [&](Pool pool, i64 n) {
+                    ++out.simulations;
+                    const ServeResult r =
+                        simulate_pool(k, l, reqs_at(rate / static_cast<double>(n)), 1, pool);
+                    return !r.truncated && r.dropped == 0 &&
+                           (pool == Pool::prefill ? r.attainment_ttft : r.attainment_tpot) >= att;
+                  };
+                  const auto np =
+                      fewest(o.max_instances, [&](i64 n) { return ok_pool(Pool::prefill, n); });
+                  const auto nd =
+                      fewest(o.max_instances, [&](i64 n) { return ok_pool(Pool::decode, n); });
+                  if (!np || !nd) {
+                    ++out.rejected["slo"];
+                    continue;
+                  }
+                  d.prefill_instances = *np;
+                  d.decode_instances = *nd;
+                  d.instances = *np + *nd;
+                }
+                ++out.feasible;
+                d.devices = d.instances * per;
+                d.cost_per_hour = static_cast<double>(d.devices) * k.hardware.price_per_hour;
+                const double tokens_per_h = rate * static_cast<double>(k.workload.gen_len) * 3600;
+                d.cost_per_million_tokens =
+                    tokens_per_h > 0 ? d.cost_per_hour / tokens_per_h * 1e6 : 0;
+                d.config = k;
+                found.push_back(d);
+              }
+  }
+  // cheapest first (devices when no price), then fewer devices, then lower latency
+  std::sort(found.begin(), found.end(), [](const Deployment &a, const Deployment &b) {
+    if (a.cost_per_hour != b.cost_per_hour)
+      return a.cost_per_hour < b.cost_per_hour;
+    if (a.devices != b.devices)
+      return a.devices < b.devices;
+    return a.disaggregated < b.disaggregated;
+  });
+  if (static_cast<i64>(found.size()) > o.top)
+    found.resize(static_cast<std::size_t>(o.top));
+  // the chosen deployments simulated whole, at the full rate and request count
+  for (Deployment &d : found) {
+    Config &k = d.config;
+    k.cluster.devices = d.devices;
+    k.parallel.dp = d.instances * d.layout.ep;
+    k.workload.serve.prefill_instances = d.prefill_instances;
+    const Layout l = resolve_layout(k);
+    d.result = simulate_serving(k, l, make_requests(k.workload, rate, s0.requests), d.instances,
+                                d.prefill_instances);
+    ++out.simulations;
+  }
+  out.deployments = std::move(found);
+  return out;
+}
+
+} // namespace rl

@@ -1,0 +1,54 @@
+// ridgeline serve: the serving planner. For a model, a request rate, length distributions
+// and TTFT/TPOT targets it finds the cheapest deployment: hardware (workload.
+// hardware_options), TP/PP/EP per instance, max batch and chunk, aggregated or
+// disaggregated prefill/decode with their instance counts. For each candidate instance it
+// finds the fewest instances N whose simulation (each instance at rate / N, Poisson
+// splitting) meets the SLO attainment; disaggregated pools are sized apart (prefill for
+// TTFT, decode for TPOT). Ranked by cost per million output tokens (price per device-hour
+// from the hardware preset), or by devices when no price is known.
+#pragma once
+
+#include "core/config.hpp"
+#include "core/serve/simulate.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace rl {
+
+struct Deployment {
+  std::string hardware, cluster;
+  Layout layout; // one instance (dp = 1)
+  i64 max_batch = 0, chunk = 0;
+  bool disaggregated = false;
+  i64 instances = 0; // aggregated: all; disaggregated: prefill + decode
+  i64 prefill_instances = 0, decode_instances = 0;
+  i64 devices = 0;
+  double cost_per_hour = 0;
+  double cost_per_million_tokens = 0;
+  ServeResult result; // the whole deployment simulated at the request rate
+  Config config;      // the deployment as a serve configuration (what `serve` would run)
+};
+
+struct ServePlanOptions {
+  i64 top = 10;
+  i64 max_instances = 4096;   // per pool
+  i64 sim_requests = 1000;    // requests per sizing simulation (at most the workload's)
+  i64 candidate_budget = 400; // instance candidates simulated
+};
+
+struct ServePlanResult {
+  std::vector<Deployment> deployments; // cheapest first, each meeting the SLO
+  i64 candidates = 0, evaluated = 0, feasible = 0, simulations = 0;
+  std::map<std::string, i64> rejected; // memory | slo | layout | budget
+};
+
+// Whether the simulated requests meet the SLO attainment (and nothing was cut short).
+bool meets_slo(const ServeSpec &s, const ServeResult &r);
+
+// choices: the configuration once per hardware option (hardware and cluster replaced by the
+// io layer from workload.hardware_options), or just the configuration.
+ServePlanResult plan_serving(const std::vector<Config> &choices, const ServePlanOptions &o = {});
+
+} // namespace rl

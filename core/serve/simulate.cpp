@@ -1,0 +1,449 @@
+#include "core/serve/simulate.hpp"
+
+#include "core/error.hpp"
+#include "core/inference/serving.hpp"
+#include "core/serve/iteration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <string>
+
+namespace rl {
+
+Percentiles percentiles(std::vector<double> v) {
+  Percentiles p;
+  if (v.empty())
+    return p;
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (const double x : v)
+    sum += x;
+  p.mean = sum / static_cast<double>(v.size());
+  auto rank = [&](double q) { // nearest rank: the ceil(q n)-th smallest
+    const auto n = static_cast<double>(v.size());
+    const auto i = static_cast<std::size_t>(std::max(1.0, std::ceil(q * n)) - 1);
+    return v[std::min(i, v.size() - 1)];
+  };
+  p.p50 = rank(0.50);
+  p.p90 = rank(0.90);
+  p.p99 = rank(0.99);
+  return p;
+}
+
+ServeMemory serve_memory(const Config &c, const Layout &l) {
+  const ServeSpec &s = c.workload.serve;
+  const IterationModel model(c, l);
+  ServeMemory m;
+  m.capacity = c.hardware.hbm_bytes;
+  m.weights = model.weight_bytes();
+  m.workspace = prefill_working_set(c.model, l, static_cast<double>(s.max_tokens));
+  const double room = m.capacity * s.memory_fraction - m.weights - m.workspace;
+  m.kv_tokens = model.kv_tokens(room);
+  m.kv_blocks = static_cast<i64>(std::floor(m.kv_tokens / static_cast<double>(s.block_size)));
+  m.kv_cache = std::max(room, 0.0);
+  m.total = m.weights + m.workspace + m.kv_cache;
+  m.fits = m.kv_blocks >= 1;
+  return m;
+}
+
+namespace {
+
+enum class Role { both, prefill, decode };
+
+struct Track {
+  double arrival = 0; // at the deployment
+  i64 prompt = 0, gen = 0;
+  i64 generated = 0;
+  double first = -1;  // first output token
+  double finish = -1; // last output token (prefill role: prefill done)
+  bool dropped = false;
+};
+
+struct Seq {
+  i64 id = 0;
+  i64 target = 0; // tokens to prefill (prompt, or prompt + generated after a preemption)
+  i64 kv = 0;     // tokens in the KV cache
+  i64 blocks = 0;
+  bool prefilled = false;
+};
+
+struct EngineStats {
+  i64 iterations = 0, preemptions = 0, peak_blocks = 0, dropped = 0;
+  double decode_sum = 0, area = 0;
+  bool truncated = false;
+};
+
+i64 ceil_div(i64 a, i64 b) {
+  return (a + b - 1) / b;
+}
+
+// One engine serving the requests `ids` (sorted by `arrive`, their arrival at this engine).
+void run_engine(IterationModel &model, const ServeSpec &s, i64 total_blocks, Role role,
+                std::vector<Track> &tr, const std::vector<i64> &ids,
+                const std::vector<double> &arrive, EngineStats &st, i64 &budget) {
+  const bool is_static = s.policy == SchedulerPolicy::static_batch;
+  const i64 bs = s.block_size;
+  i64 free = total_blocks;
+  std::deque<i64> waiting;
+  std::vector<i64> resume(tr.size(), 0); // prefill target after a preemption
+  std::vector<Seq> running;
+  std::size_t next = 0;
+  double t = 0;
+  auto release = [&](Seq &q) {
+    free += q.blocks;
+    q.blocks = 0;
+  };
+  auto preempt_last = [&] { // vLLM's recompute preemption of the newest running request
+    Seq q = running.back();
+    running.pop_back();
+    release(q);
+    resume[static_cast<std::size_t>(q.id)] =
+        tr[static_cast<std::size_t>(q.id)].prompt + tr[static_cast<std::size_t>(q.id)].generated;
+    waiting.push_front(q.id);
+    ++st.preemptions;
+  };
+  while (true) {
+    while (next < ids.size() && arrive[static_cast<std::size_t>(ids[next])] <= t) {
+      st.area += t - arrive[static_cast<std::size_t>(ids[next])];
+      waiting.push_back(ids[next++]);
+    }
+    if (running.empty() && waiting.empty()) {
+      if (next == ids.size())
+        break;
+      t = arrive[static_cast<std::size_t>(ids[next])];
+      continue;
+    }
+    if (--budget < 0) {
+      st.truncated = true;
+      break;
+    }
+    IterationLoad x;
+    i64 tokens = s.max_tokens;
+    std::vector<std::pair<std::size_t, i64>> chunks; // running index, prefill tokens
+    std::vector<std::size_t> decodes;
+    // 1. every prefilled sequence decodes one token; a new block when its last is full,
+    //    preempting the newest sequences while none is free
+    for (std::size_t i = 0; i < running.size(); ++i) {
+      Seq &q = running[i];
+      if (!q.prefilled)
+        continue;
+      const i64 need = ceil_div(q.kv + 1, bs);
+      bool self = false;
+      while (need > q.blocks && free == 0) {
+        self = i + 1 == running.size();
+        preempt_last();
+        if (self)
+          break;
+      }
+      if (self)
+        break;
+      if (need > q.blocks) {
+        q.blocks += 1;
+        free -= 1;
+      }
+      decodes.push_back(i);
+      x.decode += 1;
+      x.decode_context += static_cast<double>(q.kv);
+      tokens -= 1;
+    }
+    // 2. sequences part-way through their prompt take the next chunk
+    auto schedule_chunk = [&](std::size_t i) {
+      Seq &q = running[i];
+      const i64 cap = is_static ? tokens : std::min(s.chunk, tokens);
+      const i64 n = std::min(q.target - q.kv, cap);
+      if (n <= 0)
+        return false;
+      const i64 need = ceil_div(q.kv + n, bs) - q.blocks;
+      if (need > free)
+        return false;
+      if (need > 0) {
+        q.blocks += need;
+        free -= need;
+      }
+      chunks.emplace_back(i, n);
+      const double prior = static_cast<double>(q.kv), nn = static_cast<double>(n);
+      x.prefill += nn;
+      x.prefill_pairs += nn * (prior + nn / 2);
+      x.prefill_kv += prior + nn;
+      tokens -= n;
+      return true;
+    };
+    for (std::size_t i = 0; i < running.size() && tokens > 0; ++i)
+      if (!running[i].prefilled)
+        schedule_chunk(i);
+    // 3. admission: the scheduler's batch limit, the token budget and the KV blocks (the
+    //    whole prompt must fit; static batching reserves prompt + output up front)
+    const bool admit = !is_static || running.empty() || role == Role::decode;
+    while (admit && !waiting.empty() && static_cast<i64>(running.size()) < s.max_batch &&
+           (tokens > 0 || role == Role::decode)) {
+      const i64 id = waiting.front();
+      const Track &r = tr[static_cast<std::size_t>(id)];
+      Seq q;
+      q.id = id;
+      q.target = resume[static_cast<std::size_t>(id)] > 0 ? resume[static_cast<std::size_t>(id)]
+                                                          : r.prompt;
+      const i64 longest = r.prompt + r.gen;
+      if (ceil_div(longest, bs) > total_blocks) { // can never fit: dropped
+        waiting.pop_front();
+        tr[static_cast<std::size_t>(id)].dropped = true;
+        ++st.dropped;
+        continue;
+      }
+      const i64 reserve = is_static ? ceil_div(longest, bs) : ceil_div(q.target + 1, bs);
+      if (reserve > free)
+        break;
+      waiting.pop_front();
+      if (role == Role::decode) { // the KV arrives whole from a prefill instance
+        q.kv = q.target;
+        q.prefilled = true;
+        q.blocks = ceil_div(q.kv, bs);
+        free -= q.blocks;
+        running.push_back(q);
+        continue;
+      }
+      if (is_static) {
+        q.blocks = reserve;
+        free -= reserve;
+      }
+      running.push_back(q);
+      schedule_chunk(running.size() - 1);
+    }
+    st.peak_blocks = std::max(st.peak_blocks, total_blocks - free);
+    if (x.tokens() == 0) {
+      if (!running.empty() && role != Role::decode) {
+        preempt_last(); // stuck on KV with nothing to decode: make room
+        continue;
+      }
+      if (running.empty() && next < ids.size()) {
+        t = std::max(t, arrive[static_cast<std::size_t>(ids[next])]);
+        continue;
+      }
+      if (running.empty())
+        continue;
+    }
+    // outputs: decodes plus prompts whose last chunk runs now
+    x.outputs = x.decode;
+    for (const auto &[i, n] : chunks)
+      if (running[i].kv + n == running[i].target)
+        x.outputs += 1;
+    const double dt = model.time(x).total;
+    st.area += static_cast<double>(waiting.size() + running.size()) * dt;
+    t += dt;
+    ++st.iterations;
+    st.decode_sum += x.decode;
+    // apply the iteration
+    for (const auto &[i, n] : chunks) {
+      Seq &q = running[i];
+      q.kv += n;
+      if (q.kv == q.target) {
+        q.prefilled = true;
+        Track &r = tr[static_cast<std::size_t>(q.id)];
+        r.generated += 1;
+        if (r.first < 0)
+          r.first = t;
+      }
+    }
+    for (const std::size_t i : decodes) {
+      Seq &q = running[i];
+      q.kv += 1;
+      tr[static_cast<std::size_t>(q.id)].generated += 1;
+    }
+    std::vector<Seq> keep;
+    keep.reserve(running.size());
+    for (Seq &q : running) {
+      Track &r = tr[static_cast<std::size_t>(q.id)];
+      const bool done = role == Role::prefill ? q.prefilled : r.generated >= r.gen;
+      if (done) {
+        r.finish = t;
+        release(q);
+      } else {
+        keep.push_back(q);
+      }
+    }
+    running.swap(keep);
+  }
+}
+
+} // namespace
+
+namespace {
+enum class Run { aggregated, disaggregated, prefill_pool, decode_pool };
+
+ServeResult run(const Config &c, const Layout &l, const std::vector<Request> &reqs, i64 instances,
+                i64 prefill_instances, Run mode, i64 budget) {
+  const ServeSpec &s = c.workload.serve;
+  ServeResult res;
+  res.layout = l;
+  res.memory = serve_memory(c, l);
+  if (!res.memory.fits)
+    throw ConfigError("parallel", "one instance (tp " + std::to_string(l.tp) + " x pp " +
+                                      std::to_string(l.pp) + " x ep " + std::to_string(l.ep) +
+                                      ") holds " + std::to_string(res.memory.weights / 1e9) +
+                                      " GB of weights and " +
+                                      std::to_string(res.memory.workspace / 1e9) +
+                                      " GB of workspace per chip: no room for KV in " +
+                                      std::to_string(res.memory.capacity / 1e9) + " GB x " +
+                                      std::to_string(s.memory_fraction));
+  IterationModel model(c, l);
+  res.devices_per_instance = model.devices();
+  res.instances = instances;
+  const bool disagg = mode == Run::disaggregated;
+  if (disagg && prefill_instances >= instances)
+    throw ConfigError("workload.scheduler.prefill_instances", std::to_string(prefill_instances) +
+                                                                  " leaves no decode instance of " +
+                                                                  std::to_string(instances));
+  res.prefill_instances = disagg ? prefill_instances : 0;
+  res.decode_instances = disagg ? instances - prefill_instances : 0;
+  res.devices = instances * res.devices_per_instance;
+  res.requests = static_cast<i64>(reqs.size());
+
+  std::vector<Track> tr(reqs.size());
+  std::vector<double> arrive(reqs.size());
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    tr[i].arrival = reqs[i].arrival;
+    tr[i].prompt = reqs[i].prompt;
+    tr[i].gen = reqs[i].gen;
+    arrive[i] = reqs[i].arrival;
+  }
+  SplitMix64 route(s.seed ^ 0x5eedULL);
+  auto spread = [&](i64 n, const std::vector<i64> &order) { // uniform random routing
+    std::vector<std::vector<i64>> out(static_cast<std::size_t>(n));
+    for (const i64 id : order)
+      out[static_cast<std::size_t>(
+              std::min<i64>(n - 1, static_cast<i64>(route.uniform() * static_cast<double>(n))))]
+          .push_back(id);
+    return out;
+  };
+  std::vector<i64> order(reqs.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = static_cast<i64>(i);
+  EngineStats st;
+  i64 left = budget;
+  if (mode == Run::aggregated || mode == Run::prefill_pool) {
+    const Role role = mode == Run::aggregated ? Role::both : Role::prefill;
+    for (const auto &ids : spread(instances, order))
+      run_engine(model, s, res.memory.kv_blocks, role, tr, ids, arrive, st, left);
+    if (mode == Run::prefill_pool)
+      for (Track &r : tr)
+        r.gen = std::min<i64>(r.gen, 1); // the pool's job ends at the first token
+  } else if (mode == Run::decode_pool) {
+    std::vector<i64> ready;
+    for (Track &r : tr) {
+      r.first = r.arrival; // the first token came from the prefill pool
+      r.generated = 1;
+      if (r.gen <= 1)
+        r.finish = r.arrival;
+    }
+    for (std::size_t i = 0; i < tr.size(); ++i)
+      if (tr[i].gen > 1)
+        ready.push_back(static_cast<i64>(i));
+    for (const auto &ids : spread(instances, ready))
+      run_engine(model, s, res.memory.kv_blocks, Role::decode, tr, ids, arrive, st, left);
+  } else {
+    for (const auto &ids : spread(prefill_instances, order))
+      run_engine(model, s, res.memory.kv_blocks, Role::prefill, tr, ids, arrive, st, left);
+    // the KV of the prompt crosses the network, every chip sending its shard in parallel
+    const Link &net = c.cluster.inter_node.bw > 0 ? c.cluster.inter_node : c.cluster.dcn;
+    double transfer_sum = 0;
+    std::vector<i64> ready;
+    std::vector<double> at(reqs.size(), 0);
+    for (std::size_t i = 0; i < tr.size(); ++i) {
+      if (tr[i].first < 0)
+        continue;
+      const double bytes = static_cast<double>(tr[i].prompt) * model.kv_bytes_per_token_model();
+      const double x =
+          net.bw > 0
+              ? net.latency + bytes / (net.bw * static_cast<double>(res.devices_per_instance))
+              : 0;
+      transfer_sum += x;
+      at[i] = tr[i].first + x;
+      if (tr[i].gen > 1)
+        ready.push_back(static_cast<i64>(i));
+      else
+        tr[i].finish = tr[i].first;
+    }
+    std::sort(ready.begin(), ready.end(), [&](i64 a, i64 b) {
+      return at[static_cast<std::size_t>(a)] < at[static_cast<std::size_t>(b)];
+    });
+    const double served = static_cast<double>(
+        std::count_if(tr.begin(), tr.end(), [](const Track &r) { return r.first >= 0; }));
+    res.kv_transfer = served > 0 ? transfer_sum / served : 0;
+    for (const auto &ids : spread(instances - prefill_instances, ready))
+      run_engine(model, s, res.memory.kv_blocks, Role::decode, tr, ids, at, st, left);
+  }
+  res.iterations = st.iterations;
+  res.preemptions = st.preemptions;
+  res.peak_kv_blocks = st.peak_blocks;
+  res.dropped = st.dropped;
+  res.truncated = st.truncated;
+  res.mean_batch = st.iterations > 0 ? st.decode_sum / static_cast<double>(st.iterations) : 0;
+
+  std::vector<double> ttft, tpot, e2e;
+  double first_arrival = reqs.empty() ? 0 : reqs.front().arrival, last = first_arrival;
+  double out_tokens = 0;
+  i64 met = 0, met_ttft = 0, met_tpot = 0;
+  for (const Track &r : tr) {
+    first_arrival = std::min(first_arrival, r.arrival);
+    if (r.finish < 0 || r.first < 0 || r.generated < r.gen)
+      continue;
+    ++res.completed;
+    last = std::max(last, r.finish);
+    out_tokens += static_cast<double>(r.gen);
+    const double f = r.first - r.arrival;
+    const double p = r.gen > 1 ? (r.finish - r.first) / static_cast<double>(r.gen - 1) : 0;
+    ttft.push_back(f);
+    if (r.gen > 1)
+      tpot.push_back(p);
+    e2e.push_back(r.finish - r.arrival);
+    const bool ok_f = s.slo_ttft <= 0 || f <= s.slo_ttft, ok_p = s.slo_tpot <= 0 || p <= s.slo_tpot;
+    met += ok_f && ok_p ? 1 : 0;
+    met_ttft += ok_f ? 1 : 0;
+    met_tpot += ok_p ? 1 : 0;
+  }
+  res.ttft = percentiles(ttft);
+  res.tpot = percentiles(tpot);
+  res.e2e = percentiles(e2e);
+  res.simulated_s = last - first_arrival;
+  const double span = res.simulated_s > 0 ? res.simulated_s : 1;
+  res.output_tokens_per_s = out_tokens / span;
+  res.requests_per_s = static_cast<double>(res.completed) / span;
+  res.goodput = static_cast<double>(met) / span;
+  res.attainment =
+      res.requests > 0 ? static_cast<double>(met) / static_cast<double>(res.requests) : 0;
+  if (res.requests > 0) {
+    res.attainment_ttft = static_cast<double>(met_ttft) / static_cast<double>(res.requests);
+    res.attainment_tpot = static_cast<double>(met_tpot) / static_cast<double>(res.requests);
+  }
+  res.mean_in_system = st.area / span;
+  res.cost_per_hour = c.hardware.price_per_hour * static_cast<double>(res.devices);
+  if (res.cost_per_hour > 0 && res.output_tokens_per_s > 0)
+    res.cost_per_million_tokens = res.cost_per_hour / (res.output_tokens_per_s * 3600) * 1e6;
+  return res;
+}
+
+} // namespace
+
+ServeResult simulate_serving(const Config &c, const Layout &l, const std::vector<Request> &reqs,
+                             i64 instances, i64 prefill_instances, i64 budget) {
+  return run(c, l, reqs, instances, prefill_instances,
+             prefill_instances > 0 ? Run::disaggregated : Run::aggregated, budget);
+}
+
+ServeResult simulate_pool(const Config &c, const Layout &l, const std::vector<Request> &reqs,
+                          i64 instances, Pool pool, i64 budget) {
+  return run(c, l, reqs, instances, 0, pool == Pool::prefill ? Run::prefill_pool : Run::decode_pool,
+             budget);
+}
+
+ServeResult simulate_serving(const Config &c) {
+  if (c.workload.mode != Mode::serve)
+    throw ConfigError("workload.mode", "serving simulation needs mode \"serve\"");
+  const Layout l = resolve_layout(c);
+  const ServeSpec &s = c.workload.serve;
+  const i64 instances = l.dp / l.ep;
+  return simulate_serving(c, l, make_requests(c.workload, s.request_rate, s.requests), instances,
+                          s.prefill_instances);
+}
+
+} // namespace rl

@@ -1,0 +1,81 @@
+// ridgeline serve: a request-level discrete-event simulation of serving engines. Each
+// instance runs iterations (core/serve/iteration) chosen by a scheduler like vLLM's:
+// continuous batching with chunked prefill under a token budget, or static batching;
+// paged KV blocks admit requests and preempt the newest (recompute) when they run out.
+// Requests go to a uniformly random instance (Poisson splitting: each of N instances sees
+// Poisson arrivals at rate / N). Disaggregated deployments prefill on their own instances
+// and ship the KV cache to decode instances over the network (DistServe, Zhong et al. 2024;
+// Splitwise, Patel et al. 2024).
+#pragma once
+
+#include "core/config.hpp"
+#include "core/parallel/layout.hpp"
+#include "core/serve/requests.hpp"
+
+#include <vector>
+
+namespace rl {
+
+struct Percentiles {
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0;
+};
+// Nearest-rank percentiles of the values (empty: zeros).
+Percentiles percentiles(std::vector<double> v);
+
+// Memory of one chip of an instance (the worst pipeline stage).
+struct ServeMemory {
+  double weights = 0;
+  double workspace = 0; // activations of one max_tokens iteration through one layer
+  double kv_cache = 0;  // bytes left for paged KV at memory_fraction
+  double total = 0;     // weights + workspace + kv_cache
+  double capacity = 0;  // HBM
+  double kv_tokens = 0; // tokens of KV one instance holds
+  i64 kv_blocks = 0;    // paged blocks per instance
+  bool fits = false;    // the weights and workspace leave room for one block
+};
+
+ServeMemory serve_memory(const Config &c, const Layout &l);
+
+struct ServeResult {
+  Percentiles ttft, tpot, e2e;    // s
+  double output_tokens_per_s = 0; // completed output tokens over the makespan
+  double requests_per_s = 0;      // completed requests over the makespan
+  double goodput = 0;             // requests/s meeting every SLO target
+  double attainment = 0;          // fraction of all requests meeting every SLO target
+  double attainment_ttft = 0, attainment_tpot = 0; // each target alone
+  double mean_batch = 0;                           // decoding sequences per iteration, mean
+  double mean_in_system = 0; // time-average requests queued or running (Little's L)
+  double kv_transfer = 0;    // disaggregated: mean KV transfer per request, s
+  ServeMemory memory;
+  i64 requests = 0, completed = 0, dropped = 0; // dropped: longer than the whole KV cache
+  i64 iterations = 0, preemptions = 0;
+  i64 peak_kv_blocks = 0; // the most blocks one instance held at once
+  double simulated_s = 0; // makespan: first arrival to last completion
+  bool truncated = false; // the iteration budget ran out first
+  // deployment
+  Layout layout;
+  i64 devices_per_instance = 1, instances = 1, prefill_instances = 0, decode_instances = 0;
+  i64 devices = 1;
+  double cost_per_hour = 0, cost_per_million_tokens = 0; // 0 without a price
+};
+
+// Work limit of one simulation: engine iterations over all instances.
+constexpr i64 kServeIterationBudget = 20'000'000;
+
+// Simulates `instances` instances of layout l serving `reqs` (prefill_instances of them
+// prefill only when > 0). Throws ConfigError when an instance's weights do not fit.
+ServeResult simulate_serving(const Config &c, const Layout &l, const std::vector<Request> &reqs,
+                             i64 instances, i64 prefill_instances,
+                             i64 budget = kServeIterationBudget);
+
+// One pool of a disaggregated deployment alone, `instances` of them: prefill (TTFT only:
+// the first token at the end of the prompt) or decode (requests arrive with their KV).
+enum class Pool { prefill, decode };
+ServeResult simulate_pool(const Config &c, const Layout &l, const std::vector<Request> &reqs,
+                          i64 instances, Pool pool, i64 budget = kServeIterationBudget);
+
+// The configuration's own deployment: layout from `parallel`, instances = devices / (tp x
+// pp x ep), w.serve's requests at w.serve.request_rate.
+ServeResult simulate_serving(const Config &c);
+
+} // namespace rl
