@@ -1,6 +1,7 @@
 // ridgeline: the command-line tool, a thin layer over ridgeline::core.
 // JSON in (a file, a scenario preset name, or inline JSON), a table or JSON out.
-// Exit codes: 0 ok, 2 bad input or usage (one line on stderr naming the field).
+// Exit codes: 0 ok, 2 bad input or usage (one line on stderr naming the field), 1 the
+// output could not be written (stdout closed or full) or an internal error.
 #include "core/error.hpp"
 #include "core/estimate/estimate.hpp"
 #include "core/io/config_json.hpp"
@@ -16,9 +17,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <new>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -178,20 +182,56 @@ void allow_options(const Args &a, std::initializer_list<const char *> allowed) {
   }
 }
 
+// The text of the file at `path`; nullopt when nothing exists there. A directory, an
+// unreadable file or one over the input limit is an error, found before reading.
+std::optional<std::string> read_file(const std::string &path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st))
+    return std::nullopt;
+  if (fs::is_directory(st))
+    throw ConfigError("", "\"" + path + "\" is a directory, not a JSON file");
+  if (fs::is_regular_file(st)) {
+    const auto size = fs::file_size(path, ec);
+    if (!ec && size > io::kMaxInputBytes)
+      throw ConfigError("", "\"" + path + "\" is " + std::to_string(size) +
+                                " bytes; the limit is " + std::to_string(io::kMaxInputBytes) +
+                                " bytes (4 MiB)");
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f)
+    throw ConfigError("", "cannot read \"" + path + "\"");
+  std::string text;
+  char buf[1 << 16];
+  while (f.read(buf, sizeof buf) || f.gcount() > 0) {
+    text.append(buf, static_cast<std::size_t>(f.gcount()));
+    if (text.size() > io::kMaxInputBytes) // a pipe or device: stop at the limit
+      throw ConfigError("", "\"" + path + "\" is over the limit of " +
+                                std::to_string(io::kMaxInputBytes) + " bytes (4 MiB)");
+  }
+  if (f.bad())
+    throw ConfigError("", "cannot read \"" + path + "\"");
+  return text;
+}
+
+// JSON text from a file, named in errors that have no field path.
+json parse_file_json(const std::string &path, const std::string &text) {
+  try {
+    return io::parse_json_text(text);
+  } catch (const ConfigError &e) {
+    if (!e.path().empty())
+      throw;
+    throw ConfigError("", path + ": " + e.message());
+  }
+}
+
 // CFG: a file path, inline JSON, or a scenario preset name.
 json load_config(const std::string &cfg) {
   if (!cfg.empty() && cfg.front() == '{')
     return io::parse_json_text(cfg);
-  std::ifstream f(cfg);
-  if (f) {
-    std::stringstream ss;
-    ss << f.rdbuf();
-    try {
-      return io::parse_json_text(ss.str());
-    } catch (const ConfigError &e) {
-      throw ConfigError("", cfg + ": " + e.message());
-    }
-  }
+  if (const auto text = read_file(cfg))
+    return parse_file_json(cfg, *text);
   for (const auto &n : io::preset_names("scenario"))
     if (n == cfg)
       return json(cfg);
@@ -284,6 +324,9 @@ int cmd_plan(const Args &a) {
     std::cout << io::dump(io::to_json(r), 2) << "\n";
   else
     shell::print_plan(std::cout, c, r);
+  if (r.plans.empty())
+    std::cerr << "parallel: no layout fits (" << r.candidates
+              << " candidates; the rejections are counted above)\n";
   return r.plans.empty() ? 2 : 0;
 }
 
@@ -358,6 +401,14 @@ double parse_number(const Args &a, const char *opt, double lo, double hi) {
   return d;
 }
 
+// A whole number of devices in [1, hi] (1.5 devices is an error, not 1).
+i64 parse_count(const Args &a, const char *opt, i64 hi) {
+  const double d = parse_number(a, opt, 1, static_cast<double>(hi));
+  if (d != std::floor(d))
+    throw ConfigError(opt, "expected a whole number of devices, got \"" + a.options.at(opt) + "\"");
+  return static_cast<i64>(d);
+}
+
 int cmd_collective(const Args &a) {
   if (a.has("--help")) {
     std::cout << kCollectiveHelp;
@@ -368,15 +419,10 @@ int cmd_collective(const Args &a) {
   json cj;
   if (!src.empty() && src.front() == '{') {
     cj = io::parse_json_text(src);
+  } else if (const auto text = read_file(src)) {
+    cj = parse_file_json(src, *text);
   } else {
-    std::ifstream f(src);
-    if (f) {
-      std::stringstream ss;
-      ss << f.rdbuf();
-      cj = io::parse_json_text(ss.str());
-    } else {
-      cj = json(src);
-    }
+    cj = json(src);
   }
   const ClusterSpec c = io::parse_cluster(cj, "cluster");
   if (!a.has("--op") || !a.has("--bytes"))
@@ -400,9 +446,9 @@ int cmd_collective(const Args &a) {
   const double bytes = parse_number(a, "--bytes", 1, 1e15);
   Group g{c.devices, 1};
   if (a.has("--group"))
-    g.n = static_cast<i64>(parse_number(a, "--group", 1, static_cast<double>(c.devices)));
+    g.n = parse_count(a, "--group", c.devices);
   if (a.has("--stride"))
-    g.stride = static_cast<i64>(parse_number(a, "--stride", 1, static_cast<double>(c.devices)));
+    g.stride = parse_count(a, "--stride", c.devices);
   if (g.n * g.stride > c.devices)
     throw ConfigError("--group", std::to_string(g.n) + " x stride " + std::to_string(g.stride) +
                                      " exceeds the cluster's " + std::to_string(c.devices) +
@@ -433,12 +479,10 @@ int cmd_validate(const Args &a) {
     throw Usage("`validate` takes at most one FILE");
   json src = json("calibration");
   if (a.positional.size() == 1) {
-    std::ifstream f(a.positional[0]);
-    if (!f)
-      throw ConfigError("", "cannot read \"" + a.positional[0] + "\"");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    src = io::parse_json_text(ss.str());
+    const auto text = read_file(a.positional[0]);
+    if (!text)
+      throw ConfigError("", "cannot read \"" + a.positional[0] + "\": no such file");
+    src = parse_file_json(a.positional[0], *text);
   }
   const auto runs = io::parse_validation(src);
   const auto rows = validate(runs);
@@ -494,9 +538,7 @@ int cmd_presets(const Args &a) {
   return 0;
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
+int run(int argc, char **argv) {
   bool json_out = false;
   for (int i = 1; i < argc; ++i)
     json_out = json_out || std::string(argv[i]) == "--json";
@@ -531,5 +573,27 @@ int main(int argc, char **argv) {
       std::cout << io::dump(io::error_json(e.path(), e.message())) << "\n";
     std::cerr << (e.path().empty() ? "" : e.path() + ": ") << e.message() << "\n";
     return 2;
+  } catch (const std::bad_alloc &) {
+    std::cerr << "ridgeline: out of memory: the input asks for too much work\n";
+    return 2;
+  } catch (const json::exception &e) {
+    std::cerr << "ridgeline: internal error: " << io::plain_json_message(e.what()) << "\n";
+    return 1;
+  } catch (const std::exception &e) {
+    std::cerr << "ridgeline: internal error: " << e.what() << "\n";
+    return 1;
   }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  const int rc = run(argc, argv);
+  // A closed or full stdout fails here (or at the writes before): never report success.
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "ridgeline: cannot write the output (standard output closed or full)\n";
+    return rc == 0 ? 1 : rc;
+  }
+  return rc;
 }

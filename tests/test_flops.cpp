@@ -28,7 +28,7 @@ TEST_CASE("GPT forward FLOPs = (24bsh^2 + 4bs^2h)L + 2bshv (seed 000)", "[flops]
   }
 }
 
-TEST_CASE("LLaMA-3 70B training FLOPs per token (cases.md: 4.814e11 at s=8192; ~6N = 4.2e11)",
+TEST_CASE("LLaMA-3 70B training FLOPs per token (cases.md: 4.814e11 at s=8192, ~6N = 4.2e11)",
           "[flops]") {
   const ModelSpec m = test::model("llama3-70b");
   const ModelFlops f = model_forward_flops(m, 1, 8192, false);

@@ -11,6 +11,8 @@
 #include "core/planner/planner.hpp"
 #include "core/tx8/request.hpp"
 
+#include <new>
+
 namespace rl::api {
 
 using nlohmann::json;
@@ -23,9 +25,13 @@ template <class F> std::string guarded(F &&f) {
   } catch (const ConfigError &e) {
     return io::dump(io::error_json(e.path(), e.message()));
   } catch (const json::exception &e) {
-    return io::dump(io::error_json("", e.what()));
+    return io::dump(io::error_json("", "internal error: " + io::plain_json_message(e.what())));
+  } catch (const std::bad_alloc &) {
+    return io::dump(io::error_json("", "out of memory: the input asks for too much work"));
   } catch (const std::exception &e) {
     return io::dump(io::error_json("", std::string("internal error: ") + e.what()));
+  } catch (...) {
+    return io::dump(io::error_json("", "internal error"));
   }
 }
 } // namespace

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/io/json_reader.hpp"
 #include "core/io/presets.hpp"
+#include "core/model/params.hpp"
 
 namespace rl::io {
 
@@ -93,6 +94,19 @@ constexpr double kMaxFlops = 1e18;      // FLOP/s per device
 constexpr double kMaxBytes = 1e15;      // bytes per device
 constexpr double kMaxBw = 1e15;         // bytes/s
 constexpr double kMaxLatency = 1.0;     // s
+// Physical floors: below these a rate is a typo and times would overflow to infinity.
+constexpr double kMinFlops = 1e6;          // FLOP/s (a peak of 0 means "not supported")
+constexpr double kMinBw = 1e6;             // bytes/s
+constexpr double kMinBytes = 1e6;          // bytes of device memory
+constexpr double kMaxUncertainty = 0.5;    // relative band: lower bound t*(1-u) stays > 0
+
+// An optional peak: absent or 0 (not supported), else within [kMinFlops, kMaxFlops].
+double opt_peak(ObjectReader &r, const char *key) {
+  const double v = r.opt_num(key, 0.0, kMaxFlops).value_or(0);
+  if (v > 0 && v < kMinFlops)
+    throw ConfigError(r.path_of(key), "must be 0 (not supported) or at least 1e+06 FLOP/s");
+  return v;
+}
 
 // A preset name, or an object that may start from a preset ("base") and override fields.
 json resolve_object(const json &j, const std::string &kind, const std::string &path) {
@@ -115,7 +129,7 @@ json resolve_object(const json &j, const std::string &kind, const std::string &p
 Link parse_link(const json &j, const std::string &path) {
   ObjectReader r(j, path);
   Link l;
-  l.bw = r.req_num("bw", 1.0, kMaxBw);
+  l.bw = r.req_num("bw", kMinBw, kMaxBw);
   l.latency = r.opt_num("latency", 0.0, kMaxLatency).value_or(0.0);
   r.finish();
   return l;
@@ -135,14 +149,6 @@ std::vector<i64> parse_int_array(const json &j, const std::string &path, i64 lo,
   return out;
 }
 } // namespace
-
-json parse_json_text(const std::string &text) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error &e) {
-    throw ConfigError("", std::string("malformed JSON: ") + e.what());
-  }
-}
 
 // [SECTION] model
 namespace {
@@ -247,13 +253,26 @@ ModelSpec parse_model_object(const json &j, const std::string &path) {
 }
 } // namespace
 
+namespace {
+// A model whose parameter count passes kMaxParams is refused here, before any work.
+ModelSpec within_size_limit(ModelSpec m, const std::string &path) {
+  try {
+    model_params(m);
+  } catch (const ConfigError &e) {
+    throw ConfigError(path, e.message());
+  }
+  return m;
+}
+} // namespace
+
 ModelSpec parse_model(const json &j, const std::string &path) {
   if (j.is_object() && j.contains("hf_config")) {
     if (j.size() != 1)
       throw ConfigError(path, "hf_config must be the only field of the model");
-    return model_from_hf_config(j.at("hf_config"), join_path(path, "hf_config"));
+    return within_size_limit(model_from_hf_config(j.at("hf_config"), join_path(path, "hf_config")),
+                             path);
   }
-  return parse_model_object(resolve_object(j, "model", path), path);
+  return within_size_limit(parse_model_object(resolve_object(j, "model", path), path), path);
 }
 
 // [SECTION] Hugging Face
@@ -345,19 +364,20 @@ HardwareSpec parse_hardware(const json &j0, const std::string &path) {
   h.kind = r.opt_enum("kind", kHwKinds).value_or(HardwareKind::gpu);
   if (const json *pf = r.opt_child("peak_flops")) {
     ObjectReader p(*pf, r.path_of("peak_flops"));
-    h.peak.bf16 = p.req_num("bf16", 1.0, kMaxFlops);
-    h.peak.fp8 = p.opt_num("fp8", 0.0, kMaxFlops).value_or(0);
-    h.peak.int8 = p.opt_num("int8", 0.0, kMaxFlops).value_or(0);
-    h.peak.int4 = p.opt_num("int4", 0.0, kMaxFlops).value_or(0);
-    h.peak.fp32 = p.opt_num("fp32", 0.0, kMaxFlops).value_or(0);
+    h.peak.bf16 = p.req_num("bf16", kMinFlops, kMaxFlops);
+    h.peak.fp8 = opt_peak(p, "fp8");
+    h.peak.int8 = opt_peak(p, "int8");
+    h.peak.int4 = opt_peak(p, "int4");
+    h.peak.fp32 = opt_peak(p, "fp32");
     p.finish();
   } else if (h.kind != HardwareKind::tx8) {
     throw ConfigError(r.path_of("peak_flops"), "is required");
   }
-  h.hbm_bytes = r.opt_num("hbm_bytes", 0.0, kMaxBytes).value_or(0);
-  h.hbm_bw = r.opt_num("hbm_bw", 0.0, kMaxBw).value_or(0);
+  h.hbm_bytes = r.opt_num("hbm_bytes", kMinBytes, kMaxBytes).value_or(0);
+  h.hbm_bw = r.opt_num("hbm_bw", kMinBw, kMaxBw).value_or(0);
   h.gemm_efficiency = r.opt_num("gemm_efficiency", 0.01, 1.0).value_or(h.gemm_efficiency);
-  h.time_uncertainty = r.opt_num("time_uncertainty", 0.0, 10.0).value_or(h.time_uncertainty);
+  h.time_uncertainty =
+      r.opt_num("time_uncertainty", 0.0, kMaxUncertainty).value_or(h.time_uncertainty);
   if (const json *t = r.opt_child("tx8")) {
     ObjectReader x(*t, r.path_of("tx8"));
     Tx8Spec s;
@@ -371,12 +391,12 @@ HardwareSpec parse_hardware(const json &j0, const std::string &path) {
       throw ConfigError(x.path_of("tiles"), std::to_string(s.tiles) + " != mesh " +
                                                 std::to_string(s.mesh_x) + " x " +
                                                 std::to_string(s.mesh_y));
-    s.gemm_flops = x.opt_num("gemm_flops", 1.0, kMaxFlops).value_or(s.gemm_flops);
-    s.vector_ops = x.opt_num("vector_ops", 1.0, kMaxFlops).value_or(s.vector_ops);
+    s.gemm_flops = x.opt_num("gemm_flops", kMinFlops, kMaxFlops).value_or(s.gemm_flops);
+    s.vector_ops = x.opt_num("vector_ops", kMinFlops, kMaxFlops).value_or(s.vector_ops);
     s.sram_bytes = x.opt_num("sram_bytes", 1024.0, 1e10).value_or(s.sram_bytes);
-    s.dram_bw = x.opt_num("dram_bw", 1.0, kMaxBw).value_or(s.dram_bw);
+    s.dram_bw = x.opt_num("dram_bw", kMinBw, kMaxBw).value_or(s.dram_bw);
     s.dram_latency = x.opt_num("dram_latency", 0.0, kMaxLatency).value_or(s.dram_latency);
-    s.noc_bw = x.opt_num("noc_bw", 1.0, kMaxBw).value_or(s.noc_bw);
+    s.noc_bw = x.opt_num("noc_bw", kMinBw, kMaxBw).value_or(s.noc_bw);
     s.hop_latency = x.opt_num("hop_latency", 0.0, kMaxLatency).value_or(s.hop_latency);
     s.granule = x.opt_int("granule", 1, 4096).value_or(s.granule);
     s.sram_usable_bytes = x.opt_num("sram_usable_bytes", 1024.0, 1e10)

@@ -1,7 +1,9 @@
 #include "core/io/json_reader.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 namespace rl::io {
 
@@ -28,6 +30,128 @@ bool valid_utf8(const std::string &s) {
     i += n + 1;
   }
   return true;
+}
+
+namespace {
+
+// The deepest nesting of arrays and objects in text, counted without parsing (strings
+// skipped), stopping as soon as `limit` is passed; sets `at` to that byte.
+int nesting_depth(const std::string &text, int limit, std::size_t &at) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) {
+        at = i;
+        return deepest;
+      }
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+// The path of the value being parsed, kept from nlohmann's parse events, so that duplicate
+// keys and numbers that overflow can be named.
+class PathTracker {
+public:
+  bool event(json::parse_event_t ev, const json &parsed) {
+    switch (ev) {
+    case json::parse_event_t::object_start:
+      frames_.push_back({true, {}, {}, 0});
+      break;
+    case json::parse_event_t::array_start:
+      frames_.push_back({false, {}, {}, 0});
+      break;
+    case json::parse_event_t::key: {
+      Frame &f = frames_.back();
+      const std::string key = parsed.get<std::string>();
+      f.key = key;
+      if (!f.keys.insert(key).second)
+        throw ConfigError(path(), "duplicate key (given twice in one object)");
+      break;
+    }
+    case json::parse_event_t::object_end:
+    case json::parse_event_t::array_end:
+      frames_.pop_back();
+      next();
+      break;
+    case json::parse_event_t::value:
+      next();
+      break;
+    }
+    return true;
+  }
+  // "model.moe.experts", "runs[2].config"
+  std::string path() const {
+    std::string p;
+    for (const Frame &f : frames_) {
+      if (f.object)
+        p = join_path(p, f.key);
+      else
+        p += "[" + std::to_string(f.index) + "]";
+    }
+    return p;
+  }
+
+private:
+  struct Frame {
+    bool object;
+    std::set<std::string> keys;
+    std::string key;
+    std::size_t index;
+  };
+  void next() {
+    if (!frames_.empty() && !frames_.back().object)
+      ++frames_.back().index;
+  }
+  std::vector<Frame> frames_;
+};
+
+} // namespace
+
+std::string plain_json_message(const std::string &what) {
+  std::string s = what;
+  if (const auto b = s.find("] "); s.rfind("[json.exception.", 0) == 0 && b != std::string::npos)
+    s = s.substr(b + 2);
+  if (s.rfind("parse error ", 0) == 0)
+    s = s.substr(12);
+  return s;
+}
+
+json parse_json_text(const std::string &text) {
+  if (text.size() > kMaxInputBytes)
+    throw ConfigError("", "the text is " + std::to_string(text.size()) + " bytes; the limit is " +
+                              std::to_string(kMaxInputBytes) + " bytes (4 MiB)");
+  std::size_t at = 0;
+  if (nesting_depth(text, kMaxDepth, at) > kMaxDepth)
+    throw ConfigError("", "arrays and objects nested deeper than " + std::to_string(kMaxDepth) +
+                              " levels (at byte " + std::to_string(at) + ")");
+  PathTracker tracker;
+  try {
+    return json::parse(
+        text, [&](int, json::parse_event_t ev, json &parsed) { return tracker.event(ev, parsed); });
+  } catch (const json::parse_error &e) {
+    throw ConfigError("", "malformed JSON " + plain_json_message(e.what()));
+  } catch (const json::out_of_range &e) {
+    if (e.id == 406)
+      throw ConfigError(tracker.path(), "number out of range (beyond a double's 1.8e308)");
+    throw ConfigError(tracker.path(), "malformed JSON: " + plain_json_message(e.what()));
+  } catch (const json::exception &e) {
+    throw ConfigError(tracker.path(), "malformed JSON: " + plain_json_message(e.what()));
+  }
 }
 
 std::string dump(const json &j, int indent) {

@@ -17,6 +17,22 @@ namespace rl::io {
 
 using json = nlohmann::json;
 
+// Stated limits on user text, checked before any other work: JSON text (a config, a
+// config.json, a validation file, a serve trace) and URLs at most kMaxInputBytes; arrays
+// and objects nested at most kMaxDepth deep (a configuration needs 6; deeper input would
+// cost recursion in copies, merges and dumps, which crashed the page's small WASM stack).
+constexpr std::size_t kMaxInputBytes = std::size_t{4} << 20; // 4 MiB
+constexpr int kMaxDepth = 64;
+
+// Parses JSON text within the limits above. Every failure is a ConfigError in plain words:
+// syntax errors with line and column, duplicate keys and numbers that overflow a double
+// named by their path, text too large or nested too deep.
+json parse_json_text(const std::string &text);
+
+// nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 2: ..." in
+// plain words: "at line 1, column 2: ...".
+std::string plain_json_message(const std::string &what);
+
 // Whether s is well-formed UTF-8 (text from a file or a hand-edited URL may not be).
 bool valid_utf8(const std::string &s);
 

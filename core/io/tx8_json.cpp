@@ -37,7 +37,8 @@ json to_json(const tx8::OpMapping &m) {
             {"candidates", m.search.candidates},
             {"pruned_sram", m.search.pruned_sram},
             {"pruned_bound", m.search.pruned_bound},
-            {"evaluated", m.search.evaluated}}}};
+            {"evaluated", m.search.evaluated},
+            {"skipped", m.search.skipped}}}};
 }
 
 namespace {

@@ -225,6 +225,9 @@ std::string encode_url_query(const json &config) {
 }
 
 json decode_url_query(const std::string &url) {
+  if (url.size() > kMaxInputBytes)
+    throw ConfigError("url", "is " + std::to_string(url.size()) + " bytes; the limit is " +
+                                 std::to_string(kMaxInputBytes) + " bytes (4 MiB)");
   std::string_view q = url;
   if (const auto i = q.find('?'); i != std::string_view::npos)
     q = q.substr(i + 1);
@@ -258,6 +261,9 @@ json decode_url_query(const std::string &url) {
       keys.push_back(unpct(rawkey.substr(kp, dot - kp), "url"));
       if (keys.back().empty())
         throw ConfigError(unpct(rawkey, "url"), "empty key in the URL");
+      if (keys.size() >= static_cast<std::size_t>(kMaxDepth))
+        throw ConfigError("url",
+                          "a key nested deeper than " + std::to_string(kMaxDepth) + " levels");
       if (dot >= rawkey.size())
         break;
       kp = dot + 1;

@@ -1,6 +1,31 @@
 #include "core/model/params.hpp"
 
+#include "core/error.hpp"
+
+#include <string>
+
 namespace rl {
+
+namespace {
+// Counts are exact integers: each formula runs in 128 bits (the accepted sizes keep every
+// product below 2^100) and must land within kMaxParams, so no i64 sum can overflow.
+using wide = __int128;
+
+std::string count_text(wide v) {
+  std::string s;
+  do {
+    s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+    v /= 10;
+  } while (v > 0);
+  return s;
+}
+
+i64 narrow(wide v) {
+  if (v > static_cast<wide>(kMaxParams))
+    throw ConfigError("model", "has at least " + count_text(v) + " parameters; the limit is 10^15");
+  return static_cast<i64>(v);
+}
+} // namespace
 
 bool is_moe_layer(const ModelSpec &m, i64 layer) {
   if (!m.moe)
@@ -18,42 +43,42 @@ i64 count_moe_layers(const ModelSpec &m) {
 
 // FORMULAS.md: layernorm 2h (scale + shift), rmsnorm h.
 i64 norm_params(Norm n, i64 width) {
-  return n == Norm::layernorm ? 2 * width : width;
+  return narrow(n == Norm::layernorm ? 2 * wide{width} : wide{width});
 }
 
 i64 attention_weight_params(const ModelSpec &m) {
-  const i64 h = m.hidden, a = m.heads;
+  const wide h = m.hidden, a = m.heads;
   if (m.mla) {
     // DeepSeek-V2/V3 MLA: q_a (h x r_q) + q_a_norm + q_b (r_q x a*(nope+rope)), or plain q;
     // kv_a (h x (r_kv + rope)) + kv_a_norm + kv_b (r_kv x a*(nope+v)); o (a*v x h).
     const MlaSpec &x = *m.mla;
-    const i64 dqk = x.qk_nope_head_dim + x.qk_rope_head_dim;
-    const i64 q = x.q_lora_rank > 0 ? h * x.q_lora_rank + norm_params(m.norm, x.q_lora_rank) +
-                                          x.q_lora_rank * a * dqk
-                                    : h * a * dqk;
-    const i64 kv = h * (x.kv_lora_rank + x.qk_rope_head_dim) + norm_params(m.norm, x.kv_lora_rank) +
-                   x.kv_lora_rank * a * (x.qk_nope_head_dim + x.v_head_dim);
-    const i64 o = a * x.v_head_dim * h;
-    return q + kv + o;
+    const wide dqk = wide{x.qk_nope_head_dim} + x.qk_rope_head_dim, rq = x.q_lora_rank,
+               rkv = x.kv_lora_rank;
+    const wide q =
+        rq > 0 ? h * rq + norm_params(m.norm, x.q_lora_rank) + rq * a * dqk : h * a * dqk;
+    const wide kv = h * (rkv + x.qk_rope_head_dim) + norm_params(m.norm, x.kv_lora_rank) +
+                    rkv * a * (wide{x.qk_nope_head_dim} + x.v_head_dim);
+    const wide o = a * x.v_head_dim * h;
+    return narrow(q + kv + o);
   }
   // FORMULAS.md: h*d*(2a + 2k)
-  return h * m.head_dim * (2 * a + 2 * m.kv_heads);
+  return narrow(h * m.head_dim * (2 * a + 2 * wide{m.kv_heads}));
 }
 
 i64 attention_bias_params(const ModelSpec &m) {
   // FORMULAS.md: d*(a+2k) for Q,K,V and h for O.
-  const i64 qkv = m.mla ? 0 : m.head_dim * (m.heads + 2 * m.kv_heads);
-  return (m.qkv_bias ? qkv : 0) + (m.o_bias ? m.hidden : 0);
+  const wide qkv = m.mla ? 0 : wide{m.head_dim} * (wide{m.heads} + 2 * wide{m.kv_heads});
+  return narrow((m.qkv_bias ? qkv : 0) + (m.o_bias ? m.hidden : 0));
 }
 
 i64 mlp_weight_params(const ModelSpec &m, i64 ffn) {
-  return (m.gated_mlp ? 3 : 2) * m.hidden * ffn; // FORMULAS.md: gated 3hf, plain 2hf
+  return narrow(wide{m.gated_mlp ? 3 : 2} * m.hidden * ffn); // FORMULAS.md: gated 3hf, plain 2hf
 }
 
 i64 mlp_bias_params(const ModelSpec &m, i64 ffn) {
   if (!m.mlp_bias)
     return 0;
-  return m.gated_mlp ? 2 * ffn + m.hidden : ffn + m.hidden; // FORMULAS.md
+  return narrow(m.gated_mlp ? 2 * wide{ffn} + m.hidden : wide{ffn} + m.hidden); // FORMULAS.md
 }
 
 LayerParams layer_params(const ModelSpec &m, bool moe) {
@@ -65,11 +90,11 @@ LayerParams layer_params(const ModelSpec &m, bool moe) {
     const MoeSpec &e = *m.moe;
     const i64 expert = mlp_weight_params(m, e.expert_ffn);
     const i64 expert_bias = mlp_bias_params(m, e.expert_ffn);
-    p.experts_routed = e.experts * (expert + expert_bias);
-    p.experts_active = e.top_k * (expert + expert_bias);
-    p.mlp = e.experts * expert + e.shared_experts * expert;
-    p.mlp_bias = e.experts * expert_bias + e.shared_experts * expert_bias;
-    p.router = m.hidden * e.experts; // FORMULAS.md: router h*E
+    p.experts_routed = narrow(wide{e.experts} * (wide{expert} + expert_bias));
+    p.experts_active = narrow(wide{e.top_k} * (wide{expert} + expert_bias));
+    p.mlp = narrow(wide{e.experts} * expert + wide{e.shared_experts} * expert);
+    p.mlp_bias = narrow(wide{e.experts} * expert_bias + wide{e.shared_experts} * expert_bias);
+    p.router = narrow(wide{m.hidden} * e.experts); // FORMULAS.md: router h*E
   } else {
     p.mlp = mlp_weight_params(m, m.ffn);
     p.mlp_bias = mlp_bias_params(m, m.ffn);
@@ -84,10 +109,15 @@ ModelParams model_params(const ModelSpec &m) {
   p.dense_layer = layer_params(m, false);
   if (p.moe_layers > 0)
     p.moe_layer = layer_params(m, true);
-  p.embedding = m.vocab * m.hidden;
-  p.head = m.tied_embeddings ? 0 : m.vocab * m.hidden;
+  p.embedding = narrow(wide{m.vocab} * m.hidden);
+  p.head = m.tied_embeddings ? 0 : p.embedding;
   p.final_norm = m.vocab > 0 ? norm_params(m.norm, m.hidden) : 0;
-  p.pos_embedding = m.learned_pos_emb ? m.max_seq * m.hidden : 0;
+  p.pos_embedding = m.learned_pos_emb ? narrow(wide{m.max_seq} * m.hidden) : 0;
+  // The whole model within kMaxParams: every sum of ModelParams then fits an i64.
+  const wide total = wide{p.dense_layers} * p.dense_layer.total() +
+                     wide{p.moe_layers} * p.moe_layer.total() + p.embedding + p.head +
+                     p.final_norm + p.pos_embedding;
+  narrow(total);
   return p;
 }
 

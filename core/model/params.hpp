@@ -5,6 +5,10 @@
 
 namespace rl {
 
+// The largest model ridgeline counts (a stated limit, ~500x today's largest): bigger sizes
+// are an input error (ConfigError at "model") rather than an integer overflow.
+constexpr i64 kMaxParams = 1'000'000'000'000'000;
+
 // Parameters of one transformer layer, by part.
 struct LayerParams {
   i64 attention = 0; // Q, K, V, O weights (+ MLA down/up projections and their norms)
@@ -54,6 +58,7 @@ i64 mlp_weight_params(const ModelSpec &m, i64 ffn);
 i64 mlp_bias_params(const ModelSpec &m, i64 ffn);
 
 LayerParams layer_params(const ModelSpec &m, bool moe);
+// ConfigError at "model" when the model has more than kMaxParams parameters.
 ModelParams model_params(const ModelSpec &m);
 
 } // namespace rl

@@ -1,6 +1,7 @@
 #include "core/planner/planner.hpp"
 
 #include "core/error.hpp"
+#include "core/model/params.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -152,85 +153,104 @@ PlanResult plan(const Config &c, const PlanOptions &o) {
              train ? std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full}
                    : std::vector<Recompute>{Recompute::none});
 
+  // Count the space before any estimate, so a cut search can say what it skipped.
+  for (const i64 pp : pps)
+    for (const i64 cp : cps)
+      for (std::size_t k = 0; k < kinds.size(); ++k)
+        for (const i64 vpp : vpps)
+          if (!(cp == 1 && k > 0) && !(pp == 1 && vpp > 1))
+            r.space +=
+                static_cast<i64>(tps.size() * eps.size() * mbs.size() * zeros.size() * rcs.size());
+  // The model must be countable at all (ConfigError otherwise), once, before the search.
+  model_params(m);
+  const i64 unit = 1 + m.layers;
+
   std::vector<Plan> plans;
   std::vector<Infeasible> infeasible;
-  for (const i64 tp : tps)
-    for (const i64 pp : pps)
-      for (const i64 cp : cps)
-        for (const CpKind kind : kinds) {
-          if (cp == 1 && kind != kinds.front())
-            continue; // the kind does not matter without context parallelism
-          for (const i64 ep : eps)
-            for (const i64 vpp : vpps) {
-              if (pp == 1 && vpp > 1)
-                continue;
-              for (const i64 mb : mbs) {
-                // Recompute only adds time, and ZeRO-2 times exactly as ZeRO-1 (the same
-                // reduce-scatter + all-gather): time a fitting combination only when no
-                // fitting one with less recompute and the same ZeRO time class exists.
-                std::vector<std::pair<i64, Recompute>> fitting;
-                for (const i64 z : zeros)
-                  for (const Recompute rc : rcs) {
-                    ++r.candidates;
-                    Config x = c;
-                    ParallelSpec &p = x.parallel;
-                    if (!fixed.dp)
-                      p.dp.reset();
-                    p.tp = tp;
-                    p.pp = pp;
-                    p.cp = cp;
-                    p.cp_kind = kind;
-                    p.ep = ep;
-                    p.vpp = vpp;
-                    p.zero = z;
-                    p.microbatch = mb;
-                    p.recompute = rc;
-                    if (!fixed.sp)
-                      p.sp = tp > 1;
-                    if (!fixed.pp_schedule)
-                      p.pp_schedule.reset();
-                    Estimate e;
-                    try {
-                      e = estimate(x, false);
-                    } catch (const ConfigError &err) {
-                      const std::string k = failure_kind(err);
-                      ++r.rejected[k];
-                      continue;
+  auto search = [&] {
+    for (const i64 tp : tps)
+      for (const i64 pp : pps)
+        for (const i64 cp : cps)
+          for (const CpKind kind : kinds) {
+            if (cp == 1 && kind != kinds.front())
+              continue; // the kind does not matter without context parallelism
+            for (const i64 ep : eps)
+              for (const i64 vpp : vpps) {
+                if (pp == 1 && vpp > 1)
+                  continue;
+                for (const i64 mb : mbs) {
+                  // Recompute only adds time, and ZeRO-2 times exactly as ZeRO-1 (the same
+                  // reduce-scatter + all-gather): time a fitting combination only when no
+                  // fitting one with less recompute and the same ZeRO time class exists.
+                  std::vector<std::pair<i64, Recompute>> fitting;
+                  for (const i64 z : zeros)
+                    for (const Recompute rc : rcs) {
+                      if (r.work + unit > o.budget)
+                        return;
+                      r.work += unit;
+                      ++r.candidates;
+                      Config x = c;
+                      ParallelSpec &p = x.parallel;
+                      if (!fixed.dp)
+                        p.dp.reset();
+                      p.tp = tp;
+                      p.pp = pp;
+                      p.cp = cp;
+                      p.cp_kind = kind;
+                      p.ep = ep;
+                      p.vpp = vpp;
+                      p.zero = z;
+                      p.microbatch = mb;
+                      p.recompute = rc;
+                      if (!fixed.sp)
+                        p.sp = tp > 1;
+                      if (!fixed.pp_schedule)
+                        p.pp_schedule.reset();
+                      Estimate e;
+                      try {
+                        e = estimate(x, false);
+                      } catch (const ConfigError &err) {
+                        const std::string k = failure_kind(err);
+                        ++r.rejected[k];
+                        continue;
+                      }
+                      if (!e.memory.fits) {
+                        ++r.rejected["memory"];
+                        Infeasible inf;
+                        inf.parallel = spec_of(e.layout);
+                        inf.kind = "memory";
+                        inf.path = "memory";
+                        inf.overflow = e.memory.total - e.memory.capacity;
+                        char buf[200];
+                        std::snprintf(buf, sizeof buf, "%s needs %.1f GB per device > %.1f GB",
+                                      describe(e.layout).c_str(), e.memory.total / 1e9,
+                                      e.memory.capacity / 1e9);
+                        inf.message = buf;
+                        infeasible.push_back(inf);
+                        continue;
+                      }
+                      bool dominated = false;
+                      auto time_class = [](i64 zero) { return zero == 2 ? i64{1} : zero; };
+                      for (const auto &[fz, frc] : fitting)
+                        dominated = dominated || (time_class(fz) == time_class(z) && frc <= rc);
+                      if (dominated) {
+                        ++r.rejected["dominated"];
+                        continue;
+                      }
+                      fitting.push_back({z, rc});
+                      ++r.timed;
+                      Plan pl;
+                      pl.estimate = estimate(x, true);
+                      pl.parallel = spec_of(pl.estimate.layout);
+                      pl.objective = train ? pl.estimate.time.step : pl.estimate.serving.tpot;
+                      plans.push_back(std::move(pl));
                     }
-                    if (!e.memory.fits) {
-                      ++r.rejected["memory"];
-                      Infeasible inf;
-                      inf.parallel = spec_of(e.layout);
-                      inf.kind = "memory";
-                      inf.path = "memory";
-                      inf.overflow = e.memory.total - e.memory.capacity;
-                      char buf[200];
-                      std::snprintf(buf, sizeof buf, "%s needs %.1f GB per device > %.1f GB",
-                                    describe(e.layout).c_str(), e.memory.total / 1e9,
-                                    e.memory.capacity / 1e9);
-                      inf.message = buf;
-                      infeasible.push_back(inf);
-                      continue;
-                    }
-                    bool dominated = false;
-                    auto time_class = [](i64 zero) { return zero == 2 ? i64{1} : zero; };
-                    for (const auto &[fz, frc] : fitting)
-                      dominated = dominated || (time_class(fz) == time_class(z) && frc <= rc);
-                    if (dominated) {
-                      ++r.rejected["dominated"];
-                      continue;
-                    }
-                    fitting.push_back({z, rc});
-                    ++r.timed;
-                    Plan pl;
-                    pl.estimate = estimate(x, true);
-                    pl.parallel = spec_of(pl.estimate.layout);
-                    pl.objective = train ? pl.estimate.time.step : pl.estimate.serving.tpot;
-                    plans.push_back(std::move(pl));
-                  }
+                }
               }
-            }
-        }
+          }
+  };
+  search();
+  r.skipped = r.space - r.candidates;
   std::sort(plans.begin(), plans.end(),
             [](const Plan &a, const Plan &b) { return a.objective < b.objective; });
   if (static_cast<i64>(plans.size()) > o.top)

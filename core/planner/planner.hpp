@@ -14,9 +14,15 @@
 
 namespace rl {
 
+// Bounded work (a count, no clock): each candidate costs one unit per model layer (the
+// estimate walks the layers); the search stops when the next one would pass the budget
+// and reports how many it never looked at. The default keeps a search near 1 s natively.
+constexpr i64 kPlanBudget = 4'000'000;
+
 struct PlanOptions {
   i64 top = 10;       // plans returned
   i64 infeasible = 5; // best infeasible candidates returned (closest to fitting)
+  i64 budget = kPlanBudget;
 };
 
 struct Plan {
@@ -40,6 +46,9 @@ struct PlanResult {
   std::map<std::string, i64> rejected; // by kind
   i64 candidates = 0;                  // layouts enumerated
   i64 timed = 0;                       // layouts that reached the step-time model
+  i64 space = 0;                       // layouts the free knobs allow (counted first)
+  i64 skipped = 0;                     // of those, never looked at: the budget ran out
+  i64 work = 0;                        // budget units spent
   std::vector<std::string> free_knobs;
 };
 

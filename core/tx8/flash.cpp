@@ -381,6 +381,8 @@ FlashMapping map_flash(const Tx8Spec &a, const FlashOp &op, const FlashChoice &c
     const i64 lo = ch.heads_fused ? std::min(*ch.heads_fused, hf_all) : 1;
     const i64 hi = ch.heads_fused ? lo : hf_all;
     for (i64 hf = lo; hf <= hi; ++hf) {
+      if (best.search.candidates >= kMaxSearchCandidates)
+        return; // the budget is spent: the rest is counted as skipped
       const FlashTiling t{o, tx, ty, hf, pack};
       const double sram = flash_sram_bytes(a, op, t);
       if (ch.prune && sram > cap && hf > lo) {
@@ -395,8 +397,14 @@ FlashMapping map_flash(const Tx8Spec &a, const FlashOp &op, const FlashChoice &c
       ch.tx ? std::vector<i64>{*ch.tx} : tile_candidates(ceil_div(op.seq_q, T), g);
   const std::vector<i64> tys =
       ch.ty ? std::vector<i64>{*ch.ty} : tile_candidates(ceil_div(op.seq_kv, T), g);
+  // The full space (unthinned sizes, every h_f), for the skipped count.
+  const double G_hf = ch.heads_fused ? 1.0 : G;
+  const double n_tx = ch.tx ? 1.0 : tile_candidate_space(ceil_div(op.seq_q, T), g);
+  const double n_ty = ch.ty ? 1.0 : tile_candidate_space(ceil_div(op.seq_kv, T), g);
+  double space = 0;
   for (const LoopOrder o : orders) {
     if (o == LoopOrder::a || o == LoopOrder::b) {
+      space += n_tx * n_ty * G_hf;
       for (const i64 tx : txs)
         for (const i64 ty : tys) {
           const double bytes =
@@ -406,6 +414,7 @@ FlashMapping map_flash(const Tx8Spec &a, const FlashOp &op, const FlashChoice &c
     } else if (o == LoopOrder::broadcast) {
       if (ch.ty)
         continue; // a fixed Ty means a rotating order
+      space += n_tx * G_hf;
       for (const i64 tx : txs)
         heads(o, tx, op.seq_kv, 1, op.groups, std::max(floor_s, compulsory / a.dram_bw));
     } else {
@@ -414,11 +423,13 @@ FlashMapping map_flash(const Tx8Spec &a, const FlashOp &op, const FlashChoice &c
       // Packs up to a few granules of rows: beyond that packing only adds masked work.
       const i64 p_max = std::max<i64>(1, 4 * g / std::max(op.seq_q, op.seq_kv));
       const i64 per_tile = ceil_div(op.groups, T);
+      space += static_cast<double>(std::min(p_max, per_tile)) * static_cast<double>(per_tile);
       for (i64 p = 1; p <= std::min(p_max, per_tile); ++p)
         heads(o, op.seq_q, op.seq_kv, p, ceil_div(per_tile, p),
               std::max(floor_s, compulsory / a.dram_bw));
     }
   }
+  best.search.skipped = std::max(0.0, space - static_cast<double>(best.search.candidates));
   if (!found)
     throw ConfigError(path, "does not fit in SRAM: the smallest flash-attention tiling (" +
                                 std::string(name_of(smallest.order)) + ", Tx " +

@@ -149,16 +149,35 @@ GemmMapping map_gemm(const Tx8Spec &a, const GemmOp &op, const GemmChoice &ch,
     sts = {*ch.stationary};
   else
     sts = {Stationary::input, Stationary::weight};
-  const std::vector<i64> tks =
-      ch.tk ? std::vector<i64>{std::min(*ch.tk, op.k)} : tile_candidates(op.k, g);
+  // Bounded work: thin each free dimension to kMaxTileCandidates sizes, and to 64 when
+  // the three together would pass the candidate budget (2 x 64^3 < kMaxSearchCandidates).
+  double space = 0;
+  const i64 per_stationary = kMaxSearchCandidates / static_cast<i64>(sts.size());
   for (const Stationary st : sts) {
     const bool in = st == Stationary::input;
     const i64 rows = in ? op.m : op.n, cols = in ? op.n : op.m;
     const auto fixed_r = in ? ch.tm : ch.tn, fixed_c = in ? ch.tn : ch.tm;
-    const std::vector<i64> trs =
-        fixed_r ? std::vector<i64>{*fixed_r} : tile_candidates(ceil_div(rows, T), g);
-    const std::vector<i64> tcs =
-        fixed_c ? std::vector<i64>{*fixed_c} : tile_candidates(ceil_div(cols, T), g);
+    auto sizes = [&](std::optional<i64> fixed, i64 full, i64 cap) {
+      return fixed ? std::vector<i64>{std::min(*fixed, full)} : tile_candidates(full, g, cap);
+    };
+    const i64 k_full = op.k, r_full = ceil_div(rows, T), c_full = ceil_div(cols, T);
+    space += (ch.tk ? 1 : tile_candidate_space(k_full, g)) *
+             (fixed_r ? 1 : tile_candidate_space(r_full, g)) *
+             (fixed_c ? 1 : tile_candidate_space(c_full, g));
+    std::vector<i64> tks = sizes(ch.tk, k_full, kMaxTileCandidates);
+    std::vector<i64> trs = sizes(fixed_r, r_full, kMaxTileCandidates);
+    std::vector<i64> tcs = sizes(fixed_c, c_full, kMaxTileCandidates);
+    if (static_cast<double>(tks.size()) * static_cast<double>(trs.size()) *
+            static_cast<double>(tcs.size()) >
+        static_cast<double>(per_stationary)) {
+      tks = sizes(ch.tk, k_full, 64);
+      trs = sizes(fixed_r, r_full, 64);
+      tcs = sizes(fixed_c, c_full, 64);
+    }
+    if (fixed_r)
+      trs = {*fixed_r}; // a preset tile is taken as given (even past the dimension)
+    if (fixed_c)
+      tcs = {*fixed_c};
     for (const i64 tr : trs) {
       for (const i64 tk : tks) {
         GemmTiling t0t{st, in ? tr : tcs.front(), in ? tcs.front() : tr, tk};
@@ -199,6 +218,7 @@ GemmMapping map_gemm(const Tx8Spec &a, const GemmOp &op, const GemmChoice &ch,
       }
     }
   }
+  best.search.skipped = std::max(0.0, space - static_cast<double>(best.search.candidates));
   if (!found)
     throw ConfigError(path, "does not fit in SRAM: the smallest GEMM tiling (" +
                                 std::string(name_of(smallest.stationary)) + " Tm " +

@@ -3,6 +3,7 @@
 #include "core/tx8/arch.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace rl::tx8 {
 
@@ -68,12 +69,34 @@ std::vector<Run> with_ends(const std::vector<Part> &parts) {
   return runs;
 }
 
-std::vector<i64> tile_candidates(i64 full, i64 granule) {
+std::vector<i64> tile_candidates(i64 full, i64 granule, i64 cap) {
   std::vector<i64> out;
-  for (i64 t = granule; t < full; t += granule)
+  if (tile_candidate_space(full, granule) <= static_cast<double>(cap)) {
+    for (i64 t = granule; t < full; t += granule)
+      out.push_back(t);
+    out.push_back(full);
+    return out;
+  }
+  const i64 dense = std::max<i64>(cap / 4, 1); // every multiple up to cap/4 granules
+  for (i64 t = granule; t <= dense * granule; t += granule)
     out.push_back(t);
+  // The rest of the budget as a geometric ladder from cap/4 granules to `full`.
+  const i64 steps = std::max<i64>(cap - dense - 1, 1);
+  const double lo = static_cast<double>(dense * granule), hi = static_cast<double>(full);
+  const double ratio = std::pow(hi / lo, 1.0 / static_cast<double>(steps + 1));
+  double x = lo;
+  for (i64 k = 0; k < steps; ++k) {
+    x *= ratio;
+    const i64 t = static_cast<i64>(std::llround(x / static_cast<double>(granule))) * granule;
+    if (t > out.back() && t < full)
+      out.push_back(t);
+  }
   out.push_back(full);
   return out;
+}
+
+double tile_candidate_space(i64 full, i64 granule) {
+  return static_cast<double>(ceil_div(full, granule));
 }
 
 } // namespace rl::tx8

@@ -26,10 +26,19 @@ struct OpCost {
   double rounds = 0;           // pipeline rounds
 };
 
+// Bounded work (counts, no clock): a dimension offers at most kMaxTileCandidates tile
+// sizes (beyond that a ladder, see tile_candidates), and one operator's search looks at
+// most at kMaxSearchCandidates tilings; the rest are counted as skipped.
+constexpr i64 kMaxTileCandidates = 128;
+constexpr i64 kMaxSearchCandidates = 1'000'000;
+
 // How the search went: candidates enumerated, rejected by SRAM before evaluation, cut by
-// the lower bound before evaluation, fully evaluated; wall time.
+// the lower bound before evaluation, fully evaluated; tilings of the full space never
+// looked at (thinned ladders, the candidate budget; a double: the space may pass 2^63);
+// wall time.
 struct SearchStats {
   i64 candidates = 0, pruned_sram = 0, pruned_bound = 0, evaluated = 0;
+  double skipped = 0;
   double seconds = 0;
 };
 
@@ -72,6 +81,10 @@ std::vector<Run> with_ends(const std::vector<Part> &parts);
 
 // Tile sizes the search tries along a dimension whose per-tile share is at most `full`:
 // multiples of the granule below it, and `full` itself (rounded-up tiles, not divisors).
-std::vector<i64> tile_candidates(i64 full, i64 granule);
+// When there are more than `cap`, the list is thinned before it is built: every multiple up
+// to cap/4 granules, then a geometric ladder of granule multiples up to `full`.
+std::vector<i64> tile_candidates(i64 full, i64 granule, i64 cap = kMaxTileCandidates);
+// How many sizes the unthinned list has: ceil(full / granule).
+double tile_candidate_space(i64 full, i64 granule);
 
 } // namespace rl::tx8

@@ -133,7 +133,12 @@ VectorMapping map_vector(const Tx8Spec &a, const VectorOp &op, std::optional<i64
     best.search.candidates = full;
     best.search.pruned_sram = std::max<i64>(0, full - s_max);
     bool found = false;
-    for (i64 s = 1; s <= std::min(full, s_max); ++s) {
+    // Every s while there are at most kMaxTileCandidates x 8 of them, else a ladder.
+    const i64 fitting = std::min(full, s_max);
+    const auto sizes = tile_candidates(fitting, 1, kMaxTileCandidates * 8);
+    best.search.skipped = static_cast<double>(fitting) - static_cast<double>(sizes.size());
+    best.search.candidates -= static_cast<i64>(best.search.skipped);
+    for (const i64 s : sizes) {
       ++best.search.evaluated;
       const OpCost c = evaluate_vector(a, op, s);
       if (!found || c.latency < best.cost.latency * (1 - 1e-12) ||
