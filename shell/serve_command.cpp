@@ -153,22 +153,23 @@ int run_serve_plan(const json &cfg, int top, bool json_out, std::ostream &os) {
        << (s.slo_tpot > 0 ? ms(s.slo_tpot) : "-") << " for " << units::percent(s.slo_attainment)
        << " of requests\n\n";
     Table t{{"#", "hardware", "instance", "batch", "chunk", "split", "devices", "$/h", "$/M tokens",
-             "TTFT p90", "TPOT p90", "tokens/s"},
+             "TTFT p90", "TPOT p90", "SLO met", "tokens/s"},
             {}};
     int i = 0;
     for (const Deployment &d : r.deployments) {
       const Layout &l = d.layout;
-      t.rows.push_back(
-          {std::to_string(++i), d.hardware,
-           "tp" + std::to_string(l.tp) + " pp" + std::to_string(l.pp) +
-               (l.ep > 1 ? " ep" + std::to_string(l.ep) : ""),
-           std::to_string(d.max_batch), std::to_string(d.chunk),
-           d.disaggregated ? std::to_string(d.prefill_instances) + "P + " +
-                                 std::to_string(d.decode_instances) + "D"
-                           : std::to_string(d.instances) + " replicas",
-           std::to_string(d.devices), d.cost_per_hour > 0 ? num(d.cost_per_hour, "%.2f") : "-",
-           d.cost_per_hour > 0 ? num(d.cost_per_million_tokens, "%.3f") : "-",
-           ms(d.result.ttft.p90), ms(d.result.tpot.p90), num(d.result.output_tokens_per_s)});
+      t.rows.push_back({std::to_string(++i), d.hardware,
+                        "tp" + std::to_string(l.tp) + " pp" + std::to_string(l.pp) +
+                            (l.ep > 1 ? " ep" + std::to_string(l.ep) : ""),
+                        std::to_string(d.max_batch), std::to_string(d.chunk),
+                        d.disaggregated ? std::to_string(d.prefill_instances) + "P + " +
+                                              std::to_string(d.decode_instances) + "D"
+                                        : std::to_string(d.instances) + " replicas",
+                        std::to_string(d.devices),
+                        d.cost_per_hour > 0 ? num(d.cost_per_hour, "%.2f") : "-",
+                        d.cost_per_hour > 0 ? num(d.cost_per_million_tokens, "%.3f") : "-",
+                        ms(d.result.ttft.p90), ms(d.result.tpot.p90),
+                        units::percent(d.result.attainment), num(d.result.output_tokens_per_s)});
     }
     t.print(os);
     os << "\n"

@@ -27,7 +27,7 @@ Config v5e_config(const std::string &model, const std::string &cluster, i64 tp, 
                            std::to_string(batch) +
                            ", \"prompt_len\": 8192, \"gen_len\": 0, \"weight_dtype\": \"" + wdt +
                            "\", \"kv_dtype\": \"" + kvdt + "\", \"precision\": \"" + prec +
-                           "\"}, \"parallel\": {\"tp\": " + std::to_string(tp) + "}}";
+                           "\", \"bound\": \"roofline\", \"kv_sharding\": \"batch\"}, \"parallel\": {\"tp\": " + std::to_string(tp) + "}}";
   return io::parse_config(json::parse(text));
 }
 } // namespace
@@ -150,7 +150,7 @@ TEST_CASE("MoE decode over an EP group: experts loaded when any token of the gro
       "hardware": "h200", "cluster": {"base": "dgx-h100", "devices": 16},
       "workload": {"mode": "infer", "batch": )") +
                                         std::to_string(batch) + R"(,
-      "prompt_len": 1024, "gen_len": 0, "weight_dtype": "fp8"},
+      "prompt_len": 1024, "gen_len": 0, "weight_dtype": "fp8", "bound": "roofline"},
       "parallel": {"tp": 1, "ep": 16, "dp": 16}})"));
   };
   const Config c = cfg(16);

@@ -81,8 +81,16 @@ ServePlanResult plan_serving(const std::vector<Config> &choices, const ServePlan
     const i64 batches[] = {64, 256};
     const i64 chunks[] = {512, 2048};
     for (const i64 tp : tps)
-      for (const i64 pp : pps)
-        for (const i64 ep : eps)
+      for (const i64 ep : eps) {
+        // Pipeline stages add latency and no throughput to an engine that runs one
+        // iteration at a time (core/serve/iteration): the fewest stages that fit dominate.
+        bool fitted = false;
+        for (const i64 pp : pps) {
+          if (fitted) { // a shallower pipeline fits: deeper ones are dominated
+            out.candidates += 8;
+            out.rejected["dominated"] += 8;
+            continue;
+          }
           for (const i64 mb : batches)
             for (const i64 ch : chunks)
               for (const bool disagg : {false, true}) {
@@ -113,6 +121,7 @@ ServePlanResult plan_serving(const std::vector<Config> &choices, const ServePlan
                   ++out.rejected["memory"];
                   continue;
                 }
+                fitted = true;
                 ++out.evaluated;
                 auto reqs_at = [&](double r) { return make_requests(k.workload, r, sim_n); };
                 Deployment d;
@@ -167,28 +176,57 @@ ServePlanResult plan_serving(const std::vector<Config> &choices, const ServePlan
                 d.config = k;
                 found.push_back(d);
               }
+        }
+      }
   }
-  // cheapest first (devices when no price), then fewer devices, then lower latency
-  std::sort(found.begin(), found.end(), [](const Deployment &a, const Deployment &b) {
+  // cheapest first (devices when no price); the cheapest few are simulated whole at the
+  // full rate and ties go to the lower p90 TTFT, then p90 TPOT
+  auto cheaper = [](const Deployment &a, const Deployment &b) {
     if (a.cost_per_hour != b.cost_per_hour)
       return a.cost_per_hour < b.cost_per_hour;
-    if (a.devices != b.devices)
-      return a.devices < b.devices;
-    return a.disaggregated < b.disaggregated;
+    return a.devices < b.devices;
+  };
+  std::stable_sort(found.begin(), found.end(), cheaper);
+  if (static_cast<i64>(found.size()) > 3 * o.top)
+    found.resize(static_cast<std::size_t>(3 * o.top));
+  // the chosen deployments simulated whole, at the full rate and request count
+  // Each is then verified whole: when the full simulation misses the attainment (sizing ran
+  // one instance on fewer requests), the short pool grows by one instance, up to 4 times.
+  const double tokens_per_h = rate * static_cast<double>(c.workload.gen_len) * 3600;
+  for (Deployment &d : found) {
+    Config &k = d.config;
+    for (int tries = 0;; ++tries) {
+      k.cluster.devices = d.devices;
+      k.parallel.dp = d.instances * d.layout.ep;
+      k.workload.serve.prefill_instances = d.prefill_instances;
+      const Layout l = resolve_layout(k);
+      d.result = simulate_serving(k, l, make_requests(k.workload, rate, s0.requests), d.instances,
+                                  d.prefill_instances);
+      ++out.simulations;
+      if (meets_slo(s0, d.result) || tries == 4)
+        break;
+      if (!d.disaggregated)
+        d.instances += 1;
+      else if (d.result.attainment_ttft < d.result.attainment_tpot)
+        d.prefill_instances += 1;
+      else
+        d.decode_instances += 1;
+      if (d.disaggregated)
+        d.instances = d.prefill_instances + d.decode_instances;
+      d.devices = d.instances * d.layout.tp * d.layout.pp * d.layout.ep;
+      d.cost_per_hour = static_cast<double>(d.devices) * k.hardware.price_per_hour;
+      d.cost_per_million_tokens = tokens_per_h > 0 ? d.cost_per_hour / tokens_per_h * 1e6 : 0;
+    }
+  }
+  std::stable_sort(found.begin(), found.end(), [&](const Deployment &a, const Deployment &b) {
+    if (cheaper(a, b) || cheaper(b, a))
+      return cheaper(a, b);
+    if (a.result.ttft.p90 != b.result.ttft.p90)
+      return a.result.ttft.p90 < b.result.ttft.p90;
+    return a.result.tpot.p90 < b.result.tpot.p90;
   });
   if (static_cast<i64>(found.size()) > o.top)
     found.resize(static_cast<std::size_t>(o.top));
-  // the chosen deployments simulated whole, at the full rate and request count
-  for (Deployment &d : found) {
-    Config &k = d.config;
-    k.cluster.devices = d.devices;
-    k.parallel.dp = d.instances * d.layout.ep;
-    k.workload.serve.prefill_instances = d.prefill_instances;
-    const Layout l = resolve_layout(k);
-    d.result = simulate_serving(k, l, make_requests(k.workload, rate, s0.requests), d.instances,
-                                d.prefill_instances);
-    ++out.simulations;
-  }
   out.deployments = std::move(found);
   return out;
 }

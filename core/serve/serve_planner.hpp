@@ -34,14 +34,14 @@ struct Deployment {
 struct ServePlanOptions {
   i64 top = 10;
   i64 max_instances = 4096;   // per pool
-  i64 sim_requests = 1000;    // requests per sizing simulation (at most the workload's)
+  i64 sim_requests = 500;     // requests per sizing simulation (at most the workload's)
   i64 candidate_budget = 400; // instance candidates simulated
 };
 
 struct ServePlanResult {
   std::vector<Deployment> deployments; // cheapest first, each meeting the SLO
   i64 candidates = 0, evaluated = 0, feasible = 0, simulations = 0;
-  std::map<std::string, i64> rejected; // memory | slo | layout | budget
+  std::map<std::string, i64> rejected; // layout | memory | slo | dominated | budget
 };
 
 // Whether the simulated requests meet the SLO attainment (and nothing was cut short).
