@@ -8,7 +8,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
-pkgs=(g++ cmake make catch2 nlohmann-json3-dev emscripten chromium python3 xz-utils fonts-liberation)
+pkgs=(g++ cmake make catch2 nlohmann-json3-dev emscripten chromium python3 xz-utils fonts-liberation
+  clang libclang-rt-14-dev) # clang + libFuzzer and sanitizer runtimes: scripts/fuzz.sh
 need=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")

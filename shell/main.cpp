@@ -403,9 +403,12 @@ double parse_number(const Args &a, const char *opt, double lo, double hi) {
 
 // A whole number of devices in [1, hi] (1.5 devices is an error, not 1).
 i64 parse_count(const Args &a, const char *opt, i64 hi) {
-  const double d = parse_number(a, opt, 1, static_cast<double>(hi));
-  if (d != std::floor(d))
-    throw ConfigError(opt, "expected a whole number of devices, got \"" + a.options.at(opt) + "\"");
+  const std::string v = a.options.at(opt);
+  char *end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0' || !(d >= 1 && d <= static_cast<double>(hi)) || d != std::floor(d))
+    throw ConfigError(opt, "expected a whole number of devices in [1, " + std::to_string(hi) +
+                               "], got \"" + v + "\"");
   return static_cast<i64>(d);
 }
 

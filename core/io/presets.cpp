@@ -1,6 +1,7 @@
 #include "core/io/presets.hpp"
 
 #include "core/error.hpp"
+#include "core/io/json_reader.hpp"
 
 #include <algorithm>
 
@@ -29,7 +30,8 @@ nlohmann::json preset_json(const std::string &kind, const std::string &name,
       try {
         return nlohmann::json::parse(e.text);
       } catch (const nlohmann::json::parse_error &err) {
-        throw ConfigError(path, "preset " + kind + " \"" + name + "\" is malformed: " + err.what());
+        throw ConfigError(path, "preset " + kind + " \"" + name +
+                                    "\" is malformed: " + plain_json_message(err.what()));
       }
     }
   std::string known;

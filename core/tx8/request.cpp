@@ -285,7 +285,8 @@ Tx8Result evaluate_video(const Config &c, const SpScheme &s0, const std::vector<
     r.stages.push_back(st);
   }
   // Pipeline: stage times per micro-batch, activations sent across each stage boundary.
-  const double act_bytes = static_cast<double>(b * v.tokens() * m.hidden) * a.elem_bytes;
+  const double act_bytes = static_cast<double>(b) * static_cast<double>(v.tokens()) *
+                           static_cast<double>(m.hidden) * a.elem_bytes;
   double sum = 0, worst = 0;
   for (i64 si = 0; si < pp; ++si) {
     StageRow &st = r.stages[static_cast<std::size_t>(si)];

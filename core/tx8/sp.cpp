@@ -221,7 +221,8 @@ std::vector<CommItem> layer_comm(const SpScheme &s, const ModelSpec &m, const Vi
     return out;
   const double Pd = static_cast<double>(P);
   // seed 004: M = the activation of one block, all dies together.
-  const double M = static_cast<double>(b * v.tokens() * m.hidden) * 2.0;
+  const double M = static_cast<double>(b) * static_cast<double>(v.tokens()) *
+                   static_cast<double>(m.hidden) * 2.0;
   const double f = (Pd - 1) / Pd;
   switch (s.kind) {
   case SpKind::dsp:

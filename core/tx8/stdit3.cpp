@@ -52,6 +52,15 @@ VideoShape video_shape(const ModelSpec &m, const WorkloadSpec &w) {
   v.grid_w = ceil_div(v.latent_w, d.patch_w);
   v.text = w.text_tokens;
   v.steps = w.steps;
+  // Checked before any work: token rows of one step (all samples) within kMaxVideoRows, so
+  // every i64 product of rows and a model width stays exact.
+  const double rows = static_cast<double>(v.batch) * static_cast<double>(v.grid_t) *
+                      static_cast<double>(v.grid_h) * static_cast<double>(v.grid_w);
+  if (rows > static_cast<double>(kMaxVideoRows))
+    throw ConfigError("workload", "the request has " + std::to_string(static_cast<i64>(rows)) +
+                                      " video tokens per step (batch x latent frames x patches); "
+                                      "the limit is 2^36 = " +
+                                      std::to_string(kMaxVideoRows));
   return v;
 }
 

@@ -31,7 +31,12 @@ struct VideoShape {
   i64 tokens() const { return grid_t * spatial(); } // tokens per sample
 };
 
-// The request's shapes; ConfigError on a request too short or too small for one token.
+// The largest request mapped: video tokens of one step, all samples (a stated limit, ~300x
+// an hour of 1080p video; rows x any model width then stays below 2^63).
+constexpr i64 kMaxVideoRows = i64{1} << 36;
+
+// The request's shapes; ConfigError on a request too short or too small for one token, or
+// with more than kMaxVideoRows tokens per step.
 VideoShape video_shape(const ModelSpec &m, const WorkloadSpec &w);
 
 // What one die computes of one block (spatial or temporal), whatever the sharding.

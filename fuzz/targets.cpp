@@ -1,0 +1,196 @@
+#include "fuzz/targets.hpp"
+
+#include "core/calibrate/calibration.hpp"
+#include "core/error.hpp"
+#include "core/io/api.hpp"
+#include "core/io/config_json.hpp"
+#include "core/io/estimate_json.hpp"
+#include "core/io/json_reader.hpp"
+#include "core/io/url_codec.hpp"
+#include "core/io/validation_json.hpp"
+#include "core/planner/planner.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace rl::fuzz {
+
+namespace {
+
+using json = nlohmann::json;
+
+[[noreturn]] void breach(const std::string &what, const std::string &detail) {
+  throw Breach(what + ": " + detail.substr(0, 400));
+}
+
+// Every number finite; every relative band below 1 (so t*(1-u) > 0).
+void check_numbers(const json &j, const std::string &path) {
+  if (j.is_number_float()) {
+    const double v = j.get<double>();
+    if (!std::isfinite(v))
+      breach("non-finite number", path);
+    if (path.size() >= 11 && path.compare(path.size() - 11, 11, "uncertainty") == 0 &&
+        !(v >= 0 && v < 1))
+      breach("band without a positive lower bound", path + " = " + std::to_string(v));
+  } else if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it)
+      check_numbers(it.value(), path + "." + it.key());
+  } else if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i)
+      check_numbers(j[i], path + "[" + std::to_string(i) + "]");
+  }
+}
+
+// A message in plain words: not empty, not an internal error, no library's own text.
+void check_message(const std::string &path, const std::string &message) {
+  if (message.empty())
+    breach("error without a message", path);
+  if (message.rfind("internal error", 0) == 0 || message.rfind("out of memory", 0) == 0)
+    breach("internal error", path + ": " + message);
+  // (What follows "last read:" quotes the user's own text.)
+  if (message.substr(0, message.find("last read:")).find("json.exception") != std::string::npos)
+    breach("library text in an error", path + ": " + message);
+}
+
+// An API answer: JSON; either {"error": {path, message}} with a plain message, or an
+// answer whose numbers are finite. Returns whether it was an error.
+bool check_answer(const std::string &answer) {
+  json j;
+  try {
+    j = json::parse(answer);
+  } catch (const json::exception &e) {
+    breach("API answer is not JSON", answer);
+  }
+  if (j.is_object() && j.contains("error")) {
+    const json &e = j["error"];
+    if (!e.is_object() || !e.contains("path") || !e.contains("message") || !e["path"].is_string() ||
+        !e["message"].is_string())
+      breach("malformed error", answer);
+    check_message(e["path"].get<std::string>(), e["message"].get<std::string>());
+    return true;
+  }
+  check_numbers(j, "");
+  return false;
+}
+
+// Runs f; a ConfigError is the contract's answer to bad input, anything else a breach.
+template <class F> bool expected(F &&f) {
+  try {
+    f();
+    return true;
+  } catch (const ConfigError &e) {
+    check_message(e.path(), e.message());
+    return false;
+  } catch (const Breach &) {
+    throw;
+  } catch (const std::exception &e) {
+    breach("foreign exception", e.what());
+  }
+}
+
+std::string mode_of(const std::string &resolved_answer) {
+  const json j = json::parse(resolved_answer);
+  if (j.contains("workload") && j["workload"].contains("mode"))
+    return j["workload"]["mode"].get<std::string>();
+  return "";
+}
+
+void estimate_target(const std::string &in) {
+  check_answer(api::estimate(in));
+  const std::string resolved = api::resolve(in);
+  if (check_answer(resolved))
+    return;
+  if (mode_of(resolved) == "infer")
+    check_answer(api::sweep(in));
+}
+
+void plan_target(const std::string &in) {
+  Config c;
+  if (!expected([&] { c = io::parse_config(io::parse_json_text(in)); }))
+    return;
+  if (c.workload.mode != Mode::train && c.workload.mode != Mode::infer)
+    return;
+  PlanOptions o;
+  o.top = 3;
+  o.budget = kFuzzPlanBudget;
+  PlanResult r;
+  if (!expected([&] { r = plan(c, o); }))
+    return;
+  check_numbers(io::to_json(r), "plan");
+}
+
+void url_target(const std::string &in) {
+  check_answer(api::decode_url(in));
+  json decoded;
+  if (!expected([&] { decoded = io::decode_url_query(in); }))
+    return;
+  if (!expected([&] { io::parse_config(decoded); }))
+    return;
+  // A configuration the page accepts must come back from its own URL unchanged.
+  std::string query;
+  if (!expected([&] { query = io::encode_url_query(decoded); }))
+    breach("a decoded configuration cannot be encoded", in);
+  json again;
+  if (!expected([&] { again = io::decode_url_query(query); }))
+    breach("an encoded URL does not decode", query);
+  if (again != decoded)
+    breach("URL round trip changed the configuration", in + " -> " + query);
+  check_answer(api::encode_url(io::dump(decoded)));
+}
+
+void tx8_target(const std::string &in) {
+  check_answer(api::tx8(in, false));
+  if (in.find("tx8-op") != std::string::npos)
+    check_answer(api::tx8(in, true));
+}
+
+void validate_target(const std::string &in) {
+  std::vector<ValidationRun> runs;
+  if (!expected([&] { runs = io::parse_validation(io::parse_json_text(in)); }))
+    return;
+  std::vector<ValidationRow> rows;
+  if (expected([&] { rows = validate(runs); }))
+    check_numbers(io::to_json(rows), "rows");
+  std::vector<FitResult> fits;
+  if (expected([&] { fits = fit_gemm_efficiency(runs); }))
+    check_numbers(io::to_json(fits), "fit");
+}
+
+void hf_target(const std::string &in) {
+  json hf;
+  if (!expected([&] { hf = io::parse_json_text(in); }))
+    return;
+  if (!expected([&] { io::model_from_hf_config(hf, "hf_config"); }))
+    return;
+  const json cfg = {{"model", {{"hf_config", hf}}},
+                    {"hardware", "h100-sxm"},
+                    {"cluster", {{"base", "dgx-h100"}, {"devices", 64}}},
+                    {"workload", {{"mode", "train"}, {"global_batch", 64}, {"seq_len", 4096}}}};
+  check_answer(api::estimate(io::dump(cfg)));
+}
+
+void serve_target(const std::string &in) {
+  check_answer(api::serve(in));
+}
+
+} // namespace
+
+const std::vector<Target> &targets() {
+  static const std::vector<Target> all = {{"estimate", estimate_target}, {"plan", plan_target},
+                                          {"url", url_target},           {"tx8", tx8_target},
+                                          {"validate", validate_target}, {"hf", hf_target},
+                                          {"serve", serve_target}};
+  return all;
+}
+
+void check(const std::string &name, const std::string &input) {
+  for (const Target &t : targets())
+    if (name == t.name) {
+      t.check(input);
+      return;
+    }
+  throw std::invalid_argument("unknown fuzz target " + name);
+}
+
+} // namespace rl::fuzz

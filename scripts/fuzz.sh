@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of fuzz/ with clang (ASan + UBSan, every UB report fatal) into
+# build/fuzz and runs each for SECONDS (default 60) on a corpus seeded from presets/,
+# docs/examples/, fuzz/seeds/ and fuzz/regressions/, with the dictionaries of fuzz/.
+# Exits non-zero on any crash, sanitizer report, contract breach or slow input (the
+# harness's own watchdog, RL_FUZZ_SLOW_S, default 10 s: libFuzzer's -timeout can deadlock
+# under ASan). Failing inputs are left in build/fuzz/findings/; copy each one (renamed) to
+# fuzz/regressions/<target>/ so that the test suite replays it.
+#   bash scripts/fuzz.sh [SECONDS] [TARGET...]    targets: estimate plan url tx8 validate hf serve
+# Every run appends "target executions coverage features" to build/fuzz/runs.log.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+secs=${1:-60}
+shift || true
+all=(estimate plan url tx8 validate hf serve)
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
+jobs=${JOBS:-$(nproc)}
+build=build/fuzz
+
+command -v clang++ >/dev/null || { echo "fuzz: clang++ is required" >&2; exit 2; }
+if [ ! -f $build/CMakeCache.txt ]; then
+  CC=clang CXX=clang++ cmake -S . -B $build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DRIDGELINE_FUZZ=ON >/dev/null
+fi
+cmake --build $build -j "$jobs" --target "${targets[@]/#/fuzz_}" >/dev/null
+
+# Seeds: every configuration the project ships, plus the regression inputs.
+seed() { # target, files...
+  local dir=$build/corpus/$1
+  shift
+  mkdir -p "$dir"
+  for f in "$@"; do [ -f "$f" ] && cp -n "$f" "$dir/seed-$(basename "$(dirname "$f")")-$(basename "$f")"; done
+  return 0
+}
+configs=(presets/scenarios/*.json docs/examples/*.json)
+mkdir -p $build/findings
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+status=0
+for t in "${targets[@]}"; do
+  case $t in
+  estimate | plan | tx8 | serve) seed "$t" "${configs[@]}" ;;
+  validate) seed "$t" presets/validation/*.json ;;
+  hf) seed "$t" fuzz/seeds/hf/* presets/models/*.json ;;
+  url) seed "$t" fuzz/seeds/url/* ;;
+  esac
+  seed "$t" fuzz/regressions/"$t"/*
+  dict=fuzz/json.dict
+  [ "$t" = url ] && dict=fuzz/url.dict
+  log=$build/findings/$t.log
+  rc=0
+  (cd $build/findings && "../fuzz/fuzz_$t" -max_total_time="$secs" -max_len=65536 \
+    -rss_limit_mb=4096 -dict="$root/$dict" -artifact_prefix="$t-" -print_final_stats=1 \
+    "../corpus/$t" >"$t.log" 2>&1) || rc=$?
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 || true)
+  echo "$t ${runs:-0} ${cov:-}" >>$build/runs.log
+  if [ $rc -ne 0 ]; then
+    echo "fuzz: $t FAILED (exit $rc) after ${runs:-?} runs; see $log and $build/findings/" >&2
+    grep -E "ridgeline fuzz|ERROR: |runtime error|SUMMARY" "$log" | head -5 >&2 || true
+    status=1
+  else
+    echo "fuzz: $t ok: ${runs:-?} runs, ${cov:-}"
+  fi
+done
+exit $status
