@@ -324,6 +324,9 @@ int cmd_plan(const Args &a) {
     std::cout << io::dump(io::to_json(r), 2) << "\n";
   else
     shell::print_plan(std::cout, c, r);
+  if (r.skipped > 0)
+    std::cerr << "plan: the search budget covered " << r.candidates << " of " << r.space
+              << " layouts; fix knobs in \"parallel\" to search the rest\n";
   if (r.plans.empty())
     std::cerr << "parallel: no layout fits (" << r.candidates
               << " candidates; the rejections are counted above)\n";

@@ -142,6 +142,9 @@ void print_op(std::ostream &os, const Config &c, const tx8::Tx8Result &r) {
   os << "\nsearch: " << s.candidates << " tilings, " << s.pruned_sram << " rejected by SRAM, "
      << s.pruned_bound << " cut by the lower bound, " << s.evaluated << " evaluated, in "
      << t_(s.seconds) << "\n";
+  if (s.skipped > 0)
+    os << "        " << units::count(s.skipped)
+       << " more tilings not looked at (the search's bounded ladder of tile sizes)\n";
 }
 
 // [SECTION] video request
