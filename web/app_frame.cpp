@@ -114,6 +114,18 @@ void draw_analysis_tabs(AppState &s, UiState &ui, View view) {
     draw_serving_panel(s, ui);
     ImGui::EndTabItem();
   }
+  if (view == View::serve) {
+    if (tab("Latency vs rate", "serving")) {
+      draw_serve_curve_panel(s, ui);
+      ImGui::EndTabItem();
+    }
+    if (tab("Deployments", "planner")) {
+      draw_deployments_panel(s, ui);
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+    return;
+  }
   if (tab("Roofline", "roofline")) {
     draw_roofline_panel(s, ui);
     ImGui::EndTabItem();
@@ -166,7 +178,10 @@ void draw_app(AppState &s, UiState &ui) {
   } else {
     place(left_w, bar_h, right_w, results_h);
     ImGui::Begin("Results", nullptr, kPanelFlags | ImGuiWindowFlags_NoScrollbar);
-    draw_results_panel(s);
+    if (view == View::serve)
+      draw_serve_results(s);
+    else
+      draw_results_panel(s);
     ImGui::End();
 
     place(left_w, bar_h + results_h, right_w, body_h - results_h);

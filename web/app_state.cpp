@@ -120,6 +120,7 @@ void AppState::recompute() {
   error_ = guarded([&] { parsed = io::parse_config(user_); });
   if (!parsed) {
     estimate_.reset();
+    serve_.reset();
     return;
   }
   view_config_ = parsed;
@@ -142,6 +143,21 @@ void AppState::recompute() {
     return;
   }
   tx8_.reset();
+  if (parsed->workload.mode == Mode::serve) {
+    // `ridgeline serve`: the request-level simulation of the configured deployment.
+    estimate_.reset();
+    std::optional<ServeResult> r;
+    error_ = guarded([&] { r = simulate_serving(*parsed); });
+    estimate_seconds_ =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    serve_ = r;
+    if (r) {
+      last_good_serve_ = r;
+      last_good_serve_config_ = parsed;
+    }
+    return;
+  }
+  serve_.reset();
   std::optional<Estimate> est;
   error_ = guarded([&] { est = rl::estimate(*parsed); });
   estimate_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -163,6 +179,8 @@ View AppState::view() const {
     mode = io::name_of(view_config_->workload.mode);
   if (mode == "infer")
     return View::infer;
+  if (mode == "serve")
+    return View::serve;
   if (mode == "tx8-op" || mode == "video")
     return View::tx8;
   return View::train;

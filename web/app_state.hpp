@@ -6,6 +6,7 @@
 
 #include "core/config.hpp"
 #include "core/estimate/estimate.hpp"
+#include "core/serve/simulate.hpp"
 #include "core/tx8/request.hpp"
 
 #include <nlohmann/json.hpp>
@@ -29,7 +30,7 @@ inline constexpr const char *kDefaultScenario = "llama3-70b-h100-1024";
 
 // Which set of panels the configuration calls for: training, serving, or the tx8 mapper
 // (workload modes tx8-op and video).
-enum class View { train, infer, tx8 };
+enum class View { train, infer, tx8, serve };
 
 class AppState {
 public:
@@ -57,6 +58,11 @@ public:
   const std::optional<tx8::Tx8Result> &last_good_tx8() const { return last_good_tx8_; }
   const std::optional<Config> &last_good_tx8_config() const { return last_good_tx8_config_; }
   View view() const;
+  // The serving simulation of the current configuration (mode serve), the last that
+  // succeeded and its configuration.
+  const std::optional<ServeResult> &serve() const { return serve_; }
+  const std::optional<ServeResult> &last_good_serve() const { return last_good_serve_; }
+  const std::optional<Config> &last_good_serve_config() const { return last_good_serve_config_; }
   const std::optional<FieldError> &error() const { return error_; }
   const std::optional<FieldError> &startup_error() const { return startup_error_; }
   void dismiss_startup_error() { startup_error_.reset(); }
@@ -105,6 +111,8 @@ private:
   std::optional<Config> last_good_config_;
   std::optional<tx8::Tx8Result> tx8_, last_good_tx8_;
   std::optional<Config> last_good_tx8_config_;
+  std::optional<ServeResult> serve_, last_good_serve_;
+  std::optional<Config> last_good_serve_config_;
   std::optional<FieldError> error_, startup_error_;
   std::string url_query_;
   std::string scenario_; // during an edit: the scenario the configuration started from

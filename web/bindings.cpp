@@ -81,6 +81,8 @@ EMSCRIPTEN_BINDINGS(ridgeline) {
   emscripten::function("tx8", &tx8_default);
   emscripten::function("tx8", &tx8_presets);
   emscripten::function("sweep", &rl::api::sweep);
+  emscripten::function("serve", &rl::api::serve);
+  emscripten::function("serveSweep", &rl::api::serve_sweep);
   emscripten::function("resolve", &rl::api::resolve);
   emscripten::function("encodeUrl", &rl::api::encode_url);
   emscripten::function("decodeUrl", &rl::api::decode_url);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/planner/planner.hpp"
+#include "core/serve/serve_planner.hpp"
 #include "web/app_state.hpp"
 
 #include <optional>
@@ -34,6 +35,15 @@ struct SweepCache {
   std::vector<DecodeStep> rows;
 };
 
+// The serving tabs' state: the rate curve and the last deployment plan.
+struct ServeUi {
+  std::string sweep_key, sweep_error;
+  nlohmann::json sweep = nlohmann::json::array();
+  std::string plan_key, plan_error;
+  std::optional<ServePlanResult> plan;
+  double plan_seconds = 0;
+};
+
 // Page-local UI state that is not part of the configuration (never in the URL).
 struct UiState {
   std::string hf_text;  // the pasted Hugging Face config.json
@@ -44,6 +54,7 @@ struct UiState {
   PlannerUi planner;
   bool serving_total = false; // serving curve: tokens/s of all chips instead of per chip
   SweepCache sweep_final, sweep_mean;
+  ServeUi serve;
 };
 
 // [SECTION] inputs (panels_inputs.cpp)
@@ -59,6 +70,9 @@ void draw_roofline_panel(const AppState &s, UiState &ui); // panel_roofline.cpp
 void draw_serving_panel(AppState &s, UiState &ui);        // panel_serving.cpp
 void draw_planner_panel(AppState &s, UiState &ui);        // panel_planner.cpp
 void draw_tx8_panel(AppState &s);                         // panel_tx8.cpp
+void draw_serve_results(const AppState &s);               // panel_serve.cpp
+void draw_serve_curve_panel(AppState &s, UiState &ui);    // panel_serve.cpp
+void draw_deployments_panel(AppState &s, UiState &ui);    // panel_serve.cpp
 
 // Decode steps over rl::sweep_batches at `context` tokens (cached in `cache`).
 const SweepCache &decode_sweep(const AppState &s, SweepCache &cache, double context);

@@ -217,6 +217,15 @@ void draw_hardware_section(AppState &s) {
     scaled_field(s, "hardware", "hbm_bytes", "Memory GB", 1e-9, "%.1f",
                  "Device memory capacity (1 GB = 1e9 B): the memory bar's capacity line.");
     scaled_field(s, "hardware", "hbm_bw", "Memory GB/s", 1e-9, "%.0f", "Device memory bandwidth.");
+    if (as_str(s.field("workload", "mode")) == "serve" ||
+        as_str(s.field("workload", "mode")) == "infer") {
+      scaled_field(s, "hardware", "hbm_efficiency", "HBM efficiency", 100, "%.0f %%",
+                   "Share of the datasheet bandwidth a streaming read reaches (memory-bandwidth "
+                   "microbenchmarks; docs/serving.md). Serving runs at it unless bound is "
+                   "roofline.");
+      scaled_field(s, "hardware", "price_per_hour", "Price $/h", 1, "%.2f",
+                   "Price of one device-hour: cost per hour and per million output tokens.");
+    }
   }
   ui::section_error("hardware");
 
@@ -304,6 +313,107 @@ void draw_tx8_op_workload(AppState &s) {
   ui::section_error("workload");
 }
 
+void num_field(AppState &s, const char *section, const char *key, const char *label, double scale,
+               const char *format, const char *help) {
+  double v = as_num(s.field(section, key));
+  if (ui::input_scaled(label, std::string(section) + "." + key, v, scale, format, help))
+    s.set_field(section, key, v);
+}
+
+// workload.mode "serve": the request stream, the SLO and the scheduler (`ridgeline serve`).
+template <class F> void draw_serve_workload(AppState &s, F &dtype_field) {
+  if (s.field("workload", "trace").is_array()) {
+    ui::text_dim("Requests from a trace of " + std::to_string(s.field("workload", "trace").size()) +
+                 " entries.");
+  } else {
+    num_field(s, "workload", "request_rate", "Request rate", 1, "%.3g req/s",
+              "Poisson arrivals per second, over all instances (each of N instances sees "
+              "rate / N).");
+    int_field(s, "workload", "requests", "Requests", "Requests simulated (at most 1,000,000).");
+    int_field(s, "workload", "prompt_len", "Prompt tokens", "Mean prompt length.");
+    int_field(s, "workload", "gen_len", "Output tokens", "Mean output length.");
+    std::string d = as_str(s.field("workload", "length_dist"), "fixed");
+    if (ui::combo_string("Lengths", "workload.length_dist", d, {"fixed", "exponential", "uniform"},
+                         "Distribution of prompt and output lengths about their means: fixed, "
+                         "exponential (at most 8x the mean) or uniform on [1, 2 x mean - 1]."))
+      s.set_field("workload", "length_dist", d);
+  }
+  // the hardware the serving planner may choose from (workload.hardware_options)
+  {
+    ui::row_label("Plan on", "workload.hardware_options",
+                  "Hardware presets the Deployments tab searches (none ticked: the accelerator "
+                  "above, on its cluster). Each runs on the cluster above.");
+    json opts = s.field("workload", "hardware_options");
+    if (!opts.is_array())
+      opts = json::array();
+    bool changed = false;
+    int n = 0;
+    auto hw_of = [](const json &o) {
+      const std::string v = o.is_string() ? o.get<std::string>() : "";
+      return v.substr(0, v.find('@'));
+    };
+    for (const std::string &name : io::preset_names("hardware")) {
+      if (name == "tx8")
+        continue;
+      bool on =
+          std::any_of(opts.begin(), opts.end(), [&](const json &o) { return hw_of(o) == name; });
+      if (n++ % 2 != 0)
+        ImGui::SameLine(ui::kSecondColumn + 118.0f);
+      else if (n > 1)
+        ImGui::SetCursorPosX(ui::kSecondColumn);
+      else
+        ImGui::SameLine(ui::kSecondColumn);
+      if (ImGui::Checkbox(name.c_str(), &on)) {
+        changed = true;
+        if (on) {
+          opts.push_back(name);
+        } else {
+          json keep = json::array();
+          for (const auto &o : opts)
+            if (hw_of(o) != name)
+              keep.push_back(o);
+          opts = keep;
+        }
+      }
+    }
+    if (changed)
+      s.set_field("workload", "hardware_options", opts);
+    ui::field_error("workload.hardware_options");
+  }
+  num_field(s, "workload", "slo.ttft", "SLO: TTFT", 1e3, "%.0f ms",
+            "Time to first token target (0: none).");
+  num_field(s, "workload", "slo.tpot", "SLO: TPOT", 1e3, "%.1f ms",
+            "Mean time per output token target, per request (0: none).");
+  num_field(s, "workload", "slo.attainment", "SLO: attainment", 100, "%.0f %%",
+            "Share of requests that must meet both targets (DistServe's SLO attainment).");
+  std::string pol = as_str(s.field("workload", "scheduler.policy"), "continuous");
+  if (ui::combo_string("Scheduler", "workload.scheduler.policy", pol, {"continuous", "static"},
+                       "continuous: every iteration mixes decodes and prefill chunks (vLLM, "
+                       "Sarathi-Serve, TensorRT-LLM in-flight batching); static: a batch is "
+                       "prefilled, then decoded until its longest request ends."))
+    s.set_field("workload", "scheduler.policy", pol);
+  int_field(s, "workload", "scheduler.max_batch", "Max batch",
+            "Sequences running at once (vLLM max_num_seqs).");
+  int_field(s, "workload", "scheduler.max_tokens", "Max tokens/iter",
+            "Tokens per iteration (vLLM max_num_batched_tokens).");
+  int_field(s, "workload", "scheduler.chunk", "Prefill chunk",
+            "Prompt tokens one request prefills per iteration (chunked prefill).");
+  int_field(s, "workload", "scheduler.block_size", "KV block", "Tokens per paged KV block.");
+  num_field(s, "workload", "scheduler.memory_fraction", "Memory fraction", 100, "%.0f %%",
+            "Share of HBM the engine may use (vLLM gpu_memory_utilization).");
+  int_field(s, "workload", "scheduler.prefill_instances", "Prefill instances",
+            "0: aggregated; > 0: disaggregated, this many instances only prefill and ship the "
+            "KV cache to the others (DistServe, Splitwise).");
+  dtype_field("weight_dtype", "Weights dtype", "Bytes per weight: bf16 2, fp8/int8 1, int4 0.5.");
+  dtype_field("kv_dtype", "KV cache dtype", "Bytes per cached K/V element.");
+  dtype_field("precision", "Compute dtype", "GEMM dtype (fp8 uses the chip's FP8 peak).");
+  std::string b = as_str(s.field("workload", "bound"), "achievable");
+  if (ui::combo_string("Time bound", "workload.bound", b, {"achievable", "roofline"},
+                       "achievable: HBM at hardware.hbm_efficiency and GEMMs at gemm_efficiency; "
+                       "roofline: the datasheet figures (How to Scale Your Model, ch. 7)."))
+    s.set_field("workload", "bound", b);
+}
+
 } // namespace
 
 void draw_workload_section(AppState &s) {
@@ -315,11 +425,17 @@ void draw_workload_section(AppState &s) {
                 "STDiT3 request mapped on tx8 dies (`ridgeline tx8`). Switching between a "
                 "language model and the video model loads a scenario of the other kind "
                 "(default, llama2-13b-v5e-infer, sora-720m-tx8-2x2).");
-  int m = mode == "infer" ? 1 : mode == "video" ? 2 : mode == "tx8-op" ? 3 : 0;
+  int m = mode == "infer"    ? 1
+          : mode == "video"  ? 2
+          : mode == "tx8-op" ? 3
+          : mode == "serve"  ? 4
+                             : 0;
   const int before = m;
   ImGui::RadioButton("train", &m, 0);
   ImGui::SameLine();
   ImGui::RadioButton("infer", &m, 1);
+  ImGui::SameLine();
+  ImGui::RadioButton("serve", &m, 4);
   ImGui::SameLine();
   ImGui::RadioButton("video", &m, 2);
   if (mode == "tx8-op") {
@@ -328,6 +444,22 @@ void draw_workload_section(AppState &s) {
   }
   ui::field_error("workload.mode");
   if (m != before) {
+    if (m == 4) {
+      if (dit || mode == "tx8-op")
+        s.load_scenario(kDefaultScenario);
+      const i64 prompt =
+          as_int(s.field("workload", "prompt_len"), as_int(s.field("workload", "seq_len"), 2048));
+      s.set_workload({{"mode", "serve"},
+                      {"request_rate", 4.0},
+                      {"requests", 2000},
+                      {"prompt_len", std::min<i64>(prompt, 8192)},
+                      {"gen_len", 256},
+                      {"length_dist", "exponential"},
+                      {"slo", {{"ttft", 1.0}, {"tpot", 0.05}}}});
+      s.set_parallel_object({{"tp", 8}});
+      s.set_field("cluster", "devices", 8);
+      return;
+    }
     if (m == 2) {
       if (dit)
         s.set_workload({{"mode", "video"},
@@ -363,6 +495,11 @@ void draw_workload_section(AppState &s) {
     if (ui::combo_string(label, std::string("workload.") + key, v, dtypes, help))
       s.set_field("workload", key, v);
   };
+  if (mode == "serve") {
+    draw_serve_workload(s, dtype_field);
+    ui::section_error("workload");
+    return;
+  }
   if (mode == "infer") {
     int_field(s, "workload", "batch", "Batch", "Sequences decoded together.", 1);
     int_field(s, "workload", "prompt_len", "Prompt tokens", "Prefill length per sequence.");

@@ -67,9 +67,18 @@ std::vector<Tick> ticks(double lo, double hi) {
 } // namespace
 
 std::string tick(std::string s) {
-  const auto pos = s.find(".00");
-  if (pos != std::string::npos)
-    s.erase(pos, 3);
+  // "100.00 TFLOP/s" -> "100 TFLOP/s", "1.000 s" -> "1 s", "2.50 ms" -> "2.5 ms"
+  const auto end = s.find(' ');
+  const auto dot = s.find('.');
+  if (dot == std::string::npos || (end != std::string::npos && dot > end))
+    return s;
+  std::size_t cut = end == std::string::npos ? s.size() : end;
+  std::size_t keep = cut;
+  while (keep > dot + 1 && s[keep - 1] == '0')
+    --keep;
+  if (keep == dot + 1)
+    keep = dot;
+  s.erase(keep, cut - keep);
   return s;
 }
 

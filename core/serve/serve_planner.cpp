@@ -225,9 +225,22 @@ ServePlanResult plan_serving(const std::vector<Config> &choices, const ServePlan
       return a.result.ttft.p90 < b.result.ttft.p90;
     return a.result.tpot.p90 < b.result.tpot.p90;
   });
-  if (static_cast<i64>(found.size()) > o.top)
-    found.resize(static_cast<std::size_t>(o.top));
-  out.deployments = std::move(found);
+  // A larger max batch or chunk that never binds gives the same deployment: keep the first.
+  std::vector<Deployment> distinct;
+  for (Deployment &d : found) {
+    const bool twin = std::any_of(distinct.begin(), distinct.end(), [&](const Deployment &x) {
+      return x.hardware == d.hardware && x.cluster == d.cluster && x.layout.tp == d.layout.tp &&
+             x.layout.pp == d.layout.pp && x.layout.ep == d.layout.ep &&
+             x.disaggregated == d.disaggregated && x.instances == d.instances &&
+             x.prefill_instances == d.prefill_instances && x.result.ttft.p90 == d.result.ttft.p90 &&
+             x.result.tpot.p90 == d.result.tpot.p90 && x.result.e2e.mean == d.result.e2e.mean;
+    });
+    if (!twin)
+      distinct.push_back(std::move(d));
+  }
+  if (static_cast<i64>(distinct.size()) > o.top)
+    distinct.resize(static_cast<std::size_t>(o.top));
+  out.deployments = std::move(distinct);
   return out;
 }
 

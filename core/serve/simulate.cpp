@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <deque>
 #include <string>
 
@@ -276,15 +277,17 @@ ServeResult run(const Config &c, const Layout &l, const std::vector<Request> &re
   ServeResult res;
   res.layout = l;
   res.memory = serve_memory(c, l);
-  if (!res.memory.fits)
-    throw ConfigError("parallel", "one instance (tp " + std::to_string(l.tp) + " x pp " +
-                                      std::to_string(l.pp) + " x ep " + std::to_string(l.ep) +
-                                      ") holds " + std::to_string(res.memory.weights / 1e9) +
-                                      " GB of weights and " +
-                                      std::to_string(res.memory.workspace / 1e9) +
-                                      " GB of workspace per chip: no room for KV in " +
-                                      std::to_string(res.memory.capacity / 1e9) + " GB x " +
-                                      std::to_string(s.memory_fraction));
+  if (!res.memory.fits) {
+    char msg[320];
+    std::snprintf(msg, sizeof msg,
+                  "one instance (tp %lld x pp %lld x ep %lld) holds %.1f GB of weights and %.1f "
+                  "GB of workspace per chip: no room for the KV cache in %.1f GB x "
+                  "memory_fraction %.2f (raise tp or pp, or lower the weight dtype)",
+                  static_cast<long long>(l.tp), static_cast<long long>(l.pp),
+                  static_cast<long long>(l.ep), res.memory.weights / 1e9,
+                  res.memory.workspace / 1e9, res.memory.capacity / 1e9, s.memory_fraction);
+    throw ConfigError("parallel", msg);
+  }
   IterationModel model(c, l);
   res.devices_per_instance = model.devices();
   res.instances = instances;

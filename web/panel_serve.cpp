@@ -1,0 +1,334 @@
+// ridgeline web: serving (workload mode "serve"), as `ridgeline serve` and `ridgeline plan`
+// print it: the simulated latency percentiles, throughput, goodput and memory of the
+// configured deployment (results area); latency percentiles against the request rate from
+// the same simulation at 1/8 to 2x the rate (rl::io::serve_rate_sweep); and the serving
+// planner's deployments, cheapest first (click a row to apply it).
+// [SECTION] results  [SECTION] rate curve  [SECTION] deployments
+#include "core/error.hpp"
+#include "core/io/config_json.hpp"
+#include "core/io/serve_json.hpp"
+#include "core/io/units.hpp"
+#include "core/serve/serve_planner.hpp"
+#include "web/panels.hpp"
+#include "web/plot.hpp"
+#include "web/widgets.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+namespace rl::web {
+
+namespace {
+std::string fmt(const char *f, double x) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, x);
+  return b;
+}
+} // namespace
+
+// [SECTION] results
+void draw_serve_results(const AppState &s) {
+  const bool current = s.serve().has_value();
+  const std::optional<ServeResult> &r = current ? s.serve() : s.last_good_serve();
+  const std::optional<Config> &c = current ? s.view_config() : s.last_good_serve_config();
+  if (!current && s.error())
+    ui::text_colored(ui::color::error, "Error: " + s.error()->text());
+  if (!r || !c)
+    return;
+  if (!current)
+    ImGui::PushStyleVar(ImGuiStyleVar_Alpha, 0.5f);
+  const ServeSpec &sp = c->workload.serve;
+  const Layout &l = r->layout;
+  ImGui::Text("%s on %lld x %s: %lld instance(s) of tp %lld x pp %lld x ep %lld",
+              c->model.name.c_str(), static_cast<long long>(r->devices), c->hardware.name.c_str(),
+              static_cast<long long>(r->instances), static_cast<long long>(l.tp),
+              static_cast<long long>(l.pp), static_cast<long long>(l.ep));
+  if (r->prefill_instances > 0) {
+    ImGui::SameLine();
+    ui::text_dim("(" + std::to_string(r->prefill_instances) + " prefill, " +
+                 std::to_string(r->decode_instances) + " decode)");
+  }
+  ImGui::Separator();
+  if (ImGui::BeginTable("serve_latency", 5,
+                        ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+    for (const char *h : {"latency", "mean", "p50", "p90", "p99"})
+      ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    auto row = [](const char *n, const Percentiles &p, double target) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(n);
+      for (const double v : {p.mean, p.p50, p.p90, p.p99}) {
+        ImGui::TableNextColumn();
+        if (target > 0 && v > target)
+          ui::text_colored(ui::color::warn, units::seconds(v));
+        else
+          ImGui::TextUnformatted(units::seconds(v).c_str());
+      }
+    };
+    row("TTFT", r->ttft, sp.slo_ttft);
+    row("TPOT (inter-token)", r->tpot, sp.slo_tpot);
+    row("end to end", r->e2e, 0);
+    ImGui::EndTable();
+  }
+  ImGui::Text("throughput  %s output tokens/s (%.1f per chip), %.3f requests/s",
+              units::count(r->output_tokens_per_s).c_str(),
+              r->output_tokens_per_s / static_cast<double>(std::max<i64>(r->devices, 1)),
+              r->requests_per_s);
+  ImGui::Text("goodput     %.3f requests/s within the SLO: %s of requests", r->goodput,
+              units::percent(r->attainment).c_str());
+  ui::help_marker("A request meets the SLO when its TTFT and its mean inter-token time are both "
+                  "within the targets (workload.slo); goodput counts those per second "
+                  "(DistServe, Zhong et al. 2024).");
+  const ServeMemory &m = r->memory;
+  const double cap = m.capacity;
+  ui::stacked_bar({{"weights", m.weights, ui::color::weights, ""},
+                   {"workspace", m.workspace, ui::color::activations, ""},
+                   {"KV blocks", m.kv_cache, ui::color::kv_cache, ""}},
+                  cap, cap * sp.memory_fraction, "memory_fraction", &units::bytes);
+  ImGui::Text("memory/chip %s weights + %s workspace + %s KV (%lld blocks of %lld tokens) of %s",
+              units::bytes(m.weights).c_str(), units::bytes(m.workspace).c_str(),
+              units::bytes(m.kv_cache).c_str(), static_cast<long long>(m.kv_blocks),
+              static_cast<long long>(sp.block_size), units::bytes(cap).c_str());
+  ImGui::Text("batch       %.1f decoding per iteration; %.1f requests in the system", r->mean_batch,
+              r->mean_in_system);
+  if (r->cost_per_hour > 0)
+    ImGui::Text("cost        $%.2f/h, $%.3f per million output tokens", r->cost_per_hour,
+                r->cost_per_million_tokens);
+  ui::text_dim(std::to_string(r->completed) + " of " + std::to_string(r->requests) + " requests, " +
+               std::to_string(r->iterations) + " iterations, " + std::to_string(r->preemptions) +
+               " preemptions, " + units::seconds(r->simulated_s) + " simulated" +
+               (r->truncated ? " (cut short by the iteration budget)" : ""));
+  if (!current)
+    ImGui::PopStyleVar();
+}
+
+// [SECTION] rate curve
+namespace {
+double pick(const nlohmann::json &row, const char *what, const char *q) {
+  return row.at(what).at(q).get<double>();
+}
+
+void rate_chart(const char *id, const nlohmann::json &rows, const char *what, double target,
+                ImVec2 size, const std::string &y_title) {
+  double x_lo = 1e300, x_hi = 0, y_lo = 1e300, y_hi = 0;
+  for (const auto &r : rows) {
+    const double x = r.at("request_rate").get<double>();
+    x_lo = std::min(x_lo, x);
+    x_hi = std::max(x_hi, x);
+    for (const char *q : {"p50", "p90", "p99"}) {
+      const double y = pick(r, what, q);
+      if (y > 0) {
+        y_lo = std::min(y_lo, y);
+        y_hi = std::max(y_hi, y);
+      }
+    }
+  }
+  if (x_hi <= 0 || y_hi <= 0)
+    return;
+  if (target > 0) {
+    y_lo = std::min(y_lo, target);
+    y_hi = std::max(y_hi, target);
+  }
+  double xa, xb, ya, yb;
+  plot::log_range(x_lo, x_hi, 1.15, 0.5, xa, xb);
+  plot::log_range(y_lo, y_hi, 1.5, 0.8, ya, yb);
+  ImGui::PushID(id);
+  const plot::LogLog g = plot::begin_loglog(
+      size, xa, xb, ya, yb, [](double x) { return fmt("%.3g", x); }, &units::seconds,
+      "request rate (requests/s)", y_title);
+  ImGui::PopID();
+  if (g.p1.x - g.p0.x < 40 || g.p1.y - g.p0.y < 40)
+    return;
+  ImDrawList *dl = ImGui::GetWindowDrawList();
+  dl->PushClipRect(g.p0, g.p1, true);
+  if (target > 0) {
+    const float y = g.sy(target);
+    plot::dashed_line(dl, ImVec2(g.p0.x, y), ImVec2(g.p1.x, y), ui::u32(ui::color::warn, 0.7f));
+    const std::string lab = "SLO " + units::seconds(target);
+    dl->AddText(
+        ImVec2(g.p1.x - ImGui::CalcTextSize(lab.c_str()).x - 6, y - ImGui::GetTextLineHeight() - 1),
+        ui::u32(ui::color::warn), lab.c_str());
+  }
+  const ImVec4 cols[] = {ui::color::ok, ui::color::accent, ui::color::kv_cache};
+  const char *qs[] = {"p50", "p90", "p99"};
+  for (int k = 0; k < 3; ++k) {
+    ImVec2 prev{};
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const ImVec2 p = g.at(rows[i].at("request_rate").get<double>(), pick(rows[i], what, qs[k]));
+      if (i > 0)
+        dl->AddLine(prev, p, ui::u32(cols[k]), 2.0f);
+      dl->AddCircleFilled(p, 3.5f, ui::u32(cols[k]));
+      prev = p;
+    }
+    // legend at the top left, clear of the rising right end of the curves
+    dl->AddText(ImVec2(g.p0.x + 8 + 40.0f * static_cast<float>(k), g.p0.y + 4), ui::u32(cols[k]),
+                qs[k]);
+  }
+  dl->PopClipRect();
+}
+} // namespace
+
+void draw_serve_curve_panel(AppState &s, UiState &ui) {
+  const std::optional<Config> &c = s.serve() ? s.view_config() : s.last_good_serve_config();
+  if (!c) {
+    ui::text_dim("The serving simulation needs a valid serve configuration.");
+    return;
+  }
+  ServeUi &su = ui.serve;
+  if (su.sweep_key != s.url_query()) {
+    su.sweep_key = s.url_query();
+    su.sweep = nlohmann::json::array();
+    su.sweep_error.clear();
+    try {
+      su.sweep = io::serve_rate_sweep(*c, io::serve_sweep_rates(c->workload.serve.request_rate));
+    } catch (const std::exception &e) {
+      su.sweep_error = e.what();
+    }
+  }
+  if (!su.sweep_error.empty()) {
+    ui::text_colored(ui::color::error, su.sweep_error);
+    return;
+  }
+  ui::text_dim("The deployment simulated at 1/8 to 2x the request rate (same requests, same "
+               "scheduler): latency percentiles per rate; dashed: the SLO target.");
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float w = std::floor((avail.x - ImGui::GetStyle().ItemSpacing.x) * 0.5f);
+  const float h = std::max(160.0f, avail.y - 130.0f);
+  rate_chart("ttft", su.sweep, "ttft", c->workload.serve.slo_ttft, ImVec2(w, h),
+             "time to first token");
+  ImGui::SameLine();
+  rate_chart("tpot", su.sweep, "tpot", c->workload.serve.slo_tpot, ImVec2(w, h),
+             "time per output token");
+  if (ImGui::BeginTable("sweep", 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY,
+                        ImVec2(0, ImGui::GetContentRegionAvail().y))) {
+    for (const char *hd : {"requests/s", "TTFT p90", "TPOT p90", "e2e p99", "tokens/s", "SLO met"})
+      ImGui::TableSetupColumn(hd);
+    ImGui::TableHeadersRow();
+    for (const auto &r : su.sweep) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3g", r.at("request_rate").get<double>());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(units::seconds(pick(r, "ttft", "p90")).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(units::seconds(pick(r, "tpot", "p90")).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(units::seconds(pick(r, "e2e", "p99")).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(units::count(r.at("output_tokens_per_s").get<double>()).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(units::percent(r.at("slo_attainment").get<double>()).c_str());
+    }
+    ImGui::EndTable();
+  }
+}
+
+// [SECTION] deployments
+void draw_deployments_panel(AppState &s, UiState &ui) {
+  ServeUi &su = ui.serve;
+  // Planning needs a configuration that parses; its own deployment may not fit.
+  if (!s.view_config() || (s.error() && s.error()->path != "parallel")) {
+    ui::text_dim("Fix the configuration to plan a deployment.");
+    return;
+  }
+  // The first look at the tab plans at once; later the button re-plans.
+  const bool first = !su.plan && su.plan_error.empty() && su.plan_key.empty();
+  if (ImGui::Button("Plan deployment") || first) {
+    su.plan_key = s.url_query();
+    su.plan.reset();
+    su.plan_error.clear();
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      su.plan = plan_serving(io::serve_choices(s.user()));
+    } catch (const ConfigError &e) {
+      su.plan_error = e.path() + ": " + e.message();
+    } catch (const std::exception &e) {
+      su.plan_error = e.what();
+    }
+    su.plan_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  ImGui::SameLine();
+  ui::text_dim("cheapest deployments meeting the SLO (hardware from workload.hardware_options); "
+               "click a row to apply it");
+  if (!su.plan_error.empty()) {
+    ui::text_colored(ui::color::error, su.plan_error);
+    return;
+  }
+  if (!su.plan)
+    return;
+  const ServePlanResult &r = *su.plan;
+  std::string rej;
+  for (const auto &[k, v] : r.rejected)
+    rej += " " + k + " " + std::to_string(v);
+  ui::text_dim(std::to_string(r.candidates) + " candidates, " + std::to_string(r.evaluated) +
+               " sized, " + std::to_string(r.feasible) + " meet the SLO; rejected:" + rej + "; " +
+               std::to_string(r.simulations) + " simulations" +
+               (su.plan_seconds > 0 ? " in " + units::seconds(su.plan_seconds) : ""));
+  if (su.plan_key != s.url_query())
+    ui::text_colored(ui::color::warn, "The configuration changed since this plan.");
+  if (r.deployments.empty()) {
+    ui::text_colored(ui::color::error, "No deployment meets the SLO.");
+    return;
+  }
+  if (!ImGui::BeginTable("deployments", 10,
+                         ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
+                             ImGuiTableFlags_SizingFixedFit,
+                         ImVec2(0, ImGui::GetContentRegionAvail().y)))
+    return;
+  for (const char *h : {"hardware", "instance", "batch", "chunk", "split", "devices", "$/h",
+                        "$/M tokens", "TTFT p90", "TPOT p90"})
+    ImGui::TableSetupColumn(h);
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableHeadersRow();
+  std::optional<std::size_t> apply;
+  for (std::size_t i = 0; i < r.deployments.size(); ++i) {
+    const Deployment &d = r.deployments[i];
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::PushID(static_cast<int>(i));
+    if (ImGui::Selectable(d.hardware.c_str(), false, ImGuiSelectableFlags_SpanAllColumns))
+      apply = i;
+    ImGui::PopID();
+    ImGui::TableNextColumn();
+    ImGui::Text("tp%lld pp%lld%s", static_cast<long long>(d.layout.tp),
+                static_cast<long long>(d.layout.pp),
+                d.layout.ep > 1 ? (" ep" + std::to_string(d.layout.ep)).c_str() : "");
+    ImGui::TableNextColumn();
+    ImGui::Text("%lld", static_cast<long long>(d.max_batch));
+    ImGui::TableNextColumn();
+    ImGui::Text("%lld", static_cast<long long>(d.chunk));
+    ImGui::TableNextColumn();
+    if (d.disaggregated)
+      ImGui::Text("%lldP + %lldD", static_cast<long long>(d.prefill_instances),
+                  static_cast<long long>(d.decode_instances));
+    else
+      ImGui::Text("%lld replicas", static_cast<long long>(d.instances));
+    ImGui::TableNextColumn();
+    ImGui::Text("%lld", static_cast<long long>(d.devices));
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(d.cost_per_hour > 0 ? fmt("%.2f", d.cost_per_hour).c_str() : "-");
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(d.cost_per_hour > 0 ? fmt("%.3f", d.cost_per_million_tokens).c_str()
+                                               : "-");
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(units::seconds(d.result.ttft.p90).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(units::seconds(d.result.tpot.p90).c_str());
+  }
+  ImGui::EndTable();
+  if (apply) {
+    const Deployment &d = r.deployments[*apply];
+    s.set_preset("hardware", d.hardware);
+    s.set_preset("cluster", d.cluster);
+    s.set_field("cluster", "devices", d.devices);
+    s.set_parallel_object({{"tp", d.layout.tp}, {"pp", d.layout.pp}, {"ep", d.layout.ep}});
+    s.set_field("workload", "scheduler.max_batch", d.max_batch);
+    s.set_field("workload", "scheduler.chunk", d.chunk);
+    s.set_field("workload", "scheduler.max_tokens", d.config.workload.serve.max_tokens);
+    s.set_field("workload", "scheduler.prefill_instances", d.prefill_instances);
+    su.plan_key = s.url_query(); // the plan stays shown for the applied row
+  }
+}
+
+} // namespace rl::web
