@@ -27,10 +27,5 @@ ${body}  };
 }
 } // namespace rl::fuzz
 ")
-if(EXISTS "${OUTPUT}")
-  file(READ "${OUTPUT}" old)
-  if(old STREQUAL content)
-    return()
-  endif()
-endif()
-file(WRITE "${OUTPUT}" "${content}")
+include("${CMAKE_CURRENT_LIST_DIR}/write_if_changed.cmake")
+write_if_changed("${OUTPUT}" "${content}")
