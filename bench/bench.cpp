@@ -4,12 +4,15 @@
 #include "core/io/config_json.hpp"
 #include "core/io/url_codec.hpp"
 #include "core/planner/planner.hpp"
+#include "core/serve/serve_planner.hpp"
+#include "core/serve/simulate.hpp"
 #include "core/tx8/request.hpp"
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <vector>
 
 namespace {
 double time_per_call_us(int n, const std::function<void()> &f) {
@@ -51,6 +54,23 @@ int main(int argc, char **argv) {
       R"({"hardware": "tx8", "workload": {"mode": "tx8-op", "op": {"type": "gemm", "m": 4096, "k": 1152, "n": 4608, "fuse": "silu"}}})"));
   const double op_us = time_per_call_us(
       20, [&] { sink = sink + rl::tx8::solve(op, rl::tx8::Tx8Options{}).latency; });
+  // Serving: 10,000 requests of LLaMA-3 70B FP8 on 8 H100 (2 instances of TP 4), and the
+  // serving planner over three hardware choices.
+  const rl::Config serve = rl::io::parse_config(nlohmann::json::parse(
+      R"({"model": "llama3-70b", "hardware": "h100-sxm", "cluster": "dgx-h100",
+      "workload": {"mode": "serve", "request_rate": 8, "requests": 10000, "prompt_len": 2048,
+      "gen_len": 256, "length_dist": "exponential", "weight_dtype": "fp8", "kv_dtype": "fp8",
+      "precision": "fp8", "slo": {"ttft": 1.0, "tpot": 0.05}}, "parallel": {"tp": 4}})"));
+  rl::ServeResult sr;
+  const double serve_us = time_per_call_us(3, [&] { sr = rl::simulate_serving(serve); });
+  std::vector<rl::Config> choices{serve};
+  for (const char *hw : {"h200", "a100-80gb"}) {
+    rl::Config k = serve;
+    k.hardware = rl::io::parse_hardware(nlohmann::json(hw), "hardware");
+    choices.push_back(k);
+  }
+  rl::ServePlanResult sp;
+  const double splan_us = time_per_call_us(1, [&] { sp = rl::plan_serving(choices); });
   std::printf("ridgeline bench (%d iterations)\n", n);
   std::printf("  parse_config (scenario preset)          %10.2f us/call\n", parse_us);
   std::printf("  estimate, memory only (llama3-70b)      %10.2f us/call\n", mem_us);
@@ -63,5 +83,9 @@ int main(int argc, char **argv) {
   std::printf("  tx8 GEMM 4096x1152x4608+SiLU tiling search  %10.2f ms/call\n", op_us / 1e3);
   std::printf("  tx8 STDiT3-720M 720p 4 s on 2x2 (%lld op searches, all schemes) %10.2f ms/call\n",
               static_cast<long long>(vr.searches), video_us / 1e3);
+  std::printf("  serve: 10,000 requests, 2 x TP4 H100 (%lld iterations) %10.2f ms/call\n",
+              static_cast<long long>(sr.iterations), serve_us / 1e3);
+  std::printf("  serving plan, 3 hardware (%lld simulations)   %10.2f ms/call\n",
+              static_cast<long long>(sp.simulations), splan_us / 1e3);
   return 0;
 }

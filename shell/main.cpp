@@ -13,6 +13,7 @@
 #include "core/io/url_codec.hpp"
 #include "core/io/validation_json.hpp"
 #include "shell/format.hpp"
+#include "shell/serve_command.hpp"
 #include "shell/tx8_command.hpp"
 
 #include <algorithm>
@@ -52,6 +53,9 @@ commands:
                                  one configuration
   plan CFG [--top N] [--json]    search every parallel knob CFG leaves free; ranked plans,
                                  why each wins, why the closest infeasible ones fail
+  serve CFG [--json] [--sweep rate]
+                                 request-level serving simulation: TTFT/TPOT/latency
+                                 percentiles, throughput, goodput, KV memory
   tx8 CFG [--json] [--presets]   tx8 mapping of one operator or a whole STDiT3 video
                                  request on a die mesh
   collective CLUSTER --op OP --bytes M --group N [--stride S] [--json]
@@ -310,7 +314,8 @@ int cmd_plan(const Args &a) {
     return 0;
   }
   allow_options(a, {"--json", "--top"});
-  const Config c = io::parse_config(load_config(one_positional(a, "CFG")));
+  const json cfg = load_config(one_positional(a, "CFG"));
+  const Config c = io::parse_config(cfg);
   PlanOptions o;
   if (a.has("--top")) {
     const std::string v = a.options.at("--top");
@@ -319,6 +324,8 @@ int cmd_plan(const Args &a) {
       throw ConfigError("--top", "expected a positive integer, got \"" + v + "\"");
     o.top = std::stoi(v);
   }
+  if (c.workload.mode == Mode::serve)
+    return shell::run_serve_plan(cfg, static_cast<int>(o.top), a.has("--json"), std::cout);
   const PlanResult r = plan(c, o);
   if (a.has("--json"))
     std::cout << io::dump(io::to_json(r), 2) << "\n";
@@ -331,6 +338,18 @@ int cmd_plan(const Args &a) {
     std::cerr << "parallel: no layout fits (" << r.candidates
               << " candidates; the rejections are counted above)\n";
   return r.plans.empty() ? 2 : 0;
+}
+
+int cmd_serve(const Args &a) {
+  if (a.has("--help")) {
+    std::cout << shell::kServeHelp;
+    return 0;
+  }
+  allow_options(a, {"--json", "--sweep"});
+  if (a.has("--sweep") && a.options.at("--sweep") != "rate")
+    throw Usage("--sweep takes `rate`");
+  return shell::run_serve(load_config(one_positional(a, "CFG")), a.has("--json"),
+                          a.has("--sweep"), std::cout);
 }
 
 int cmd_tx8(const Args &a) {
@@ -562,6 +581,8 @@ int run(int argc, char **argv) {
       return cmd_plan(a);
     if (a.command == "tx8")
       return cmd_tx8(a);
+    if (a.command == "serve")
+      return cmd_serve(a);
     if (a.command == "export")
       return cmd_export(a);
     if (a.command == "presets")

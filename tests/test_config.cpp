@@ -45,7 +45,8 @@ TEST_CASE("Every LLM scenario preset estimates and fits its devices", "[config][
   for (const auto &n : io::preset_names("scenario")) {
     INFO(n);
     const Config c = io::parse_config(json(n));
-    if (c.workload.mode == Mode::video || c.workload.mode == Mode::tx8_op)
+    if (c.workload.mode == Mode::video || c.workload.mode == Mode::tx8_op ||
+        c.workload.mode == Mode::serve) // serve presets: tests/test_serve.cpp
       continue;
     const Estimate e = estimate(c);
     CHECK(e.memory.total > 0);
@@ -83,7 +84,7 @@ TEST_CASE("Bad input names the field and the reason", "[config][errors]") {
   CHECK(
       parse_error(
           R"({"model": "llama3-70b", "hardware": "h100-sxm", "workload": {"mode": "fly", "global_batch": 8}})") ==
-      "workload.mode: \"fly\" is not one of train, infer, tx8-op, video");
+      "workload.mode: \"fly\" is not one of train, infer, tx8-op, video, serve");
   CHECK(
       parse_error(
           R"({"model": "llama3-70b", "hardware": {"base": "h100-sxm", "hbm_bw": "fast"}, "workload": {"mode": "infer", "batch": 1, "prompt_len": 5}})") ==

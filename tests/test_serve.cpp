@@ -229,3 +229,14 @@ TEST_CASE("The serving planner's choice is brute-force optimal on a small space"
   CHECK(r.deployments.front().result.attainment >= 0.85); // the whole deployment, simulated
   CHECK(r.candidates == 8);
 }
+
+TEST_CASE("The serve scenario preset simulates within its SLO", "[serve][presets]") {
+  const Config c = io::parse_config(json("llama3-70b-h100-serve"));
+  const ServeResult r = simulate_serving(c);
+  CHECK(r.completed == 2000);
+  CHECK(r.dropped == 0);
+  CHECK_FALSE(r.truncated);
+  CHECK(meets_slo(c.workload.serve, r)); // 8 requests/s on one DGX H100, FP8, 2 x TP4
+  CHECK(r.devices == 8);
+  CHECK(r.instances == 2);
+}

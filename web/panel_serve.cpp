@@ -232,10 +232,14 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
     ui::text_dim("Fix the configuration to plan a deployment.");
     return;
   }
-  // The first look at the tab plans at once; later the button re-plans.
-  const bool first = !su.plan && su.plan_error.empty() && su.plan_key.empty();
+  // The first look at the tab plans at once; later the button re-plans. The search runs the
+  // frame after the request so that "planning..." is on screen while it works.
+  const bool first = !su.plan && su.plan_error.empty() && su.plan_key.empty() && !su.requested;
   if (ImGui::Button("Plan deployment") || first) {
+    su.requested = true;
     su.plan_key = s.url_query();
+  } else if (su.requested) {
+    su.requested = false;
     su.plan.reset();
     su.plan_error.clear();
     const auto t0 = std::chrono::steady_clock::now();
@@ -247,6 +251,11 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
       su.plan_error = e.what();
     }
     su.plan_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  if (su.requested) {
+    ImGui::SameLine();
+    ui::text_colored(ui::color::warn, "planning...");
+    return;
   }
   ImGui::SameLine();
   ui::text_dim("cheapest deployments meeting the SLO (hardware from workload.hardware_options); "

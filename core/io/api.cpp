@@ -6,6 +6,7 @@
 #include "core/io/estimate_json.hpp"
 #include "core/io/json_reader.hpp"
 #include "core/io/presets.hpp"
+#include "core/io/serve_json.hpp"
 #include "core/io/tx8_json.hpp"
 #include "core/io/url_codec.hpp"
 #include "core/planner/planner.hpp"
@@ -45,7 +46,13 @@ std::string estimate(const std::string &config_json) {
 
 std::string plan(const std::string &config_json, int top) {
   return guarded([&] {
-    const Config c = io::parse_config(io::parse_json_text(config_json));
+    const json j = io::parse_json_text(config_json);
+    const Config c = io::parse_config(j);
+    if (c.workload.mode == Mode::serve) {
+      ServePlanOptions so;
+      so.top = top;
+      return io::to_json(plan_serving(io::serve_choices(j), so));
+    }
     PlanOptions o;
     o.top = top;
     return io::to_json(rl::plan(c, o));
@@ -73,6 +80,21 @@ std::string sweep(const std::string &config_json) {
     for (const auto &d : batch_sweep(c, e.layout, batches, ctx))
       rows.push_back(io::to_json(d));
     return json{{"context", ctx}, {"critical_batch", e.serving.critical_batch}, {"sweep", rows}};
+  });
+}
+
+std::string serve(const std::string &config_json) {
+  return guarded([&] {
+    return io::to_json(simulate_serving(io::parse_config(io::parse_json_text(config_json))));
+  });
+}
+
+std::string serve_sweep(const std::string &config_json) {
+  return guarded([&] {
+    const Config c = io::parse_config(io::parse_json_text(config_json));
+    if (c.workload.mode != Mode::serve)
+      throw ConfigError("workload.mode", "the rate sweep needs a serve workload");
+    return json{{"sweep", io::serve_rate_sweep(c, io::serve_sweep_rates(c.workload.serve.request_rate))}};
   });
 }
 

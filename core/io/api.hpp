@@ -8,6 +8,7 @@ namespace rl::api {
 
 std::string estimate(const std::string &config_json);
 // Every free parallel knob searched; {"plans": [...best first], "infeasible", "rejected"}.
+// On a serve configuration: {"deployments": [...cheapest first], "stats"}.
 std::string plan(const std::string &config_json, int top = 10);
 // tx8 mapping of one operator (mode tx8-op) or a whole video request (mode video);
 // presets = also map with the seed's preset tilings.
@@ -15,6 +16,11 @@ std::string tx8(const std::string &config_json, bool presets = false);
 // Decode step, memory and tokens/s over batch sizes (inference configurations): the
 // powers of two up to twice the largest batch that fits, the critical and largest batch.
 std::string sweep(const std::string &config_json);
+// Serving (workload.mode "serve"): the request-level simulation of the configuration's
+// deployment (latency percentiles, throughput, goodput, memory, stats).
+std::string serve(const std::string &config_json);
+// The same deployment simulated over request rates (1/8 to 2x the configured rate).
+std::string serve_sweep(const std::string &config_json);
 // The configuration as the core sees it: presets expanded, defaults filled.
 std::string resolve(const std::string &config_json);
 std::string encode_url(const std::string &config_json);

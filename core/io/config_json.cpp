@@ -5,6 +5,7 @@
 #include "core/io/config_json.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/error.hpp"
 #include "core/io/json_reader.hpp"
@@ -18,7 +19,18 @@ namespace {
 constexpr std::pair<const char *, Mode> kModes[] = {{"train", Mode::train},
                                                     {"infer", Mode::infer},
                                                     {"tx8-op", Mode::tx8_op},
-                                                    {"video", Mode::video}};
+                                                    {"video", Mode::video},
+                                                    {"serve", Mode::serve}};
+constexpr std::pair<const char *, ServingBound> kBounds[] = {
+    {"achievable", ServingBound::achievable}, {"roofline", ServingBound::roofline}};
+constexpr std::pair<const char *, KvSharding> kKvShardings[] = {
+    {"replicate", KvSharding::replicate}, {"batch", KvSharding::batch}};
+constexpr std::pair<const char *, LengthDist> kLengthDists[] = {
+    {"fixed", LengthDist::fixed},
+    {"exponential", LengthDist::exponential},
+    {"uniform", LengthDist::uniform}};
+constexpr std::pair<const char *, SchedulerPolicy> kPolicies[] = {
+    {"continuous", SchedulerPolicy::continuous}, {"static", SchedulerPolicy::static_batch}};
 constexpr std::pair<const char *, Dtype> kDtypes[] = {{"fp32", Dtype::fp32}, {"bf16", Dtype::bf16},
                                                       {"fp16", Dtype::fp16}, {"fp8", Dtype::fp8},
                                                       {"int8", Dtype::int8}, {"int4", Dtype::int4}};
@@ -79,6 +91,18 @@ const char *name_of(HardwareKind k) {
 }
 const char *name_of(Topology t) {
   return lookup_name(kTopologies, t);
+}
+const char *name_of(ServingBound b) {
+  return lookup_name(kBounds, b);
+}
+const char *name_of(KvSharding k) {
+  return lookup_name(kKvShardings, k);
+}
+const char *name_of(LengthDist d) {
+  return lookup_name(kLengthDists, d);
+}
+const char *name_of(SchedulerPolicy p) {
+  return lookup_name(kPolicies, p);
 }
 const char *name_of(ModelFamily f) {
   return lookup_name(kFamilies, f);
@@ -378,6 +402,8 @@ HardwareSpec parse_hardware(const json &j0, const std::string &path) {
   h.gemm_efficiency = r.opt_num("gemm_efficiency", 0.01, 1.0).value_or(h.gemm_efficiency);
   h.time_uncertainty =
       r.opt_num("time_uncertainty", 0.0, kMaxUncertainty).value_or(h.time_uncertainty);
+  h.hbm_efficiency = r.opt_num("hbm_efficiency", 0.05, 1.0).value_or(h.hbm_efficiency);
+  h.price_per_hour = r.opt_num("price_per_hour", 0.0, 1e4).value_or(h.price_per_hour);
   if (const json *t = r.opt_child("tx8")) {
     ObjectReader x(*t, r.path_of("tx8"));
     Tx8Spec s;
@@ -519,6 +545,110 @@ ClusterSpec parse_cluster(const json &j0, const std::string &path) {
 }
 
 // [SECTION] workload
+namespace {
+// Limits that keep one simulation bounded (issue: bounded work): requests and tokens.
+constexpr i64 kMaxRequests = 1'000'000;
+constexpr i64 kMaxSeqTokens = 10'000'000;
+
+bool is_preset(const char *kind, const std::string &name) {
+  const auto names = preset_names(kind);
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+void parse_serve(ObjectReader &r, WorkloadSpec &w) {
+  ServeSpec &s = w.serve;
+  w.precision = r.opt_enum("precision", kDtypes).value_or(Dtype::bf16);
+  w.weight_dtype = r.opt_enum("weight_dtype", kDtypes).value_or(Dtype::bf16);
+  w.kv_dtype = r.opt_enum("kv_dtype", kDtypes).value_or(Dtype::bf16);
+  w.bound = r.opt_enum("bound", kBounds).value_or(ServingBound::achievable);
+  w.kv_sharding = r.opt_enum("kv_sharding", kKvShardings).value_or(KvSharding::replicate);
+  if (const json *t = r.opt_child("trace")) {
+    const std::string tp = r.path_of("trace");
+    if (!t->is_array() || t->empty())
+      throw ConfigError(tp, "must be a non-empty array of [arrival_s, prompt_len, gen_len]");
+    if (static_cast<i64>(t->size()) > kMaxRequests)
+      throw ConfigError(tp, "has " + std::to_string(t->size()) + " requests, over the limit of " +
+                                std::to_string(kMaxRequests));
+    double last = 0;
+    for (std::size_t i = 0; i < t->size(); ++i) {
+      const json &e = (*t)[i];
+      const std::string ep = tp + "[" + std::to_string(i) + "]";
+      if (!e.is_array() || e.size() != 3 || !e[0].is_number() || !e[1].is_number() ||
+          !e[2].is_number())
+        throw ConfigError(ep, "must be [arrival_s, prompt_len, gen_len] (three numbers)");
+      const double a = e[0].get<double>(), p = e[1].get<double>(), g = e[2].get<double>();
+      if (!(a >= 0 && a <= 1e9))
+        throw ConfigError(ep, "arrival " + json(a).dump() + " s is not in [0, 1e9]");
+      if (a < last)
+        throw ConfigError(ep, "arrival " + json(a).dump() + " s is before the previous one (" +
+                                  json(last).dump() + " s): sort the trace by arrival");
+      if (!(p >= 1 && p <= kMaxSeqTokens && p == std::floor(p)))
+        throw ConfigError(ep, "prompt_len " + json(p).dump() + " is not an integer in [1, 1e7]");
+      if (!(g >= 1 && g <= kMaxSeqTokens && g == std::floor(g)))
+        throw ConfigError(ep, "gen_len " + json(g).dump() + " is not an integer in [1, 1e7]");
+      last = a;
+      s.trace.push_back({a, p, g});
+    }
+    w.prompt_len = 0;
+    w.gen_len = 0;
+    for (const auto &e : s.trace) {
+      w.prompt_len = std::max<i64>(w.prompt_len, static_cast<i64>(e[1]));
+      w.gen_len = std::max<i64>(w.gen_len, static_cast<i64>(e[2]));
+    }
+    s.requests = static_cast<i64>(s.trace.size());
+  } else {
+    s.request_rate = r.req_num("request_rate", 1e-6, 1e6);
+    s.requests = r.opt_int("requests", 1, kMaxRequests).value_or(s.requests);
+    w.prompt_len = r.req_int("prompt_len", 1, kMaxSeqTokens);
+    w.gen_len = r.req_int("gen_len", 1, kMaxSeqTokens);
+    s.length_dist = r.opt_enum("length_dist", kLengthDists).value_or(LengthDist::fixed);
+    s.seed = static_cast<std::uint64_t>(r.opt_int("seed", 0, i64{1} << 53).value_or(1));
+  }
+  if (const json *slo = r.opt_child("slo")) {
+    ObjectReader o(*slo, r.path_of("slo"));
+    s.slo_ttft = o.opt_num("ttft", 0.0, 3600.0).value_or(0);
+    s.slo_tpot = o.opt_num("tpot", 0.0, 3600.0).value_or(0);
+    s.slo_attainment = o.opt_num("attainment", 0.01, 1.0).value_or(s.slo_attainment);
+    o.finish();
+  }
+  if (const json *sc = r.opt_child("scheduler")) {
+    ObjectReader o(*sc, r.path_of("scheduler"));
+    s.policy = o.opt_enum("policy", kPolicies).value_or(s.policy);
+    s.max_batch = o.opt_int("max_batch", 1, 1'000'000).value_or(s.max_batch);
+    s.max_tokens = o.opt_int("max_tokens", 1, 10'000'000).value_or(s.max_tokens);
+    s.chunk = o.opt_int("chunk", 1, 10'000'000).value_or(s.chunk);
+    s.block_size = o.opt_int("block_size", 1, 1'000'000).value_or(s.block_size);
+    s.memory_fraction = o.opt_num("memory_fraction", 0.05, 1.0).value_or(s.memory_fraction);
+    s.prefill_instances = o.opt_int("prefill_instances", 0, 1'000'000).value_or(0);
+    o.finish();
+    if (s.max_tokens < s.max_batch && s.policy == SchedulerPolicy::continuous)
+      throw ConfigError(o.path_of("max_tokens"),
+                        std::to_string(s.max_tokens) + " is below max_batch " +
+                            std::to_string(s.max_batch) +
+                            ": every running sequence decodes one token per iteration");
+  }
+  if (const json *ho = r.opt_child("hardware_options")) {
+    const std::string hp = r.path_of("hardware_options");
+    if (!ho->is_array() || ho->size() > 32)
+      throw ConfigError(hp, "must be an array of at most 32 hardware preset names");
+    for (std::size_t i = 0; i < ho->size(); ++i) {
+      if (!(*ho)[i].is_string())
+        throw ConfigError(hp + "[" + std::to_string(i) + "]", "must be a hardware preset name");
+      const std::string name = (*ho)[i].get<std::string>();
+      const std::string hw = name.substr(0, name.find('@'));
+      if (!is_preset("hardware", hw))
+        throw ConfigError(hp + "[" + std::to_string(i) + "]",
+                          "\"" + hw + "\" is not a hardware preset");
+      if (name.find('@') != std::string::npos &&
+          !is_preset("cluster", name.substr(name.find('@') + 1)))
+        throw ConfigError(hp + "[" + std::to_string(i) + "]",
+                          "\"" + name.substr(name.find('@') + 1) + "\" is not a cluster preset");
+      s.hardware_options.push_back(name);
+    }
+  }
+}
+} // namespace
+
 WorkloadSpec parse_workload(const json &j, const std::string &path) {
   ObjectReader r(j, path);
   WorkloadSpec w;
@@ -545,6 +675,11 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
     if (w.request_rate > 0 && (w.ttft_target <= 0 || w.tpot_target <= 0))
       throw ConfigError(r.path_of(w.ttft_target <= 0 ? "ttft_target" : "tpot_target"),
                         "is required (> 0) with request_rate");
+    w.bound = r.opt_enum("bound", kBounds).value_or(ServingBound::achievable);
+    w.kv_sharding = r.opt_enum("kv_sharding", kKvShardings).value_or(KvSharding::replicate);
+    break;
+  case Mode::serve:
+    parse_serve(r, w);
     break;
   case Mode::tx8_op: {
     const json *o = r.opt_child("op");
@@ -793,7 +928,9 @@ json to_json(const HardwareSpec &h) {
             {"hbm_bytes", h.hbm_bytes},
             {"hbm_bw", h.hbm_bw},
             {"gemm_efficiency", h.gemm_efficiency},
-            {"time_uncertainty", h.time_uncertainty}};
+            {"time_uncertainty", h.time_uncertainty},
+            {"hbm_efficiency", h.hbm_efficiency},
+            {"price_per_hour", h.price_per_hour}};
   if (h.tx8)
     j["tx8"] = {{"tiles", h.tx8->tiles},
                 {"mesh", {h.tx8->mesh_x, h.tx8->mesh_y}},
@@ -866,7 +1003,37 @@ json to_json(const WorkloadSpec &w) {
       j.update({{"request_rate", w.request_rate},
                 {"ttft_target", w.ttft_target},
                 {"tpot_target", w.tpot_target}});
+    j.update({{"bound", name_of(w.bound)}, {"kv_sharding", name_of(w.kv_sharding)}});
     break;
+  case Mode::serve: {
+    const ServeSpec &s = w.serve;
+    j.update({{"precision", name_of(w.precision)},
+              {"weight_dtype", name_of(w.weight_dtype)},
+              {"kv_dtype", name_of(w.kv_dtype)},
+              {"bound", name_of(w.bound)},
+              {"kv_sharding", name_of(w.kv_sharding)}});
+    if (!s.trace.empty()) {
+      json t = json::array();
+      for (const auto &e : s.trace)
+        t.push_back({e[0], static_cast<i64>(e[1]), static_cast<i64>(e[2])});
+      j["trace"] = t;
+    } else {
+      j.update({{"request_rate", s.request_rate},
+                {"requests", s.requests},
+                {"prompt_len", w.prompt_len},
+                {"gen_len", w.gen_len},
+                {"length_dist", name_of(s.length_dist)},
+                {"seed", s.seed}});
+    }
+    j["slo"] = {{"ttft", s.slo_ttft}, {"tpot", s.slo_tpot}, {"attainment", s.slo_attainment}};
+    j["scheduler"] = {{"policy", name_of(s.policy)},         {"max_batch", s.max_batch},
+                      {"max_tokens", s.max_tokens},          {"chunk", s.chunk},
+                      {"block_size", s.block_size},          {"memory_fraction", s.memory_fraction},
+                      {"prefill_instances", s.prefill_instances}};
+    if (!s.hardware_options.empty())
+      j["hardware_options"] = s.hardware_options;
+    break;
+  }
   case Mode::tx8_op: {
     const Tx8OpSpec &o = *w.op;
     json op = {{"type", o.type}};

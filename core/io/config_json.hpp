@@ -47,5 +47,9 @@ const char *name_of(Norm n);
 const char *name_of(HardwareKind k);
 const char *name_of(Topology t);
 const char *name_of(ModelFamily f);
+const char *name_of(ServingBound b);
+const char *name_of(KvSharding k);
+const char *name_of(LengthDist d);
+const char *name_of(SchedulerPolicy p);
 
 } // namespace rl::io

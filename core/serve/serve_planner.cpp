@@ -170,9 +170,6 @@ ServePlanResult plan_serving(const std::vector<Config> &choices, const ServePlan
                 ++out.feasible;
                 d.devices = d.instances * per;
                 d.cost_per_hour = static_cast<double>(d.devices) * k.hardware.price_per_hour;
-                const double tokens_per_h = rate * static_cast<double>(k.workload.gen_len) * 3600;
-                d.cost_per_million_tokens =
-                    tokens_per_h > 0 ? d.cost_per_hour / tokens_per_h * 1e6 : 0;
                 d.config = k;
                 found.push_back(d);
               }
@@ -192,7 +189,6 @@ ServePlanResult plan_serving(const std::vector<Config> &choices, const ServePlan
   // the chosen deployments simulated whole, at the full rate and request count
   // Each is then verified whole: when the full simulation misses the attainment (sizing ran
   // one instance on fewer requests), the short pool grows by one instance, up to 4 times.
-  const double tokens_per_h = rate * static_cast<double>(c.workload.gen_len) * 3600;
   for (Deployment &d : found) {
     Config &k = d.config;
     for (int tries = 0;; ++tries) {
@@ -215,8 +211,9 @@ ServePlanResult plan_serving(const std::vector<Config> &choices, const ServePlan
         d.instances = d.prefill_instances + d.decode_instances;
       d.devices = d.instances * d.layout.tp * d.layout.pp * d.layout.ep;
       d.cost_per_hour = static_cast<double>(d.devices) * k.hardware.price_per_hour;
-      d.cost_per_million_tokens = tokens_per_h > 0 ? d.cost_per_hour / tokens_per_h * 1e6 : 0;
     }
+    // per million output tokens: the simulation's own figure (ServeResult), one definition
+    d.cost_per_million_tokens = d.result.cost_per_million_tokens;
   }
   std::stable_sort(found.begin(), found.end(), [&](const Deployment &a, const Deployment &b) {
     if (cheaper(a, b) || cheaper(b, a))

@@ -89,7 +89,21 @@ check "tx8 bad op" 2 "$rl" tx8 '{"hardware": "tx8", "workload": {"mode": "tx8-op
   expect_in "tx8 bad op" "$tmp/err" 'workload.op.type: "conv" is not one of'
 check "export" 0 "$rl" export llama3-70b-h100-1024 --format megatron && expect_in "export" "$tmp/out" "--tensor-model-parallel-size 8"
 check "export bad" 2 "$rl" export llama3-70b-h100-1024 --format jax && expect_in "export bad" "$tmp/err" '--format: "jax" is not one of'
-for c in plan collective validate tx8 export; do
+# serving: the simulation, its JSON keys (SPEC.md), the rate sweep and the serving planner
+check "serve" 0 "$rl" serve llama3-70b-h100-serve && expect_in "serve" "$tmp/out" "TPOT (inter-token)"
+check "serve json" 0 "$rl" serve llama3-70b-h100-serve --json &&
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); [j["latency"][k][q] for k in ("ttft","tpot","e2e") for q in ("mean","p50","p90","p99")]; j["throughput"]["output_tokens_per_s"]; j["throughput"]["requests_per_s"]; j["goodput"]; [j["memory"][k] for k in ("weights","kv_cache","total","capacity")]; [j["stats"][k] for k in ("requests","iterations","simulated_s","seconds")]' "$tmp/out" &&
+  passes=$((passes + 1)) || { echo "FAIL serve json keys"; fails=$((fails + 1)); }
+check "serve sweep" 0 "$rl" serve llama3-70b-h100-serve --sweep rate && expect_in "serve sweep" "$tmp/out" "SLO met"
+check "serve plan json" 0 "$rl" plan llama3-70b-h100-serve --top 2 --json &&
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); d=j["deployments"][0]; d["cost"]["per_million_tokens"]; d["replicas"]; d["instance"]["tp"]; [j["stats"][k] for k in ("candidates","evaluated","feasible","seconds","rejected")]' "$tmp/out" &&
+  passes=$((passes + 1)) || { echo "FAIL serve plan keys"; fails=$((fails + 1)); }
+check "serve train config" 2 "$rl" serve llama3-70b-h100-1024 &&
+  expect_in "serve train config" "$tmp/err" 'workload.mode: `ridgeline serve` needs mode "serve"'
+check "serve bad sweep" 2 "$rl" serve llama3-70b-h100-serve --sweep batch
+check "estimate serve config" 2 "$rl" estimate llama3-70b-h100-serve &&
+  expect_in "estimate serve config" "$tmp/err" "mode serve is simulated by"
+for c in plan collective validate tx8 export serve; do
   check "help $c" 0 "$rl" "$c" --help && expect_in "help $c" "$tmp/out" "usage: ridgeline $c"
 done
 
