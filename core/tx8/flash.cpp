@@ -378,21 +378,26 @@ FlashMapping map_flash(const Tx8Spec &a, const FlashOp &op, const FlashChoice &c
   // h_f from 1 up: SRAM grows with h_f, so the pruned search stops at the first that does
   // not fit (counting the rest as pruned); brute force tries them all.
   auto heads = [&](LoopOrder o, i64 tx, i64 ty, i64 pack, i64 hf_all, double bound) {
-    const i64 lo = ch.heads_fused ? std::min(*ch.heads_fused, hf_all) : 1;
-    const i64 hi = ch.heads_fused ? lo : hf_all;
-    for (i64 hf = lo; hf <= hi; ++hf) {
-      if (best.search.candidates >= kMaxSearchCandidates)
+    // Every h_f up to 256, a ladder beyond (groups may number 2^50).
+    const std::vector<i64> hfs = ch.heads_fused
+                                     ? std::vector<i64>{std::min(*ch.heads_fused, hf_all)}
+                                     : tile_candidates(hf_all, 1, 1024);
+    for (std::size_t i = 0; i < hfs.size(); ++i) {
+      if (best.search.candidates >= kMaxSearchCandidates ||
+          best.search.evaluated >= kMaxSearchEvaluations)
         return; // the budget is spent: the rest is counted as skipped
-      const FlashTiling t{o, tx, ty, hf, pack};
+      const FlashTiling t{o, tx, ty, hfs[i], pack};
       const double sram = flash_sram_bytes(a, op, t);
-      if (ch.prune && sram > cap && hf > lo) {
-        best.search.candidates += hi - hf + 1;
-        best.search.pruned_sram += hi - hf + 1;
+      if (ch.prune && sram > cap && i > 0) {
+        const auto rest = static_cast<i64>(hfs.size() - i);
+        best.search.candidates += rest;
+        best.search.pruned_sram += rest;
         return;
       }
       consider(t, sram, bound);
     }
   };
+
   const std::vector<i64> txs =
       ch.tx ? std::vector<i64>{*ch.tx} : tile_candidates(ceil_div(op.seq_q, T), g);
   const std::vector<i64> tys =

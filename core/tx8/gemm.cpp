@@ -186,6 +186,8 @@ GemmMapping map_gemm(const Tx8Spec &a, const GemmOp &op, const GemmChoice &ch,
         const i64 kb = ceil_div(op.k, std::min(tk, op.k));
         const double bound = std::max(model_bytes(a, model, mb, kb) / a.dram_bw, flops_bound);
         for (const i64 tc : tcs) {
+          if (best.search.evaluated >= kMaxSearchEvaluations)
+            break; // the budget is spent: the rest is counted as skipped
           const GemmTiling t{st, in ? tr : tc, in ? tc : tr, tk};
           ++best.search.candidates;
           const double sram = gemm_sram_bytes(a, op, t);

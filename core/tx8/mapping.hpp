@@ -28,9 +28,11 @@ struct OpCost {
 
 // Bounded work (counts, no clock): a dimension offers at most kMaxTileCandidates tile
 // sizes (beyond that a ladder, see tile_candidates), and one operator's search looks at
-// most at kMaxSearchCandidates tilings; the rest are counted as skipped.
+// most at kMaxSearchCandidates tilings and fully evaluates at most kMaxSearchEvaluations of
+// them; the rest are counted as skipped.
 constexpr i64 kMaxTileCandidates = 128;
 constexpr i64 kMaxSearchCandidates = 1'000'000;
+constexpr i64 kMaxSearchEvaluations = 100'000; // full cost evaluations (the expensive step)
 
 // How the search went: candidates enumerated, rejected by SRAM before evaluation, cut by
 // the lower bound before evaluation, fully evaluated; tilings of the full space never
