@@ -4,6 +4,7 @@
 // scripts and the e2e test.
 #include "core/io/api.hpp"
 #include "core/io/estimate_json.hpp"
+#include "core/io/serve_json.hpp"
 #include "core/io/tx8_json.hpp"
 #include "web/app_state.hpp"
 #include "web/platform.hpp"
@@ -57,6 +58,16 @@ std::string current_tx8() {
   return rl::io::error_json(e ? e->path : "", e ? e->message : "no tx8 mapping").dump();
 }
 
+// The app's own serving simulation of its current configuration (mode serve; or
+// {"error": ...}).
+std::string current_serve() {
+  const auto &s = rl::web::app_state();
+  if (s.serve())
+    return rl::io::to_json(*s.serve()).dump();
+  const auto &e = s.error();
+  return rl::io::error_json(e ? e->path : "", e ? e->message : "no serving simulation").dump();
+}
+
 // {"error": {path, message} | null, "url_error": ... | null}: the current configuration's
 // error, and why the URL the page was opened with was rejected (then the default is shown).
 std::string current_status() {
@@ -92,6 +103,7 @@ EMSCRIPTEN_BINDINGS(ridgeline) {
   emscripten::function("currentUserConfig", &current_user_config);
   emscripten::function("currentEstimate", &current_estimate);
   emscripten::function("currentTx8", &current_tx8);
+  emscripten::function("currentServe", &current_serve);
   emscripten::function("currentStatus", &current_status);
   emscripten::function("currentUrl", &current_url);
 }

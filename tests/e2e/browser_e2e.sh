@@ -120,11 +120,15 @@ EOF
 # [SECTION] the JSON API on an inference and a video scenario vs the CLI
 infer_scenario=llama2-13b-v5e-infer
 video_scenario=sora-720m-tx8-2x2
+serve_scenario=llama3-70b-h100-serve
+"$cli" serve "$serve_scenario" --json >"$out/expected_serve.json"
+"$cli" plan "$serve_scenario" --json >"$out/expected_plan_serve.json"
 "$cli" estimate "$infer_scenario" --sweep batch --json >"$out/expected_sweep.json"
 "$cli" plan "$infer_scenario" --json >"$out/expected_plan_infer.json"
 "$cli" tx8 "$video_scenario" --json >"$out/expected_tx8.json"
 browse dump "$base?scenario=$infer_scenario#e2e" "$out/dom_infer.html"
 browse dump "$base?scenario=$video_scenario#e2e" "$out/dom_video.html"
+browse dump "$base?scenario=$serve_scenario#e2e" "$out/dom_serve.html"
 python3 - "$out" <<'EOF' || fail "the page's plan / sweep / tx8 disagree with the CLI (files in $out)"
 import sys
 from page_checks import Checks, close, drop_wall_times, load, page_state
@@ -144,6 +148,15 @@ c.expect("Module.tx8(config) == `ridgeline tx8 --json` (1e-9 rel, wall times asi
       close(drop_wall_times(v["api"].get("tx8")), want))
 c.expect("the app's own tx8 mapping == `ridgeline tx8 --json`",
       close(drop_wall_times(v["api"].get("current_tx8")), want))
+s = page_state(out, "dom_serve.html")
+c.expect("serve scenario: no error on the page", s["status"]["error"] is None, str(s["status"]))
+want = drop_wall_times(load(out, "expected_serve.json"))
+c.expect("Module.serve(config) == `ridgeline serve --json` (1e-9 rel, wall time aside)",
+      close(drop_wall_times(s["api"].get("serve")), want))
+c.expect("the app's own serving simulation == `ridgeline serve --json`",
+      close(drop_wall_times(s["api"].get("current_serve")), want))
+c.expect("Module.plan(serve config) == `ridgeline plan --json` (deployments, 1e-9 rel)",
+      close(drop_wall_times(s["api"].get("plan")), drop_wall_times(load(out, "expected_plan_serve.json"))))
 c.exit()
 EOF
 
