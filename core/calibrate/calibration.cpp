@@ -1,7 +1,11 @@
 #include "core/calibrate/calibration.hpp"
 
+#include "core/error.hpp"
+
 #include <cmath>
+#include <cstdint>
 #include <map>
+#include <string>
 
 namespace rl {
 
@@ -41,7 +45,27 @@ double predicted_metric(const Estimate &e, Metric m) {
   return 0;
 }
 
+namespace {
+// Work of one estimate of a run, in the planner's units (one per model layer, plus one).
+i64 estimate_work(const ValidationRun &r) {
+  return 1 + r.config.model.layers;
+}
+
+void check_work(i64 work, const char *what) {
+  if (work > kCalibrationBudget)
+    throw ConfigError("runs", std::string(what) + " needs " + std::to_string(work) +
+                                  " units of work (one per model layer and estimate); the limit "
+                                  "is " +
+                                  std::to_string(kCalibrationBudget) +
+                                  ": give fewer runs or smaller models");
+}
+} // namespace
+
 std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs) {
+  i64 work = 0;
+  for (const auto &r : runs)
+    work += estimate_work(r);
+  check_work(work, "predicting these runs");
   std::vector<ValidationRow> out;
   for (const auto &r : runs) {
     const Estimate e = estimate(r.config);
@@ -59,54 +83,79 @@ std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs) {
 }
 
 namespace {
-double predict_at(ValidationRun r, double eff) {
-  r.config.hardware.gemm_efficiency = eff;
-  return predicted_metric(estimate(r.config), r.metric);
+constexpr int kGridLo = 300, kGridHi = 1000; // efficiency k / 1000
+
+// Every run's prediction at every grid efficiency, computed once: the fit and each
+// leave-one-out refit only sum these.
+struct Predictions {
+  std::vector<std::vector<double>> at; // at[k - kGridLo][row]
+};
+
+Predictions predict_grid(const std::vector<ValidationRun> &rows) {
+  Predictions p;
+  for (int k = kGridLo; k <= kGridHi; ++k) {
+    std::vector<double> col;
+    for (ValidationRun r : rows) {
+      r.config.hardware.gemm_efficiency = k / 1000.0;
+      col.push_back(predicted_metric(estimate(r.config), r.metric));
+    }
+    p.at.push_back(std::move(col));
+  }
+  return p;
 }
 
-// The grid point minimising the summed squared log-ratio over `rows`.
-double best_efficiency(const std::vector<ValidationRun> &rows) {
-  double best = 0, best_cost = INFINITY;
-  for (int k = 300; k <= 1000; ++k) {
-    const double eff = k / 1000.0;
+// The grid point minimising the summed squared log-ratio over the rows (but `skip`).
+int best_grid_point(const Predictions &p, const std::vector<ValidationRun> &rows,
+                    const std::string &chip, std::size_t skip = SIZE_MAX) {
+  int best = -1;
+  double best_cost = INFINITY;
+  for (int k = kGridLo; k <= kGridHi; ++k) {
     double cost = 0;
-    for (const auto &r : rows) {
-      const double lr = std::log(predict_at(r, eff) / r.measured);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (i == skip)
+        continue;
+      const double lr = std::log(p.at[static_cast<std::size_t>(k - kGridLo)][i] / rows[i].measured);
       cost += lr * lr;
     }
     if (cost < best_cost) {
       best_cost = cost;
-      best = eff;
+      best = k;
     }
   }
+  if (best < 0)
+    throw ConfigError("runs", "no gemm_efficiency in [0.30, 1.00] fits the runs on " + chip +
+                                  " (a prediction is not a positive number)");
   return best;
 }
 } // namespace
 
 std::vector<FitResult> fit_gemm_efficiency(const std::vector<ValidationRun> &runs) {
+  i64 work = 0;
+  for (const auto &r : runs)
+    work += (kGridHi - kGridLo + 1) * estimate_work(r);
+  check_work(work, "the fit");
   std::map<std::string, std::vector<ValidationRun>> by_chip;
   for (const auto &r : runs)
     by_chip[r.config.hardware.name].push_back(r);
   std::vector<FitResult> out;
   for (const auto &[chip, rows] : by_chip) {
+    const Predictions p = predict_grid(rows);
     FitResult f;
     f.hardware = chip;
     f.rows = static_cast<i64>(rows.size());
-    f.efficiency = best_efficiency(rows);
+    const int k = best_grid_point(p, rows, chip);
+    f.efficiency = k / 1000.0;
     double sq = 0;
-    for (const auto &r : rows) {
-      const double err = predict_at(r, f.efficiency) / r.measured - 1;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const double err = p.at[static_cast<std::size_t>(k - kGridLo)][i] / rows[i].measured - 1;
       f.max_abs_error = std::max(f.max_abs_error, std::fabs(err));
       sq += err * err;
     }
     f.rms_error = std::sqrt(sq / static_cast<double>(rows.size()));
     // Leave one out: fit on the others, predict the one left out.
     for (std::size_t i = 0; rows.size() > 1 && i < rows.size(); ++i) {
-      std::vector<ValidationRun> rest;
-      for (std::size_t k = 0; k < rows.size(); ++k)
-        if (k != i)
-          rest.push_back(rows[k]);
-      const double err = predict_at(rows[i], best_efficiency(rest)) / rows[i].measured - 1;
+      const int ki = best_grid_point(p, rows, chip, i);
+      const double err = p.at[static_cast<std::size_t>(ki - kGridLo)][i] / rows[i].measured - 1;
       f.loo_max_error = std::max(f.loo_max_error, std::fabs(err));
     }
     out.push_back(f);

@@ -35,7 +35,12 @@ struct ValidationRow {
   double band = 0;  // the chip's relative uncertainty
 };
 
+// Bounded work, checked before any estimate: units of one per model layer per estimate
+// (the planner's unit). validate() costs one estimate per run, the fit 701 per run.
+constexpr i64 kCalibrationBudget = 4'000'000;
+
 double predicted_metric(const Estimate &e, Metric m);
+// ConfigError at "runs" when the runs need more than kCalibrationBudget.
 std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs);
 
 struct FitResult {
@@ -48,7 +53,8 @@ struct FitResult {
 };
 
 // Per hardware name: the efficiency in [0.30, 1.00] (step 0.001) minimising the summed
-// squared log-ratio of predicted to measured.
+// squared log-ratio of predicted to measured. ConfigError at "runs" past kCalibrationBudget
+// or when no efficiency gives positive predictions.
 std::vector<FitResult> fit_gemm_efficiency(const std::vector<ValidationRun> &runs);
 
 } // namespace rl

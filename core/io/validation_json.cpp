@@ -36,6 +36,10 @@ std::vector<ValidationRun> parse_validation(const json &j0) {
   }
   if (!runs->is_array())
     throw ConfigError("runs", "expected an array of runs, got " + json_type_name(*runs));
+  constexpr std::size_t kMaxRuns = 1000; // a stated limit, checked before any run is read
+  if (runs->size() > kMaxRuns)
+    throw ConfigError("runs", std::to_string(runs->size()) + " runs; the limit is " +
+                                  std::to_string(kMaxRuns));
   std::vector<ValidationRun> out;
   for (std::size_t i = 0; i < runs->size(); ++i) {
     const std::string path = "runs[" + std::to_string(i) + "]";
