@@ -154,6 +154,13 @@ void validate_target(const std::string &in) {
   std::vector<ValidationRow> rows;
   if (expected([&] { rows = validate(runs); }))
     check_numbers(io::to_json(rows), "rows");
+  // In-harness budget: the fit costs 701 estimates per run; the CLI allows up to
+  // kCalibrationBudget units (about a second natively), too slow for every fuzz input.
+  long long work = 0;
+  for (const auto &r : runs)
+    work += 701 * (1 + r.config.model.layers);
+  if (work > kFuzzFitBudget)
+    return;
   std::vector<FitResult> fits;
   if (expected([&] { fits = fit_gemm_efficiency(runs); }))
     check_numbers(io::to_json(fits), "fit");

@@ -31,5 +31,7 @@ void check(const std::string &name, const std::string &input);
 // In-harness work budget for the planner (budget units, see PlanOptions::budget): the
 // fuzzers try many inputs a second, so they search a smaller space than the CLI.
 constexpr long long kFuzzPlanBudget = 20000;
+// ... and fit validation runs only up to this many units (701 per run and model layer).
+constexpr long long kFuzzFitBudget = 300000;
 
 } // namespace rl::fuzz
