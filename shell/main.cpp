@@ -9,6 +9,7 @@
 #include "core/io/json_reader.hpp"
 #include "core/io/launch_export.hpp"
 #include "core/io/presets.hpp"
+#include "core/io/serve_json.hpp"
 #include "core/io/units.hpp"
 #include "core/io/url_codec.hpp"
 #include "core/io/validation_json.hpp"
@@ -153,7 +154,7 @@ Args parse_args(int argc, char **argv) {
   Args a;
   static const std::map<std::string, bool> takes_value = {
       {"--decode", true}, {"--top", true},   {"--format", true}, {"--degree", true}, {"--op", true},
-      {"--bytes", true},  {"--group", true}, {"--stride", true}, {"--sweep", true}};
+      {"--bytes", true},  {"--group", true}, {"--stride", true}, {"--sweep", true}, {"--trace", true}};
   for (int i = 1; i < argc; ++i) {
     const std::string s = argv[i];
     if (a.command.empty() && s.rfind("--", 0) != 0 && s != "-h") {
@@ -345,11 +346,22 @@ int cmd_serve(const Args &a) {
     std::cout << shell::kServeHelp;
     return 0;
   }
-  allow_options(a, {"--json", "--sweep"});
+  allow_options(a, {"--json", "--sweep", "--trace"});
   if (a.has("--sweep") && a.options.at("--sweep") != "rate")
     throw Usage("--sweep takes `rate`");
-  return shell::run_serve(load_config(one_positional(a, "CFG")), a.has("--json"),
-                          a.has("--sweep"), std::cout);
+  json cfg = load_config(one_positional(a, "CFG"));
+  if (a.has("--trace")) {
+    const std::string path = a.options.at("--trace");
+    const auto text = read_file(path);
+    if (!text)
+      throw ConfigError("--trace", "\"" + path + "\" is not a readable file");
+    try {
+      cfg = io::with_trace(cfg, io::trace_from_text(*text));
+    } catch (const ConfigError &e) {
+      throw ConfigError(e.path().empty() ? "--trace" : e.path(), path + ": " + e.message());
+    }
+  }
+  return shell::run_serve(cfg, a.has("--json"), a.has("--sweep"), std::cout);
 }
 
 int cmd_tx8(const Args &a) {

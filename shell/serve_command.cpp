@@ -16,7 +16,7 @@ namespace rl::shell {
 
 using json = nlohmann::json;
 
-const char *kServeHelp = R"(usage: ridgeline serve CFG [--json] [--sweep rate]
+const char *kServeHelp = R"(usage: ridgeline serve CFG [--json] [--sweep rate] [--trace FILE]
 
 Simulates serving request by request (workload.mode "serve"): Poisson arrivals at
 workload.request_rate (or workload.trace), a vLLM-like scheduler (continuous batching with
@@ -32,6 +32,9 @@ under the SLO (workload.slo), memory per chip and the simulation's statistics.
                 throughput.{output_tokens_per_s,requests_per_s}, goodput, memory, stats
   --sweep rate  the same deployment at 1/8 to 2x the request rate (latency percentiles
                 and throughput per rate)
+  --trace FILE  requests from a file instead of the Poisson stream: CSV lines
+                arrival_s,prompt_len,gen_len (a header and # comments allowed) or a JSON
+                array of [arrival_s, prompt_len, gen_len], sorted by arrival
 
 `ridgeline plan CFG` on a serve configuration finds the cheapest deployment meeting the SLO.
 )";

@@ -7,6 +7,7 @@
 #include "core/serve/iteration.hpp"
 #include "core/serve/serve_planner.hpp"
 #include "core/serve/simulate.hpp"
+#include "core/io/serve_json.hpp"
 
 #include <cmath>
 
@@ -239,4 +240,18 @@ TEST_CASE("The serve scenario preset simulates within its SLO", "[serve][presets
   CHECK(meets_slo(c.workload.serve, r)); // 8 requests/s on one DGX H100, FP8, 2 x TP4
   CHECK(r.devices == 8);
   CHECK(r.instances == 2);
+}
+
+TEST_CASE("Trace files: CSV with a header and comments, or JSON", "[serve]") {
+  const json t = io::trace_from_text("arrival_s,prompt_len,gen_len\n# burst\n0,100,10\r\n0.5,200,20\n");
+  REQUIRE(t.size() == 2);
+  CHECK(t[1][0].get<double>() == 0.5);
+  CHECK(t[1][1].get<double>() == 200);
+  CHECK(io::trace_from_text("[[0, 1, 2]]") == json::parse("[[0, 1, 2]]"));
+  CHECK(test::error_of([] { io::trace_from_text("0,1,2\n1,2\n"); })
+            .rfind("trace line 2: expected arrival_s,prompt_len,gen_len", 0) == 0);
+  // the trace replaces the Poisson stream of a scenario
+  const Config c = io::parse_config(io::with_trace(json("llama3-70b-h100-serve"), t));
+  CHECK(c.workload.serve.trace.size() == 2);
+  CHECK(simulate_serving(c).completed == 2);
 }

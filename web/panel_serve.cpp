@@ -109,11 +109,13 @@ double pick(const nlohmann::json &row, const char *what, const char *q) {
   return row.at(what).at(q).get<double>();
 }
 
-void rate_chart(const char *id, const nlohmann::json &rows, const char *what, double target,
-                ImVec2 size, const std::string &y_title) {
+// Latency percentiles (p50, p90, p99 of `what`) against `x_key` of each simulated rate.
+void rate_chart(const char *id, const nlohmann::json &rows, const char *x_key,
+                const std::string &x_title, const char *what, double target, ImVec2 size,
+                const std::string &y_title) {
   double x_lo = 1e300, x_hi = 0, y_lo = 1e300, y_hi = 0;
   for (const auto &r : rows) {
-    const double x = r.at("request_rate").get<double>();
+    const double x = r.at(x_key).get<double>();
     x_lo = std::min(x_lo, x);
     x_hi = std::max(x_hi, x);
     for (const char *q : {"p50", "p90", "p99"}) {
@@ -135,8 +137,8 @@ void rate_chart(const char *id, const nlohmann::json &rows, const char *what, do
   plot::log_range(y_lo, y_hi, 1.5, 0.8, ya, yb);
   ImGui::PushID(id);
   const plot::LogLog g = plot::begin_loglog(
-      size, xa, xb, ya, yb, [](double x) { return fmt("%.3g", x); }, &units::seconds,
-      "request rate (requests/s)", y_title);
+      size, xa, xb, ya, yb, [](double x) { return plot::tick(units::count(x)); }, &units::seconds,
+      x_title, y_title);
   ImGui::PopID();
   if (g.p1.x - g.p0.x < 40 || g.p1.y - g.p0.y < 40)
     return;
@@ -155,7 +157,7 @@ void rate_chart(const char *id, const nlohmann::json &rows, const char *what, do
   for (int k = 0; k < 3; ++k) {
     ImVec2 prev{};
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      const ImVec2 p = g.at(rows[i].at("request_rate").get<double>(), pick(rows[i], what, qs[k]));
+      const ImVec2 p = g.at(rows[i].at(x_key).get<double>(), pick(rows[i], what, qs[k]));
       if (i > 0)
         dl->AddLine(prev, p, ui::u32(cols[k]), 2.0f);
       dl->AddCircleFilled(p, 3.5f, ui::u32(cols[k]));
@@ -190,16 +192,23 @@ void draw_serve_curve_panel(AppState &s, UiState &ui) {
     ui::text_colored(ui::color::error, su.sweep_error);
     return;
   }
-  ui::text_dim("The deployment simulated at 1/8 to 2x the request rate (same requests, same "
-               "scheduler): latency percentiles per rate; dashed: the SLO target.");
+  ui::text_dim_wrapped(
+      "The deployment simulated at 1/8 to 2x the request rate (same scheduler): "
+      "latency percentiles per rate, and end-to-end latency against the throughput "
+      "it delivers; dashed: the SLO target.");
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float w = std::floor((avail.x - ImGui::GetStyle().ItemSpacing.x) * 0.5f);
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const float w = std::floor((avail.x - 2 * gap) / 3);
   const float h = std::max(160.0f, avail.y - 130.0f);
-  rate_chart("ttft", su.sweep, "ttft", c->workload.serve.slo_ttft, ImVec2(w, h),
-             "time to first token");
+  const std::string rate = "request rate (requests/s)";
+  rate_chart("ttft", su.sweep, "request_rate", rate, "ttft", c->workload.serve.slo_ttft,
+             ImVec2(w, h), "time to first token");
   ImGui::SameLine();
-  rate_chart("tpot", su.sweep, "tpot", c->workload.serve.slo_tpot, ImVec2(w, h),
-             "time per output token");
+  rate_chart("tpot", su.sweep, "request_rate", rate, "tpot", c->workload.serve.slo_tpot,
+             ImVec2(w, h), "time per output token");
+  ImGui::SameLine();
+  rate_chart("thr", su.sweep, "output_tokens_per_s", "output tokens/s (all instances)", "e2e", 0,
+             ImVec2(w, h), "end-to-end latency");
   if (ImGui::BeginTable("sweep", 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY,
                         ImVec2(0, ImGui::GetContentRegionAvail().y))) {
     for (const char *hd : {"requests/s", "TTFT p90", "TPOT p90", "e2e p99", "tokens/s", "SLO met"})

@@ -2,6 +2,10 @@
 
 #include "core/io/config_json.hpp"
 #include "core/io/estimate_json.hpp"
+#include "core/io/json_reader.hpp"
+
+#include <cmath>
+#include <cstdlib>
 
 namespace rl::io {
 
@@ -104,6 +108,68 @@ std::vector<Config> serve_choices(const json &config) {
     out.push_back(parse_config(k));
   }
   return out;
+}
+
+json trace_from_text(const std::string &text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '[')
+    return parse_json_text(text);
+  json out = json::array();
+  std::size_t pos = 0;
+  i64 line_no = 0;
+  while (pos <= text.size()) {
+    const auto end = std::min(text.find('\n', pos), text.size());
+    std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
+    const auto s0 = line.find_first_not_of(" \t");
+    if (s0 == std::string::npos || line[s0] == '#')
+      continue;
+    double v[3];
+    int n = 0;
+    std::size_t at = 0;
+    bool ok = true;
+    while (ok && n < 3) {
+      const auto comma = line.find(',', at);
+      const std::string cell =
+          line.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+      char *stop = nullptr;
+      v[n] = std::strtod(cell.c_str(), &stop);
+      ok = stop != cell.c_str() && std::string(stop).find_first_not_of(" \t") == std::string::npos;
+      ++n;
+      if (comma == std::string::npos)
+        break;
+      at = comma + 1;
+    }
+    if (!ok || n != 3) {
+      if (out.empty() && line_no == 1 && n >= 1 && !ok)
+        continue; // a header line
+      throw ConfigError("trace line " + std::to_string(line_no),
+                        "expected arrival_s,prompt_len,gen_len (three numbers), got \"" +
+                            line.substr(0, 80) + "\"");
+    }
+    if (!std::isfinite(v[0]) || !std::isfinite(v[1]) || !std::isfinite(v[2]))
+      throw ConfigError("trace line " + std::to_string(line_no),
+                        "holds a number that is not finite");
+    out.push_back({v[0], v[1], v[2]});
+    if (out.size() > 1'000'000)
+      throw ConfigError("trace line " + std::to_string(line_no),
+                        "over the limit of 1,000,000 requests");
+  }
+  return out;
+}
+
+json with_trace(const json &config, const json &trace) {
+  json c = expand_scenario(config);
+  if (!c.contains("workload") || !c.at("workload").is_object())
+    throw ConfigError("workload", "is required");
+  json &w = c["workload"];
+  for (const char *k : {"request_rate", "requests", "prompt_len", "gen_len", "length_dist", "seed"})
+    w.erase(k);
+  w["trace"] = trace;
+  return c;
 }
 
 std::vector<double> serve_sweep_rates(double rate) {

@@ -22,6 +22,14 @@ std::vector<Config> serve_choices(const nlohmann::json &config);
 // Latency percentiles and throughput over request rates (the page's and CLI's curve):
 // the configuration's deployment simulated at each rate of `rates`.
 nlohmann::json serve_rate_sweep(const Config &c, const std::vector<double> &rates);
+// A request trace from a file's text: a JSON array of [arrival_s, prompt_len, gen_len], or
+// CSV lines "arrival_s,prompt_len,gen_len" (a header line and '#' comments allowed). Errors
+// name "trace line N". The result goes into workload.trace (checked there).
+nlohmann::json trace_from_text(const std::string &text);
+// `config` (a scenario name or object) with its workload's request stream replaced by the
+// trace: request_rate, requests, prompt_len, gen_len, length_dist and seed are dropped.
+nlohmann::json with_trace(const nlohmann::json &config, const nlohmann::json &trace);
+
 // The rates of that curve: 8 points from 1/8 to 2x the configured rate.
 std::vector<double> serve_sweep_rates(double rate);
 

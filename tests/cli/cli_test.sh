@@ -98,6 +98,12 @@ check "serve sweep" 0 "$rl" serve llama3-70b-h100-serve --sweep rate && expect_i
 check "serve plan json" 0 "$rl" plan llama3-70b-h100-serve --top 2 --json &&
   python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); d=j["deployments"][0]; d["cost"]["per_million_tokens"]; d["replicas"]; d["instance"]["tp"]; [j["stats"][k] for k in ("candidates","evaluated","feasible","seconds","rejected")]' "$tmp/out" &&
   passes=$((passes + 1)) || { echo "FAIL serve plan keys"; fails=$((fails + 1)); }
+printf 'arrival_s,prompt_len,gen_len\n# two requests\n0,2048,128\n0.1,1024,256\n' >"$tmp/trace.csv"
+check "serve trace" 0 "$rl" serve llama3-70b-h100-serve --trace "$tmp/trace.csv" --json &&
+  expect_in "serve trace" "$tmp/out" '"completed": 2'
+printf '0,2048,128\n0.1,abc,256\n' >"$tmp/bad_trace.csv"
+check "serve bad trace" 2 "$rl" serve llama3-70b-h100-serve --trace "$tmp/bad_trace.csv" &&
+  expect_in "serve bad trace" "$tmp/err" 'trace line 2:'
 check "serve train config" 2 "$rl" serve llama3-70b-h100-1024 &&
   expect_in "serve train config" "$tmp/err" 'workload.mode: `ridgeline serve` needs mode "serve"'
 check "serve bad sweep" 2 "$rl" serve llama3-70b-h100-serve --sweep batch
