@@ -97,6 +97,16 @@ void print_result(std::ostream &os, const Config &c, const ServeResult &r) {
   os << "\n";
 }
 
+// JSON output with the wall time of the work in stats.seconds (the core keeps no clock).
+void print_timed_json(std::ostream &os, json j, double seconds) {
+  j["stats"]["seconds"] = seconds;
+  os << io::dump(j, 2) << "\n";
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 } // namespace
 
 int run_serve(const json &cfg, bool json_out, bool sweep, std::ostream &os) {
@@ -124,11 +134,9 @@ int run_serve(const json &cfg, bool json_out, bool sweep, std::ostream &os) {
     return 0;
   }
   const ServeResult r = simulate_serving(c);
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double secs = seconds_since(t0);
   if (json_out) {
-    json j = io::to_json(r);
-    j["stats"]["seconds"] = secs;
-    os << io::dump(j, 2) << "\n";
+    print_timed_json(os, io::to_json(r), secs);
   } else {
     print_result(os, c, r);
     os << "(simulated in " << ms(secs) << ")\n";
@@ -142,11 +150,9 @@ int run_serve_plan(const json &cfg, int top, bool json_out, std::ostream &os) {
   ServePlanOptions o;
   o.top = top;
   const ServePlanResult r = plan_serving(choices, o);
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double secs = seconds_since(t0);
   if (json_out) {
-    json j = io::to_json(r);
-    j["stats"]["seconds"] = secs;
-    os << io::dump(j, 2) << "\n";
+    print_timed_json(os, io::to_json(r), secs);
   } else {
     const Config &c = choices.front();
     const ServeSpec &s = c.workload.serve;

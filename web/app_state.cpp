@@ -112,6 +112,26 @@ void AppState::load_scenario(const std::string &name) {
   recompute();
 }
 
+namespace {
+// Runs a mode's computation (tx8 mapping, serving simulation) with its wall time; the result
+// becomes the current one and, when it succeeded, the last good one with its configuration.
+template <class F, class T>
+std::optional<FieldError> run_timed(F &&f, const Config &cfg,
+                                    std::chrono::steady_clock::time_point t0, double &seconds,
+                                    std::optional<T> &current, std::optional<T> &last_good,
+                                    std::optional<Config> &last_good_config) {
+  std::optional<T> r;
+  const std::optional<FieldError> err = guarded([&] { r = f(); });
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  current = r;
+  if (r) {
+    last_good = r;
+    last_good_config = cfg;
+  }
+  return err;
+}
+} // namespace
+
 void AppState::recompute() {
   effective_ = user_;
   guarded([&] { effective_ = io::expand_scenario(user_); });
@@ -131,30 +151,16 @@ void AppState::recompute() {
   if (parsed->workload.mode == Mode::tx8_op || parsed->workload.mode == Mode::video) {
     // `ridgeline tx8`: one operator or a whole video request on tx8 dies.
     estimate_.reset();
-    std::optional<tx8::Tx8Result> r;
-    error_ = guarded([&] { r = tx8::solve(*parsed, tx8::Tx8Options{}); });
-    estimate_seconds_ =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    tx8_ = r;
-    if (r) {
-      last_good_tx8_ = r;
-      last_good_tx8_config_ = parsed;
-    }
+    error_ = run_timed([&] { return tx8::solve(*parsed, tx8::Tx8Options{}); }, *parsed, t0,
+                       estimate_seconds_, tx8_, last_good_tx8_, last_good_tx8_config_);
     return;
   }
   tx8_.reset();
   if (parsed->workload.mode == Mode::serve) {
     // `ridgeline serve`: the request-level simulation of the configured deployment.
     estimate_.reset();
-    std::optional<ServeResult> r;
-    error_ = guarded([&] { r = simulate_serving(*parsed); });
-    estimate_seconds_ =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    serve_ = r;
-    if (r) {
-      last_good_serve_ = r;
-      last_good_serve_config_ = parsed;
-    }
+    error_ = run_timed([&] { return simulate_serving(*parsed); }, *parsed, t0, estimate_seconds_,
+                       serve_, last_good_serve_, last_good_serve_config_);
     return;
   }
   serve_.reset();
