@@ -320,6 +320,21 @@ void num_field(AppState &s, const char *section, const char *key, const char *la
     s.set_field(section, key, v);
 }
 
+// Inference and serving: the time bound and how KV heads beyond TP are kept.
+void bound_and_kv_fields(AppState &s) {
+  std::string b = as_str(s.field("workload", "bound"), "achievable");
+  if (ui::combo_string("Time bound", "workload.bound", b, {"achievable", "roofline"},
+                       "achievable: HBM at hardware.hbm_efficiency and GEMMs at gemm_efficiency; "
+                       "roofline: the datasheet figures (How to Scale Your Model, ch. 7)."))
+    s.set_field("workload", "bound", b);
+  std::string k = as_str(s.field("workload", "kv_sharding"), "replicate");
+  if (ui::combo_string("KV beyond TP", "workload.kv_sharding", k, {"replicate", "batch"},
+                       "When tp exceeds the KV heads: replicate (each rank keeps a whole KV "
+                       "head, as vLLM and TensorRT-LLM do) or batch (the batch splits over the "
+                       "replicas of a head, an AllToAll each way per layer)."))
+    s.set_field("workload", "kv_sharding", k);
+}
+
 // workload.mode "serve": the request stream, the SLO and the scheduler (`ridgeline serve`).
 template <class F> void draw_serve_workload(AppState &s, F &dtype_field) {
   if (s.field("workload", "trace").is_array()) {
@@ -407,11 +422,7 @@ template <class F> void draw_serve_workload(AppState &s, F &dtype_field) {
   dtype_field("weight_dtype", "Weights dtype", "Bytes per weight: bf16 2, fp8/int8 1, int4 0.5.");
   dtype_field("kv_dtype", "KV cache dtype", "Bytes per cached K/V element.");
   dtype_field("precision", "Compute dtype", "GEMM dtype (fp8 uses the chip's FP8 peak).");
-  std::string b = as_str(s.field("workload", "bound"), "achievable");
-  if (ui::combo_string("Time bound", "workload.bound", b, {"achievable", "roofline"},
-                       "achievable: HBM at hardware.hbm_efficiency and GEMMs at gemm_efficiency; "
-                       "roofline: the datasheet figures (How to Scale Your Model, ch. 7)."))
-    s.set_field("workload", "bound", b);
+  bound_and_kv_fields(s);
 }
 
 } // namespace
@@ -506,6 +517,7 @@ void draw_workload_section(AppState &s) {
     int_field(s, "workload", "gen_len", "Generated tokens", "Decode steps per sequence.");
     dtype_field("weight_dtype", "Weights dtype", "Bytes per weight: bf16 2, int8 1, int4 0.5.");
     dtype_field("kv_dtype", "KV cache dtype", "Bytes per cached K/V element.");
+    bound_and_kv_fields(s);
   } else {
     int_field(s, "workload", "global_batch", "Global batch  B",
               "Sequences per optimizer step, over all data-parallel replicas.");

@@ -278,10 +278,12 @@ void draw_serving(const Estimate &e) {
   ImGui::TextUnformatted("Latency and throughput");
   char u[64];
   std::snprintf(u, sizeof u, "+/-%.0f%%", 100 * e.uncertainty);
-  ui::help_marker("Seed 002 ch.7: decode step = B x KV bytes / BW + max(2 B P_active / FLOP/s, "
-                  "weight bytes / BW) + collectives, over the chips of one replica; TPOT at the "
-                  "mean context. Band " +
-                  std::string(u) + " from calibration.");
+  ui::help_marker("How to Scale Your Model, ch. 7: decode step = B x KV bytes / BW + max(2 B "
+                  "P_active / FLOP/s, weight bytes / BW) + collectives, over the chips of one "
+                  "replica, with BW = hbm_bw x hbm_efficiency unless workload.bound is "
+                  "roofline; TPOT at the mean context. The batch's wall time counts every "
+                  "prompt's prefill, then gen decode steps (static batching). Band " +
+                  std::string(u) + " from calibration. Serve mode simulates requests.");
   const std::vector<ui::Segment> segs = {
       {"KV reads", d.kv_time, ui::color::kv_cache, "B x KV bytes / HBM bandwidth."},
       {"Weights / FLOPs", std::max(d.weight_time, d.compute_time), ui::color::weights,
@@ -308,10 +310,14 @@ void draw_serving(const Estimate &e) {
   row("TTFT (prefill of one prompt)", time_str(sv.ttft));
   row("TPOT (decode step)", time_str(sv.tpot) + (d.compute_bound ? " (compute)" : " (bandwidth)"));
   row("Request latency", time_str(sv.request_latency));
-  row("Tokens/s (decode)", units::count(d.tokens_per_s));
+  row("Batch time (all prefills + decode)", time_str(sv.batch_time));
   char v[48];
-  std::snprintf(v, sizeof v, "%.1f", d.tokens_per_s_per_chip);
-  row("Tokens/s per chip", v);
+  std::snprintf(v, sizeof v, "%s (%.1f/chip)", units::count(sv.batch_tokens_per_s).c_str(),
+                sv.batch_tokens_per_s_per_chip);
+  row("Output tokens/s over the batch", v);
+  std::snprintf(v, sizeof v, "%s (%.1f/chip)", units::count(d.tokens_per_s).c_str(),
+                d.tokens_per_s_per_chip);
+  row("Tokens/s while decoding", v);
   row("Smallest slice for this batch", str(sv.min_devices) + " chips");
   ImGui::EndTable();
 }
