@@ -42,9 +42,6 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
   const double t = static_cast<double>(l.tp);
   const ModelParams mp = model_params(m);
   head_params_ = static_cast<double>(m.tied_embeddings ? mp.embedding : mp.head) / t;
-  ffn_dense_ = static_cast<double>(m.ffn) / t;
-  if (m.moe)
-    ffn_moe_ = static_cast<double>(m.moe->expert_ffn * (m.moe->top_k + m.moe->shared_experts)) / t;
   for (i64 j = 0; j < l.pp; ++j) {
     Stage s;
     for (const i64 i : stage_layers(m.layers, l, j))
@@ -109,9 +106,9 @@ IterationTime IterationModel::time(const IterationLoad &x) {
   const double attn_flops = 2 * attn_width_ * (x.decode_context + x.prefill_pairs) / ep;
   const double attn_bytes = kv_layer_chip_ * (x.decode_context + x.prefill_kv) / ep;
   const double attn = std::max(attn_flops / (peak_ * eff_), attn_bytes / bw_);
-  // Element-wise traffic per token, bf16: two norms (read + write: 4h), two residual adds
-  // (read 2, write 1: 6h), rotary on q and k (~2h), the gated activation (read 2f, write f).
-  auto elementwise = [&](double f) { return tokens * act_b_ * (12 * h + 3 * f) / bw_; };
+  // Element-wise traffic: the same kernels as in training (core/time), no sequence parallelism.
+  const double elem_d = elementwise_bytes(m, false, tokens, l_.tp, 1) / bw_;
+  const double elem_m = m.moe ? elementwise_bytes(m, true, tokens, l_.tp, 1) / bw_ : elem_d;
   // Collectives per layer: two TP AllReduce of [tokens, h] (attention out, MLP down); MoE
   // dispatch + combine AllToAll of tokens x top_k x h; the seed's KV batch split moves the
   // attention input and output across the TP ranks (an AllToAll each way).
@@ -132,7 +129,7 @@ IterationTime IterationModel::time(const IterationLoad &x) {
     it.linear_flops += n_d * lin_d[0] + n_m * lin_m[0];
     it.linear_bytes += n_d * lin_d[1] + n_m * lin_m[1];
     it.attention += (n_d + n_m) * attn;
-    it.elementwise += n_d * elementwise(ffn_dense_) + n_m * elementwise(ffn_moe_);
+    it.elementwise += n_d * elem_d + n_m * elem_m;
     it.comm += n_d * comm_d + n_m * comm_m;
     if (!s.last && l_.pp > 1)
       it.comm += collective(Collective::p2p, act, pp_g_, cache_pp_, tokens);

@@ -72,10 +72,9 @@ private:
   std::vector<Stage> stages_;
   StageParams dense_lp_, moe_lp_;
   double peak_ = 0, eff_ = 1, bw_ = 0, wb_ = 2, act_b_ = 2;
-  double kv_layer_chip_ = 0;           // KV bytes of one token of one layer on one chip
-  double attn_width_ = 0;              // a_l x (d_qk + d_v): score + value FLOPs per q-k pair / 2
-  double head_params_ = 0;             // LM head parameters on one chip
-  double ffn_dense_ = 0, ffn_moe_ = 0; // MLP intermediate width per chip per token
+  double kv_layer_chip_ = 0; // KV bytes of one token of one layer on one chip
+  double attn_width_ = 0;    // a_l x (d_qk + d_v): score + value FLOPs per q-k pair / 2
+  double head_params_ = 0;   // LM head parameters on one chip
   double weight_bytes_ = 0, kv_token_bytes_ = 0, kv_model_bytes_ = 0;
   i64 devices_ = 1;
   Group tp_g_, ep_g_, pp_g_;

@@ -118,16 +118,25 @@ std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, dou
     gemm("mlp up", tok, h, gate * f);
     gemm("mlp down", tok, f, h);
   }
-  // Element-wise traffic (ridgeline's model): 2 norms read+write 2 x 2sbh, 2 residual adds
-  // read 2 write 1 (2 x 3 x 2sbh), split by SP; the activation function reads gate(+up) and
-  // writes one f-wide tensor; rotary reads and writes Q and K.
+  ops.push_back(memory_op("element-wise", elementwise_bytes(m, moe, tok, l.tp, rep), bw));
+  return ops;
+}
+
+double elementwise_bytes(const ModelSpec &m, bool moe, double tok, i64 tp, double sp_split) {
+  // 2 norms read+write 2 x 2sbh, 2 residual adds read 2 write 1 (2 x 3 x 2sbh), split by SP;
+  // the activation function reads gate(+up) and writes one f-wide tensor; rotary reads and
+  // writes Q and K; dropout masks (when on) three h-wide tensors.
+  const double t = static_cast<double>(tp), h = static_cast<double>(m.hidden);
+  const double a_l = static_cast<double>(heads_per_rank(m, tp));
+  const double kv_l = static_cast<double>(kv_heads_per_rank(m, tp));
+  const double dqk = m.mla ? static_cast<double>(m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim)
+                           : static_cast<double>(m.head_dim);
+  const double gate = m.gated_mlp ? 2.0 : 1.0;
   const double ffn_w = moe && m.moe ? static_cast<double>(m.moe->expert_ffn) *
                                           static_cast<double>(m.moe->top_k + m.moe->shared_experts)
                                     : static_cast<double>(m.ffn);
-  const double elem = (2 * 4 + 2 * 6) * tok * h / rep + 2 * (gate + 1) * tok * ffn_w / t +
-                      2 * 2 * tok * dqk * (a_l + kv_l) + (m.dropout ? 2 * 3 * tok * h / rep : 0.0);
-  ops.push_back(memory_op("element-wise", elem, bw));
-  return ops;
+  return (2 * 4 + 2 * 6) * tok * h / sp_split + 2 * (gate + 1) * tok * ffn_w / t +
+         2 * 2 * tok * dqk * (a_l + kv_l) + (m.dropout ? 2 * 3 * tok * h / sp_split : 0.0);
 }
 
 namespace {

@@ -28,6 +28,11 @@ OpCost gemm_cost(const std::string &name, double m, double k, double n, double c
 std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, double s,
                               const HardwareSpec &hw, Dtype precision, bool causal_skip);
 
+// Element-wise HBM bytes of one layer's forward on one device for `tok` tokens (norms,
+// residual adds, activation function, rotary, dropout; bf16), the h-wide part split by
+// `sp_split` (Megatron-SP: tp; else 1). Shared by training and serving.
+double elementwise_bytes(const ModelSpec &m, bool moe, double tok, i64 tp, double sp_split);
+
 // Communication of one kind over a whole step, per device.
 struct CommCost {
   std::string kind; // tp, sp, ulysses, ring_cp, ep, pp, dp, zero3
