@@ -114,14 +114,18 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
     st.rows.push_back({"  KV cache reads", units::seconds(d.kv_time)});
     st.rows.push_back({"  weight reads", units::seconds(d.weight_time)});
     st.rows.push_back({"  matmul FLOPs", units::seconds(d.compute_time)});
+    if (d.other_time > 0)
+      st.rows.push_back({"  element-wise kernels + LM head", units::seconds(d.other_time)});
     st.rows.push_back({"  TP/EP/PP communication", units::seconds(d.comm_time)});
     st.rows.push_back({"request latency (TTFT + gen x TPOT)", units::seconds(sv.request_latency)});
     std::snprintf(line, sizeof line, "%.0f", d.tokens_per_s);
     st.rows.push_back({"decode tokens/s (while decoding)", line});
     std::snprintf(line, sizeof line, "%.1f", d.tokens_per_s_per_chip);
     st.rows.push_back({"decode tokens/s per chip", line});
-    st.rows.push_back({"batch prefill (every prompt of the batch)", units::seconds(sv.batch_prefill)});
-    st.rows.push_back({"batch time (static: prefill all, then decode)", units::seconds(sv.batch_time)});
+    st.rows.push_back(
+        {"batch prefill (every prompt of the batch)", units::seconds(sv.batch_prefill)});
+    st.rows.push_back(
+        {"batch time (static: prefill all, then decode)", units::seconds(sv.batch_time)});
     std::snprintf(line, sizeof line, "%.0f (%.1f per chip)", sv.batch_tokens_per_s,
                   sv.batch_tokens_per_s_per_chip);
     st.rows.push_back({"output tokens/s over the batch (prefill included)", line});

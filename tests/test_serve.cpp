@@ -4,10 +4,10 @@
 
 #include "core/estimate/estimate.hpp"
 #include "core/inference/serving.hpp"
+#include "core/io/serve_json.hpp"
 #include "core/serve/iteration.hpp"
 #include "core/serve/serve_planner.hpp"
 #include "core/serve/simulate.hpp"
-#include "core/io/serve_json.hpp"
 
 #include <cmath>
 
@@ -18,8 +18,8 @@ namespace {
 Config serve_config(const std::string &workload, const std::string &parallel = R"({"tp": 2})",
                     const std::string &cluster = R"({"base": "dgx-h100", "devices": 2})") {
   return io::parse_config(json::parse(R"({"model": "llama3-8b", "hardware": "h100-sxm",
-    "cluster": )" + cluster + R"(, "workload": )" + workload +
-                                      R"(, "parallel": )" + parallel + "}"));
+    "cluster": )" + cluster + R"(, "workload": )" +
+                                      workload + R"(, "parallel": )" + parallel + "}"));
 }
 } // namespace
 
@@ -111,7 +111,7 @@ TEST_CASE("KV heads beyond TP are replicated by default; the seed's batch split 
   CHECK(kv_share(m, 16, KvSharding::batch) == Approx(1.0 / 16));
 }
 
-TEST_CASE("Achievable bandwidth: decode reads at hbm_efficiency, roofline at the datasheet",
+TEST_CASE("Inference uses the serving iteration model; roofline keeps the textbook bound",
           "[serve][inference]") {
   auto cfg = [](const char *bound) {
     return io::parse_config(json::parse(std::string(R"({"model": "llama3-70b",
@@ -120,9 +120,28 @@ TEST_CASE("Achievable bandwidth: decode reads at hbm_efficiency, roofline at the
       "bound": ")") + bound + R"("}, "parallel": {"tp": 8}})"));
   };
   const Config a = cfg("achievable"), r = cfg("roofline");
+  const Layout l = resolve_layout(a);
   const DecodeStep da = estimate(a).serving.decode, dr = estimate(r).serving.decode;
+  // achievable: one decode iteration of 16 sequences at the mean context 2048 + 128
+  IterationModel m(a, l);
+  IterationLoad x;
+  x.decode = 16;
+  x.decode_context = 16 * 2176.0;
+  x.outputs = 16;
+  const IterationTime it = m.time(x);
+  CHECK(da.step == Approx(it.total));
+  CHECK(da.kv_time == Approx(it.attention));
+  // the KV read runs at hbm_efficiency of the datasheet bandwidth (bandwidth-bound at B=16)
   CHECK(da.kv_time == Approx(dr.kv_time / a.hardware.hbm_efficiency));
-  CHECK(da.weight_time == Approx(dr.weight_time / 0.9));
+  // roofline: the textbook decode bound, kv + max(weights, FLOPs) + collectives
+  CHECK(dr.step == Approx(dr.kv_time + std::max(dr.weight_time, dr.compute_time) + dr.comm_time));
+  // TTFT: the prompt as one iteration of the same model
+  IterationLoad p;
+  p.prefill = 2048;
+  p.prefill_pairs = 2048.0 * 2048 / 2;
+  p.prefill_kv = 2048;
+  p.outputs = 1;
+  CHECK(estimate(a).serving.ttft == Approx(m.time(p).total));
 }
 
 TEST_CASE("Static batching counts every prompt's prefill", "[serve][inference]") {
@@ -141,8 +160,7 @@ TEST_CASE("Static batching counts every prompt's prefill", "[serve][inference]")
   CHECK(s.batch_tokens_per_s < s.decode.tokens_per_s / 4);
 }
 
-TEST_CASE("Disaggregated: TTFT from the prefill pool, KV shipped over the network",
-          "[serve]") {
+TEST_CASE("Disaggregated: TTFT from the prefill pool, KV shipped over the network", "[serve]") {
   const Config c = serve_config(R"({"mode": "serve", "trace": [[0, 4096, 8]],
     "scheduler": {"prefill_instances": 1, "chunk": 8192, "max_tokens": 8192}})",
                                 R"({"tp": 2})", R"({"base": "dgx-h100", "devices": 4})");
@@ -243,13 +261,15 @@ TEST_CASE("The serve scenario preset simulates within its SLO", "[serve][presets
 }
 
 TEST_CASE("Trace files: CSV with a header and comments, or JSON", "[serve]") {
-  const json t = io::trace_from_text("arrival_s,prompt_len,gen_len\n# burst\n0,100,10\r\n0.5,200,20\n");
+  const json t =
+      io::trace_from_text("arrival_s,prompt_len,gen_len\n# burst\n0,100,10\r\n0.5,200,20\n");
   REQUIRE(t.size() == 2);
   CHECK(t[1][0].get<double>() == 0.5);
   CHECK(t[1][1].get<double>() == 200);
   CHECK(io::trace_from_text("[[0, 1, 2]]") == json::parse("[[0, 1, 2]]"));
-  CHECK(test::error_of([] { io::trace_from_text("0,1,2\n1,2\n"); })
-            .rfind("trace line 2: expected arrival_s,prompt_len,gen_len", 0) == 0);
+  CHECK(test::error_of([] {
+          io::trace_from_text("0,1,2\n1,2\n");
+        }).rfind("trace line 2: expected arrival_s,prompt_len,gen_len", 0) == 0);
   // the trace replaces the Poisson stream of a scenario
   const Config c = io::parse_config(io::with_trace(json("llama3-70b-h100-serve"), t));
   CHECK(c.workload.serve.trace.size() == 2);

@@ -289,6 +289,9 @@ void draw_serving(const Estimate &e) {
       {"Weights / FLOPs", std::max(d.weight_time, d.compute_time), ui::color::weights,
        "max(weight bytes / HBM bandwidth, 2 B P_active / FLOP/s): weights " +
            time_str(d.weight_time) + ", matmuls " + time_str(d.compute_time) + "."},
+      {"Element-wise + head", d.other_time, ui::color::activations,
+       "Norms, residual adds, rotary, activation and the LM head (achievable bound; the "
+       "textbook roofline leaves them out)."},
       {"Communication", d.comm_time, ui::color::gradients,
        "TP AllReduce (latency-bound at decode) and pipeline sends per step."},
   };

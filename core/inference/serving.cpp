@@ -139,6 +139,24 @@ DecodeStep decode_step(const Config &c, const Layout &l, double batch, double co
   }
   d.memory_per_device = worst_mem;
   d.fits = worst_mem <= hw.hbm_bytes;
+  if (w.bound == ServingBound::achievable) {
+    // One engine iteration of the instance (tp x pp x ep chips, ep replicas' sequences),
+    // timed by the serving iteration model: the same costs `ridgeline serve` simulates.
+    IterationModel model(c, l);
+    const double seqs = br * static_cast<double>(l.ep);
+    IterationLoad x;
+    x.decode = seqs;
+    x.decode_context = seqs * context;
+    x.outputs = seqs;
+    const IterationTime it = model.time(x);
+    d.kv_time = it.attention;
+    d.weight_time = it.linear_bytes;
+    d.compute_time = it.linear_flops;
+    d.other_time = it.elementwise + it.head;
+    d.comm_time = it.comm;
+    d.step = it.total;
+    d.compute_bound = it.linear_flops > it.linear_bytes;
+  }
   d.tokens_per_s = batch / d.step;
   d.tokens_per_s_per_chip = d.tokens_per_s / static_cast<double>(l.devices());
   return d;
@@ -148,6 +166,20 @@ Prefill prefill(const Config &c, const Layout &l, double prompt_tokens) {
   const ModelSpec &m = c.model;
   Prefill p;
   p.tokens = prompt_tokens;
+  if (c.workload.bound == ServingBound::achievable) {
+    // The prompt as one iteration of the serving model (causal attention over itself).
+    IterationModel model(c, l);
+    IterationLoad x;
+    x.prefill = prompt_tokens;
+    x.prefill_pairs = prompt_tokens * prompt_tokens / 2;
+    x.prefill_kv = prompt_tokens;
+    x.outputs = 1;
+    const IterationTime it = model.time(x);
+    p.comm = it.comm;
+    p.compute = it.total - it.comm;
+    p.time = it.total;
+    return p;
+  }
   Layout one = l;
   one.microbatch = 1;
   const std::vector<OpCost> dense = layer_ops(m, false, one, prompt_tokens, c.hardware,

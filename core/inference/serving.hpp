@@ -17,7 +17,10 @@ struct DecodeStep {
   double weight_time = 0;  // parameter bytes / HBM bandwidth
   double compute_time = 0; // 2 * B * P_active / FLOP/s (at gemm efficiency 1, seed 002)
   double comm_time = 0;    // TP AllReduce (latency-bound) and PP sends per step
-  double step = 0;         // kv + max(compute, weights) + comm, summed over pipeline stages
+  double other_time = 0;   // achievable bound: element-wise kernels and the LM head
+  // roofline: kv + max(compute, weights) + comm over the stages (seed formula); achievable:
+  // one iteration of the serving model (core/serve/iteration), which adds other_time
+  double step = 0;
   bool compute_bound = false;
   double memory_per_device = 0; // weights + KV (+ prefill working set) on the worst stage
   bool fits = false;

@@ -20,6 +20,7 @@ json to_json(const DecodeStep &d) {
           {"weight_time", d.weight_time},
           {"compute_time", d.compute_time},
           {"comm_time", d.comm_time},
+          {"other_time", d.other_time},
           {"step", d.step},
           {"compute_bound", d.compute_bound},
           {"memory_per_device", d.memory_per_device},
