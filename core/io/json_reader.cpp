@@ -63,37 +63,54 @@ int nesting_depth(const std::string &text, int limit, std::size_t &at) {
   return deepest;
 }
 
-// The path of the value being parsed, kept from nlohmann's parse events, so that duplicate
-// keys and numbers that overflow can be named.
-class PathTracker {
+// nlohmann's DOM parser behind a SAX filter that keeps the path of the value being parsed,
+// so that duplicate keys and numbers beyond a double are named. (The callback parser would
+// also do, but it scans the parent container after every value: quadratic in array size.)
+class CheckedSax {
 public:
-  bool event(json::parse_event_t ev, const json &parsed) {
-    switch (ev) {
-    case json::parse_event_t::object_start:
-      frames_.push_back({true, {}, {}, 0});
-      break;
-    case json::parse_event_t::array_start:
-      frames_.push_back({false, {}, {}, 0});
-      break;
-    case json::parse_event_t::key: {
-      Frame &f = frames_.back();
-      const std::string key = parsed.get<std::string>();
-      f.key = key;
-      if (!f.keys.insert(key).second)
-        throw ConfigError(path(), "duplicate key (given twice in one object)");
-      break;
-    }
-    case json::parse_event_t::object_end:
-    case json::parse_event_t::array_end:
-      frames_.pop_back();
-      next();
-      break;
-    case json::parse_event_t::value:
-      next();
-      break;
-    }
-    return true;
+  explicit CheckedSax(json &result) : dom_(result, true) {}
+
+  bool null() { return value(dom_.null()); }
+  bool boolean(bool v) { return value(dom_.boolean(v)); }
+  bool number_integer(json::number_integer_t v) { return value(dom_.number_integer(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return value(dom_.number_unsigned(v)); }
+  bool number_float(json::number_float_t v, const std::string &s) {
+    if (!std::isfinite(v))
+      throw ConfigError(path(), "number out of range (beyond a double's 1.8e308)");
+    return value(dom_.number_float(v, s));
   }
+  bool string(json::string_t &v) { return value(dom_.string(v)); }
+  bool binary(json::binary_t &v) { return value(dom_.binary(v)); }
+  bool start_object(std::size_t n) {
+    frames_.push_back({true, {}, {}, 0});
+    return dom_.start_object(n);
+  }
+  bool key(json::string_t &k) {
+    Frame &f = frames_.back();
+    f.key = k;
+    if (!f.keys.insert(k).second)
+      throw ConfigError(path(), "duplicate key (given twice in one object)");
+    return dom_.key(k);
+  }
+  bool end_object() {
+    frames_.pop_back();
+    return value(dom_.end_object());
+  }
+  bool start_array(std::size_t n) {
+    frames_.push_back({false, {}, {}, 0});
+    return dom_.start_array(n);
+  }
+  bool end_array() {
+    frames_.pop_back();
+    return value(dom_.end_array());
+  }
+  template <class Exception>
+  bool parse_error(std::size_t pos, const std::string &token, const Exception &e) {
+    if (e.id == 406) // out_of_range.406: the lexer's number overflow
+      throw ConfigError(path(), "number out of range (beyond a double's 1.8e308)");
+    return dom_.parse_error(pos, token, e);
+  }
+
   // "model.moe.experts", "runs[2].config"
   std::string path() const {
     std::string p;
@@ -113,10 +130,13 @@ private:
     std::string key;
     std::size_t index;
   };
-  void next() {
+  // A value is complete: the enclosing array moves to its next index.
+  bool value(bool ok) {
     if (!frames_.empty() && !frames_.back().object)
       ++frames_.back().index;
+    return ok;
   }
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
   std::vector<Frame> frames_;
 };
 
@@ -139,19 +159,16 @@ json parse_json_text(const std::string &text) {
   if (nesting_depth(text, kMaxDepth, at) > kMaxDepth)
     throw ConfigError("", "arrays and objects nested deeper than " + std::to_string(kMaxDepth) +
                               " levels (at byte " + std::to_string(at) + ")");
-  PathTracker tracker;
+  json result;
+  CheckedSax sax(result);
   try {
-    return json::parse(
-        text, [&](int, json::parse_event_t ev, json &parsed) { return tracker.event(ev, parsed); });
+    json::sax_parse(text, &sax);
   } catch (const json::parse_error &e) {
     throw ConfigError("", "malformed JSON " + plain_json_message(e.what()));
-  } catch (const json::out_of_range &e) {
-    if (e.id == 406)
-      throw ConfigError(tracker.path(), "number out of range (beyond a double's 1.8e308)");
-    throw ConfigError(tracker.path(), "malformed JSON: " + plain_json_message(e.what()));
   } catch (const json::exception &e) {
-    throw ConfigError(tracker.path(), "malformed JSON: " + plain_json_message(e.what()));
+    throw ConfigError(sax.path(), "malformed JSON: " + plain_json_message(e.what()));
   }
+  return result;
 }
 
 std::string dump(const json &j, int indent) {
