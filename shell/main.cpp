@@ -111,6 +111,13 @@ knobs are timed only where no cheaper fitting choice exists. Plans are ranked by
   --top N   plans to show (default 10)
   --json    {"plans": [estimate + "parallel" + "why", ...], "infeasible": [...],
             "rejected": {...}, "candidates": n, "timed": n}
+
+On a serve configuration (workload.mode "serve") it finds the cheapest deployments that
+meet workload.slo at workload.request_rate: hardware (workload.hardware_options), tp, pp
+and ep per instance, replicas, max batch and chunk, aggregated or disaggregated prefill
+and decode, each sized by simulation and verified whole (see `ridgeline serve --help`);
+--json gives "deployments" (cost.per_hour, cost.per_million_tokens, simulation, config)
+and "stats" (candidates, evaluated, feasible, rejected, simulations, seconds).
 )";
 
 const char *kExportHelp = R"(usage: ridgeline export CFG --format megatron|deepspeed|torchtitan

@@ -358,6 +358,7 @@ template <class F> void draw_serve_workload(AppState &s, F &dtype_field) {
     ui::row_label("Plan on", "workload.hardware_options",
                   "Hardware presets the Deployments tab searches (none ticked: the accelerator "
                   "above, on its cluster). Each runs on the cluster above.");
+    ui::text_dim("the planner may pick");
     json opts = s.field("workload", "hardware_options");
     if (!opts.is_array())
       opts = json::array();
@@ -372,12 +373,11 @@ template <class F> void draw_serve_workload(AppState &s, F &dtype_field) {
         continue;
       bool on =
           std::any_of(opts.begin(), opts.end(), [&](const json &o) { return hw_of(o) == name; });
-      if (n++ % 2 != 0)
-        ImGui::SameLine(ui::kSecondColumn + 118.0f);
-      else if (n > 1)
-        ImGui::SetCursorPosX(ui::kSecondColumn);
-      else
-        ImGui::SameLine(ui::kSecondColumn);
+      // three to a row under the label, each a third of the panel's width
+      const float cell = std::floor(ImGui::GetContentRegionAvail().x / 3);
+      if (n % 3 != 0)
+        ImGui::SameLine(ImGui::GetStyle().WindowPadding.x + cell * static_cast<float>(n % 3));
+      ++n;
       if (ImGui::Checkbox(name.c_str(), &on)) {
         changed = true;
         if (on) {
@@ -704,16 +704,34 @@ void draw_parallel_section(AppState &s) {
   const i64 dp = model_par > 0 && devices % model_par == 0 ? devices / model_par : 0;
   const std::string cp_kind = knob_str(s, "cp_kind", "ring");
 
+  // Serving: instances of tp x pp x ep chips; no sequence split, micro-batches or SP knobs.
+  const bool serve = w.mode == Mode::serve;
+  const i64 ep_now = m.moe ? knob(s, "ep", 1) : 1;
+  if (serve) {
+    ui::row_label("Instances", "parallel.dp",
+                  "Model instances serving requests = devices / (tp x pp x ep); each request "
+                  "goes to one of them.");
+    const i64 per = tp * pp * ep_now;
+    if (per > 0 && devices % per == 0)
+      ImGui::Text("%lld = %lld / (%lld x %lld x %lld)", static_cast<long long>(devices / per),
+                  static_cast<long long>(devices), static_cast<long long>(tp),
+                  static_cast<long long>(pp), static_cast<long long>(ep_now));
+    else
+      ui::text_colored(ui::color::error, "tp x pp x ep = " + str(per) + " does not divide " +
+                                             str(devices) + " devices");
+  }
   // dp is derived; a dp pinned in the URL is shown with a way back to the derived value.
-  ui::row_label("dp (derived)", "parallel.dp",
-                "Data-parallel degree = devices / (tp x pp x cp). Includes ZeRO/FSDP sharding.");
-  if (dp > 0)
-    ImGui::Text("%lld = %lld / (%lld x %lld x %lld)", static_cast<long long>(dp),
-                static_cast<long long>(devices), static_cast<long long>(tp),
-                static_cast<long long>(pp), static_cast<long long>(cp));
-  else
-    ui::text_colored(ui::color::error, "tp x pp x cp = " + str(model_par) + " does not divide " +
-                                           str(devices) + " devices");
+  if (!serve) {
+    ui::row_label("dp (derived)", "parallel.dp",
+                  "Data-parallel degree = devices / (tp x pp x cp). Includes ZeRO/FSDP sharding.");
+    if (dp > 0)
+      ImGui::Text("%lld = %lld / (%lld x %lld x %lld)", static_cast<long long>(dp),
+                  static_cast<long long>(devices), static_cast<long long>(tp),
+                  static_cast<long long>(pp), static_cast<long long>(cp));
+    else
+      ui::text_colored(ui::color::error, "tp x pp x cp = " + str(model_par) + " does not divide " +
+                                             str(devices) + " devices");
+  }
   if (const auto pinned = s.parallel_knob("dp"); pinned && *pinned != json(dp)) {
     ImGui::SameLine();
     ui::text_colored(ui::color::warn, "pinned " + pinned->dump());
@@ -739,13 +757,16 @@ void draw_parallel_section(AppState &s) {
           "divisors of the head count."))
     s.set_parallel("tp", v_tp);
   bool sp = knob_bool(s, "sp", tp > 1);
-  if (ui::checkbox("Megatron-SP", "parallel.sp", sp,
+  if (!serve &&
+      ui::checkbox("Megatron-SP", "parallel.sp", sp,
                    "Megatron-SP: norms and dropout run sequence-split, so every activation term "
                    "is divided by t; AllReduce becomes AllGather + ReduceScatter."))
     s.set_parallel("sp", sp);
-  ImGui::SameLine(ui::kSecondColumn);
+  if (!serve)
+    ImGui::SameLine(ui::kSecondColumn);
   bool flash = knob_bool(s, "flash_attention", true);
-  if (ui::checkbox("FlashAttention", "parallel.flash_attention", flash,
+  if (!serve &&
+      ui::checkbox("FlashAttention", "parallel.flash_attention", flash,
                    "The s^2 score tensors are never stored: only fp32 softmax statistics 4asb."))
     s.set_parallel("flash_attention", flash);
 
@@ -801,7 +822,8 @@ void draw_parallel_section(AppState &s) {
   }
 
   i64 v_cp = cp;
-  if (ui::combo_int(
+  if (!serve &&
+      ui::combo_int(
           "cp", "parallel.cp", v_cp,
           [&] {
             std::vector<ui::Choice> out;
@@ -812,7 +834,7 @@ void draw_parallel_section(AppState &s) {
           "Context (sequence) parallel degree: every sequence is split over c devices. Values: "
           "divisors of the sequence length."))
     s.set_parallel("cp", v_cp);
-  if (cp > 1) {
+  if (cp > 1 && !serve) {
     std::string kind = cp_kind;
     if (ui::combo_string("cp kind", "parallel.cp_kind", kind, {"ring", "ulysses", "usp"},
                          "ring: K/V chunks passed around a ring (overlaps with attention). "
@@ -849,7 +871,8 @@ void draw_parallel_section(AppState &s) {
 
   i64 mb = knob(s, "microbatch", 1);
   const i64 per_replica = dp > 0 && batch % dp == 0 ? batch / dp : 0;
-  if (ui::combo_int(
+  if (!serve &&
+      ui::combo_int(
           "Micro-batch  b", "parallel.microbatch", mb,
           [&] {
             std::vector<ui::Choice> out;
