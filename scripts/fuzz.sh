@@ -54,7 +54,7 @@ for t in "${targets[@]}"; do
   (cd $build/findings && "../fuzz/fuzz_$t" -max_total_time="$secs" -max_len=65536 \
     -rss_limit_mb=4096 -dict="$root/$dict" -artifact_prefix="$t-" -print_final_stats=1 \
     "../corpus/$t" >"$t.log" 2>&1) || rc=$?
-  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
   cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 || true)
   echo "$t ${runs:-0} ${cov:-}" >>$build/runs.log
   if [ $rc -ne 0 ]; then
