@@ -77,9 +77,9 @@ void print_result(std::ostream &os, const Config &c, const ServeResult &r) {
      << " of requests\n";
   os << "memory per chip " << units::bytes(r.memory.weights) << " weights + "
      << units::bytes(r.memory.workspace) << " workspace + " << units::bytes(r.memory.kv_cache)
-     << " KV (" << r.memory.kv_blocks << " blocks of " << s.block_size
-     << " tokens per instance) of " << units::bytes(r.memory.capacity) << " x " << s.memory_fraction
-     << "\n";
+     << " KV (" << r.memory.kv_blocks << " blocks of " << s.block_size << " tokens per instance; "
+     << num(100 * r.memory.kv_fragmentation, "%.1f") << "% of allocated slots empty) of "
+     << units::bytes(r.memory.capacity) << " x " << s.memory_fraction << "\n";
   os << "batch           " << num(r.mean_batch) << " decoding sequences per iteration (mean); "
      << num(r.mean_in_system) << " requests in the system (time average)\n";
   if (r.prefill_instances > 0)

@@ -86,10 +86,12 @@ void draw_serve_results(const AppState &s) {
                    {"workspace", m.workspace, ui::color::activations, ""},
                    {"KV blocks", m.kv_cache, ui::color::kv_cache, ""}},
                   cap, cap * sp.memory_fraction, "memory_fraction", &units::bytes);
-  ImGui::Text("memory/chip %s weights + %s workspace + %s KV (%lld blocks of %lld tokens) of %s",
+  ImGui::Text("memory/chip %s weights + %s workspace + %s KV (%lld blocks of %lld tokens, %.1f%% "
+              "empty slots) of %s",
               units::bytes(m.weights).c_str(), units::bytes(m.workspace).c_str(),
               units::bytes(m.kv_cache).c_str(), static_cast<long long>(m.kv_blocks),
-              static_cast<long long>(sp.block_size), units::bytes(cap).c_str());
+              static_cast<long long>(sp.block_size), 100 * m.kv_fragmentation,
+              units::bytes(cap).c_str());
   ImGui::Text("batch       %.1f decoding per iteration; %.1f requests in the system", r->mean_batch,
               r->mean_in_system);
   if (r->cost_per_hour > 0)

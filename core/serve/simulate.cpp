@@ -72,6 +72,7 @@ struct Seq {
 struct EngineStats {
   i64 iterations = 0, preemptions = 0, peak_blocks = 0, dropped = 0;
   double decode_sum = 0, area = 0;
+  double block_slots = 0, kv_slots = 0; // integrals over time of allocated and used KV slots
   bool truncated = false;
 };
 
@@ -91,9 +92,11 @@ void run_engine(IterationModel &model, const ServeSpec &s, i64 total_blocks, Rol
   std::vector<Seq> running;
   std::size_t next = 0;
   double t = 0;
+  i64 kv_tokens = 0; // tokens held in the blocks of running sequences
   auto release = [&](Seq &q) {
     free += q.blocks;
     q.blocks = 0;
+    kv_tokens -= q.kv;
   };
   auto preempt_last = [&] { // vLLM's recompute preemption of the newest running request
     Seq q = running.back();
@@ -200,6 +203,7 @@ void run_engine(IterationModel &model, const ServeSpec &s, i64 total_blocks, Rol
         q.prefilled = true;
         q.blocks = ceil_div(q.kv, bs);
         free -= q.blocks;
+        kv_tokens += q.kv;
         running.push_back(q);
         continue;
       }
@@ -237,6 +241,7 @@ void run_engine(IterationModel &model, const ServeSpec &s, i64 total_blocks, Rol
     for (const auto &[i, n] : chunks) {
       Seq &q = running[i];
       q.kv += n;
+      kv_tokens += n;
       if (q.kv == q.target) {
         q.prefilled = true;
         Track &r = tr[static_cast<std::size_t>(q.id)];
@@ -248,8 +253,12 @@ void run_engine(IterationModel &model, const ServeSpec &s, i64 total_blocks, Rol
     for (const std::size_t i : decodes) {
       Seq &q = running[i];
       q.kv += 1;
+      kv_tokens += 1;
       tr[static_cast<std::size_t>(q.id)].generated += 1;
     }
+    // paged-block fragmentation: slots of allocated blocks that hold no token, time-weighted
+    st.block_slots += static_cast<double>((total_blocks - free) * bs) * dt;
+    st.kv_slots += static_cast<double>(kv_tokens) * dt;
     std::vector<Seq> keep;
     keep.reserve(running.size());
     for (Seq &q : running) {
@@ -380,6 +389,7 @@ ServeResult run(const Config &c, const Layout &l, const std::vector<Request> &re
   res.peak_kv_blocks = st.peak_blocks;
   res.dropped = st.dropped;
   res.truncated = st.truncated;
+  res.memory.kv_fragmentation = st.block_slots > 0 ? 1 - st.kv_slots / st.block_slots : 0;
   res.mean_batch = st.iterations > 0 ? st.decode_sum / static_cast<double>(st.iterations) : 0;
 
   std::vector<double> ttft, tpot, e2e;

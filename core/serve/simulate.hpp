@@ -25,13 +25,14 @@ Percentiles percentiles(std::vector<double> v);
 // Memory of one chip of an instance (the worst pipeline stage).
 struct ServeMemory {
   double weights = 0;
-  double workspace = 0; // activations of one max_tokens iteration through one layer
-  double kv_cache = 0;  // bytes left for paged KV at memory_fraction
-  double total = 0;     // weights + workspace + kv_cache
-  double capacity = 0;  // HBM
-  double kv_tokens = 0; // tokens of KV one instance holds
-  i64 kv_blocks = 0;    // paged blocks per instance
-  bool fits = false;    // the weights and workspace leave room for one block
+  double workspace = 0;        // activations of one max_tokens iteration through one layer
+  double kv_cache = 0;         // bytes left for paged KV at memory_fraction
+  double total = 0;            // weights + workspace + kv_cache
+  double capacity = 0;         // HBM
+  double kv_tokens = 0;        // tokens of KV one instance holds
+  i64 kv_blocks = 0;           // paged blocks per instance
+  double kv_fragmentation = 0; // simulated: share of allocated block slots holding no token
+  bool fits = false;           // the weights and workspace leave room for one block
 };
 
 ServeMemory serve_memory(const Config &c, const Layout &l);
