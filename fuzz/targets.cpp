@@ -6,6 +6,7 @@
 #include "core/io/config_json.hpp"
 #include "core/io/estimate_json.hpp"
 #include "core/io/json_reader.hpp"
+#include "core/io/serve_json.hpp"
 #include "core/io/url_codec.hpp"
 #include "core/io/validation_json.hpp"
 #include "core/planner/planner.hpp"
@@ -183,13 +184,25 @@ void serve_target(const std::string &in) {
   check_answer(api::serve(in));
 }
 
+// `ridgeline serve CFG --trace FILE`: a request trace (JSON array or CSV) into the serve
+// scenario, then simulated.
+void trace_target(const std::string &in) {
+  json trace;
+  if (!expected([&] { trace = io::trace_from_text(in); }))
+    return;
+  json cfg;
+  if (!expected([&] { cfg = io::with_trace(json("llama3-70b-h100-serve"), trace); }))
+    return;
+  check_answer(api::serve(io::dump(cfg)));
+}
+
 } // namespace
 
 const std::vector<Target> &targets() {
   static const std::vector<Target> all = {{"estimate", estimate_target}, {"plan", plan_target},
                                           {"url", url_target},           {"tx8", tx8_target},
                                           {"validate", validate_target}, {"hf", hf_target},
-                                          {"serve", serve_target}};
+                                          {"serve", serve_target},       {"trace", trace_target}};
   return all;
 }
 

@@ -6,14 +6,15 @@
 # harness's own watchdog, RL_FUZZ_SLOW_S, default 10 s: libFuzzer's -timeout can deadlock
 # under ASan). Failing inputs are left in build/fuzz/findings/; copy each one (renamed) to
 # fuzz/regressions/<target>/ so that the test suite replays it.
-#   bash scripts/fuzz.sh [SECONDS] [TARGET...]    targets: estimate plan url tx8 validate hf serve
+#   bash scripts/fuzz.sh [SECONDS] [TARGET...]
+#   targets: estimate plan url tx8 validate hf serve trace
 # Every run appends "target executions coverage features" to build/fuzz/runs.log.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 secs=${1:-60}
 shift || true
-all=(estimate plan url tx8 validate hf serve)
+all=(estimate plan url tx8 validate hf serve trace)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 jobs=${JOBS:-$(nproc)}
@@ -45,10 +46,12 @@ for t in "${targets[@]}"; do
   validate) seed "$t" presets/validation/*.json ;;
   hf) seed "$t" fuzz/seeds/hf/* presets/models/*.json ;;
   url) seed "$t" fuzz/seeds/url/* ;;
+  trace) seed "$t" fuzz/seeds/trace/* ;;
   esac
   seed "$t" fuzz/regressions/"$t"/*
   dict=fuzz/json.dict
   [ "$t" = url ] && dict=fuzz/url.dict
+  [ "$t" = trace ] && dict=fuzz/trace.dict
   log=$build/findings/$t.log
   rc=0
   (cd $build/findings && "../fuzz/fuzz_$t" -max_total_time="$secs" -max_len=65536 \
