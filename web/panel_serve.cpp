@@ -243,29 +243,40 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
     ui::text_dim("Fix the configuration to plan a deployment.");
     return;
   }
-  // The first look at the tab plans at once; later the button re-plans. The search runs the
-  // frame after the request so that "planning..." is on screen while it works.
-  const bool first = !su.plan && su.plan_error.empty() && su.plan_key.empty() && !su.requested;
-  if (ImGui::Button("Plan deployment") || first) {
-    su.requested = true;
+  // The first look at the tab plans at once; later the button re-plans. The search runs a
+  // candidate per frame (ServePlanSearch) so the page stays live; Cancel stops it.
+  const bool first = !su.plan && su.plan_error.empty() && su.plan_key.empty() && !su.search;
+  if (!su.search && (ImGui::Button("Plan deployment") || first)) {
     su.plan_key = s.url_query();
-  } else if (su.requested) {
-    su.requested = false;
     su.plan.reset();
     su.plan_error.clear();
-    const auto t0 = std::chrono::steady_clock::now();
+    su.plan_seconds = 0;
     try {
-      su.plan = plan_serving(io::serve_choices(s.user()));
+      su.search.emplace(io::serve_choices(s.user()));
     } catch (const ConfigError &e) {
       su.plan_error = e.path() + ": " + e.message();
     } catch (const std::exception &e) {
       su.plan_error = e.what();
     }
-    su.plan_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
-  if (su.requested) {
+  if (su.search) {
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      if (su.search->step(1)) {
+        su.plan = su.search->finish();
+        su.search.reset();
+      }
+    } catch (const std::exception &e) {
+      su.plan_error = e.what();
+      su.search.reset();
+    }
+    su.plan_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  if (su.search) {
+    ImGui::ProgressBar(static_cast<float>(su.search->progress()), ImVec2(240, 0), "planning...");
     ImGui::SameLine();
-    ui::text_colored(ui::color::warn, "planning...");
+    if (ImGui::Button("Cancel"))
+      su.search.reset();
     return;
   }
   ImGui::SameLine();

@@ -40,7 +40,7 @@ struct ServeUi {
   std::string sweep_key, sweep_error;
   nlohmann::json sweep = nlohmann::json::array();
   std::string plan_key, plan_error;
-  bool requested = false; // the plan runs on the next frame
+  std::optional<ServePlanSearch> search; // a plan in progress (a candidate per frame)
   std::optional<ServePlanResult> plan;
   double plan_seconds = 0;
 };

@@ -40,29 +40,29 @@ template <class F> std::optional<i64> fewest(i64 hi, F ok) {
 
 } // namespace
 
-ServePlanResult plan_serving(const std::vector<Config> &choices, const ServePlanOptions &o) {
-  if (choices.empty())
+ServePlanSearch::ServePlanSearch(std::vector<Config> choices, const ServePlanOptions &o)
+    : choices_(std::move(choices)), o_(o) {
+  if (choices_.empty())
     throw ConfigError("workload.hardware_options", "no hardware to plan on");
-  const Config &c = choices.front();
+  const Config &c = choices_.front();
   if (c.workload.mode != Mode::serve)
     throw ConfigError("workload.mode", "the serving planner needs mode \"serve\"");
   const ServeSpec &s0 = c.workload.serve;
   if (s0.slo_ttft <= 0 && s0.slo_tpot <= 0)
     throw ConfigError("workload.slo",
                       "give a TTFT or TPOT target (slo.ttft, slo.tpot) to plan for");
-  ServePlanResult out;
-  const double rate = c.workload.serve.trace.empty()
-                          ? s0.request_rate
-                          : static_cast<double>(s0.trace.size()) /
-                                std::max(s0.trace.back()[0] - s0.trace.front()[0], 1e-9);
-  const i64 sim_n = std::min(o.sim_requests, std::max<i64>(1, s0.requests));
+  rate_ = s0.trace.empty() ? s0.request_rate
+                           : static_cast<double>(s0.trace.size()) /
+                                 std::max(s0.trace.back()[0] - s0.trace.front()[0], 1e-9);
   const ModelSpec &m = c.model;
   const ParallelSpec &p = c.parallel;
-  std::vector<Deployment> found;
-  for (const Config &cc : choices) {
-    const i64 node = cc.cluster.topology == Topology::switched
-                         ? std::max<i64>(1, cc.cluster.devices_per_node)
-                         : std::max<i64>(1, std::min<i64>(cc.cluster.devices, 16));
+  // The space, in order: hardware, tp, ep, then pp (shallowest first), max batch, chunk,
+  // aggregated / disaggregated. Fixed fields of `parallel` restrict it.
+  for (std::size_t h = 0; h < choices_.size(); ++h) {
+    const ClusterSpec &cl = choices_[h].cluster;
+    const i64 node = cl.topology == Topology::switched
+                         ? std::max<i64>(1, cl.devices_per_node)
+                         : std::max<i64>(1, std::min<i64>(cl.devices, 16));
     std::vector<i64> tps, pps{1, 2, 4}, eps{1};
     for (i64 t = 1; t <= node; t *= 2)
       tps.push_back(t);
@@ -78,104 +78,111 @@ ServePlanResult plan_serving(const std::vector<Config> &choices, const ServePlan
     }
     if (p.ep)
       eps = {*p.ep};
-    const i64 batches[] = {64, 256};
-    const i64 chunks[] = {512, 2048};
     for (const i64 tp : tps)
-      for (const i64 ep : eps) {
-        // Pipeline stages add latency and no throughput to an engine that runs one
-        // iteration at a time (core/serve/iteration): the fewest stages that fit dominate.
-        bool fitted = false;
-        for (const i64 pp : pps) {
-          if (fitted) { // a shallower pipeline fits: deeper ones are dominated
-            out.candidates += 8;
-            out.rejected["dominated"] += 8;
-            continue;
-          }
-          for (const i64 mb : batches)
-            for (const i64 ch : chunks)
-              for (const bool disagg : {false, true}) {
-                ++out.candidates;
-                if (out.evaluated >= o.candidate_budget) {
-                  ++out.rejected["budget"];
-                  continue;
-                }
-                Config k = cc;
-                k.parallel = ParallelSpec{};
-                k.parallel.tp = tp;
-                k.parallel.pp = pp;
-                k.parallel.ep = ep;
-                k.parallel.uneven_pp = p.uneven_pp.value_or(false);
-                k.cluster.devices = tp * pp * ep;
-                k.workload.serve.max_batch = mb;
-                k.workload.serve.chunk = ch;
-                k.workload.serve.max_tokens = std::max<i64>(s0.max_tokens, mb + ch);
-                k.workload.serve.prefill_instances = 0;
-                Layout l;
-                try {
-                  l = resolve_layout(k);
-                } catch (const ConfigError &) {
-                  ++out.rejected["layout"];
-                  continue;
-                }
-                if (!serve_memory(k, l).fits) {
-                  ++out.rejected["memory"];
-                  continue;
-                }
-                fitted = true;
-                ++out.evaluated;
-                auto reqs_at = [&](double r) { return make_requests(k.workload, r, sim_n); };
-                Deployment d;
-                d.hardware = cc.hardware.name;
-                d.cluster = cc.cluster.name;
-                d.layout = l;
-                d.max_batch = mb;
-                d.chunk = ch;
-                d.disaggregated = disagg;
-                const i64 per = l.tp * l.pp * l.ep;
-                if (!disagg) {
-                  auto ok = [&](i64 n) {
-                    ++out.simulations;
-                    return meets_slo(
-                        k.workload.serve,
-                        simulate_serving(k, l, reqs_at(rate / static_cast<double>(n)), 1, 0));
-                  };
-                  const auto n = fewest(o.max_instances, ok);
-                  if (!n) {
-                    ++out.rejected["slo"];
-                    continue;
-                  }
-                  d.instances = *n;
-                } else {
-                  ServeSpec &ks = k.workload.serve;
-                  const double att = ks.slo_attainment;
-                  auto ok_pool = [&](Pool pool, i64 n) {
-                    ++out.simulations;
-                    const ServeResult r =
-                        simulate_pool(k, l, reqs_at(rate / static_cast<double>(n)), 1, pool);
-                    return !r.truncated && r.dropped == 0 &&
-                           (pool == Pool::prefill ? r.attainment_ttft : r.attainment_tpot) >= att;
-                  };
-                  const auto np =
-                      fewest(o.max_instances, [&](i64 n) { return ok_pool(Pool::prefill, n); });
-                  const auto nd =
-                      fewest(o.max_instances, [&](i64 n) { return ok_pool(Pool::decode, n); });
-                  if (!np || !nd) {
-                    ++out.rejected["slo"];
-                    continue;
-                  }
-                  d.prefill_instances = *np;
-                  d.decode_instances = *nd;
-                  d.instances = *np + *nd;
-                }
-                ++out.feasible;
-                d.devices = d.instances * per;
-                d.cost_per_hour = static_cast<double>(d.devices) * k.hardware.price_per_hour;
-                d.config = k;
-                found.push_back(d);
-              }
-        }
-      }
+      for (const i64 ep : eps)
+        for (const i64 pp : pps)
+          for (const i64 mb : {i64{64}, i64{256}})
+            for (const i64 ch : {i64{512}, i64{2048}})
+              for (const bool disagg : {false, true})
+                space_.push_back({h, tp, pp, ep, mb, ch, disagg});
   }
+  result_.candidates = static_cast<i64>(space_.size());
+}
+
+bool ServePlanSearch::step(i64 candidates) {
+  const Config &c0 = choices_.front();
+  const ServeSpec &s0 = c0.workload.serve;
+  const i64 sim_n = std::min(o_.sim_requests, std::max<i64>(1, s0.requests));
+  for (i64 done = 0; done < candidates && next_ < space_.size(); ++done) {
+    const Candidate x = space_[next_++];
+    ServePlanResult &out = result_;
+    // Pipeline stages add latency and no throughput to an engine that runs one iteration
+    // at a time (core/serve/iteration): once a depth fits, deeper ones are dominated.
+    const auto group = std::make_tuple(x.hw, x.tp, x.ep);
+    if (const auto f = fitted_pp_.find(group); f != fitted_pp_.end() && x.pp > f->second) {
+      ++out.rejected["dominated"];
+      continue;
+    }
+    if (out.evaluated >= o_.candidate_budget) {
+      ++out.rejected["budget"];
+      continue;
+    }
+    const Config &cc = choices_[x.hw];
+    Config k = cc;
+    k.parallel = ParallelSpec{};
+    k.parallel.tp = x.tp;
+    k.parallel.pp = x.pp;
+    k.parallel.ep = x.ep;
+    k.parallel.uneven_pp = cc.parallel.uneven_pp.value_or(false);
+    k.cluster.devices = x.tp * x.pp * x.ep;
+    k.workload.serve.max_batch = x.max_batch;
+    k.workload.serve.chunk = x.chunk;
+    k.workload.serve.max_tokens = std::max<i64>(s0.max_tokens, x.max_batch + x.chunk);
+    k.workload.serve.prefill_instances = 0;
+    Layout l;
+    try { // the core's own legality check, once per candidate (a few dozen)
+      l = resolve_layout(k);
+    } catch (const ConfigError &) {
+      ++out.rejected["layout"];
+      continue;
+    }
+    if (!serve_memory(k, l).fits) {
+      ++out.rejected["memory"];
+      continue;
+    }
+    fitted_pp_.emplace(group, x.pp);
+    ++out.evaluated;
+    auto reqs_at = [&](double r) { return make_requests(k.workload, r, sim_n); };
+    Deployment d;
+    d.hardware = cc.hardware.name;
+    d.cluster = cc.cluster.name;
+    d.layout = l;
+    d.max_batch = x.max_batch;
+    d.chunk = x.chunk;
+    d.disaggregated = x.disagg;
+    if (!x.disagg) {
+      auto ok = [&](i64 n) {
+        ++out.simulations;
+        return meets_slo(k.workload.serve,
+                         simulate_serving(k, l, reqs_at(rate_ / static_cast<double>(n)), 1, 0));
+      };
+      const auto n = fewest(o_.max_instances, ok);
+      if (!n) {
+        ++out.rejected["slo"];
+        continue;
+      }
+      d.instances = *n;
+    } else {
+      const double att = k.workload.serve.slo_attainment;
+      auto ok_pool = [&](Pool pool, i64 n) {
+        ++out.simulations;
+        const ServeResult r = simulate_pool(k, l, reqs_at(rate_ / static_cast<double>(n)), 1, pool);
+        return !r.truncated && r.dropped == 0 &&
+               (pool == Pool::prefill ? r.attainment_ttft : r.attainment_tpot) >= att;
+      };
+      const auto np = fewest(o_.max_instances, [&](i64 n) { return ok_pool(Pool::prefill, n); });
+      const auto nd = fewest(o_.max_instances, [&](i64 n) { return ok_pool(Pool::decode, n); });
+      if (!np || !nd) {
+        ++out.rejected["slo"];
+        continue;
+      }
+      d.prefill_instances = *np;
+      d.decode_instances = *nd;
+      d.instances = *np + *nd;
+    }
+    ++out.feasible;
+    d.devices = d.instances * l.tp * l.pp * l.ep;
+    d.cost_per_hour = static_cast<double>(d.devices) * k.hardware.price_per_hour;
+    d.config = k;
+    found_.push_back(d);
+  }
+  return next_ >= space_.size();
+}
+
+ServePlanResult ServePlanSearch::finish() {
+  ServePlanResult out = result_;
+  std::vector<Deployment> found = found_;
+  const ServeSpec &s0 = choices_.front().workload.serve;
   // cheapest first (devices when no price); the cheapest few are simulated whole at the
   // full rate and ties go to the lower p90 TTFT, then p90 TPOT
   auto cheaper = [](const Deployment &a, const Deployment &b) {
@@ -184,8 +191,8 @@ ServePlanResult plan_serving(const std::vector<Config> &choices, const ServePlan
     return a.devices < b.devices;
   };
   std::stable_sort(found.begin(), found.end(), cheaper);
-  if (static_cast<i64>(found.size()) > 3 * o.top)
-    found.resize(static_cast<std::size_t>(3 * o.top));
+  if (static_cast<i64>(found.size()) > 3 * o_.top)
+    found.resize(static_cast<std::size_t>(3 * o_.top));
   // the chosen deployments simulated whole, at the full rate and request count
   // Each is then verified whole: when the full simulation misses the attainment (sizing ran
   // one instance on fewer requests), the short pool grows by one instance, up to 4 times.
@@ -196,7 +203,7 @@ ServePlanResult plan_serving(const std::vector<Config> &choices, const ServePlan
       k.parallel.dp = d.instances * d.layout.ep;
       k.workload.serve.prefill_instances = d.prefill_instances;
       const Layout l = resolve_layout(k);
-      d.result = simulate_serving(k, l, make_requests(k.workload, rate, s0.requests), d.instances,
+      d.result = simulate_serving(k, l, make_requests(k.workload, rate_, s0.requests), d.instances,
                                   d.prefill_instances);
       ++out.simulations;
       if (meets_slo(s0, d.result) || tries == 4)
@@ -235,10 +242,17 @@ ServePlanResult plan_serving(const std::vector<Config> &choices, const ServePlan
     if (!twin)
       distinct.push_back(std::move(d));
   }
-  if (static_cast<i64>(distinct.size()) > o.top)
-    distinct.resize(static_cast<std::size_t>(o.top));
+  if (static_cast<i64>(distinct.size()) > o_.top)
+    distinct.resize(static_cast<std::size_t>(o_.top));
   out.deployments = std::move(distinct);
   return out;
+}
+
+ServePlanResult plan_serving(const std::vector<Config> &choices, const ServePlanOptions &o) {
+  ServePlanSearch search(choices, o);
+  while (!search.step(64)) {
+  }
+  return search.finish();
 }
 
 } // namespace rl

@@ -13,6 +13,7 @@
 
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace rl {
@@ -46,6 +47,34 @@ struct ServePlanResult {
 
 // Whether the simulated requests meet the SLO attainment (and nothing was cut short).
 bool meets_slo(const ServeSpec &s, const ServeResult &r);
+
+// The search in steps, so that a page can spread it over frames and show its progress:
+// step(n) examines the next n candidates (true when none is left); finish() simulates the
+// cheapest whole and ranks them. plan_serving is step until done, then finish.
+class ServePlanSearch {
+public:
+  ServePlanSearch(std::vector<Config> choices, const ServePlanOptions &o = {});
+  bool step(i64 candidates);
+  double progress() const {
+    return space_.empty() ? 1.0 : static_cast<double>(next_) / static_cast<double>(space_.size());
+  }
+  ServePlanResult finish();
+
+private:
+  struct Candidate {
+    std::size_t hw = 0;
+    i64 tp = 1, pp = 1, ep = 1, max_batch = 0, chunk = 0;
+    bool disagg = false;
+  };
+  std::vector<Config> choices_;
+  ServePlanOptions o_;
+  double rate_ = 0;
+  std::vector<Candidate> space_;
+  std::size_t next_ = 0;
+  std::map<std::tuple<std::size_t, i64, i64>, i64> fitted_pp_; // (hw, tp, ep) -> shallowest pp
+  std::vector<Deployment> found_;
+  ServePlanResult result_;
+};
 
 // choices: the configuration once per hardware option (hardware and cluster replaced by the
 // io layer from workload.hardware_options), or just the configuration.
