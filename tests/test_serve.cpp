@@ -293,3 +293,14 @@ TEST_CASE("Paged KV fragmentation: none with one-token blocks, large when static
   // static batching holds prompt + output blocks from admission: far emptier
   CHECK(reserved > 4 * paged);
 }
+
+TEST_CASE("A simulation's work is bounded before it starts", "[serve]") {
+  // 1e8 output tokens at most (~1 s natively): 200,000 requests of up to 8 x 100 tokens pass
+  // the request limit but not the token limit
+  CHECK(test::error_of([] {
+          serve_config(R"({"mode": "serve", "request_rate": 4, "requests": 200000,
+            "prompt_len": 10, "gen_len": 1000, "length_dist": "exponential"})");
+        }).rfind("workload.requests: 200000 requests of up to 8000 output tokens exceed", 0) == 0);
+  CHECK_NOTHROW(serve_config(R"({"mode": "serve", "request_rate": 4, "requests": 100000,
+    "prompt_len": 10, "gen_len": 1000})"));
+}

@@ -119,10 +119,10 @@ constexpr double kMaxBytes = 1e15;      // bytes per device
 constexpr double kMaxBw = 1e15;         // bytes/s
 constexpr double kMaxLatency = 1.0;     // s
 // Physical floors: below these a rate is a typo and times would overflow to infinity.
-constexpr double kMinFlops = 1e6;          // FLOP/s (a peak of 0 means "not supported")
-constexpr double kMinBw = 1e6;             // bytes/s
-constexpr double kMinBytes = 1e6;          // bytes of device memory
-constexpr double kMaxUncertainty = 0.5;    // relative band: lower bound t*(1-u) stays > 0
+constexpr double kMinFlops = 1e6;       // FLOP/s (a peak of 0 means "not supported")
+constexpr double kMinBw = 1e6;          // bytes/s
+constexpr double kMinBytes = 1e6;       // bytes of device memory
+constexpr double kMaxUncertainty = 0.5; // relative band: lower bound t*(1-u) stays > 0
 
 // An optional peak: absent or 0 (not supported), else within [kMinFlops, kMaxFlops].
 double opt_peak(ObjectReader &r, const char *key) {
@@ -549,6 +549,7 @@ namespace {
 // Limits that keep one simulation bounded (issue: bounded work): requests and tokens.
 constexpr i64 kMaxRequests = 1'000'000;
 constexpr i64 kMaxSeqTokens = 10'000'000;
+constexpr double kMaxServeTokens = 1e8; // output tokens of one simulation (~2 s natively)
 
 bool is_preset(const char *kind, const std::string &name) {
   const auto names = preset_names(kind);
@@ -596,6 +597,13 @@ void parse_serve(ObjectReader &r, WorkloadSpec &w) {
       w.gen_len = std::max<i64>(w.gen_len, static_cast<i64>(e[2]));
     }
     s.requests = static_cast<i64>(s.trace.size());
+    double out = 0;
+    for (const auto &e : s.trace)
+      out += e[2];
+    if (out > kMaxServeTokens)
+      throw ConfigError(r.path_of("trace"), "asks for " + json(out).dump() +
+                                                " output tokens, over the limit of 1e8 per "
+                                                "simulation (a few seconds of work)");
   } else {
     s.request_rate = r.req_num("request_rate", 1e-6, 1e6);
     s.requests = r.opt_int("requests", 1, kMaxRequests).value_or(s.requests);
@@ -603,6 +611,17 @@ void parse_serve(ObjectReader &r, WorkloadSpec &w) {
     w.gen_len = r.req_int("gen_len", 1, kMaxSeqTokens);
     s.length_dist = r.opt_enum("length_dist", kLengthDists).value_or(LengthDist::fixed);
     s.seed = static_cast<std::uint64_t>(r.opt_int("seed", 0, i64{1} << 53).value_or(1));
+    // the longest output a request may draw: fixed, uniform up to 2x, exponential up to 8x
+    const double per =
+        static_cast<double>(w.gen_len) * (s.length_dist == LengthDist::exponential ? 8.0
+                                          : s.length_dist == LengthDist::uniform   ? 2.0
+                                                                                   : 1.0);
+    if (static_cast<double>(s.requests) * per > kMaxServeTokens)
+      throw ConfigError(r.path_of("requests"),
+                        std::to_string(s.requests) + " requests of up to " +
+                            std::to_string(static_cast<i64>(per)) +
+                            " output tokens exceed the limit of 1e8 output tokens per "
+                            "simulation (a few seconds of work); simulate fewer requests");
   }
   if (const json *slo = r.opt_child("slo")) {
     ObjectReader o(*slo, r.path_of("slo"));
@@ -1026,9 +1045,12 @@ json to_json(const WorkloadSpec &w) {
                 {"seed", s.seed}});
     }
     j["slo"] = {{"ttft", s.slo_ttft}, {"tpot", s.slo_tpot}, {"attainment", s.slo_attainment}};
-    j["scheduler"] = {{"policy", name_of(s.policy)},         {"max_batch", s.max_batch},
-                      {"max_tokens", s.max_tokens},          {"chunk", s.chunk},
-                      {"block_size", s.block_size},          {"memory_fraction", s.memory_fraction},
+    j["scheduler"] = {{"policy", name_of(s.policy)},
+                      {"max_batch", s.max_batch},
+                      {"max_tokens", s.max_tokens},
+                      {"chunk", s.chunk},
+                      {"block_size", s.block_size},
+                      {"memory_fraction", s.memory_fraction},
                       {"prefill_instances", s.prefill_instances}};
     if (!s.hardware_options.empty())
       j["hardware_options"] = s.hardware_options;

@@ -183,9 +183,10 @@ std::vector<double> serve_sweep_rates(double rate) {
 json serve_rate_sweep(const Config &c, const std::vector<double> &rates) {
   const Layout l = resolve_layout(c);
   const ServeSpec &s = c.workload.serve;
+  const i64 sweep_requests = std::min<i64>(s.requests, kSweepRequests);
   json rows = json::array();
   for (const double r : rates) {
-    const ServeResult x = simulate_serving(c, l, make_requests(c.workload, r, s.requests),
+    const ServeResult x = simulate_serving(c, l, make_requests(c.workload, r, sweep_requests),
                                            l.dp / l.ep, s.prefill_instances);
     rows.push_back({{"request_rate", r},
                     {"ttft", to_json(x.ttft)},

@@ -20,7 +20,9 @@ nlohmann::json to_json(const ServePlanResult &r);
 std::vector<Config> serve_choices(const nlohmann::json &config);
 
 // Latency percentiles and throughput over request rates (the page's and CLI's curve):
-// the configuration's deployment simulated at each rate of `rates`.
+// the configuration's deployment simulated at each rate of `rates`, with at most
+// kSweepRequests requests per rate.
+constexpr i64 kSweepRequests = 2000;
 nlohmann::json serve_rate_sweep(const Config &c, const std::vector<double> &rates);
 // A request trace from a file's text: a JSON array of [arrival_s, prompt_len, gen_len], or
 // CSV lines "arrival_s,prompt_len,gen_len" (a header line and '#' comments allowed). Errors

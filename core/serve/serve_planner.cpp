@@ -183,6 +183,7 @@ ServePlanResult ServePlanSearch::finish() {
   ServePlanResult out = result_;
   std::vector<Deployment> found = found_;
   const ServeSpec &s0 = choices_.front().workload.serve;
+  const i64 verify_n = std::min(s0.requests, o_.verify_requests);
   // cheapest first (devices when no price); the cheapest few are simulated whole at the
   // full rate and ties go to the lower p90 TTFT, then p90 TPOT
   auto cheaper = [](const Deployment &a, const Deployment &b) {
@@ -203,7 +204,7 @@ ServePlanResult ServePlanSearch::finish() {
       k.parallel.dp = d.instances * d.layout.ep;
       k.workload.serve.prefill_instances = d.prefill_instances;
       const Layout l = resolve_layout(k);
-      d.result = simulate_serving(k, l, make_requests(k.workload, rate_, s0.requests), d.instances,
+      d.result = simulate_serving(k, l, make_requests(k.workload, rate_, verify_n), d.instances,
                                   d.prefill_instances);
       ++out.simulations;
       if (meets_slo(s0, d.result) || tries == 4)

@@ -37,6 +37,7 @@ struct ServePlanOptions {
   i64 max_instances = 4096;   // per pool
   i64 sim_requests = 500;     // requests per sizing simulation (at most the workload's)
   i64 candidate_budget = 400; // instance candidates simulated
+  i64 verify_requests = 5000; // requests of each whole-deployment check (at most the workload's)
 };
 
 struct ServePlanResult {
