@@ -46,9 +46,7 @@ std::string ms(double s) {
 }
 
 std::string num(double x, const char *fmt = "%.1f") {
-  char b[48];
-  std::snprintf(b, sizeof b, fmt, x);
-  return b;
+  return units::format(fmt, x);
 }
 
 void print_result(std::ostream &os, const Config &c, const ServeResult &r) {

@@ -20,9 +20,7 @@ namespace rl::web {
 
 namespace {
 std::string fmt(const char *f, double x) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, x);
-  return b;
+  return units::format(f, x);
 }
 } // namespace
 

@@ -140,6 +140,13 @@ void scaled_field(AppState &s, const char *section, const char *key, const char 
     s.set_field(section, key, v);
 }
 
+void string_field(AppState &s, const char *section, const char *key, const char *label,
+                  const std::vector<std::string> &items, const char *dflt, const char *help) {
+  std::string v = as_str(s.field(section, key), dflt);
+  if (ui::combo_string(label, std::string(section) + "." + key, v, items, help))
+    s.set_field(section, key, v);
+}
+
 void bool_field(AppState &s, const char *section, const char *key, const char *label,
                 const char *help) {
   bool v = as_bool(s.field(section, key));
@@ -322,17 +329,13 @@ void num_field(AppState &s, const char *section, const char *key, const char *la
 
 // Inference and serving: the time bound and how KV heads beyond TP are kept.
 void bound_and_kv_fields(AppState &s) {
-  std::string b = as_str(s.field("workload", "bound"), "achievable");
-  if (ui::combo_string("Time bound", "workload.bound", b, {"achievable", "roofline"},
-                       "achievable: HBM at hardware.hbm_efficiency and GEMMs at gemm_efficiency; "
-                       "roofline: the datasheet figures (How to Scale Your Model, ch. 7)."))
-    s.set_field("workload", "bound", b);
-  std::string k = as_str(s.field("workload", "kv_sharding"), "replicate");
-  if (ui::combo_string("KV beyond TP", "workload.kv_sharding", k, {"replicate", "batch"},
-                       "When tp exceeds the KV heads: replicate (each rank keeps a whole KV "
-                       "head, as vLLM and TensorRT-LLM do) or batch (the batch splits over the "
-                       "replicas of a head, an AllToAll each way per layer)."))
-    s.set_field("workload", "kv_sharding", k);
+  string_field(s, "workload", "bound", "Time bound", {"achievable", "roofline"}, "achievable",
+               "achievable: HBM at hardware.hbm_efficiency and GEMMs at gemm_efficiency; "
+               "roofline: the datasheet figures (How to Scale Your Model, ch. 7).");
+  string_field(s, "workload", "kv_sharding", "KV beyond TP", {"replicate", "batch"}, "replicate",
+               "When tp exceeds the KV heads: replicate (each rank keeps a whole KV head, as "
+               "vLLM and TensorRT-LLM do) or batch (the batch splits over the replicas of a "
+               "head, an AllToAll each way per layer).");
 }
 
 // workload.mode "serve": the request stream, the SLO and the scheduler (`ridgeline serve`).
@@ -347,11 +350,10 @@ template <class F> void draw_serve_workload(AppState &s, F &dtype_field) {
     int_field(s, "workload", "requests", "Requests", "Requests simulated (at most 1,000,000).");
     int_field(s, "workload", "prompt_len", "Prompt tokens", "Mean prompt length.");
     int_field(s, "workload", "gen_len", "Output tokens", "Mean output length.");
-    std::string d = as_str(s.field("workload", "length_dist"), "fixed");
-    if (ui::combo_string("Lengths", "workload.length_dist", d, {"fixed", "exponential", "uniform"},
-                         "Distribution of prompt and output lengths about their means: fixed, "
-                         "exponential (at most 8x the mean) or uniform on [1, 2 x mean - 1]."))
-      s.set_field("workload", "length_dist", d);
+    string_field(s, "workload", "length_dist", "Lengths", {"fixed", "exponential", "uniform"},
+                 "fixed",
+                 "Distribution of prompt and output lengths about their means: fixed, "
+                 "exponential (at most 8x the mean) or uniform on [1, 2 x mean - 1].");
   }
   // the hardware the serving planner may choose from (workload.hardware_options)
   {
@@ -401,12 +403,11 @@ template <class F> void draw_serve_workload(AppState &s, F &dtype_field) {
             "Mean time per output token target, per request (0: none).");
   num_field(s, "workload", "slo.attainment", "SLO: attainment", 100, "%.0f %%",
             "Share of requests that must meet both targets (DistServe's SLO attainment).");
-  std::string pol = as_str(s.field("workload", "scheduler.policy"), "continuous");
-  if (ui::combo_string("Scheduler", "workload.scheduler.policy", pol, {"continuous", "static"},
-                       "continuous: every iteration mixes decodes and prefill chunks (vLLM, "
-                       "Sarathi-Serve, TensorRT-LLM in-flight batching); static: a batch is "
-                       "prefilled, then decoded until its longest request ends."))
-    s.set_field("workload", "scheduler.policy", pol);
+  string_field(s, "workload", "scheduler.policy", "Scheduler", {"continuous", "static"},
+               "continuous",
+               "continuous: every iteration mixes decodes and prefill chunks (vLLM, "
+               "Sarathi-Serve, TensorRT-LLM in-flight batching); static: a batch is prefilled, "
+               "then decoded until its longest request ends.");
   int_field(s, "workload", "scheduler.max_batch", "Max batch",
             "Sequences running at once (vLLM max_num_seqs).");
   int_field(s, "workload", "scheduler.max_tokens", "Max tokens/iter",

@@ -81,6 +81,20 @@ double prefill_working_set(const ModelSpec &m, const Layout &l, double prompt) {
   return layer_activations(m, false, 1, prompt, ActLayout{al.tp, al.sp, al.seq_div, true}).total();
 }
 
+double decode_memory_per_device(const Config &c, const Layout &l, double batch, double context) {
+  const ModelSpec &m = c.model;
+  const WorkloadSpec &w = c.workload;
+  const double br = batch / static_cast<double>(l.dp);
+  const double ws = prefill_working_set(m, l, static_cast<double>(w.prompt_len));
+  double worst = 0;
+  for (i64 j = 0; j < l.pp; ++j) {
+    const double layers = static_cast<double>(stage_layers(m.layers, l, j).size());
+    const double kv = kv_per_chip(m, l, br, context, layers, w.kv_dtype, w.kv_sharding);
+    worst = std::max(worst, stage_params(m, l, j).total() * weight_bytes(w.weight_dtype) + kv + ws);
+  }
+  return worst;
+}
+
 DecodeStep decode_step(const Config &c, const Layout &l, double batch, double context) {
   const ModelSpec &m = c.model;
   const HardwareSpec &hw = c.hardware;
@@ -94,8 +108,6 @@ DecodeStep decode_step(const Config &c, const Layout &l, double batch, double co
   const bool kv_split = w.kv_sharding == KvSharding::batch && !m.mla && l.tp > m.kv_heads;
   const double wb = weight_bytes(w.weight_dtype);
   const double h = static_cast<double>(m.hidden);
-  const double ws = prefill_working_set(m, l, static_cast<double>(w.prompt_len));
-  double worst_mem = 0;
   for (i64 j = 0; j < l.pp; ++j) {
     const auto layers = stage_layers(m.layers, l, j);
     const StageParams p = stage_params(m, l, j);
@@ -134,11 +146,9 @@ DecodeStep decode_step(const Config &c, const Layout &l, double batch, double co
     d.comm_time += comm;
     d.step += kv_time + std::max(compute, weight_time) + comm;
     d.compute_bound = d.compute_bound || compute > weight_time;
-    const double full_weights = p.total() * wb;
-    worst_mem = std::max(worst_mem, full_weights + kv + ws);
   }
-  d.memory_per_device = worst_mem;
-  d.fits = worst_mem <= hw.hbm_bytes;
+  d.memory_per_device = decode_memory_per_device(c, l, batch, context);
+  d.fits = d.memory_per_device <= hw.hbm_bytes;
   if (w.bound == ServingBound::achievable) {
     // One engine iteration of the instance (tp x pp x ep chips, ep replicas' sequences),
     // timed by the serving iteration model: the same costs `ridgeline serve` simulates.
@@ -273,7 +283,9 @@ ServingEstimate serving(const Config &c, const Layout &l) {
     s.moe_critical_batch =
         s.critical_batch * static_cast<double>(m.moe->experts) / static_cast<double>(m.moe->top_k);
   // Largest batch (multiple of dp) whose final-context memory fits.
-  auto fits = [&](double b) { return decode_step(c, l, b, prompt + gen).fits; };
+  auto fits = [&](double b) {
+    return decode_memory_per_device(c, l, b, prompt + gen) <= hw.hbm_bytes; // memory only
+  };
   i64 lo = 0, hi = 1;
   while (hi < (i64{1} << 30) && fits(static_cast<double>(hi * l.dp)))
     lo = hi, hi *= 2;

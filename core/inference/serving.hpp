@@ -77,6 +77,9 @@ double serving_gemm_eff(const Config &c);
 // One prompt's prefill working set of one layer (FlashAttention, nothing stored).
 double prefill_working_set(const ModelSpec &m, const Layout &l, double prompt);
 
+// Memory of one chip of the worst stage while decoding: its weights, the KV of its share of
+// `batch` sequences at `context` tokens, one prompt's prefill working set.
+double decode_memory_per_device(const Config &c, const Layout &l, double batch, double context);
 DecodeStep decode_step(const Config &c, const Layout &l, double batch, double context);
 Prefill prefill(const Config &c, const Layout &l, double prompt_tokens);
 ServingEstimate serving(const Config &c, const Layout &l);

@@ -80,4 +80,10 @@ std::string seconds(double s) {
   return buf;
 }
 
+std::string format(const char *printf_format, double x) {
+  char b[64];
+  std::snprintf(b, sizeof b, printf_format, x);
+  return b;
+}
+
 } // namespace rl::units
