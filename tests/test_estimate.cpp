@@ -79,8 +79,9 @@ TEST_CASE("JSON output carries SPEC.md's keys; errors are values", "[estimate][j
   const json err = json::parse(api::estimate(R"({"model": "llama3-70b", "hardware": "h100-sxm",
     "cluster": {"base": "dgx-h100", "devices": 8}, "workload": {"mode": "train",
     "global_batch": 8, "seq_len": 128}, "parallel": {"tp": 3, "dp": 1}})"));
-  CHECK(err["error"]["path"] == "parallel.dp");
-  CHECK(err["error"]["message"] == "dp 1 x tp 3 x pp 1 x cp 1 = 3 != devices 8");
+  // the divisibility rule is checked before the dp product, so the real cause is named
+  CHECK(err["error"]["path"] == "parallel.tp");
+  CHECK(err["error"]["message"] == "3 does not divide heads 64"); // LLaMA-3 70B: 64 heads
   // malformed bytes come back as an error value (the message is dumped safely)
   const json utf = json::parse(api::estimate("{\"model\": \"\xb2\"}"));
   CHECK(utf["error"]["message"].get<std::string>().rfind("malformed JSON", 0) == 0);

@@ -23,8 +23,11 @@ std::string layout_error(const std::string &parallel,
 } // namespace
 
 TEST_CASE("Layout errors name the field and the numbers", "[layout]") {
-  CHECK(layout_error(R"({"tp": 7})") ==
-        "parallel: tp 7 x pp 1 x cp 1 = 7 does not divide devices 64");
+  // divisibility rules come before the device product: tp 7 is named against the heads
+  CHECK(layout_error(R"({"tp": 7})") == "parallel.tp: 7 does not divide heads 64");
+  // pp 5 divides 80 layers, but 8 x 5 = 40 does not divide 64 devices
+  CHECK(layout_error(R"({"tp": 8, "pp": 5})") ==
+        "parallel: tp 8 x pp 5 x cp 1 = 40 does not divide devices 64");
   CHECK(layout_error(R"({"tp": 16, "dp": 4})") == "");
   CHECK(layout_error(R"({"tp": 3, "dp": 1, "pp": 1, "cp": 1})",
                      R"({"base": "dgx-h100", "devices": 3})") ==
@@ -92,8 +95,12 @@ TEST_CASE("knob_error judges one knob with resolve_layout's own words", "[layout
     "workload": {"mode": "train", "global_batch": 64, "seq_len": 4096},
     "parallel": {"tp": 8, "dp": 8}})");
   CHECK(knob_error(c, "tp", 4) == ""); // dp re-derives to 16
-  CHECK(knob_error(c, "tp", 3) == "tp 3 x pp 1 x cp 1 = 3 does not divide devices 64");
-  CHECK(knob_error(c, "pp", 3) == "tp 8 x pp 3 x cp 1 = 24 does not divide devices 64");
+  // the model's own rule first: 64 heads, 80 layers (LLaMA-3 70B config.json)
+  CHECK(knob_error(c, "tp", 3) == "3 does not divide heads 64");
+  CHECK(knob_error(c, "pp", 3) ==
+        "pp 3 x vpp 1 does not divide layers 80 (set parallel.uneven_pp to allow uneven stages)");
+  // pp 5 divides 80 layers; tp 8 x pp 5 = 40 does not divide 64 devices
+  CHECK(knob_error(c, "pp", 5) == "tp 8 x pp 5 x cp 1 = 40 does not divide devices 64");
   CHECK(knob_error(c, "microbatch", 16) ==
         "dp 8 x microbatch 16 = 128 does not divide global_batch 64");
   CHECK(knob_error(c, "ep", 2) == "is 2 but the model has no experts");

@@ -113,22 +113,6 @@ Layout resolve_layout(const Config &c) {
   l.schedule =
       p.pp_schedule.value_or(l.vpp > 1 ? PpSchedule::interleaved : PpSchedule::one_f_one_b);
 
-  const i64 devices = c.cluster.devices;
-  const i64 model_par = l.tp * l.pp * l.cp;
-  if (p.dp) {
-    l.dp = *p.dp;
-    if (l.dp * model_par != devices)
-      throw ConfigError("parallel.dp", "dp " + s(l.dp) + " x tp " + s(l.tp) + " x pp " + s(l.pp) +
-                                           " x cp " + s(l.cp) + " = " + s(l.dp * model_par) +
-                                           " != devices " + s(devices));
-  } else {
-    if (devices % model_par != 0)
-      throw ConfigError("parallel", "tp " + s(l.tp) + " x pp " + s(l.pp) + " x cp " + s(l.cp) +
-                                        " = " + s(model_par) + " does not divide devices " +
-                                        s(devices));
-    l.dp = devices / model_par;
-  }
-
   // Tensor parallel: heads, KV heads (or replicate them), MLP width.
   require_divides(l.tp, m.heads, "parallel.tp", "heads");
   if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
@@ -183,10 +167,30 @@ Layout resolve_layout(const Config &c) {
   // Experts.
   if (!m.moe && l.ep != 1)
     throw ConfigError("parallel.ep", "is " + s(l.ep) + " but the model has no experts");
-  if (m.moe) {
+  if (m.moe)
     require_divides(l.ep, m.moe->experts, "parallel.ep", "experts");
-    require_divides(l.ep, l.dp * l.cp, "parallel.ep", "dp x cp");
+
+  // Data parallel: after the divisibility rules above, so an error names its real cause
+  // (tp 3 against heads 64, not the dp product it also breaks).
+  const i64 devices = c.cluster.devices;
+  const i64 model_par = l.tp * l.pp * l.cp;
+  if (p.dp) {
+    l.dp = *p.dp;
+    if (l.dp * model_par != devices)
+      throw ConfigError("parallel.dp", "dp " + s(l.dp) + " x tp " + s(l.tp) + " x pp " + s(l.pp) +
+                                           " x cp " + s(l.cp) + " = " + s(l.dp * model_par) +
+                                           " != devices " + s(devices));
+  } else {
+    if (devices % model_par != 0)
+      throw ConfigError("parallel", "tp " + s(l.tp) + " x pp " + s(l.pp) + " x cp " + s(l.cp) +
+                                        " = " + s(model_par) + " does not divide devices " +
+                                        s(devices));
+    l.dp = devices / model_par;
   }
+
+  // Experts (the dp x cp rule waits for dp).
+  if (m.moe)
+    require_divides(l.ep, l.dp * l.cp, "parallel.ep", "dp x cp");
 
   // Batch: B = dp x b x m (a serving engine batches its requests itself).
   if (w.mode == Mode::serve) {

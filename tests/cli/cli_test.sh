@@ -43,10 +43,10 @@ check "estimate json" 0 "$rl" estimate llama3-70b-h100-1024 --json &&
 bad='{"model": "llama3-70b", "hardware": "h100-sxm", "cluster": {"base": "dgx-h100", "devices": 8},
  "workload": {"mode": "train", "global_batch": 8, "seq_len": 1024}, "parallel": {"tp": 3, "dp": 1}}'
 check "bad layout" 2 "$rl" estimate "$bad" &&
-  expect_in "bad layout" "$tmp/err" "parallel.dp: dp 1 x tp 3 x pp 1 x cp 1 = 3 != devices 8"
+  expect_in "bad layout" "$tmp/err" "parallel.tp: 3 does not divide heads 64"
 [ "$(wc -l <"$tmp/err")" = 1 ] || { echo "FAIL bad layout: stderr is not one line"; fails=$((fails + 1)); }
 check "bad layout json" 2 "$rl" estimate "$bad" --json &&
-  expect_in "bad layout json" "$tmp/out" '{"error":{"message":"dp 1 x tp 3 x pp 1 x cp 1 = 3 != devices 8","path":"parallel.dp"}}'
+  expect_in "bad layout json" "$tmp/out" '{"error":{"message":"3 does not divide heads 64","path":"parallel.tp"}}'
 echo '{"model": "llama3-70b", "hardware": "h100-sxm", ' >"$tmp/broken.json"
 check "malformed file" 2 "$rl" estimate "$tmp/broken.json" &&
   expect_in "malformed file" "$tmp/err" "broken.json: malformed JSON"
