@@ -2,14 +2,20 @@
 # Installs what ridgeline needs on Debian bookworm, skipping what is present (idempotent):
 # Debian packages (compiler, CMake, Catch2, nlohmann_json, Emscripten, Chromium) and the
 # Dear ImGui sources from Debian's `imgui` source package into third_party/ (not in git).
+#   --site  only what the static page needs (CMake, Emscripten, nlohmann_json, python3 to
+#           serve, a UI font, the Dear ImGui sources): what scripts/serve.sh installs.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
-pkgs=(g++ cmake make catch2 nlohmann-json3-dev emscripten chromium python3 xz-utils fonts-liberation
-  clang libclang-rt-14-dev) # clang + libFuzzer and sanitizer runtimes: scripts/fuzz.sh
+if [ "${1:-}" = "--site" ]; then
+  pkgs=(cmake make nlohmann-json3-dev emscripten python3 xz-utils fonts-liberation)
+else
+  pkgs=(g++ cmake make catch2 nlohmann-json3-dev emscripten chromium python3 xz-utils
+    fonts-liberation clang libclang-rt-14-dev) # clang + libFuzzer and sanitizer runtimes: fuzz.sh
+fi
 need=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
