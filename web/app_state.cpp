@@ -2,9 +2,13 @@
 
 #include "core/error.hpp"
 #include "core/io/config_json.hpp"
+#include "core/io/estimate_json.hpp"
 #include "core/io/presets.hpp"
 #include "core/io/url_codec.hpp"
 
+#include "core/parallel/layout.hpp"
+
+#include <algorithm>
 #include <chrono>
 
 namespace rl::web {
@@ -16,7 +20,8 @@ json::json_pointer pointer_of(const std::string &dotted) {
   std::size_t start = 0;
   while (start <= dotted.size()) {
     const std::size_t dot = dotted.find('.', start);
-    p += "/" + dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    p += '/';
+    p += dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     if (dot == std::string::npos)
       break;
     start = dot + 1;
@@ -86,24 +91,77 @@ AppState &app_state() {
   return state;
 }
 
+bool known_tab(const std::string &tab) {
+  static const char *const tabs[] = {"pipeline", "serving", "roofline", "planner",
+                                     "planner-all", "compare"};
+  for (const char *t : tabs)
+    if (tab == t)
+      return true;
+  return false;
+}
+
+namespace {
+// Runs f with its wall time (the UI's clock; the core keeps none).
+template <class F> std::optional<FieldError> timed(F &&f, double &seconds) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::optional<FieldError> err = guarded(std::forward<F>(f));
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return err;
+}
+} // namespace
+
+Evaluation evaluate(const json &user) {
+  Evaluation e;
+  e.user = user;
+  e.effective = user;
+  guarded([&] { e.effective = io::expand_scenario(user); });
+  std::optional<Config> parsed;
+  e.error = guarded([&] { parsed = io::parse_config(user); });
+  if (!parsed)
+    return e;
+  e.config = parsed;
+  e.resolved = io::to_json(*parsed);
+  switch (parsed->workload.mode) {
+  case Mode::tx8_op:
+  case Mode::video: // `ridgeline tx8`: one operator or a whole video request on tx8 dies
+    e.error = timed([&] { e.tx8 = tx8::solve(*parsed, tx8::Tx8Options{}); }, e.seconds);
+    break;
+  case Mode::serve: // `ridgeline serve`: the request-level simulation of the deployment
+    e.error = timed([&] { e.serve = simulate_serving(*parsed); }, e.seconds);
+    break;
+  default:
+    e.error = timed([&] { e.estimate = rl::estimate(*parsed); }, e.seconds);
+  }
+  return e;
+}
+
 void AppState::load_from_url(const std::string &url_state) {
-  json decoded;
+  url_issues_.clear();
+  io::UrlParts parts;
+  io::LenientUrl decoded;
   const auto err = guarded([&] {
-    decoded = io::decode_url_query(url_state);
-    if (decoded.is_object() && !decoded.empty())
-      io::parse_config(decoded);
+    parts = io::split_url(url_state);
+    decoded = io::decode_url_lenient(parts.config);
   });
-  if (err) {
+  for (const auto &d : decoded.dropped)
+    url_issues_.push_back(FieldError{d.path.empty() ? d.param : d.path,
+                                     d.message + " (ignored: " + d.param + ")"});
+  tab_ = known_tab(parts.tab) ? parts.tab : "";
+  if (err || !decoded.config.is_object() || decoded.config.empty()) {
     load_scenario(kDefaultScenario);
-    startup_error_ = err;
-    return;
+    if (err)
+      startup_error_ = err;
+    else if (!url_issues_.empty())
+      startup_error_ = FieldError{"url", "nothing in the link could be used"};
+  } else {
+    user_ = decoded.config;
+    recompute();
   }
-  if (!decoded.is_object() || decoded.empty()) {
-    load_scenario(kDefaultScenario);
-    return;
+  if (!parts.pin.empty()) {
+    io::LenientUrl pin;
+    if (!guarded([&] { pin = io::decode_url_lenient(parts.pin); }) && !pin.config.empty())
+      pin_user(pin.config);
   }
-  user_ = decoded;
-  recompute();
 }
 
 void AppState::load_scenario(const std::string &name) {
@@ -112,66 +170,63 @@ void AppState::load_scenario(const std::string &name) {
   recompute();
 }
 
-namespace {
-// Runs a mode's computation (tx8 mapping, serving simulation) with its wall time; the result
-// becomes the current one and, when it succeeded, the last good one with its configuration.
-template <class F, class T>
-std::optional<FieldError> run_timed(F &&f, const Config &cfg,
-                                    std::chrono::steady_clock::time_point t0, double &seconds,
-                                    std::optional<T> &current, std::optional<T> &last_good,
-                                    std::optional<Config> &last_good_config) {
-  std::optional<T> r;
-  const std::optional<FieldError> err = guarded([&] { r = f(); });
-  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  current = r;
-  if (r) {
-    last_good = r;
-    last_good_config = cfg;
-  }
-  return err;
-}
-} // namespace
-
 void AppState::recompute() {
-  effective_ = user_;
-  guarded([&] { effective_ = io::expand_scenario(user_); });
+  Evaluation e = evaluate(user_);
+  effective_ = e.effective;
+  error_ = e.error;
+  estimate_seconds_ = e.seconds;
+  estimate_ = e.estimate;
+  tx8_ = e.tx8;
+  serve_ = e.serve;
+  if (!e.config)
+    return;
+  view_config_ = e.config;
+  view_resolved_ = e.resolved;
+  if (e.estimate) {
+    last_good_ = e.estimate;
+    last_good_config_ = e.config;
+  }
+  if (e.tx8) {
+    last_good_tx8_ = e.tx8;
+    last_good_tx8_config_ = e.config;
+  }
+  if (e.serve) {
+    last_good_serve_ = e.serve;
+    last_good_serve_config_ = e.config;
+  }
+  update_url_query();
+}
 
-  std::optional<Config> parsed;
-  error_ = guarded([&] { parsed = io::parse_config(user_); });
-  if (!parsed) {
-    estimate_.reset();
-    serve_.reset();
+void AppState::update_url_query() {
+  std::string config;
+  if (guarded([&] { config = io::encode_url_query(user_); }))
     return;
-  }
-  view_config_ = parsed;
-  view_resolved_ = io::to_json(*parsed);
-  guarded([&] { url_query_ = io::encode_url_query(user_); });
+  io::UrlParts parts{config, tab_, ""};
+  if (pinned_)
+    guarded([&] { parts.pin = io::encode_url_query(pinned_->user); });
+  url_query_ = io::join_url(parts);
+}
 
-  const auto t0 = std::chrono::steady_clock::now();
-  if (parsed->workload.mode == Mode::tx8_op || parsed->workload.mode == Mode::video) {
-    // `ridgeline tx8`: one operator or a whole video request on tx8 dies.
-    estimate_.reset();
-    error_ = run_timed([&] { return tx8::solve(*parsed, tx8::Tx8Options{}); }, *parsed, t0,
-                       estimate_seconds_, tx8_, last_good_tx8_, last_good_tx8_config_);
+void AppState::set_tab(const std::string &tab) {
+  const std::string t = known_tab(tab) ? tab : "";
+  if (t == tab_)
     return;
-  }
-  tx8_.reset();
-  if (parsed->workload.mode == Mode::serve) {
-    // `ridgeline serve`: the request-level simulation of the configured deployment.
-    estimate_.reset();
-    error_ = run_timed([&] { return simulate_serving(*parsed); }, *parsed, t0, estimate_seconds_,
-                       serve_, last_good_serve_, last_good_serve_config_);
-    return;
-  }
-  serve_.reset();
-  std::optional<Estimate> est;
-  error_ = guarded([&] { est = rl::estimate(*parsed); });
-  estimate_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  estimate_ = est;
-  if (est) {
-    last_good_ = est;
-    last_good_config_ = parsed;
-  }
+  tab_ = t;
+  update_url_query();
+}
+
+void AppState::pin() {
+  pin_user(user_);
+}
+
+void AppState::pin_user(const json &user) {
+  pinned_ = evaluate(user);
+  update_url_query();
+}
+
+void AppState::unpin() {
+  pinned_.reset();
+  update_url_query();
 }
 
 View AppState::view() const {
@@ -271,20 +326,26 @@ void AppState::begin_edit() {
   user_ = expanded;
 }
 
-void AppState::end_edit() {
-  if (!scenario_.empty()) {
-    // Back to "scenario + overrides": a short URL that still names where it started from.
-    json base;
-    if (!guarded([&] { base = io::preset_json("scenario", scenario_, "scenario"); })) {
-      for (const char *k : {"name", "source", "notes"})
-        base.erase(k);
-      json rebased = json{{"scenario", scenario_}};
-      rebased.update(merge_diff(base, user_));
-      user_ = rebased;
-    }
-    scenario_.clear();
+void AppState::rebase_scenario() {
+  if (scenario_.empty())
+    return;
+  // Back to "scenario + overrides": a short URL that still names where it started from.
+  json base;
+  if (!guarded([&] { base = io::preset_json("scenario", scenario_, "scenario"); })) {
+    for (const char *k : {"name", "source", "notes"})
+      base.erase(k);
+    json rebased = json{{"scenario", scenario_}};
+    rebased.update(merge_diff(base, user_));
+    user_ = rebased;
   }
+  scenario_.clear();
+}
+
+void AppState::end_edit(const std::string &keep) {
+  rebase_scenario();
+  notice_.clear();
   recompute();
+  repair_layout(keep);
 }
 
 void AppState::set_preset(const std::string &section, const std::string &name) {
@@ -334,7 +395,7 @@ void AppState::set_parallel(const std::string &key, const json &value) {
   par[key] = value;
   if (key == "tp" || key == "pp" || key == "cp")
     rederive_dp();
-  end_edit();
+  end_edit(key);
 }
 
 void AppState::erase_parallel(const std::string &key) {
@@ -355,8 +416,164 @@ void AppState::set_parallel_object(const json &parallel) {
 
 void AppState::set_hf_model(const json &hf_config) {
   begin_edit();
-  user_["model"] = json{{"hf_config", hf_config}};
+  // Only what the importer reads travels (not token ids, transformers_version, ...).
+  user_["model"] = json{{"hf_config", io::hf_config_used(hf_config)}};
   end_edit();
+}
+
+json AppState::plan_parallel(const Config &c, const Plan &plan) const {
+  const json full = io::to_json(plan.parallel);
+  const Layout &l = plan.estimate.layout;
+  json cur = json::object();
+  if (effective_.contains("parallel") && effective_.at("parallel").is_object())
+    cur = effective_.at("parallel");
+  std::vector<std::string> keep = {"tp", "pp", "cp"};
+  if (l.pp > 1)
+    keep.push_back("vpp");
+  if (l.cp > 1) {
+    keep.push_back("cp_kind");
+    keep.push_back("ulysses");
+  }
+  if (c.model.moe)
+    keep.push_back("ep");
+  if (c.workload.mode == Mode::train)
+    for (const char *k : {"zero", "microbatch", "recompute"})
+      keep.push_back(k);
+  json out = json::object();
+  for (const auto &[k, v] : full.items())
+    if (cur.contains(k) || std::find(keep.begin(), keep.end(), k) != keep.end())
+      out[k] = v;
+  const auto layout_of = [&](const json &par) {
+    Config x = c;
+    x.parallel = io::parse_parallel(par, "parallel");
+    return io::to_json(resolve_layout(x));
+  };
+  try {
+    if (layout_of(out) != layout_of(full))
+      out = full;
+  } catch (const std::exception &) {
+    out = full;
+  }
+  return out;
+}
+
+namespace {
+// Budget of one repair search: an eighth of the planner's (well under a second in the page).
+constexpr i64 kRepairBudget = kPlanBudget / 8;
+
+// Frees one group of pinned knobs in a configuration the planner is about to search.
+void free_knobs(ParallelSpec &p, const std::string &group) {
+  if (group == "dp")
+    p.dp.reset();
+  else if (group == "microbatch")
+    p.microbatch.reset();
+  else if (group == "vpp") {
+    p.vpp.reset();
+    p.pp_schedule.reset();
+  } else if (group == "cp") {
+    p.cp.reset();
+    p.cp_kind.reset();
+    p.ulysses.reset();
+  } else if (group == "ep")
+    p.ep.reset();
+  else if (group == "pp") {
+    p.pp.reset();
+    p.vpp.reset();
+    p.pp_schedule.reset();
+  } else if (group == "tp") {
+    p.tp.reset();
+    p.sp.reset();
+  }
+}
+
+std::string knob_change(const json &from, const json &to, const char *key) {
+  const json a = from.contains(key) ? from.at(key) : json();
+  const json b = to.contains(key) ? to.at(key) : json();
+  if (a == b || b.is_null())
+    return "";
+  return std::string(key) + " " + (a.is_null() ? "(free)" : a.dump()) + " -> " + b.dump();
+}
+} // namespace
+
+void AppState::repair_layout(const std::string &keep) {
+  if (!error_ || error_->path.rfind("parallel", 0) != 0 || !view_config_)
+    return;
+  const Config &c = *view_config_;
+  if (c.workload.mode != Mode::train && c.workload.mode != Mode::infer)
+    return; // serving and tx8 layouts have their own planners
+  const FieldError why = *error_;
+  Config x = c;
+  std::optional<Plan> best;
+  PlanOptions o;
+  o.top = 1;
+  o.budget = kRepairBudget;
+  for (const char *group : {"dp", "microbatch", "vpp", "cp", "ep", "pp", "tp"}) {
+    if (keep == group || (keep == "pp" && std::string(group) == "vpp"))
+      continue;
+    free_knobs(x.parallel, group);
+    PlanResult r;
+    if (guarded([&] { r = rl::plan(x, o); }))
+      continue;
+    if (!r.plans.empty()) {
+      best = r.plans.front();
+      break;
+    }
+    if (!best && !r.infeasible.empty() && r.infeasible.front().kind == "memory") {
+      // Legal but too big: kept in case no freer search finds one that fits.
+      Config y = x;
+      y.parallel = r.infeasible.front().parallel;
+      Plan p;
+      if (!guarded([&] { p.estimate = rl::estimate(y, false); })) {
+        p.parallel = r.infeasible.front().parallel;
+        best = p;
+      }
+    }
+  }
+  if (!best)
+    return; // nothing legal within reach: the error stays on show
+  const json before = effective_.contains("parallel") ? effective_.at("parallel") : json::object();
+  const json after = plan_parallel(c, *best);
+  begin_edit();
+  if (after.empty())
+    user_.erase("parallel");
+  else
+    user_["parallel"] = after;
+  rebase_scenario();
+  recompute();
+  std::string changes;
+  for (const char *k : {"tp", "pp", "vpp", "cp", "ep", "dp", "microbatch", "zero", "recompute"}) {
+    const std::string ch = knob_change(before, after, k);
+    if (!ch.empty())
+      changes += (changes.empty() ? "" : ", ") + ch;
+  }
+  notice_ = "Layout adjusted (" + why.text() + "): " + (changes.empty() ? "re-planned" : changes) +
+            (estimate_ && !estimate_->memory.fits ? "; no layout fits in memory" : "") +
+            ". The planner's fastest with the pinned knobs kept.";
+}
+
+i64 AppState::step_devices(i64 from, int direction) const {
+  if (!view_config_ || direction == 0)
+    return 0;
+  Config y = *view_config_;
+  const i64 node = std::max<i64>(1, y.cluster.devices_per_node);
+  const auto legal = [&](i64 n) {
+    y.cluster.devices = n;
+    y.parallel.dp.reset(); // a pinned dp follows the device count (rederive_dp)
+    return !guarded([&] { resolve_layout(y); });
+  };
+  // Whole nodes above one node; divisors of the node below it.
+  i64 n = from;
+  for (int tries = 0; tries < 4096; ++tries) {
+    if (direction > 0)
+      n = n < node ? n + 1 : (n / node + 1) * node;
+    else
+      n = n <= node ? n - 1 : ((n - 1) / node) * node;
+    if (n < 1 || n > (i64{1} << 24))
+      return 0;
+    if ((n >= node ? n % node == 0 : node % n == 0) && legal(n))
+      return n;
+  }
+  return 0;
 }
 
 } // namespace rl::web

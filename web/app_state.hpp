@@ -6,6 +6,7 @@
 
 #include "core/config.hpp"
 #include "core/estimate/estimate.hpp"
+#include "core/planner/planner.hpp"
 #include "core/serve/simulate.hpp"
 #include "core/tx8/request.hpp"
 
@@ -32,12 +33,37 @@ inline constexpr const char *kDefaultScenario = "llama3-70b-h100-1024";
 // (workload modes tx8-op and video).
 enum class View { train, infer, tx8, serve };
 
+// One configuration evaluated: parsed, then estimated, mapped (tx8) or simulated (serve) by
+// its mode. The page's current state and a pinned one (compare mode) are both this.
+struct Evaluation {
+  json user = json::object();      // as the user holds it (what the URL encodes)
+  json effective = json::object(); // user with a "scenario" preset expanded
+  std::optional<Config> config;    // parsed (also when the estimate failed)
+  json resolved = json::object();  // config, fully resolved
+  std::optional<Estimate> estimate;
+  std::optional<tx8::Tx8Result> tx8;
+  std::optional<ServeResult> serve;
+  std::optional<FieldError> error;
+  double seconds = 0; // wall time of the estimate, mapping or simulation
+  bool ok() const { return !error && (estimate || tx8 || serve); }
+};
+Evaluation evaluate(const json &user);
+
+// A page tab a link can name (tab=...): the training and inference tabs, the serving ones and
+// the compare view.
+bool known_tab(const std::string &tab);
+
 class AppState {
 public:
-  // Reads the URL state; no state -> the default scenario. A URL whose configuration does
-  // not parse falls back to the default scenario and keeps the reason in startup_error().
+  // Reads the URL state; no state -> the default scenario. Parameters that do not decode or
+  // that the schema rejects are dropped and listed in url_issues() (the rest of the link
+  // applies); a link with nothing usable falls back to the default scenario and keeps the
+  // reason in startup_error(). The page parameters tab= and pin= set the tab and the pin.
   void load_from_url(const std::string &url_state);
   void load_scenario(const std::string &name);
+  // The parameters of the opening link that were dropped, with the reason.
+  const std::vector<FieldError> &url_issues() const { return url_issues_; }
+  void dismiss_url_issues() { url_issues_.clear(); }
 
   // [SECTION] derived views
   const json &user() const { return user_; }
@@ -66,8 +92,21 @@ public:
   const std::optional<FieldError> &error() const { return error_; }
   const std::optional<FieldError> &startup_error() const { return startup_error_; }
   void dismiss_startup_error() { startup_error_.reset(); }
-  // The URL query of user() (empty until the configuration parses once).
+  // The URL query of user() plus the page parameters (tab, pin); empty until the
+  // configuration parses once.
   const std::string &url_query() const { return url_query_; }
+  // The tab the link names ("" for the default); the page writes the open tab here.
+  const std::string &tab() const { return tab_; }
+  void set_tab(const std::string &tab);
+  // What the last edit changed on its own to keep the layout legal ("" when nothing).
+  const std::string &notice() const { return notice_; }
+  void dismiss_notice() { notice_.clear(); }
+
+  // [SECTION] compare mode: a pinned configuration evaluated beside the current one.
+  void pin();                     // pins the current configuration
+  void pin_user(const json &user); // pins a given configuration (from a link)
+  void unpin();
+  const std::optional<Evaluation> &pinned() const { return pinned_; }
   // Wall time of the last estimate (or tx8 mapping).
   double estimate_seconds() const { return estimate_seconds_; }
 
@@ -90,6 +129,14 @@ public:
   void erase_parallel(const std::string &key);
   // Replaces the whole parallel object (a plan or a tx8 scheme applied).
   void set_parallel_object(const json &parallel);
+  // The parallel object a plan writes: the knobs it decided and every knob the configuration
+  // already sets, at the plan's values (the rest stays out when the layout resolves the same
+  // without it, so the URL carries what matters).
+  json plan_parallel(const Config &c, const Plan &plan) const;
+  // Devices one step up (+1) or down (-1) from `from` that keep the layout legal: a multiple
+  // of the node size (or a divisor of it) that tp x pp x cp divides and whose dp divides the
+  // batch (0 when none within reach).
+  i64 step_devices(i64 from, int direction) const;
   // model = {"hf_config": ...}.
   void set_hf_model(const json &hf_config);
 
@@ -100,8 +147,15 @@ private:
   // A dp the configuration pins follows tp, pp, cp and the device count (dp = devices /
   // (tp pp cp)); one that is free stays free.
   void rederive_dp();
-  void end_edit();
+  // `keep`: the knob the edit set (never changed by the layout repair).
+  void end_edit(const std::string &keep = "");
+  void rebase_scenario();
   void recompute();
+  // After an edit that leaves the layout illegal (a parallel.* error), frees the pinned knobs
+  // one group at a time (dp, micro-batch, vpp, cp, ep, pp, tp; never `keep`) until the planner
+  // finds a legal layout, applies its best and says so in notice().
+  void repair_layout(const std::string &keep);
+  void update_url_query();
 
   json user_ = json::object();
   json effective_ = json::object();
@@ -114,6 +168,9 @@ private:
   std::optional<ServeResult> serve_, last_good_serve_;
   std::optional<Config> last_good_serve_config_;
   std::optional<FieldError> error_, startup_error_;
+  std::vector<FieldError> url_issues_;
+  std::optional<Evaluation> pinned_;
+  std::string tab_, notice_;
   std::string url_query_;
   std::string scenario_; // during an edit: the scenario the configuration started from
   double estimate_seconds_ = 0;

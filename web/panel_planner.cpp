@@ -111,48 +111,7 @@ void run_search(const AppState &s, PlannerUi &p, const Config &c) {
   p.resort = true;
 }
 
-// [SECTION] apply
-// The parallel object a plan writes into the configuration: the knobs it decided (tp, pp,
-// cp; vpp with pp > 1; ep for MoE; ZeRO, micro-batch, recompute when training) and every
-// knob the configuration already sets, at the plan's values. The rest (overlaps, schedule,
-// axis order, ...) stays out when the layout resolves the same without it, so the URL
-// carries what matters.
-json applied_parallel(const AppState &s, const Config &c, const Plan &plan) {
-  const json full = io::to_json(plan.parallel);
-  const Layout &l = plan.estimate.layout;
-  json cur = json::object();
-  if (s.effective().contains("parallel") && s.effective().at("parallel").is_object())
-    cur = s.effective().at("parallel");
-  std::vector<std::string> keep = {"tp", "pp", "cp"};
-  if (l.pp > 1)
-    keep.push_back("vpp");
-  if (l.cp > 1) {
-    keep.push_back("cp_kind");
-    keep.push_back("ulysses");
-  }
-  if (c.model.moe)
-    keep.push_back("ep");
-  if (c.workload.mode == Mode::train)
-    for (const char *k : {"zero", "microbatch", "recompute"})
-      keep.push_back(k);
-  json out = json::object();
-  for (const auto &[k, v] : full.items())
-    if (cur.contains(k) || std::find(keep.begin(), keep.end(), k) != keep.end())
-      out[k] = v;
-  const auto layout_of = [&](const json &par) {
-    Config x = c;
-    x.parallel = io::parse_parallel(par, "parallel");
-    return io::to_json(resolve_layout(x));
-  };
-  try {
-    if (layout_of(out) != layout_of(full))
-      out = full;
-  } catch (const std::exception &) {
-    out = full;
-  }
-  return out;
-}
-
+// [SECTION] apply (AppState::plan_parallel)
 bool same_layout(const Layout &a, const Layout &b) {
   return a.dp == b.dp && a.tp == b.tp && a.pp == b.pp && a.vpp == b.vpp && a.cp == b.cp &&
          a.ulysses == b.ulysses && a.ep == b.ep && a.zero == b.zero &&
@@ -531,7 +490,7 @@ void draw_planner_panel(AppState &s, UiState &ui) {
       for (const Knob &k : kKnobs)
         if (applies(k, *c) && is_free(s, p, k.key))
           p.freed.insert(k.key);
-      const json par = applied_parallel(s, *c, pl);
+      const json par = s.plan_parallel(*c, pl);
       s.set_parallel_object(par);
       return; // the configuration changed: the next frame searches again
     }

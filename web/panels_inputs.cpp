@@ -253,8 +253,23 @@ void draw_hardware_section(AppState &s) {
     return;
   }
   const i64 per_node = std::max<i64>(1, as_int(s.field("cluster", "devices_per_node"), 1));
-  int_field(s, "cluster", "devices", "Devices",
-            "Accelerators in the job: dp x tp x pp x cp must equal it.", per_node);
+  {
+    // +/- step through the counts the layout allows (whole nodes that tp x pp x cp divides,
+    // with a dp that divides the batch); a typed count is taken as it is.
+    const i64 old = as_int(s.field("cluster", "devices"));
+    i64 v = old;
+    if (ui::input_int("Devices", "cluster.devices", v,
+                      "Accelerators in the job: dp x tp x pp x cp must equal it. +/- step "
+                      "through the legal counts.",
+                      per_node)) {
+      if (v == old + per_node || v == old - per_node) {
+        const i64 next = s.step_devices(old, v > old ? 1 : -1);
+        v = next > 0 ? next : old;
+      }
+      if (v != old)
+        s.set_field("cluster", "devices", v);
+    }
+  }
   int_field(s, "cluster", "devices_per_node", "Devices / node",
             "Devices behind one NVLink/NVSwitch domain (node).", 1);
   const char *bw_help = "Per device, one direction (1 GB/s = 1e9 B/s).";
@@ -287,10 +302,12 @@ void draw_video_workload(AppState &s) {
   const json res = s.field("workload", "resolution");
   if (res.is_array() && res.size() == 2) {
     i64 h = as_int(res[0]), w = as_int(res[1]);
-    if (ui::input_int("Height", "workload.resolution", h, "Pixels; latent H/8.", 16))
+    // Each its own widget ID (the element's path); an error names the pair.
+    if (ui::input_int("Height", "workload.resolution[0]", h, "Pixels; latent H/8.", 16))
       s.set_field("workload", "resolution", json::array({h, w}));
-    if (ui::input_int("Width", "workload.resolution", w, "Pixels; latent W/8.", 16))
+    if (ui::input_int("Width", "workload.resolution[1]", w, "Pixels; latent W/8.", 16))
       s.set_field("workload", "resolution", json::array({h, w}));
+    ui::field_error_exact("workload.resolution");
   }
   int_field(s, "workload", "text_tokens", "Text tokens", "T5 prompt tokens (seed 000: 300).");
   int_field(s, "workload", "steps", "Sampling steps", "Denoising steps; each runs every block.", 1);

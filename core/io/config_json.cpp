@@ -270,6 +270,7 @@ ModelSpec parse_model_object(const json &j, const std::string &path) {
   m.max_seq = r.opt_int("max_seq", 0, kMaxCount).value_or(0);
   if (m.learned_pos_emb && m.max_seq == 0)
     throw ConfigError(r.path_of("max_seq"), "is required with learned_pos_emb");
+  m.rope_theta = r.opt_num("rope_theta", 1.0, 1e12).value_or(0);
   m.source = r.opt_str("source").value_or("");
   r.opt_str("notes");
   r.finish();
@@ -342,6 +343,8 @@ ModelSpec model_from_hf_config(const json &hf, const std::string &path) {
   m.vocab = req("vocab_size", 1, kMaxDim);
   m.max_seq = opt("max_position_embeddings", 0, kMaxCount, 0);
   m.tied_embeddings = flag("tie_word_embeddings", false);
+  if (hf.contains("rope_theta") && !hf.at("rope_theta").is_null())
+    m.rope_theta = read_num(hf.at("rope_theta"), join_path(path, "rope_theta"), 1.0, 1e12);
   m.gated_mlp = true; // all the listed families use SwiGLU
   m.norm = Norm::rmsnorm;
   m.mlp_bias = flag("mlp_bias", false);
@@ -377,6 +380,44 @@ ModelSpec model_from_hf_config(const json &hf, const std::string &path) {
   }
   m.source = "Hugging Face config.json";
   return m;
+}
+
+json hf_config_used(const json &hf) {
+  // Every key model_from_hf_config reads (tests/test_url.cpp checks nothing else matters).
+  static const char *const used[] = {"model_type",
+                                     "_name_or_path",
+                                     "num_hidden_layers",
+                                     "hidden_size",
+                                     "num_attention_heads",
+                                     "num_key_value_heads",
+                                     "head_dim",
+                                     "vocab_size",
+                                     "max_position_embeddings",
+                                     "tie_word_embeddings",
+                                     "mlp_bias",
+                                     "attention_bias",
+                                     "n_routed_experts",
+                                     "num_local_experts",
+                                     "num_experts",
+                                     "num_experts_per_tok",
+                                     "moe_intermediate_size",
+                                     "n_shared_experts",
+                                     "moe_layer_freq",
+                                     "first_k_dense_replace",
+                                     "intermediate_size",
+                                     "kv_lora_rank",
+                                     "q_lora_rank",
+                                     "qk_nope_head_dim",
+                                     "qk_rope_head_dim",
+                                     "v_head_dim",
+                                     "rope_theta"};
+  if (!hf.is_object())
+    return hf;
+  json out = json::object();
+  for (const char *k : used)
+    if (hf.contains(k))
+      out[k] = hf.at(k);
+  return out;
 }
 
 // [SECTION] hardware
@@ -482,7 +523,7 @@ ClusterSpec parse_cluster(const json &j0, const std::string &path) {
                         "expected a boolean or one boolean per torus axis");
     }
   } else {
-    // TPU slices wrap around an axis of full extent (>= 16 on v4/v5p); seed 002 ch.2.
+    // TPU slices wrap around an axis of full extent (>= 16 on v4/v5p); How to Scale Your Model ch. 2.
     for (const i64 a : c.torus_axes)
       c.wraparound.push_back(a >= 16);
   }
@@ -916,6 +957,8 @@ json to_json(const ModelSpec &m) {
             {"tied_embeddings", m.tied_embeddings},
             {"learned_pos_emb", m.learned_pos_emb},
             {"max_seq", m.max_seq}};
+  if (m.rope_theta > 0)
+    j["rope_theta"] = m.rope_theta;
   if (m.moe)
     j["moe"] = {{"experts", m.moe->experts},       {"top_k", m.moe->top_k},
                 {"expert_ffn", m.moe->expert_ffn}, {"shared_experts", m.moe->shared_experts},

@@ -1,4 +1,4 @@
-// ridgeline io: the JSON configuration (SPEC.md schema) <-> core::Config.
+// ridgeline io: the JSON configuration (the README's schema) <-> core::Config.
 // Every error is a ConfigError naming the JSON path; unknown fields and wrong types are
 // errors. Preset names are resolved here; an object may start from a preset with
 // "base": "<name>" and override fields.
@@ -20,6 +20,9 @@ json parse_json_text(const std::string &text);
 Config parse_config(const json &j);
 ModelSpec parse_model(const json &j, const std::string &path);
 ModelSpec model_from_hf_config(const json &hf, const std::string &path);
+// The part of a config.json that model_from_hf_config reads (the rest, such as token ids or
+// transformers_version, left out), so a pasted config travels in a short URL.
+json hf_config_used(const json &hf);
 HardwareSpec parse_hardware(const json &j, const std::string &path);
 ClusterSpec parse_cluster(const json &j, const std::string &path);
 WorkloadSpec parse_workload(const json &j, const std::string &path);

@@ -1,6 +1,7 @@
 #include "core/io/url_codec.hpp"
 
 #include "core/error.hpp"
+#include "core/io/config_json.hpp"
 #include "core/io/json_reader.hpp"
 
 #include <cmath>
@@ -224,19 +225,84 @@ std::string encode_url_query(const json &config) {
   return out;
 }
 
-json decode_url_query(const std::string &url) {
+namespace {
+
+void check_url_size(const std::string &url) {
   if (url.size() > kMaxInputBytes)
     throw ConfigError("url", "is " + std::to_string(url.size()) + " bytes; the limit is " +
                                  std::to_string(kMaxInputBytes) + " bytes (4 MiB)");
+}
+
+// The parameters of a query ("a=1&&b=2" -> {"a=1", "b=2"}).
+std::vector<std::string_view> params_of(std::string_view q) {
+  std::vector<std::string_view> out;
+  std::size_t pos = 0;
+  while (pos < q.size()) {
+    const std::size_t amp = std::min(q.find('&', pos), q.size());
+    if (amp > pos)
+      out.push_back(q.substr(pos, amp - pos));
+    pos = amp + 1;
+  }
+  return out;
+}
+
+// "tab=x" -> ("tab", "x") when the parameter is a page parameter.
+bool page_param(std::string_view part, std::string_view name, std::string &value) {
+  if (part.size() <= name.size() || part.substr(0, name.size()) != name ||
+      part[name.size()] != '=')
+    return false;
+  value = unpct(part.substr(name.size() + 1), std::string(name));
+  return true;
+}
+
+} // namespace
+
+UrlParts split_url(const std::string &url) {
+  check_url_size(url);
   std::string_view q = url;
+  std::string_view fragment;
   if (const auto i = q.find('?'); i != std::string_view::npos)
     q = q.substr(i + 1);
   else if (const auto h = q.find('#'); h != std::string_view::npos)
     q = q.substr(h + 1);
   else if (q.find("://") != std::string_view::npos)
     q = {};
-  if (const auto h = q.find('#'); h != std::string_view::npos)
+  if (const auto h = q.find('#'); h != std::string_view::npos) {
+    fragment = q.substr(h + 1);
     q = q.substr(0, h);
+  }
+  UrlParts out;
+  for (const std::string_view part : params_of(q)) {
+    if (page_param(part, "tab", out.tab) || page_param(part, "pin", out.pin))
+      continue;
+    if (!out.config.empty())
+      out.config += '&';
+    out.config += part;
+  }
+  for (const std::string_view part : params_of(fragment))
+    page_param(part, "tab", out.tab);
+  return out;
+}
+
+std::string join_url(const UrlParts &parts) {
+  std::string out = parts.config;
+  const auto add = [&](const char *name, const std::string &value) {
+    if (value.empty())
+      return;
+    if (!out.empty())
+      out += '&';
+    out += name;
+    out += '=';
+    out += pct(value, true);
+  };
+  add("tab", parts.tab);
+  add("pin", parts.pin);
+  return out;
+}
+
+json decode_url_query(const std::string &url) {
+  const std::string config = split_url(url).config;
+  const std::string_view q = config;
 
   json out = json::object();
   std::size_t pos = 0;
@@ -305,6 +371,65 @@ json decode_url_query(const std::string &url) {
       slot = value;
   }
   return out;
+}
+
+LenientUrl decode_url_lenient(const std::string &config_query) {
+  check_url_size(config_query);
+  std::vector<std::string> params;
+  for (const std::string_view p : params_of(config_query))
+    params.emplace_back(p);
+  const auto joined = [&] {
+    std::string q;
+    for (const auto &p : params) {
+      if (!q.empty())
+        q += '&';
+      q += p;
+    }
+    return q;
+  };
+  // The parameter an error names: its dotted key is the path, or the path lies inside it.
+  const auto culprit = [&](const std::string &path) -> std::ptrdiff_t {
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      std::string key = params[i].substr(0, params[i].find('='));
+      try {
+        key = unpct(key, "url");
+      } catch (const ConfigError &) {
+        return static_cast<std::ptrdiff_t>(i); // a broken escape in the key itself
+      }
+      if (!path.empty() && path != "url" &&
+          (key == path || path.rfind(key + ".", 0) == 0 || path.rfind(key + "[", 0) == 0))
+        return static_cast<std::ptrdiff_t>(i);
+    }
+    // A parameter that does not decode on its own (a broken escape, no value).
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      try {
+        decode_url_query(params[i]);
+      } catch (const ConfigError &) {
+        return static_cast<std::ptrdiff_t>(i);
+      }
+    }
+    return -1;
+  };
+  LenientUrl out;
+  while (true) {
+    try {
+      out.config = decode_url_query(joined());
+      if (!out.config.empty())
+        parse_config(out.config);
+      return out;
+    } catch (const ConfigError &e) {
+      const std::ptrdiff_t i = culprit(e.path());
+      if (i < 0) {
+        // Not one parameter's fault: keep what decodes; the estimate reports the rest.
+        if (out.config.is_null())
+          out.config = json::object();
+        return out;
+      }
+      out.dropped.push_back({params[static_cast<std::size_t>(i)], e.path(), e.message()});
+      params.erase(params.begin() + i);
+      out.config = json::object();
+    }
+  }
 }
 
 } // namespace rl::io

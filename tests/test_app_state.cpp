@@ -1,0 +1,136 @@
+// The page's app model (web/app_state.cpp), built natively: URL state with page parameters,
+// forgiving links, the layout repair after a model change, device stepping and the pin.
+#include "core/io/config_json.hpp"
+#include "core/io/url_codec.hpp"
+#include "core/parallel/layout.hpp"
+#include "web/app_state.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+using rl::web::AppState;
+using json = nlohmann::json;
+
+namespace {
+json read_json(const std::string &rel) {
+  std::ifstream f(std::string(RIDGELINE_SOURCE_DIR) + "/" + rel);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return json::parse(ss.str());
+}
+// Qwen2-7B's config.json as published on the Hugging Face hub (28 heads, 28 layers).
+json qwen2_7b() {
+  return read_json("docs/examples/qwen2-7b-hf-train.json").at("model").at("hf_config");
+}
+} // namespace
+
+TEST_CASE("url: page parameters ride along and are not configuration", "[url][app]") {
+  const auto p = rl::io::split_url("https://x/?scenario=a&tab=roofline&pin=model%3Db");
+  CHECK(p.config == "scenario=a");
+  CHECK(p.tab == "roofline");
+  CHECK(p.pin == "model=b");
+  CHECK(rl::io::join_url(p) == "scenario=a&tab=roofline&pin=model%3Db");
+  // The older "#tab=" fragment still names the tab.
+  CHECK(rl::io::split_url("?scenario=a#tab=planner").tab == "planner");
+  CHECK(rl::io::decode_url_query("scenario=a&tab=roofline") == json{{"scenario", "a"}});
+}
+
+TEST_CASE("url: a misspelled key is dropped and named, the rest of the link applies",
+          "[url][app]") {
+  const auto r = rl::io::decode_url_lenient(
+      "scenario=llama3-70b-h100-1024&parallel.tpp=4&parallel.zero=3&model.layers=abc");
+  REQUIRE(r.dropped.size() == 2); // in the order the schema meets them: model first
+  CHECK(r.dropped[0].path == "model.layers");
+  CHECK(r.dropped[1].param == "parallel.tpp=4");
+  CHECK(r.dropped[1].message == "unknown field");
+  CHECK(r.config.at("parallel").at("zero") == 3);
+  CHECK_FALSE(r.config.at("parallel").contains("tpp"));
+
+  AppState s;
+  s.load_from_url("?scenario=llama3-70b-h100-1024&parallel.tpp=4&parallel.zero=3");
+  CHECK_FALSE(s.startup_error());
+  REQUIRE(s.url_issues().size() == 1);
+  CHECK(s.url_issues()[0].path == "parallel.tpp");
+  REQUIRE(s.estimate());
+  CHECK(s.estimate()->layout.zero == 3);
+}
+
+TEST_CASE("app: a pasted config.json leads to a legal layout, not a deadlock", "[app]") {
+  AppState s;
+  s.load_scenario(rl::web::kDefaultScenario); // tp 8 x pp 8 on 1024 H100
+  s.set_hf_model(qwen2_7b());
+  // 28 heads and 28 layers: tp 8 and pp 8 are both illegal; the page re-plans.
+  REQUIRE_FALSE(s.error());
+  REQUIRE(s.estimate());
+  const auto &l = s.estimate()->layout;
+  CHECK(28 % l.tp == 0);
+  CHECK(28 % l.pp == 0);
+  CHECK(l.dp * l.tp * l.pp * l.cp == 1024);
+  CHECK_FALSE(s.notice().empty());
+  // Only the fields the importer reads travel in the URL.
+  CHECK(s.url_query().find("transformers") == std::string::npos);
+  CHECK(s.url_query().find("rms_norm_eps") == std::string::npos);
+  CHECK(s.url_query().find("num_hidden_layers=28") != std::string::npos);
+}
+
+TEST_CASE("app: a knob set to a value the others forbid pushes them to legal ones", "[app]") {
+  AppState s;
+  s.load_scenario(rl::web::kDefaultScenario);
+  s.set_hf_model(qwen2_7b());
+  REQUIRE_FALSE(s.error());
+  s.set_parallel("tp", 7); // legal for 28 heads; 1024 devices are not divisible by 7
+  // The edit keeps tp 7 only if some layout allows it; 7 never divides 1024, so the error stays
+  // on tp (the user's own choice is not overridden).
+  REQUIRE(s.error());
+  CHECK(s.error()->path.rfind("parallel", 0) == 0);
+  s.set_parallel("tp", 2);
+  REQUIRE_FALSE(s.error());
+  CHECK(s.estimate()->layout.tp == 2);
+}
+
+TEST_CASE("app: hf_config_used keeps what the importer reads, nothing that matters is lost",
+          "[app][hf]") {
+  for (const char *f : {"fuzz/seeds/hf/qwen2-7b.json", "fuzz/seeds/hf/mixtral.json",
+                        "fuzz/seeds/hf/deepseek-v3.json"}) {
+    const json hf = read_json(f);
+    if (std::string(f).find("qwen2") != std::string::npos) // carries rms_norm_eps, torch_dtype
+      CHECK(rl::io::hf_config_used(hf).size() < hf.size());
+    const json used = rl::io::hf_config_used(hf);
+    CHECK(used.size() <= hf.size());
+    CHECK(rl::io::to_json(rl::io::model_from_hf_config(used, "m")) ==
+          rl::io::to_json(rl::io::model_from_hf_config(hf, "m")));
+  }
+}
+
+TEST_CASE("app: devices +/- step through legal counts", "[app]") {
+  AppState s;
+  s.load_scenario(rl::web::kDefaultScenario);
+  // tp 8 x pp 8 = 64 per replica, global batch 1024: dp must divide 1024, so the neighbours
+  // of 1024 = 64 x 16 are 64 x 32 = 2048 and 64 x 8 = 512 (not 1016 or 1032).
+  CHECK(s.step_devices(1024, +1) == 2048);
+  CHECK(s.step_devices(1024, -1) == 512);
+}
+
+TEST_CASE("app: the tab and the pinned configuration travel in the URL", "[app]") {
+  AppState s;
+  s.load_from_url("?scenario=llama3-70b-h100-1024&parallel.tp=4&tab=roofline&pin=scenario%3D"
+                  "llama3-70b-h100-1024");
+  CHECK(s.tab() == "roofline");
+  REQUIRE(s.pinned());
+  REQUIRE(s.pinned()->estimate);
+  REQUIRE(s.estimate());
+  CHECK(s.estimate()->layout.tp == 4);
+  CHECK(s.pinned()->estimate->layout.tp == 8);
+  CHECK(s.url_query() ==
+        "scenario=llama3-70b-h100-1024&parallel.tp=4&tab=roofline&pin=scenario%3Dllama3-70b-"
+        "h100-1024");
+  s.unpin();
+  s.set_tab("compare");
+  CHECK(s.url_query() == "scenario=llama3-70b-h100-1024&parallel.tp=4&tab=compare");
+  AppState t;
+  t.load_from_url("?" + s.url_query());
+  CHECK(t.tab() == "compare");
+  CHECK(t.user() == s.user());
+}
