@@ -284,14 +284,16 @@ void print_fit(std::ostream &os, const std::vector<FitResult> &fits) {
   t.print(os);
 }
 
-void print_sweep(std::ostream &os, const std::vector<DecodeStep> &rows, double critical) {
-  os << "Decode latency-throughput curve (critical batch " << static_cast<long long>(critical + 0.5)
-     << ")\n";
-  Table t{{"batch", "memory/chip", "fits", "KV", "weights", "FLOPs", "comm", "step", "tokens/s",
+void print_sweep(std::ostream &os, const DecodeCurve &curve) {
+  os << "Decode latency-throughput curve (critical batch "
+     << static_cast<long long>(curve.critical_batch + 0.5) << "): TPOT at the mean context "
+     << static_cast<long long>(curve.context) << " (prompt + gen/2), memory at the final "
+     << static_cast<long long>(curve.memory_context) << "\n";
+  Table t{{"batch", "memory/chip", "fits", "KV", "weights", "FLOPs", "comm", "TPOT", "tokens/s",
            "tokens/s/chip", "bound"},
           {}};
   char a[32], b[32];
-  for (const auto &d : rows) {
+  for (const auto &d : curve.rows) {
     std::snprintf(a, sizeof a, "%.1f", d.tokens_per_s);
     std::snprintf(b, sizeof b, "%.2f", d.tokens_per_s_per_chip);
     t.rows.push_back({std::to_string(static_cast<long long>(d.batch)),
@@ -353,7 +355,7 @@ void print_presets(std::ostream &os, const nlohmann::json &names) {
 }
 
 void print_sp_comparison(std::ostream &os, const Config &c, const SpComparison &cmp) {
-  os << "Seed 000 comparison of parallelisms in training: " << c.model.name
+  os << "DSP paper (Zhao et al. 2024) comparison of parallelisms in training: " << c.model.name
      << ", N = " << cmp.degree << ", micro-batch " << cmp.b << ", seq " << cmp.s
      << " (USP: ulysses " << cmp.ulysses << " x ring " << cmp.ring << ")\n";
   os << "  P = " << units::count(cmp.params)

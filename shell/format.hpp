@@ -20,7 +20,7 @@ void print_collective(std::ostream &os, const ClusterSpec &c, double bytes, cons
                       const CollectiveTime &t);
 void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows);
 void print_fit(std::ostream &os, const std::vector<FitResult> &fits);
-void print_sweep(std::ostream &os, const std::vector<DecodeStep> &rows, double critical);
+void print_sweep(std::ostream &os, const DecodeCurve &curve);
 void print_plan(std::ostream &os, const Config &c, const PlanResult &r);
 void print_presets(std::ostream &os, const nlohmann::json &names);
 void print_sp_comparison(std::ostream &os, const Config &c, const SpComparison &cmp);

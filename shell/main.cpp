@@ -64,8 +64,9 @@ commands:
   validate [FILE] [--fit] [--json]
                                  predicted vs measured for a list of runs (default: the
                                  embedded calibration set); --fit refits GEMM efficiency
-  export CFG --format F          launch arguments for the layout (F: megatron, deepspeed,
-                                 torchtitan); free knobs are planned first
+  export CFG --format F          launch arguments for the layout (train: megatron,
+                                 deepspeed, torchtitan, free knobs planned first;
+                                 infer/serve: vllm)
   url CFG                        the shareable URL query of a configuration
   url --decode STR [--resolved]  the configuration a URL holds (--resolved: presets expanded)
   presets [KIND] [NAME]          list presets, or print one (KIND: model|hardware|cluster|scenario)
@@ -81,8 +82,8 @@ Parameters (total, active), FLOPs per step (model and hardware, with recompute),
 per device for the worst pipeline stage: weights, gradients, optimizer states, activations
 (term by term), KV cache (inference), against the device's capacity.
 
-  --json        print the estimate as JSON (keys of SPEC.md: params, flops, memory, ...)
-  --compare-sp  print seed 000's comparison of DS-SP, Ring-SP, DP, ZeRO, USP, TP and
+  --json        print the estimate as JSON (keys documented in the README: params, flops, memory, ...)
+  --compare-sp  print the DSP paper's (Zhao et al. 2024) comparison of DS-SP, Ring-SP, DP, ZeRO, USP, TP and
                 Megatron-SP for this model, micro-batch and sequence
   --sweep batch  inference: decode step, memory and tokens/s over batch sizes (powers of two,
                 the critical batch and the largest batch that fits), at the final context
@@ -120,19 +121,22 @@ and decode, each sized by simulation and verified whole (see `ridgeline serve --
 and "stats" (candidates, evaluated, feasible, rejected, simulations, seconds).
 )";
 
-const char *kExportHelp = R"(usage: ridgeline export CFG --format megatron|deepspeed|torchtitan
+const char *kExportHelp = R"(usage: ridgeline export CFG --format megatron|deepspeed|torchtitan|vllm
 
-Prints the launch arguments for CFG's parallel layout: Megatron-LM (Megatron-Core) flags,
-a DeepSpeed ds_config.json (with the Megatron-DeepSpeed model-parallel flags), or
-TorchTitan overrides. When CFG leaves parallel knobs free, the planner's best layout is
-exported. Where a framework has no twin of a ridgeline knob, a "# note:" line says so.
+Prints the launch arguments for CFG's parallel layout. Training (workload.mode train):
+Megatron-LM (Megatron-Core) flags, a DeepSpeed ds_config.json (with the Megatron-DeepSpeed
+model-parallel flags), or TorchTitan overrides; when CFG leaves parallel knobs free, the
+planner's best layout is exported. Inference and serving (infer, serve): a `vllm serve`
+command line with the configuration's tp, pp and scheduler settings. A format that does
+not apply to the mode is an error (exit 2) and nothing is printed. Where a framework has
+no twin of a ridgeline knob, a "# note:" line says so.
 )";
 
 const char *kCollectiveHelp =
     R"(usage: ridgeline collective CLUSTER --op OP --bytes M --group N [--stride S] [--json]
 
 Time and bytes per device of one collective on a cluster (alpha-beta; NCCL-style choice of
-ring or tree; hierarchical across nodes; TPU torus axes as in seed 002 ch.3).
+ring or tree; hierarchical across nodes; TPU torus axes as in How to Scale Your Model ch. 3).
   CLUSTER   a cluster preset name, a JSON file or inline JSON
   --op      allreduce | allgather | reduce_scatter | alltoall | p2p
   --bytes   the full buffer M in bytes (AllToAll: the per-device buffer), e.g. 1e9
@@ -147,7 +151,7 @@ Runs each measured configuration through the model and prints predicted vs measu
 the relative error and the band ridgeline reports for that chip. FILE holds {"runs": [{"name",
 "config": <configuration>, "measured": {"mfu" | "step_time" | "tokens_per_s" |
 "tflops_per_device" | "hardware_tflops_per_device": value}}]}; without FILE the embedded
-calibration set (shared/calibration.md) is used. --fit refits each chip's gemm_efficiency
+calibration set (docs/calibration.md) is used. --fit refits each chip's gemm_efficiency
 to the runs (least squares on the log-ratio) and prints the fitted values and residuals.
 )";
 
@@ -160,8 +164,9 @@ prints one preset's JSON.
 Args parse_args(int argc, char **argv) {
   Args a;
   static const std::map<std::string, bool> takes_value = {
-      {"--decode", true}, {"--top", true},   {"--format", true}, {"--degree", true}, {"--op", true},
-      {"--bytes", true},  {"--group", true}, {"--stride", true}, {"--sweep", true}, {"--trace", true}};
+      {"--decode", true}, {"--top", true},   {"--format", true}, {"--degree", true},
+      {"--op", true},     {"--bytes", true}, {"--group", true},  {"--stride", true},
+      {"--sweep", true},  {"--trace", true}};
   for (int i = 1; i < argc; ++i) {
     const std::string s = argv[i];
     if (a.command.empty() && s.rfind("--", 0) != 0 && s != "-h") {
@@ -290,22 +295,11 @@ int cmd_estimate(const Args &a) {
       throw Usage("--sweep takes `batch`");
     if (c.workload.mode != Mode::infer)
       throw ConfigError("workload.mode", "--sweep batch needs an inference workload");
-    const Estimate e = estimate(c);
-    const auto batches = sweep_batches(e.memory.max_batch, e.layout.dp, e.serving.critical_batch);
-    const double ctx = static_cast<double>(c.workload.prompt_len + c.workload.gen_len);
-    const auto rows = batch_sweep(c, e.layout, batches, ctx);
-    if (a.has("--json")) {
-      json out = json::array();
-      for (const auto &d : rows)
-        out.push_back(io::to_json(d));
-      std::cout << json{{"context", ctx},
-                        {"critical_batch", e.serving.critical_batch},
-                        {"sweep", out}}
-                       .dump(2)
-                << "\n";
-    } else {
-      shell::print_sweep(std::cout, rows, e.serving.critical_batch);
-    }
+    const DecodeCurve curve = decode_curve(c, estimate(c));
+    if (a.has("--json"))
+      std::cout << io::to_json(curve).dump(2) << "\n";
+    else
+      shell::print_sweep(std::cout, curve);
     return 0;
   }
   const Estimate e = estimate(c);
@@ -388,13 +382,19 @@ int cmd_export(const Args &a) {
   }
   allow_options(a, {"--format"});
   if (!a.has("--format"))
-    throw Usage("`export` needs --format megatron|deepspeed|torchtitan");
+    throw Usage("`export` needs --format megatron|deepspeed|torchtitan|vllm");
   const Config c = io::parse_config(load_config(one_positional(a, "CFG")));
+  const std::string &format = a.options.at("--format");
+  io::check_export_format(c, format); // refuse before planning or printing anything
   const ParallelSpec &p = c.parallel;
   const bool all_set = p.tp && p.pp && p.cp && p.zero && p.microbatch && p.recompute &&
                        (p.ep || !c.model.moe) && (p.vpp || p.pp == 1);
+  // Serving launches take the layout as the configuration sets it (tp, pp default 1): the
+  // serving planner (`ridgeline plan`) is the place to search deployments.
+  const bool as_set = all_set || c.workload.mode != Mode::train;
   Layout l;
-  if (all_set) {
+  std::string header;
+  if (as_set) {
     l = resolve_layout(c);
   } else {
     PlanOptions o;
@@ -403,10 +403,11 @@ int cmd_export(const Args &a) {
     if (r.plans.empty())
       throw ConfigError("parallel", "no layout fits: run `ridgeline plan` for the reasons");
     l = r.plans.front().estimate.layout;
-    std::cout << "# layout chosen by the planner (step "
-              << units::seconds(r.plans.front().objective) << ")\n";
+    header =
+        "# layout chosen by the planner (step " + units::seconds(r.plans.front().objective) + ")\n";
   }
-  std::cout << io::launch_export(c, l, a.options.at("--format"));
+  const std::string text = io::launch_export(c, l, format); // all or nothing
+  std::cout << header << text;
   return 0;
 }
 

@@ -34,7 +34,7 @@ struct Knob {
 constexpr Knob kKnobs[] = {
     {"tp", "tp", false, false},
     {"pp", "pp", false, false},
-    {"vpp", "vpp", false, false},
+    {"vpp", "vpp", true, false},
     {"cp", "cp", false, false},
     {"cp_kind", "cp kind", false, false},
     {"ep", "ep", false, true},

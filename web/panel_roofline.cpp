@@ -365,9 +365,8 @@ void draw_roofline_panel(const AppState &s, UiState &ui) {
     for (Point &p : pts)
       p.group = "prefill, one prompt";
     // Decode: the step at the mean context over batch sizes, and the workload's own batch.
-    const double ctx = prompt + static_cast<double>(c->workload.gen_len) / 2;
     const double pp = static_cast<double>(l.pp);
-    const SweepCache &sw = decode_sweep(s, ui.sweep_mean, ctx);
+    const DecodeCurve &sw = decode_sweep(s, ui.sweep); // mean context, as TPOT in Results
     for (const DecodeStep &d : sw.rows) {
       Point p = decode_point(d, roof, pp);
       p.label = false;

@@ -17,30 +17,25 @@
 namespace rl::web {
 
 // [SECTION] sweep
-const SweepCache &decode_sweep(const AppState &s, SweepCache &cache, double context) {
+const DecodeCurve &decode_sweep(const AppState &s, SweepCache &cache) {
   const bool current = s.estimate().has_value();
   const std::optional<Estimate> &e = current ? s.estimate() : s.last_good();
   const std::optional<Config> &c = current ? s.view_config() : s.last_good_config();
   if (!e || !c || e->mode != Mode::infer) {
     cache = SweepCache{};
-    return cache;
+    return cache.curve;
   }
-  char ctx[32];
-  std::snprintf(ctx, sizeof ctx, "|%.17g|", context);
-  const std::string key = s.url_query() + ctx + (current ? "now" : "last");
+  const std::string key = s.url_query() + (current ? "|now" : "|last");
   if (key == cache.key)
-    return cache;
+    return cache.curve;
   cache.key = key;
-  cache.context = context;
-  cache.rows.clear();
+  cache.curve = DecodeCurve{};
   try {
-    const auto batches =
-        sweep_batches(e->memory.max_batch, e->layout.dp, e->serving.critical_batch);
-    cache.rows = batch_sweep(*c, e->layout, batches, context);
+    cache.curve = decode_curve(*c, *e);
   } catch (const std::exception &) {
-    cache.rows.clear(); // the estimate succeeded, so the sweep does too; never crash the page
+    cache.curve.rows.clear(); // the estimate succeeded, so the sweep does too; never crash
   }
-  return cache;
+  return cache.curve;
 }
 
 namespace {
@@ -181,7 +176,7 @@ int draw_table(const std::vector<DecodeStep> &rows, bool total, double critical,
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("batch");
   ImGui::TableSetupColumn("memory/chip");
-  ImGui::TableSetupColumn("step (TPOT)");
+  ImGui::TableSetupColumn("TPOT");
   ImGui::TableSetupColumn(total ? "tokens/s" : "tokens/s/chip");
   ImGui::TableSetupColumn("bound");
   ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch);
@@ -242,26 +237,27 @@ void draw_serving_panel(AppState &s, UiState &ui) {
   const WorkloadSpec &w = c->workload;
   const Layout &l = e->layout;
   const ServingEstimate &sv = e->serving;
-  const double ctx = static_cast<double>(w.prompt_len + w.gen_len);
-  const SweepCache &sw = decode_sweep(s, ui.sweep_final, ctx);
+  const DecodeCurve &sw = decode_sweep(s, ui.sweep);
   if (sw.rows.empty()) {
     ui::text_dim("No batch sizes to sweep.");
     return;
   }
   if (!current)
     ImGui::PushStyleVar(ImGuiStyleVar_Alpha, 0.5f);
-  ImGui::Text("Decode over batch sizes at the final context (prompt %lld + gen %lld = %s "
-              "tokens), tp %lld x pp %lld x dp %lld = %lld chips",
-              static_cast<long long>(w.prompt_len), static_cast<long long>(w.gen_len),
-              units::grouped(static_cast<std::int64_t>(ctx)).c_str(), static_cast<long long>(l.tp),
-              static_cast<long long>(l.pp), static_cast<long long>(l.dp),
-              static_cast<long long>(l.devices()));
-  ui::help_marker("Seed 002 ch.7: decode step = B x KV bytes / HBM BW + max(2 B P_active / "
-                  "FLOP/s, weight bytes / HBM BW) + collectives, per pipeline stage, summed "
-                  "(core decode_step). Batches: powers of two (x dp) up to twice the largest "
-                  "that fits, plus the critical and the largest fitting batch "
-                  "(rl::sweep_batches), all at the final context prompt + gen: the memory that "
-                  "must fit. Same rows as `ridgeline estimate CFG --sweep batch`.");
+  ImGui::Text("Decode over batch sizes: TPOT at the mean context %s (prompt + gen/2), memory "
+              "at the final %s; tp %lld x pp %lld x dp %lld = %lld chips",
+              units::grouped(static_cast<std::int64_t>(sw.context)).c_str(),
+              units::grouped(static_cast<std::int64_t>(sw.memory_context)).c_str(),
+              static_cast<long long>(l.tp), static_cast<long long>(l.pp),
+              static_cast<long long>(l.dp), static_cast<long long>(l.devices()));
+  ui::help_marker("How to Scale Your Model ch. 7: decode step = B x KV bytes / HBM BW + max(2 B "
+                  "P_active / FLOP/s, weight bytes / HBM BW) + collectives, per pipeline stage "
+                  "(core decode_step). TPOT is one definition everywhere: the mean over a "
+                  "request's decode steps, i.e. the step at the mean context prompt + gen/2, as "
+                  "in Results. Memory and 'fits' are at the final context prompt + gen: the "
+                  "memory that must fit. Batches: powers of two (x dp) up to twice the largest "
+                  "that fits, plus the critical and the largest fitting batch. Same rows as "
+                  "`ridgeline estimate CFG --sweep batch`.");
   ImGui::SameLine();
   const float radio_w = ImGui::CalcTextSize("x axis  per chip  all chips").x + 70;
   ImGui::SetCursorPosX(
@@ -287,8 +283,8 @@ void draw_serving_panel(AppState &s, UiState &ui) {
   ImGui::SameLine(0, 18);
   ui::text_dim("TTFT, TPOT, request latency: Results");
   ui::help_marker("Results, 'Latency and throughput', gives TTFT, TPOT and request latency of "
-                  "the workload's batch, TPOT at the mean context (prompt + gen/2); the curve "
-                  "is at the final context. Click a point or a row to use its batch.");
+                  "the workload's batch; TPOT here and there is the same number (mean context "
+                  "prompt + gen/2). Click a point or a row to use its batch.");
 
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float gap = ImGui::GetStyle().ItemSpacing.x * 2;

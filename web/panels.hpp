@@ -27,12 +27,11 @@ struct PlannerUi {
   bool resort = true;
 };
 
-// Decode steps over batch sizes (the serving curve and the roofline's decode points), kept
-// until the configuration changes.
+// The serving curve (rl::decode_curve: the serving tab and the roofline's decode points),
+// kept until the configuration changes.
 struct SweepCache {
   std::string key;
-  double context = 0;
-  std::vector<DecodeStep> rows;
+  DecodeCurve curve;
 };
 
 // The serving tabs' state: the rate curve and the last deployment plan.
@@ -54,7 +53,7 @@ struct UiState {
   std::string open_tab; // a tab to select once ("#tab=planner" on the page URL)
   PlannerUi planner;
   bool serving_total = false; // serving curve: tokens/s of all chips instead of per chip
-  SweepCache sweep_final, sweep_mean;
+  SweepCache sweep;
   ServeUi serve;
 };
 
@@ -76,7 +75,7 @@ void draw_serve_curve_panel(AppState &s, UiState &ui);    // panel_serve.cpp
 void draw_deployments_panel(AppState &s, UiState &ui);    // panel_serve.cpp
 
 // Decode steps over rl::sweep_batches at `context` tokens (cached in `cache`).
-const SweepCache &decode_sweep(const AppState &s, SweepCache &cache, double context);
+const DecodeCurve &decode_sweep(const AppState &s, SweepCache &cache);
 
 // [SECTION] the whole page (app_frame.cpp)
 void draw_app(AppState &s, UiState &ui);

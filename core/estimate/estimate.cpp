@@ -25,7 +25,7 @@ void check_supported(const Config &c) {
 }
 
 // Inference memory on stage j: weights in weight_dtype, KV for this replica's share of the
-// batch at the final context (heads, then batch, split over TP: seed 002 ch.7), and one
+// batch at the final context (heads, then batch, split over TP: How to Scale Your Model ch. 7), and one
 // prompt's prefill working set of one layer (requests are prefilled one at a time).
 StageMemory inference_stage(const Config &c, const Layout &l, i64 stage, i64 batch) {
   const ModelSpec &m = c.model;
@@ -131,6 +131,23 @@ Estimate estimate(const Config &c, bool with_time) {
   if (w.mode == Mode::infer)
     mem.max_batch = e.serving.max_batch;
   return e;
+}
+
+DecodeCurve decode_curve(const Config &c, const Estimate &e) {
+  DecodeCurve out;
+  const double prompt = static_cast<double>(c.workload.prompt_len);
+  const double gen = static_cast<double>(c.workload.gen_len);
+  out.context = prompt + gen / 2;
+  out.memory_context = prompt + gen;
+  out.critical_batch = e.serving.critical_batch;
+  const auto batches = sweep_batches(e.memory.max_batch, e.layout.dp, e.serving.critical_batch);
+  const auto last = batch_sweep(c, e.layout, batches, out.memory_context);
+  out.rows = batch_sweep(c, e.layout, batches, out.context);
+  for (std::size_t i = 0; i < out.rows.size(); ++i) {
+    out.rows[i].memory_per_device = last[i].memory_per_device;
+    out.rows[i].fits = last[i].fits;
+  }
+  return out;
 }
 
 } // namespace rl

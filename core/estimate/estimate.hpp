@@ -1,5 +1,5 @@
 // ridgeline estimate: one configuration -> parameters, FLOPs and memory per device.
-// Exact accounting only (FORMULAS.md); no efficiency factors here.
+// Exact accounting only (docs/formulas.md); no efficiency factors here.
 #pragma once
 
 #include "core/config.hpp"
@@ -67,5 +67,17 @@ struct Estimate {
 
 // with_time = false stops after memory (the planner's cheap pre-check).
 Estimate estimate(const Config &c, bool with_time = true);
+
+// The serving curve of an inference estimate (How to Scale Your Model ch. 7): decode over
+// sweep_batches. One TPOT definition everywhere: each row's step is the mean over a
+// request's decode steps, at the mean context prompt + gen/2 (as Results' TPOT); its memory
+// and fit are at the final context prompt + gen (the memory that must fit).
+struct DecodeCurve {
+  double context = 0;        // of the times: prompt + gen/2
+  double memory_context = 0; // of the memory: prompt + gen
+  double critical_batch = 0;
+  std::vector<DecodeStep> rows;
+};
+DecodeCurve decode_curve(const Config &c, const Estimate &e);
 
 } // namespace rl

@@ -73,13 +73,7 @@ std::string sweep(const std::string &config_json) {
     const Config c = io::parse_config(io::parse_json_text(config_json));
     if (c.workload.mode != Mode::infer)
       throw ConfigError("workload.mode", "the batch sweep needs an inference workload");
-    const Estimate e = rl::estimate(c);
-    const auto batches = sweep_batches(e.memory.max_batch, e.layout.dp, e.serving.critical_batch);
-    const double ctx = static_cast<double>(c.workload.prompt_len + c.workload.gen_len);
-    json rows = json::array();
-    for (const auto &d : batch_sweep(c, e.layout, batches, ctx))
-      rows.push_back(io::to_json(d));
-    return json{{"context", ctx}, {"critical_batch", e.serving.critical_batch}, {"sweep", rows}};
+    return io::to_json(decode_curve(c, rl::estimate(c)));
   });
 }
 

@@ -29,6 +29,16 @@ json to_json(const DecodeStep &d) {
           {"tokens_per_s_per_chip", d.tokens_per_s_per_chip}};
 }
 
+json to_json(const DecodeCurve &c) {
+  json rows = json::array();
+  for (const auto &d : c.rows)
+    rows.push_back(to_json(d));
+  return json{{"context", c.context},
+              {"memory_context", c.memory_context},
+              {"critical_batch", c.critical_batch},
+              {"sweep", rows}};
+}
+
 json to_json(const Layout &l) {
   return {{"dp", l.dp},
           {"tp", l.tp},

@@ -1,4 +1,4 @@
-// ridgeline io: an Estimate as the JSON of SPEC.md (seconds, bytes, FLOPs).
+// ridgeline io: an Estimate as the documented JSON (seconds, bytes, FLOPs).
 #pragma once
 
 #include "core/estimate/estimate.hpp"
@@ -10,6 +10,8 @@ namespace rl::io {
 nlohmann::json to_json(const Estimate &e);
 nlohmann::json to_json(const Layout &l);
 nlohmann::json to_json(const DecodeStep &d);
+// {"context", "memory_context", "critical_batch", "sweep": [DecodeStep...]}
+nlohmann::json to_json(const DecodeCurve &c);
 nlohmann::json to_json(const LayerActivations &a);
 nlohmann::json to_json(const LayerFlops &f);
 nlohmann::json error_json(const std::string &path, const std::string &message);

@@ -34,8 +34,17 @@ std::string failure_kind(const ConfigError &e) {
   return "divisibility";
 }
 
-std::string describe(const Layout &l) {
+// The layout in a line; inference leaves out the training knobs (vpp, ZeRO, micro-batch,
+// recompute).
+std::string describe(const Layout &l, bool train) {
   char buf[200];
+  if (!train) {
+    std::snprintf(buf, sizeof buf, "dp%lld tp%lld pp%lld cp%lld ep%lld",
+                  static_cast<long long>(l.dp), static_cast<long long>(l.tp),
+                  static_cast<long long>(l.pp), static_cast<long long>(l.cp),
+                  static_cast<long long>(l.ep));
+    return buf;
+  }
   std::snprintf(buf, sizeof buf, "dp%lld tp%lld pp%lld%s cp%lld ep%lld z%lld mb%lld %s",
                 static_cast<long long>(l.dp), static_cast<long long>(l.tp),
                 static_cast<long long>(l.pp),
@@ -117,7 +126,7 @@ PlanResult plan(const Config &c, const PlanOptions &o) {
   };
   note_free("tp", !fixed.tp);
   note_free("pp", !fixed.pp);
-  note_free("vpp", !fixed.vpp);
+  note_free("vpp", !fixed.vpp && train);
   note_free("cp", !fixed.cp);
   note_free("cp_kind", !fixed.cp_kind);
   note_free("ep", !fixed.ep && m.moe.has_value());
@@ -144,7 +153,8 @@ PlanResult plan(const Config &c, const PlanOptions &o) {
       if (m.moe->experts % v == 0)
         ep_free.push_back(v);
   const auto eps = one_or(fixed.ep, ep_free);
-  const auto vpps = one_or(fixed.vpp, std::vector<i64>{1, 2, 4});
+  // Interleaving is a training schedule: inference runs one chunk per stage.
+  const auto vpps = one_or(fixed.vpp, train ? std::vector<i64>{1, 2, 4} : std::vector<i64>{1});
   const auto zeros = one_or(fixed.zero, train ? std::vector<i64>{0, 1, 2, 3} : std::vector<i64>{0});
   const auto mbs =
       one_or(fixed.microbatch, train ? std::vector<i64>{1, 2, 4, 8} : std::vector<i64>{1});
@@ -223,7 +233,7 @@ PlanResult plan(const Config &c, const PlanOptions &o) {
                         inf.overflow = e.memory.total - e.memory.capacity;
                         char buf[200];
                         std::snprintf(buf, sizeof buf, "%s needs %.1f GB per device > %.1f GB",
-                                      describe(e.layout).c_str(), e.memory.total / 1e9,
+                                      describe(e.layout, train).c_str(), e.memory.total / 1e9,
                                       e.memory.capacity / 1e9);
                         inf.message = buf;
                         infeasible.push_back(inf);
