@@ -362,10 +362,10 @@ void table_export(const char *id) {
   const float w = ImGui::CalcTextSize("Copy").x + ImGui::GetStyle().FramePadding.x * 2;
   ImGui::SameLine();
   const float avail = ImGui::GetContentRegionAvail().x;
-  if (avail < w + 8)
+  if (avail < w + 8) // no room after the previous item: a line of its own, right-aligned
     ImGui::NewLine();
-  else
-    ImGui::SetCursorPosX(ImGui::GetCursorPosX() + avail - w);
+  ImGui::SetCursorPosX(ImGui::GetCursorPosX() +
+                       std::max(0.0f, ImGui::GetContentRegionAvail().x - w));
   ImGui::PushID(id);
   if (corner_button(sid, "Copy"))
     ImGui::OpenPopup("##table_export");

@@ -83,6 +83,8 @@ void draw_serve_results(const AppState &s) {
                   "(DistServe, Zhong et al. 2024).");
   const ServeMemory &m = r->memory;
   const double cap = m.capacity;
+  const ImVec2 chart0 = ImGui::GetCursorScreenPos(); // the bar and its line of numbers
+  const float chart_w = ImGui::GetContentRegionAvail().x;
   ui::stacked_bar({{"weights", m.weights, ui::color::weights, ""},
                    {"workspace", m.workspace, ui::color::activations, ""},
                    {"KV blocks", m.kv_cache, ui::color::kv_cache, ""}},
@@ -93,6 +95,7 @@ void draw_serve_results(const AppState &s) {
               units::bytes(m.kv_cache).c_str(), static_cast<long long>(m.kv_blocks),
               static_cast<long long>(sp.block_size), 100 * m.kv_fragmentation,
               units::bytes(cap).c_str());
+  ui::plot_export("serve-memory", chart0, ImVec2(chart0.x + chart_w, ImGui::GetItemRectMax().y));
   ImGui::Text("batch       %.1f decoding per iteration; %.1f requests in the system", r->mean_batch,
               r->mean_in_system);
   if (r->cost_per_hour > 0)
