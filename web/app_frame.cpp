@@ -5,6 +5,7 @@
 // Planner); the tx8 modes (tx8-op, video) give the whole column to the tx8 mapping.
 #include "core/io/presets.hpp"
 #include "core/io/units.hpp"
+#include "web/exports.hpp"
 #include "web/panels.hpp"
 #include "web/platform.hpp"
 #include "web/widgets.hpp"
@@ -60,6 +61,8 @@ void draw_top_bar(AppState &s, UiState &ui) {
     if (ImGui::GetTime() - ui.copied_at > 2.0)
       ui.copied = false;
   }
+  ImGui::SameLine();
+  ui::result_json_button(s);
 }
 
 void draw_status_line(const AppState &s) {

@@ -7,6 +7,7 @@
 #include "core/io/serve_json.hpp"
 #include "core/io/tx8_json.hpp"
 #include "web/app_state.hpp"
+#include "web/exports.hpp"
 #include "web/platform.hpp"
 
 #include <emscripten/bind.h>
@@ -79,6 +80,11 @@ std::string current_status() {
       .dump();
 }
 
+// {"config", "url", "estimate" | "serve" | "tx8", "error"}: what "Save JSON" downloads.
+std::string current_result() {
+  return rl::web::ui::result_json(rl::web::app_state());
+}
+
 std::string current_url() {
   return rl::web::platform::page_url_with_query(rl::web::app_state().url_query());
 }
@@ -106,4 +112,9 @@ EMSCRIPTEN_BINDINGS(ridgeline) {
   emscripten::function("currentServe", &current_serve);
   emscripten::function("currentStatus", &current_status);
   emscripten::function("currentUrl", &current_url);
+  emscripten::function("currentResult", &current_result);
+  // Export of a table ("csv", "markdown") or plot ("svg", "png") by its id, as the page's
+  // buttons do: requestExport queues it for the next frame, exportResult reads it after.
+  emscripten::function("requestExport", &rl::web::exports::request);
+  emscripten::function("exportResult", &rl::web::exports::result);
 }

@@ -1,6 +1,7 @@
 // ridgeline web: entry point. Creates the GLFW window (a WebGL2 canvas), sets up Dear ImGui,
 // reads the configuration from the URL and runs one ImGui frame per animation frame.
 #include "web/app_state.hpp"
+#include "web/exports.hpp"
 #include "web/panels.hpp"
 #include "web/platform.hpp"
 #include "web/widgets.hpp"
@@ -80,10 +81,12 @@ void frame(void *arg) {
     ImGui_ImplGlfw_NewFrame();
     // Two frames can share a timestamp (a browser's virtual time, a coarse timer).
     ImGui::GetIO().DeltaTime = std::max(ImGui::GetIO().DeltaTime, 1e-4f);
+    rl::web::exports::before_new_frame();
     ImGui::NewFrame();
     rl::web::draw_app(state, app.ui);
     ImGui::Render();
   }
+  rl::web::exports::after_render(); // an SVG export reads this frame's draw lists
   ++app.frames;
   app.ui.open_tab.clear(); // selected once; the user's clicks rule from now on
 
@@ -93,6 +96,7 @@ void frame(void *arg) {
   glClearColor(0.06f, 0.07f, 0.09f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  rl::web::exports::after_present(); // a PNG export crops the canvas while it holds the frame
 
   sync_url(app);
 }

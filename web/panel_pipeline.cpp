@@ -2,6 +2,7 @@
 // interleaved or GPipe) for the current pp, vpp and micro-batch count, bubble shaded.
 #include "core/io/config_json.hpp"
 #include "core/io/units.hpp"
+#include "web/exports.hpp"
 #include "web/panels.hpp"
 #include "web/pipeline_schedule.hpp"
 #include "web/widgets.hpp"
@@ -172,6 +173,8 @@ void draw_pipeline_panel(const AppState &s) {
   swatch(ui::color::bubble, "idle (bubble)");
   ui::text_dim(v > 1 ? "numbers: micro-batch; lighter = later model chunk"
                      : "numbers: micro-batch");
+  // The chart and its legend.
+  ui::plot_export("pipeline", origin, ImVec2(origin.x + avail.x, ImGui::GetItemRectMax().y));
 
   if (hovered) {
     ImGui::BeginTooltip();

@@ -10,6 +10,7 @@
 #include "core/io/estimate_json.hpp"
 #include "core/io/units.hpp"
 #include "core/parallel/layout.hpp"
+#include "web/exports.hpp"
 #include "web/panels.hpp"
 #include "web/widgets.hpp"
 
@@ -232,6 +233,7 @@ int draw_plans(const AppState &s, PlannerUi &p, bool train, float height) {
                                 ImGuiTableFlags_Sortable | ImGuiTableFlags_Hideable;
   const int cols = 14;
   // One table per mode: each keeps its own column visibility and sort.
+  ui::table_export(train ? "plans_train" : "plans_infer");
   if (!ImGui::BeginTable(train ? "plans_train" : "plans_infer", cols, flags, ImVec2(0, height)))
     return -1;
   ImGui::TableSetupScrollFreeze(0, 1);
@@ -302,6 +304,7 @@ int draw_plans(const AppState &s, PlannerUi &p, bool train, float height) {
       plan_tooltip(pl, train, capacity);
   }
   ImGui::EndTable();
+  ui::table_export_end();
   return clicked;
 }
 
@@ -316,6 +319,7 @@ void draw_infeasible(const PlanResult &r) {
     return;
   }
   const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg;
+  ui::table_export("infeasible");
   if (!ImGui::BeginTable("infeasible", 3, flags))
     return;
   ImGui::TableSetupColumn("kind");
@@ -332,6 +336,7 @@ void draw_infeasible(const PlanResult &r) {
     ui::text_dim(f.message);
   }
   ImGui::EndTable();
+  ui::table_export_end();
 }
 
 // The knobs as toggles: free (searched) or pinned at the configuration's value.

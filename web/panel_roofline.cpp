@@ -6,6 +6,7 @@
 // [SECTION] points  [SECTION] chart  [SECTION] table  [SECTION] panel
 #include "core/io/config_json.hpp"
 #include "core/io/units.hpp"
+#include "web/exports.hpp"
 #include "web/panels.hpp"
 #include "web/plot.hpp"
 #include "web/widgets.hpp"
@@ -138,6 +139,7 @@ int draw_chart(const std::vector<Point> &pts, const Roof &r, ImVec2 size, int hi
   const plot::LogLog g = plot::begin_loglog(
       size, xa, xb, ya, yb, &intensity_label, &units::flop_rate,
       "arithmetic intensity (FLOP per HBM byte)", "achieved FLOP/s per device", tag_w + 14);
+  const ImVec2 area0 = ImGui::GetItemRectMin(), area1 = ImGui::GetItemRectMax();
   if (g.p1.x - g.p0.x < 40 || g.p1.y - g.p0.y < 40)
     return -1;
   ImDrawList *dl = ImGui::GetWindowDrawList();
@@ -242,6 +244,7 @@ int draw_chart(const std::vector<Point> &pts, const Roof &r, ImVec2 size, int hi
       labels.add(dl, at[i], rad, p.name, ui::u32(ImVec4(0.88f, 0.90f, 0.94f, 1)));
   }
   dl->PopClipRect();
+  ui::plot_export("roofline", area0, area1);
   return g.inside(mouse) && ImGui::IsWindowHovered() ? hovered : -1;
 }
 
@@ -256,6 +259,7 @@ int draw_table(const std::vector<Point> &pts, const Roof &r, int highlight) {
       total += p.time;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY;
+  ui::table_export("roof_ops");
   if (!ImGui::BeginTable("roof_ops", 6, flags, ImVec2(0, ImGui::GetContentRegionAvail().y)))
     return -1;
   ImGui::TableSetupScrollFreeze(0, 1);
@@ -313,6 +317,7 @@ int draw_table(const std::vector<Point> &pts, const Roof &r, int highlight) {
     ui::text_colored(compute ? ui::color::ok : ui::color::warn, compute ? "compute" : "HBM");
   }
   ImGui::EndTable();
+  ui::table_export_end();
   return hovered;
 }
 

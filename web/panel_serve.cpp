@@ -9,6 +9,7 @@
 #include "core/io/serve_json.hpp"
 #include "core/io/units.hpp"
 #include "core/serve/serve_planner.hpp"
+#include "web/exports.hpp"
 #include "web/panels.hpp"
 #include "web/plot.hpp"
 #include "web/widgets.hpp"
@@ -47,6 +48,7 @@ void draw_serve_results(const AppState &s) {
                  std::to_string(r->decode_instances) + " decode)");
   }
   ImGui::Separator();
+  ui::table_export("serve_latency");
   if (ImGui::BeginTable("serve_latency", 5,
                         ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
     for (const char *h : {"latency", "mean", "p50", "p90", "p99"})
@@ -68,6 +70,7 @@ void draw_serve_results(const AppState &s) {
     row("TPOT (inter-token)", r->tpot, sp.slo_tpot);
     row("end to end", r->e2e, 0);
     ImGui::EndTable();
+    ui::table_export_end();
   }
   ImGui::Text("throughput  %s output tokens/s (%.1f per chip), %.3f requests/s",
               units::count(r->output_tokens_per_s).c_str(),
@@ -80,6 +83,8 @@ void draw_serve_results(const AppState &s) {
                   "(DistServe, Zhong et al. 2024).");
   const ServeMemory &m = r->memory;
   const double cap = m.capacity;
+  const ImVec2 chart0 = ImGui::GetCursorScreenPos(); // the bar and its line of numbers
+  const float chart_w = ImGui::GetContentRegionAvail().x;
   ui::stacked_bar({{"weights", m.weights, ui::color::weights, ""},
                    {"workspace", m.workspace, ui::color::activations, ""},
                    {"KV blocks", m.kv_cache, ui::color::kv_cache, ""}},
@@ -90,6 +95,7 @@ void draw_serve_results(const AppState &s) {
               units::bytes(m.kv_cache).c_str(), static_cast<long long>(m.kv_blocks),
               static_cast<long long>(sp.block_size), 100 * m.kv_fragmentation,
               units::bytes(cap).c_str());
+  ui::plot_export("serve-memory", chart0, ImVec2(chart0.x + chart_w, ImGui::GetItemRectMax().y));
   ImGui::Text("batch       %.1f decoding per iteration; %.1f requests in the system", r->mean_batch,
               r->mean_in_system);
   if (r->cost_per_hour > 0)
@@ -140,6 +146,7 @@ void rate_chart(const char *id, const nlohmann::json &rows, const char *x_key,
       size, xa, xb, ya, yb, [](double x) { return plot::tick(units::count(x)); }, &units::seconds,
       x_title, y_title);
   ImGui::PopID();
+  const ImVec2 area0 = ImGui::GetItemRectMin(), area1 = ImGui::GetItemRectMax();
   if (g.p1.x - g.p0.x < 40 || g.p1.y - g.p0.y < 40)
     return;
   ImDrawList *dl = ImGui::GetWindowDrawList();
@@ -168,6 +175,7 @@ void rate_chart(const char *id, const nlohmann::json &rows, const char *x_key,
                 qs[k]);
   }
   dl->PopClipRect();
+  ui::plot_export((std::string("serve-") + id).c_str(), area0, area1);
 }
 } // namespace
 
@@ -209,6 +217,7 @@ void draw_serve_curve_panel(AppState &s, UiState &ui) {
   ImGui::SameLine();
   rate_chart("thr", su.sweep, "output_tokens_per_s", "output tokens/s (all instances)", "e2e", 0,
              ImVec2(w, h), "end-to-end latency");
+  ui::table_export("sweep");
   if (ImGui::BeginTable("sweep", 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY,
                         ImVec2(0, ImGui::GetContentRegionAvail().y))) {
     for (const char *hd : {"requests/s", "TTFT p90", "TPOT p90", "e2e p99", "tokens/s", "SLO met"})
@@ -230,6 +239,7 @@ void draw_serve_curve_panel(AppState &s, UiState &ui) {
       ImGui::TextUnformatted(units::percent(r.at("slo_attainment").get<double>()).c_str());
     }
     ImGui::EndTable();
+    ui::table_export_end();
   }
 }
 
@@ -300,6 +310,7 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
     ui::text_colored(ui::color::error, "No deployment meets the SLO.");
     return;
   }
+  ui::table_export("deployments");
   if (!ImGui::BeginTable("deployments", 10,
                          ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
                              ImGuiTableFlags_SizingFixedFit,
@@ -346,6 +357,7 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
     ImGui::TextUnformatted(units::seconds(d.result.tpot.p90).c_str());
   }
   ImGui::EndTable();
+  ui::table_export_end();
   if (apply) {
     const Deployment &d = r.deployments[*apply];
     s.set_preset("hardware", d.hardware);

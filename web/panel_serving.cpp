@@ -6,6 +6,7 @@
 // row makes it the workload's batch.
 // [SECTION] sweep  [SECTION] chart  [SECTION] table  [SECTION] panel
 #include "core/io/units.hpp"
+#include "web/exports.hpp"
 #include "web/panels.hpp"
 #include "web/plot.hpp"
 #include "web/widgets.hpp"
@@ -93,6 +94,7 @@ int draw_chart(const std::vector<DecodeStep> &rows, bool total, double critical,
       plot::begin_loglog(size, xa, xb, ya, yb, &units::count, &units::seconds,
                          total ? "decode tokens/s (all chips)" : "decode tokens/s per chip",
                          "time per output token (decode step)");
+  const ImVec2 area0 = ImGui::GetItemRectMin(), area1 = ImGui::GetItemRectMax();
   if (g.p1.x - g.p0.x < 40 || g.p1.y - g.p0.y < 40)
     return -1;
   ImDrawList *dl = ImGui::GetWindowDrawList();
@@ -161,6 +163,7 @@ int draw_chart(const std::vector<DecodeStep> &rows, bool total, double critical,
     labels.add(dl, at[i], rr, lab, ui::u32(text));
   }
   dl->PopClipRect();
+  ui::plot_export("serving-curve", area0, area1);
   return g.inside(mouse) && ImGui::IsWindowHovered() ? hovered : -1;
 }
 
@@ -171,6 +174,7 @@ int draw_table(const std::vector<DecodeStep> &rows, bool total, double critical,
   int hovered = -1;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY;
+  ui::table_export("sweep");
   if (!ImGui::BeginTable("sweep", 6, flags, ImVec2(0, ImGui::GetContentRegionAvail().y)))
     return -1;
   ImGui::TableSetupScrollFreeze(0, 1);
@@ -220,6 +224,7 @@ int draw_table(const std::vector<DecodeStep> &rows, bool total, double critical,
       ui::text_dim("no fit");
   }
   ImGui::EndTable();
+  ui::table_export_end();
   return hovered;
 }
 

@@ -8,6 +8,7 @@
 #include "core/io/config_json.hpp"
 #include "core/io/units.hpp"
 #include "core/tx8/arch.hpp"
+#include "web/exports.hpp"
 #include "web/panels.hpp"
 #include "web/widgets.hpp"
 
@@ -165,6 +166,8 @@ void draw_step_bar(const Config &c, const tx8::Tx8Result &r) {
          "Fill and drain of the die pipeline."},
     };
   }
+  const ImVec2 chart0 = ImGui::GetCursorScreenPos(); // the heading, the bar and its legend
+  const float chart_w = ImGui::GetContentRegionAvail().x;
   ImGui::TextUnformatted("Time per sampling step (one die)");
   ui::help_marker("One denoising step on one die; the dies of a stage run in parallel. Whole "
                   "request = steps x per step + the latent gather once.");
@@ -199,9 +202,11 @@ void draw_step_bar(const Config &c, const tx8::Tx8Result &r) {
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("%s", sg.help.c_str());
   }
+  ui::plot_export("tx8-step", chart0, ImVec2(chart0.x + chart_w, ImGui::GetItemRectMax().y));
 }
 
 void draw_totals(const Config &c, const tx8::Tx8Result &r) {
+  ui::table_export("tx8_totals");
   if (!ImGui::BeginTable("tx8_totals", 2, kTable))
     return;
   ImGui::TableSetupColumn("quantity", ImGuiTableColumnFlags_WidthStretch);
@@ -232,6 +237,7 @@ void draw_totals(const Config &c, const tx8::Tx8Result &r) {
   row2(util.c_str(), units::percent(r.utilization),
        "model FLOPs per step / (per step x dies x die GEMM peak).");
   ImGui::EndTable();
+  ui::table_export_end();
 }
 
 // [SECTION] schemes
@@ -272,6 +278,7 @@ int draw_schemes(const tx8::Tx8Result &r, float height) {
                   "sub-meshes when the mesh is split).");
   int clicked = -1;
   const ImGuiTableFlags flags = kTable | ImGuiTableFlags_ScrollY;
+  ui::table_export("tx8_schemes");
   if (!ImGui::BeginTable("tx8_schemes", 8, flags, ImVec2(0, height)))
     return -1;
   ImGui::TableSetupScrollFreeze(0, 1);
@@ -336,6 +343,7 @@ int draw_schemes(const tx8::Tx8Result &r, float height) {
     ui::text_right(t_(sr.latency), col);
   }
   ImGui::EndTable();
+  ui::table_export_end();
   return clicked;
 }
 
@@ -351,6 +359,7 @@ void draw_comm(const tx8::Tx8Result &r) {
     ui::text_dim("  none (one die per stage)");
     return;
   }
+  ui::table_export("tx8_comm");
   if (!ImGui::BeginTable("tx8_comm", 6, kTable))
     return;
   ImGui::TableSetupColumn("kind", ImGuiTableColumnFlags_WidthStretch);
@@ -376,6 +385,7 @@ void draw_comm(const tx8::Tx8Result &r) {
     ui::text_right(t_(cr.exposed), &ui::color::warn);
   }
   ImGui::EndTable();
+  ui::table_export_end();
 }
 
 // [SECTION] operators
@@ -422,6 +432,7 @@ void draw_ops(const tx8::Tx8Result &r, bool counts, float height) {
   const int cols = 11 + (counts ? 2 : 0) + (stages ? 1 : 0);
   const ImGuiTableFlags flags =
       kTable | ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX | ImGuiTableFlags_BordersOuterH;
+  ui::table_export("tx8_ops");
   if (!ImGui::BeginTable("tx8_ops", cols, flags, ImVec2(0, height)))
     return;
   ImGui::TableSetupScrollFreeze(1, 1);
@@ -496,6 +507,7 @@ void draw_ops(const tx8::Tx8Result &r, bool counts, float height) {
     ui::text_right(units::bytes(k.dram_bytes));
   }
   ImGui::EndTable();
+  ui::table_export_end();
 }
 
 // [SECTION] one operator
@@ -512,6 +524,7 @@ void draw_one_op(const Config &c, const tx8::Tx8Result &r) {
   draw_ops(r, false, line * 2 + 12);
   ImGui::Spacing();
   const float w = std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 34);
+  ui::table_export("tx8_op");
   if (ImGui::BeginTable("tx8_op", 2, kTable, ImVec2(w, 0))) {
     ImGui::TableSetupColumn("quantity", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthFixed,
@@ -540,6 +553,7 @@ void draw_one_op(const Config &c, const tx8::Tx8Result &r) {
          "max(FLOPs / die GEMM peak, vector ops / die vector rate, compulsory bytes / DRAM "
          "bandwidth): no tiling beats it.");
     ImGui::EndTable();
+    ui::table_export_end();
   }
   const tx8::SearchStats &st = row.map.search;
   ui::text_dim(

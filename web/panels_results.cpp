@@ -4,6 +4,7 @@
 #include "core/io/config_json.hpp"
 #include "core/io/units.hpp"
 #include "core/memory/model_states.hpp"
+#include "web/exports.hpp"
 #include "web/panels.hpp"
 #include "web/widgets.hpp"
 
@@ -73,6 +74,7 @@ void draw_size_and_compute(const Config &c, const Estimate &e) {
   const ModelParams &p = e.params;
   const ImGuiTableFlags flags =
       ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit;
+  ui::table_export("size");
   if (!ImGui::BeginTable("size", 3, flags))
     return;
   ImGui::TableSetupColumn("quantity", ImGuiTableColumnFlags_WidthStretch);
@@ -136,9 +138,11 @@ void draw_size_and_compute(const Config &c, const Estimate &e) {
            "working set per sequence), sequences of prompt + gen tokens.");
   }
   ImGui::EndTable();
+  ui::table_export_end();
 
   if (ImGui::TreeNode("Forward FLOPs of one layer (whole batch)")) {
     const LayerFlops &f = e.forward.dense_layer;
+    ui::table_export("layerflops");
     if (ImGui::BeginTable("layerflops", 2, ImGuiTableFlags_SizingFixedFit)) {
       ImGui::TableSetupColumn("part", ImGuiTableColumnFlags_WidthStretch);
       ImGui::TableSetupColumn("flops", ImGuiTableColumnFlags_WidthFixed,
@@ -158,6 +162,7 @@ void draw_size_and_compute(const Config &c, const Estimate &e) {
         row("router  2bshE", f.router);
       row("LM head (once)  2bshv", e.forward.head);
       ImGui::EndTable();
+      ui::table_export_end();
     }
     ImGui::TreePop();
   }
@@ -201,6 +206,8 @@ std::vector<ui::Segment> memory_segments(const Config &c, const Estimate &e) {
 
 void draw_memory_bar(const Config &c, const Estimate &e) {
   const MemorySummary &mem = e.memory;
+  const ImVec2 chart0 = ImGui::GetCursorScreenPos(); // the heading, the bar and its verdict
+  const float chart_w = ImGui::GetContentRegionAvail().x;
   ImGui::TextUnformatted("Memory per device");
   ImGui::SameLine();
   ui::text_dim("(worst stage " + str(mem.worst_stage) + " of " + str(e.layout.pp) + ")");
@@ -217,6 +224,7 @@ void draw_memory_bar(const Config &c, const Estimate &e) {
     ui::text_colored(ui::color::ok, "Fits: " + verdict);
   else
     ui::text_colored(ui::color::error, "Does not fit: " + verdict);
+  ui::plot_export("memory", chart0, ImVec2(chart0.x + chart_w, ImGui::GetItemRectMax().y));
   ui::legend("mem_legend", segs, mem.total, &units::bytes);
 }
 
@@ -229,6 +237,8 @@ void draw_step_time(const Config &c, const Estimate &e) {
   const StepTime &t = e.time;
   const Throughput &p = e.throughput;
   const double u = e.uncertainty;
+  const ImVec2 chart0 = ImGui::GetCursorScreenPos(); // the heading and the bar
+  const float chart_w = ImGui::GetContentRegionAvail().x;
   ImGui::TextUnformatted("Step time");
   ImGui::SameLine();
   ui::text_dim("(slowest stage " + str(t.slowest_stage) + ")");
@@ -255,6 +265,7 @@ void draw_step_time(const Config &c, const Estimate &e) {
        "Adam update of this device's (sharded) parameters, HBM-bound."},
   };
   ui::stacked_bar(segs, t.step, -1, "", &time_str);
+  ui::plot_export("step-time", chart0, ImVec2(chart0.x + chart_w, ImGui::GetItemRectMax().y));
   ui::legend("time_legend", segs, t.step, &time_str);
   char line[200];
   std::snprintf(line, sizeof line, "Step %s (%s .. %s)   %s tokens/s", time_str(t.step).c_str(),
@@ -275,6 +286,8 @@ void draw_step_time(const Config &c, const Estimate &e) {
 void draw_serving(const Estimate &e) {
   const ServingEstimate &sv = e.serving;
   const DecodeStep &d = sv.decode;
+  const ImVec2 chart0 = ImGui::GetCursorScreenPos(); // the heading and the bar
+  const float chart_w = ImGui::GetContentRegionAvail().x;
   ImGui::TextUnformatted("Latency and throughput");
   char u[64];
   std::snprintf(u, sizeof u, "+/-%.0f%%", 100 * e.uncertainty);
@@ -296,8 +309,10 @@ void draw_serving(const Estimate &e) {
        "TP AllReduce (latency-bound at decode) and pipeline sends per step."},
   };
   ui::stacked_bar(segs, std::max(d.step, 1e-12), -1, "", &time_str);
+  ui::plot_export("decode-step", chart0, ImVec2(chart0.x + chart_w, ImGui::GetItemRectMax().y));
   ui::legend("decode_legend", segs, d.step, &time_str);
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
+  ui::table_export("serving");
   if (!ImGui::BeginTable("serving", 2, flags))
     return;
   ImGui::TableSetupColumn("q", ImGuiTableColumnFlags_WidthStretch);
@@ -323,6 +338,7 @@ void draw_serving(const Estimate &e) {
   row("Tokens/s while decoding", v);
   row("Smallest slice for this batch", str(sv.min_devices) + " chips");
   ImGui::EndTable();
+  ui::table_export_end();
 }
 
 void draw_comm(const Estimate &e) {
@@ -333,6 +349,7 @@ void draw_comm(const Estimate &e) {
   }
   const ImGuiTableFlags flags =
       ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit;
+  ui::table_export("comm");
   if (!ImGui::BeginTable("comm", 6, flags))
     return;
   ImGui::TableSetupColumn("kind");
@@ -358,6 +375,7 @@ void draw_comm(const Estimate &e) {
     ui::text_right(time_str(cc.exposed), cc.exposed > 0.05 * t.step ? &ui::color::warn : nullptr);
   }
   ImGui::EndTable();
+  ui::table_export_end();
   ui::text_dim_wrapped("Per device, per step. 'time' if nothing overlapped; 'exposed' is what "
                        "stays on the critical path (FORMULAS.md 'Communication per layer').");
 }
@@ -378,6 +396,7 @@ void draw_stages(const Config &c, const Estimate &e) {
       row_h * static_cast<float>(std::min<std::size_t>(e.stages.size(), 10) + 1) + 4;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
+  ui::table_export("stages");
   if (!ImGui::BeginTable("stages", cols, flags, ImVec2(0, rows_h)))
     return;
   ImGui::TableSetupScrollFreeze(0, 1);
@@ -439,6 +458,7 @@ void draw_stages(const Config &c, const Estimate &e) {
                         units::bytes(cap).c_str(), units::percent(frac).c_str());
   }
   ImGui::EndTable();
+  ui::table_export_end();
 }
 
 // [SECTION] activation terms
@@ -484,6 +504,7 @@ void draw_activation_terms(const Config &c, const Estimate &e) {
   };
   const ImGuiTableFlags flags =
       ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit;
+  ui::table_export("acts");
   if (!ImGui::BeginTable("acts", 4, flags))
     return;
   ImGui::TableSetupColumn("term", ImGuiTableColumnFlags_WidthStretch);
@@ -513,6 +534,7 @@ void draw_activation_terms(const Config &c, const Estimate &e) {
   ImGui::TableSetColumnIndex(2);
   ui::text_right(units::bytes(total), &ui::color::accent);
   ImGui::EndTable();
+  ui::table_export_end();
   const std::string kept = l.recompute == Recompute::none ? "all stored"
                            : l.recompute == Recompute::selective
                                ? "selective recompute drops s^2 terms"
@@ -531,6 +553,7 @@ void draw_model_size_only(const AppState &s) {
   const ModelParams p = model_params(c->model);
   ImGui::Spacing();
   ImGui::TextUnformatted("Model size (does not depend on the layout)");
+  ui::table_export("size_only");
   if (!ImGui::BeginTable("size_only", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit))
     return;
   ImGui::TableSetupColumn("quantity", ImGuiTableColumnFlags_WidthFixed,
@@ -550,6 +573,7 @@ void draw_model_size_only(const AppState &s) {
   row("one layer", d(p.dense_layer.total()));
   row("embedding + head", d(p.embedding + p.head));
   ImGui::EndTable();
+  ui::table_export_end();
 }
 
 } // namespace

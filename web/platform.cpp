@@ -28,6 +28,26 @@ EM_JS(void, rl_js_write_clipboard, (const char *text), {
     navigator.clipboard.writeText(t).catch(function(){});
 });
 
+EM_JS(void, rl_js_download, (const char *name, const char *mime, const char *data, int size), {
+  var n = UTF8ToString(name), m = UTF8ToString(mime);
+  var options = {};
+  options.type = m;
+  var url = URL.createObjectURL(new Blob([HEAPU8.slice(data, data + size)], options));
+  var a = document.createElement("a");
+  a.href = url;
+  a.download = n;
+  a.style.display = "none";
+  document.body.appendChild(a);
+  a.click();
+  var cleanup = function() {
+    URL.revokeObjectURL(url);
+    a.remove();
+  };
+  setTimeout(cleanup, 1000);
+  Module.rlDownloads = Module.rlDownloads || [];
+  Module.rlDownloads.push({name : n, mime : m, size : size});
+});
+
 std::string g_clipboard; // keeps the text Dear ImGui reads alive between calls
 
 } // namespace
@@ -101,6 +121,21 @@ const char *clipboard_text() {
 
 void set_clipboard_text(const char *text) {
   rl_js_write_clipboard(text);
+}
+
+void download(const std::string &filename, const std::string &mime, const std::string &bytes) {
+  rl_js_download(filename.c_str(), mime.c_str(), bytes.data(), static_cast<int>(bytes.size()));
+}
+
+std::string canvas_png(int x, int y, int w, int h) {
+  if (w <= 0 || h <= 0)
+    return "";
+  val out = val::global("document").call<val>("createElement", std::string("canvas"));
+  out.set("width", w);
+  out.set("height", h);
+  val ctx = out.call<val>("getContext", std::string("2d"));
+  ctx.call<void>("drawImage", val::module_property("canvas"), x, y, w, h, 0, 0, w, h);
+  return out.call<std::string>("toDataURL", std::string("image/png"));
 }
 
 } // namespace rl::web::platform

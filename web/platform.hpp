@@ -35,4 +35,11 @@ void install_clipboard();
 const char *clipboard_text();
 void set_clipboard_text(const char *text);
 
+// Saves `bytes` as a file named `filename` (a Blob and an <a download> click); the page
+// lists each in Module.rlDownloads ({name, mime, size}) for scripts and tests.
+void download(const std::string &filename, const std::string &mime, const std::string &bytes);
+// The canvas's drawing-buffer pixels [x, x + w) x [y, y + h) as a PNG data URL. Call in the
+// task that rendered the frame (WebGL keeps the drawing buffer only until it is shown).
+std::string canvas_png(int x, int y, int w, int h);
+
 } // namespace rl::web::platform

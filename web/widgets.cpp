@@ -1,6 +1,7 @@
 #include "web/widgets.hpp"
 
 #include "core/io/units.hpp"
+#include "web/exports.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -339,6 +340,7 @@ void stacked_bar(const std::vector<Segment> &segs, double scale_max, double mark
 
 void legend(const char *id, const std::vector<Segment> &segs, double total,
             std::string (*format)(double)) {
+  ui::table_export(id);
   if (!ImGui::BeginTable(id, 3, ImGuiTableFlags_SizingFixedFit))
     return;
   ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch);
@@ -365,6 +367,7 @@ void legend(const char *id, const std::vector<Segment> &segs, double total,
     text_right(units::percent(total > 0 ? sg.value / total : 0), &color::dim);
   }
   ImGui::EndTable();
+  ui::table_export_end();
 }
 
 std::vector<i64> divisors(i64 n, std::size_t limit) {

@@ -10,8 +10,9 @@
 # `url --decode`, `url --decode --resolved`, `estimate --json` and `plan --json`
 # (Module.plan). An inference scenario's Module.sweep and Module.plan must equal `estimate
 # --sweep batch --json` and `plan --json`; a video scenario's Module.tx8 and the app's own
-# mapping must equal `tx8 --json` (search wall times aside). Then a bad URL must show an
-# error (not a crash), and a screenshot of the page goes to OUT_DIR/page.png.
+# mapping must equal `tx8 --json` (search wall times aside). The roofline exported as SVG,
+# two tables as CSV / Markdown and the result JSON must hold what the page shows. Then a bad
+# URL must show an error (not a crash), and a screenshot of the page goes to OUT_DIR/page.png.
 # Exit 0 only when every check passed.
 set -euo pipefail
 
@@ -181,6 +182,57 @@ uerr = b["status"]["url_error"]
 ok2 = uerr is not None and b["user_config"] == {"scenario": "llama3-70b-h100-1024"} and b["status"]["error"] is None
 print(f"browser_e2e: {'ok  ' if ok2 else 'FAIL'} '?parallel.tp=7' is rejected ({uerr}) and the default scenario shown", flush=True)
 sys.exit(0 if ok and ok2 else 1)
+EOF
+
+# [SECTION] export: a plot as SVG, tables as CSV / Markdown, the whole result as JSON, taken
+# the way the page's Save / Copy buttons take them (Module.requestExport, a frame later).
+export_scenario=llama3-70b-h100-1024
+"$cli" estimate "$export_scenario" --json >"$out/expected_export_estimate.json"
+browse dump "$base?scenario=$export_scenario#tab=roofline&e2e-export=roofline:svg,roof_ops:csv,stages:markdown" \
+  "$out/dom_export.html"
+python3 - "$out" <<'EOF' || fail "exports from the page are wrong (files in $out)"
+import html, json, re, sys
+import xml.etree.ElementTree as ET
+from page_checks import Checks, close, load
+
+out = sys.argv[1]
+dom = open(f"{out}/dom_export.html", encoding="utf-8").read()
+m = re.search(r'<pre id="e2e-export"[^>]*>(.*?)</pre>', dom, re.S)
+if not m or not m.group(1).strip():
+    sys.exit("dom_export.html: the page never wrote its exports")
+e = json.loads(html.unescape(m.group(1)))
+r = e["results"]
+c = Checks()
+svg = r.get("roofline:svg", "")
+open(f"{out}/roofline.svg", "w", encoding="utf-8").write(svg)
+ns = "{http://www.w3.org/2000/svg}"
+try:
+    root = ET.fromstring(svg.encode("utf-8"))
+    texts = ["".join(t.itertext()) for t in root.iter(ns + "text")]
+    polys = list(root.iter(ns + "polygon"))
+    ok = root.tag == ns + "svg"
+except ET.ParseError as err:
+    texts, polys, ok = [], [], False
+    print(f"browser_e2e: roofline.svg does not parse: {err}")
+c.expect("roofline SVG: an <svg> document", ok, svg[:200])
+c.expect("roofline SVG: polygons (grid, roof, points)", len(polys) >= 20, f"{len(polys)} polygons")
+c.expect("roofline SVG: tick labels as <text> (e.g. '500 TFLOP/s')",
+         any("TFLOP/s" in t for t in texts), str(texts[:10]))
+c.expect("roofline SVG: the x axis title as <text>",
+         "arithmetic intensity (FLOP per HBM byte)" in texts, str(texts))
+csv = r.get("roof_ops:csv", "")
+c.expect("roofline operators table as CSV: the header row",
+         csv.startswith("operator,FLOP/B,time,share,achieved,bound\r\n"), csv[:200])
+c.expect("roofline operators table as CSV: the qkv row", "\r\nqkv," in csv, csv[:300])
+md = r.get("stages:markdown", "")
+c.expect("stages table as Markdown: header and separator",
+         md.startswith("| stage | layers | weights |") and "\n| --- | --- |" in md, md[:300])
+res = e.get("result_json", {})
+c.expect("result JSON: the configuration",
+         res.get("config") == {"scenario": "llama3-70b-h100-1024"}, str(res.get("config")))
+c.expect("result JSON: estimate == `ridgeline estimate --json` (1e-9 rel)",
+         close(res.get("estimate"), load(out, "expected_export_estimate.json")))
+c.exit()
 EOF
 
 # [SECTION] screenshot of the same non-default URL
