@@ -14,7 +14,7 @@ using i64 = std::int64_t;
 
 enum class Norm { rmsnorm, layernorm };
 
-// Routed mixture-of-experts MLP (seed 002 ch.4; DeepSeek/Mixtral layouts).
+// Routed mixture-of-experts MLP (How to Scale Your Model ch. 4; DeepSeek/Mixtral layouts).
 struct MoeSpec {
   i64 experts = 0;        // routed experts E
   i64 top_k = 0;          // experts per token
@@ -33,7 +33,7 @@ struct MlaSpec {
   i64 v_head_dim = 0;
 };
 
-// Open-Sora STDiT3 specifics (seed 000): video DiT with spatial + temporal blocks.
+// Open-Sora STDiT3 specifics (hpcaitech/Open-Sora 1.2): video DiT with spatial + temporal blocks.
 struct DitSpec {
   i64 in_channels = 4;         // VAE latent channels
   i64 caption_channels = 4096; // T5-XXL embedding width
@@ -61,6 +61,9 @@ struct ModelSpec {
   bool tied_embeddings = false;
   bool learned_pos_emb = false;
   i64 max_seq = 0;
+  // RoPE base (Hugging Face rope_theta; Su et al. 2021, RoFormer). Changes no count; the
+  // launch export passes it on (Megatron-LM --rotary-base). 0: not given.
+  double rope_theta = 0;
   std::optional<MoeSpec> moe;
   std::optional<MlaSpec> mla;
   std::optional<DitSpec> dit;
@@ -71,7 +74,8 @@ struct PeakFlops {
   double bf16 = 0, fp8 = 0, int8 = 0, int4 = 0, fp32 = 0; // FLOP/s (dense)
 };
 
-// tx8 tiled accelerator die (TX8.md): per-tile compute/SRAM, per-die DRAM, per-link NoC.
+// tx8 tiled accelerator die (docs/formulas.md (tx8)): per-tile compute/SRAM, per-die DRAM, per-link
+// NoC.
 struct Tx8Spec {
   i64 tiles = 16;
   i64 mesh_x = 4, mesh_y = 4;         // tile mesh inside the die
@@ -86,8 +90,8 @@ struct Tx8Spec {
   double sram_usable_bytes = 3014656; // per tile, B kernels may use (FlagTree backend)
   double elem_bytes = 2;              // bf16 activations and weights, B
   double acc_bytes = 4;               // fp32 partial sums and softmax statistics, B
-  double exp_ops = 1;                 // vector ops per exp or rsqrt (TX8.md: a parameter)
-  bool overlap_units = false;         // GEMM and vector units overlap in an attention block
+  double exp_ops = 1;         // vector ops per exp or rsqrt (docs/formulas.md (tx8): a parameter)
+  bool overlap_units = false; // GEMM and vector units overlap in an attention block
 };
 
 enum class HardwareKind { gpu, tpu, tx8 };
@@ -155,10 +159,11 @@ struct Tx8OpSpec {
 };
 
 // Decode/prefill time: `achievable` (HBM at hardware.hbm_efficiency, GEMMs at
-// gemm_efficiency) or the seed's `roofline` (datasheet bandwidth and peak FLOP/s).
+// gemm_efficiency) or How to Scale Your Model's `roofline` (datasheet bandwidth and peak FLOP/s).
 enum class ServingBound { achievable, roofline };
 // KV heads when TP exceeds them: `replicate` (vLLM, TensorRT-LLM: each rank keeps a whole
-// KV head) or `batch` (seed 002 ch.7: the batch split over the replicas, an AllToAll each way).
+// KV head) or `batch` (How to Scale Your Model ch. 7: the batch split over the replicas, an
+// AllToAll each way).
 enum class KvSharding { replicate, batch };
 enum class LengthDist { fixed, exponential, uniform };
 enum class SchedulerPolicy { continuous, static_batch };
@@ -168,9 +173,9 @@ struct ServeSpec {
   double request_rate = 1; // requests/s (Poisson arrivals)
   i64 requests = 1000;
   LengthDist length_dist = LengthDist::fixed; // of prompt_len and gen_len (their means)
-  std::vector<std::array<double, 3>> trace;   // [arrival_s, prompt_len, gen_len]; replaces the above
-  std::uint64_t seed = 1;                     // random stream of arrivals and lengths
-  double slo_ttft = 0, slo_tpot = 0;          // s (0: no target)
+  std::vector<std::array<double, 3>> trace; // [arrival_s, prompt_len, gen_len]; replaces the above
+  std::uint64_t seed = 1;                   // random stream of arrivals and lengths
+  double slo_ttft = 0, slo_tpot = 0;        // s (0: no target)
   double slo_attainment = 0.9; // fraction of requests that must meet both targets (DistServe)
   SchedulerPolicy policy = SchedulerPolicy::continuous;
   i64 max_batch = 256;          // sequences running at once (vLLM max_num_seqs)
@@ -236,7 +241,7 @@ struct ParallelSpec {
   std::optional<Recompute> recompute;
   std::optional<PpSchedule> pp_schedule;
   std::optional<SpKind> sp_kind;
-  // tx8 die mesh pipeline stages (seed 000): flattened (first, last) block pairs and
+  // tx8 die mesh pipeline stages (LLMPerf-for-TiledArch): flattened (first, last) block pairs and
   // (num_x, num_y, loc_x, loc_y) sub-mesh quadruples, one per stage.
   std::vector<i64> stage_ids;
   std::vector<i64> submeshes;

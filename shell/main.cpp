@@ -82,9 +82,9 @@ Parameters (total, active), FLOPs per step (model and hardware, with recompute),
 per device for the worst pipeline stage: weights, gradients, optimizer states, activations
 (term by term), KV cache (inference), against the device's capacity.
 
-  --json        print the estimate as JSON (keys documented in the README: params, flops, memory, ...)
-  --compare-sp  print the DSP paper's (Zhao et al. 2024) comparison of DS-SP, Ring-SP, DP, ZeRO, USP, TP and
-                Megatron-SP for this model, micro-batch and sequence
+  --json        print the estimate as JSON (params, flops, memory, ...; see the README)
+  --compare-sp  print the comparison of DS-SP, Ring-SP, DP, ZeRO, USP, TP and Megatron-SP
+                of the DSP paper (Zhao et al. 2024) for this model, micro-batch and sequence
   --sweep batch  inference: decode step, memory and tokens/s over batch sizes (powers of two,
                 the critical batch and the largest batch that fits), at the final context
   --degree N    the parallel degree N of that comparison (default: parallel.cp if > 1,

@@ -3,6 +3,9 @@
 
 #include "core/io/launch_export.hpp"
 
+#include <sstream>
+#include <vector>
+
 using namespace rl;
 using nlohmann::json;
 
@@ -32,7 +35,7 @@ TEST_CASE("Megatron, DeepSpeed and TorchTitan launches carry the layout", "[expo
   CHECK(has(tt, "--training.local_batch_size 64")); // 1024 / dp 16
   CHECK(has(tt, "--parallelism.pipeline_parallel_schedule 1F1B"));
   CHECK(test::error_of([&] { io::launch_export(c, l, "jax"); }) ==
-        "--format: \"jax\" is not one of megatron, deepspeed, torchtitan");
+        "--format: \"jax\" is not one of megatron, deepspeed, torchtitan, vllm");
 }
 
 TEST_CASE("Export says where a framework has no twin", "[export]") {
@@ -45,4 +48,122 @@ TEST_CASE("Export says where a framework has no twin", "[export]") {
   CHECK(has(io::launch_export(c, l, "megatron"), "--cp-comm-type a2a"));
   CHECK(has(io::launch_export(c, l, "torchtitan"),
             "# note: TorchTitan's context parallelism is ring attention"));
+}
+
+namespace {
+// The argument lines of an export (the lines that start with two spaces), without the
+// trailing " \" continuation.
+std::vector<std::string> argument_lines(const std::string &text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("  ", 0) == 0) {
+      line = line.substr(2);
+      if (line.size() >= 2 && line.compare(line.size() - 2, 2, " \\") == 0)
+        line.resize(line.size() - 2);
+      out.push_back(line);
+    }
+  return out;
+}
+} // namespace
+
+// Every flag below exists in Megatron-LM's megatron/training/arguments.py (checked against
+// the NVIDIA/Megatron-LM source: _add_network_size_args, _add_distributed_args, ...).
+TEST_CASE("Megatron export of LLaMA-3 70B, tp 8 x pp 4 x vpp 4: every flag", "[export]") {
+  Config c = io::parse_config(json("llama3-70b-h100-1024"));
+  c.parallel.pp = 4;
+  c.parallel.vpp = 4;
+  const Layout l = resolve_layout(c);
+  const std::vector<std::string> want = {
+      "--num-layers 80",          // Meta-Llama-3-70B config.json num_hidden_layers
+      "--hidden-size 8192",       // config.json hidden_size
+      "--ffn-hidden-size 28672",  // config.json intermediate_size
+      "--num-attention-heads 64", // config.json num_attention_heads
+      "--group-query-attention --num-query-groups 8", // config.json num_key_value_heads
+      "--seq-length 8192",                            // the scenario's workload.seq_len
+      "--max-position-embeddings 8192",               // config.json max_position_embeddings
+      "--swiglu",                                     // config.json hidden_act silu, gated MLP
+      "--normalization RMSNorm",                      // LLaMA uses RMSNorm
+      "--disable-bias-linear",                        // config.json attention_bias/mlp_bias false
+      "--untie-embeddings-and-output-weights",        // config.json tie_word_embeddings false
+      "--position-embedding-type rope",               // LLaMA: rotary embeddings
+      "--rotary-base 500000",                         // config.json rope_theta 500000.0
+      "--attention-dropout 0.0 --hidden-dropout 0.0", // LLaMA trains without dropout
+      "--tensor-model-parallel-size 8",               // the scenario's tp
+      "--sequence-parallel", // Megatron-SP on with tp > 1 (Korthikanti et al. 2022)
+      "--pipeline-model-parallel-size 4",
+      "--num-layers-per-virtual-pipeline-stage 5", // 80 layers / (pp 4 x vpp 4) = 5
+      "--use-distributed-optimizer",               // the scenario's ZeRO-1
+      "--micro-batch-size 1",                      // the scenario's microbatch
+      "--global-batch-size 1024",                  // the scenario's global_batch
+      "--recompute-granularity selective",
+      "--bf16",
+      "--attention-backend flash",                     // FlashAttention on (Dao 2022)
+      "--overlap-grad-reduce --overlap-param-gather"}; // overlap_dp with the distributed optimizer
+  CHECK(argument_lines(io::launch_export(c, l, "megatron")) == want);
+  // TorchTitan's looped schedule takes the same 5 layers per virtual stage
+  const std::string tt = io::launch_export(c, l, "torchtitan");
+  CHECK(has(tt, "--parallelism.pipeline_parallel_schedule Interleaved1F1B"));
+  CHECK(has(tt, "--parallelism.pipeline_parallel_layers_per_stage 5")); // 80 / (4 x 4)
+  CHECK(has(tt, "--training.local_batch_size 32")); // 1024 / dp 32 (1024 / (8 x 4) devices)
+}
+
+TEST_CASE("Uneven interleaved stages export the virtual stages per rank", "[export]") {
+  Config c = io::parse_config(json("gpt3-175b-a100"));
+  c.parallel.vpp = 4;
+  c.parallel.uneven_pp = true;
+  const Layout l = resolve_layout(c);
+  const std::string mg = io::launch_export(c, l, "megatron");
+  // 96 layers / (pp 16 x vpp 4) = 1.5: no whole layer count per virtual stage
+  CHECK(has(mg, "--num-virtual-stages-per-pipeline-rank 4"));
+  CHECK(!has(mg, "--num-layers-per-virtual-pipeline-stage"));
+  CHECK(has(mg, "# note: uneven stages"));
+  // GPT-3 has learned positions (Brown et al. 2020): no rotary base
+  CHECK(!has(mg, "--rotary-base"));
+}
+
+// vLLM's flags from vllm/engine/arg_utils.py (EngineArgs: tensor_parallel_size,
+// pipeline_parallel_size, max_num_seqs, max_num_batched_tokens, gpu_memory_utilization,
+// block_size, max_model_len, enable_chunked_prefill, dtype, kv_cache_dtype, quantization).
+TEST_CASE("Serving configurations export a vllm serve line", "[export]") {
+  const Config c = io::parse_config(json("llama3-70b-h100-serve"));
+  const Layout l = resolve_layout(c);
+  const std::string v = io::launch_export(c, l, "vllm");
+  CHECK(v.find("vllm serve llama3-70b \\\n") != std::string::npos);
+  const std::vector<std::string> want = {
+      "--tensor-parallel-size 4",      // the scenario's parallel.tp
+      "--pipeline-parallel-size 1",    // pp left at its default 1
+      "--max-num-seqs 256",            // scheduler.max_batch (vLLM's default)
+      "--max-num-batched-tokens 8192", // scheduler.max_tokens
+      "--gpu-memory-utilization 0.9",  // scheduler.memory_fraction
+      "--block-size 16",               // scheduler.block_size
+      "--max-model-len 18432",         // exponential lengths clamp at 8 x (2048 + 256)
+      "--enable-chunked-prefill",      // policy continuous, chunked prefill
+      "--dtype bfloat16",              // activations in bf16 under fp8 weights
+      "--kv-cache-dtype fp8",          // workload.kv_dtype fp8
+      "--quantization fp8"};           // workload.weight_dtype fp8
+  CHECK(argument_lines(v) == want);
+  CHECK(has(v, "run 2 of them")); // 8 GPUs of a DGX H100 / (tp 4 x pp 1) = 2 engines
+  CHECK(has(v, "# note: --max-model-len 18432 exceeds the model's context 8192"));
+  // an inference batch: the batch is the engine's sequence limit
+  const Config inf = io::parse_config(json("llama2-13b-v5e-infer"));
+  const std::string vi = io::launch_export(inf, resolve_layout(inf), "vllm");
+  CHECK(has(vi, "--tensor-parallel-size 8")); // the scenario's tp 8 on 8 v5e chips
+  CHECK(has(vi, "--max-num-seqs 8"));         // workload.batch 8
+  CHECK(has(vi, "--max-model-len 8704"));     // prompt 8192 + gen 512
+}
+
+TEST_CASE("A format that does not apply to the mode is refused before any output", "[export]") {
+  const Config serve = io::parse_config(json("llama3-70b-h100-serve"));
+  CHECK(test::error_of([&] { io::check_export_format(serve, "megatron"); }) ==
+        "--format: \"megatron\" writes training launches; workload.mode is serve: use --format "
+        "vllm");
+  const Config train = io::parse_config(json("llama3-70b-h100-1024"));
+  CHECK(test::error_of([&] { io::check_export_format(train, "vllm"); }) ==
+        "--format: \"vllm\" writes serving launches; workload.mode is train: use --format "
+        "megatron, deepspeed or torchtitan");
+  const Config video = io::parse_config(json("sora-720m-tx8-2x2"));
+  CHECK(test::error_of([&] { io::check_export_format(video, "vllm"); }) ==
+        "workload.mode: export writes launches for train, infer and serve configurations, not "
+        "video");
 }

@@ -7,8 +7,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
+// Every flag, key and override below was checked against the framework's own argument
+// definitions: Megatron-LM megatron/training/arguments.py (Megatron-Core 0.14 era),
+// DeepSpeed deepspeed/runtime/config.py + zero/config.py, TorchTitan
+// torchtitan/config/job_config.py (--section.field overrides of the toml job config), and
+// vLLM vllm/engine/arg_utils.py (EngineArgs -> `vllm serve` flags).
 namespace rl::io {
 
 namespace {
@@ -68,6 +74,16 @@ std::string megatron(const Config &c, const Layout &l) {
     add("--untie-embeddings-and-output-weights");
   add(m.learned_pos_emb ? "--position-embedding-type learned_absolute"
                         : "--position-embedding-type rope");
+  if (!m.learned_pos_emb) {
+    // Megatron's --rotary-base is an int (default 10000); LLaMA-3 needs 500000.
+    if (m.rope_theta > 0 && m.rope_theta == std::floor(m.rope_theta))
+      add("--rotary-base " + s(static_cast<i64>(m.rope_theta)));
+    else
+      notes.push_back(m.rope_theta > 0 ? "rope_theta " + std::to_string(m.rope_theta) +
+                                             " is not an integer; Megatron's --rotary-base is"
+                                       : "model.rope_theta not given: Megatron's --rotary-base "
+                                         "defaults to 10000; set it to the checkpoint's value");
+  }
   if (!m.dropout)
     add("--attention-dropout 0.0 --hidden-dropout 0.0");
   if (m.moe) {
@@ -85,8 +101,14 @@ std::string megatron(const Config &c, const Layout &l) {
   if (l.sp && l.tp > 1)
     add("--sequence-parallel");
   add("--pipeline-model-parallel-size " + s(l.pp));
-  if (l.vpp > 1)
-    add("--num-layers-per-virtual-pipeline-stage " + s(m.layers / (l.pp * l.vpp)));
+  if (l.vpp > 1) {
+    // A virtual stage holds layers / (pp x vpp) layers (Narayanan et al. 2021, sec. 2.2.2).
+    // Uneven stages have no such count: give the number of virtual stages per rank instead.
+    if (m.layers % (l.pp * l.vpp) == 0)
+      add("--num-layers-per-virtual-pipeline-stage " + s(m.layers / (l.pp * l.vpp)));
+    else
+      add("--num-virtual-stages-per-pipeline-rank " + s(l.vpp));
+  }
   if (l.schedule == PpSchedule::gpipe)
     notes.push_back(
         "GPipe has no Megatron flag: Megatron runs 1F1B (fewer micro-batches in flight)");
@@ -126,8 +148,7 @@ std::string megatron(const Config &c, const Layout &l) {
     add("--bf16");
   if (w.fp32_grads)
     add("--accumulate-allreduce-grads-in-fp32");
-  if (l.flash)
-    add("--use-flash-attn");
+  add(l.flash ? "--attention-backend flash" : "--attention-backend unfused");
   if (l.overlap_dp)
     add(l.zero >= 1 ? "--overlap-grad-reduce --overlap-param-gather" : "--overlap-grad-reduce");
   if (l.overlap_tp && l.tp > 1)
@@ -211,6 +232,10 @@ std::string torchtitan(const Config &c, const Layout &l) {
                  : l.schedule == PpSchedule::gpipe     ? "GPipe"
                                                        : "1F1B"));
     a.push_back("--parallelism.pipeline_parallel_microbatch_size " + s(l.microbatch));
+    // Looped schedules take their stages per rank from the layers per (virtual) stage.
+    if (l.vpp > 1 && c.model.layers % (l.pp * l.vpp) == 0)
+      a.push_back("--parallelism.pipeline_parallel_layers_per_stage " +
+                  s(c.model.layers / (l.pp * l.vpp)));
   }
   if (l.ep > 1)
     a.push_back("--parallelism.expert_parallel_degree " + s(l.ep));
@@ -231,18 +256,140 @@ std::string torchtitan(const Config &c, const Layout &l) {
   return o.str();
 }
 
+// The longest prompt + output a request of the workload can have (vLLM --max-model-len).
+i64 longest_request(const WorkloadSpec &w) {
+  const ServeSpec &sv = w.serve;
+  if (w.mode == Mode::serve && !sv.trace.empty()) {
+    double most = 0;
+    for (const auto &e : sv.trace)
+      most = std::max(most, e[1] + e[2]);
+    return static_cast<i64>(most);
+  }
+  const i64 mean = w.prompt_len + w.gen_len;
+  if (w.mode != Mode::serve)
+    return mean;
+  // core/serve/requests.cpp draw_length: exponential clamps at 8x the mean, uniform
+  // draws 1 .. 2 x mean - 1.
+  switch (sv.length_dist) {
+  case LengthDist::exponential:
+    return 8 * mean;
+  case LengthDist::uniform:
+    return std::max<i64>(2, 2 * mean - 2);
+  default:
+    return mean;
+  }
+}
+
+const char *vllm_dtype(Dtype d) {
+  return d == Dtype::fp16 ? "float16" : "bfloat16";
+}
+
+// vLLM (`vllm serve`, flags from vllm/engine/arg_utils.py EngineArgs): one engine instance
+// of tp x pp x ep devices; ridgeline's devices / instance size replicas are separate engines.
+std::string vllm(const Config &c, const Layout &l) {
+  const ModelSpec &m = c.model;
+  const WorkloadSpec &w = c.workload;
+  const ServeSpec &sv = w.serve;
+  const bool serve = w.mode == Mode::serve;
+  std::vector<std::string> a, notes;
+  auto add = [&](const std::string &x) { a.push_back(x); };
+  add("--tensor-parallel-size " + s(l.tp));
+  add("--pipeline-parallel-size " + s(l.pp));
+  if (l.ep > 1) {
+    // vLLM's expert parallelism spans the engine's tp (x dp) ranks: no separate degree.
+    add("--enable-expert-parallel");
+    notes.push_back("expert parallelism: vLLM places experts over the engine's tensor-parallel "
+                    "ranks (tp " +
+                    s(l.tp) + "); ridgeline's ep " + s(l.ep) + " has no separate flag");
+  }
+  if (serve) {
+    add("--max-num-seqs " + s(sv.max_batch));
+    add("--max-num-batched-tokens " + s(sv.max_tokens));
+    std::ostringstream f;
+    f << sv.memory_fraction;
+    add("--gpu-memory-utilization " + f.str());
+    add("--block-size " + s(sv.block_size));
+  } else {
+    add("--max-num-seqs " + s(w.batch));
+  }
+  const i64 longest = longest_request(w);
+  add("--max-model-len " + s(longest));
+  if (serve && sv.policy == SchedulerPolicy::continuous)
+    add("--enable-chunked-prefill");
+  // Activations run in bf16 unless the weights are fp16 (quantized weights dequantize to it).
+  add(std::string("--dtype ") +
+      vllm_dtype(w.weight_dtype == Dtype::fp16 ? Dtype::fp16 : Dtype::bf16));
+  if (w.kv_dtype == Dtype::fp8)
+    add("--kv-cache-dtype fp8");
+  if (w.weight_dtype == Dtype::fp8)
+    add("--quantization fp8");
+  else if (w.weight_dtype == Dtype::int8 || w.weight_dtype == Dtype::int4)
+    notes.push_back(std::string(name_of(w.weight_dtype)) +
+                    " weights: serve a checkpoint quantized to it (vLLM reads the method from its "
+                    "config; e.g. GPTQ/AWQ for int4, W8A8 for int8)");
+  if (w.kv_dtype == Dtype::int8 || w.kv_dtype == Dtype::int4)
+    notes.push_back(std::string("KV cache in ") + name_of(w.kv_dtype) +
+                    ": vLLM's quantized KV cache is fp8 (--kv-cache-dtype fp8)");
+  if (serve && sv.block_size != 8 && sv.block_size != 16 && sv.block_size != 32 &&
+      sv.block_size != 64 && sv.block_size != 128)
+    notes.push_back("block size " + s(sv.block_size) + " is not one of vLLM's 8, 16, 32, 64, 128");
+  if (serve && sv.policy == SchedulerPolicy::continuous)
+    notes.push_back("prefill chunk " + s(sv.chunk) +
+                    " per request has no vLLM flag: chunked prefill fills each step's "
+                    "--max-num-batched-tokens");
+  if (serve && sv.policy == SchedulerPolicy::static_batch)
+    notes.push_back("static batching has no vLLM flag: vLLM always batches continuously");
+  if (m.max_seq > 0 && longest > m.max_seq)
+    notes.push_back("--max-model-len " + s(longest) + " exceeds the model's context " +
+                    s(m.max_seq) + " (max_position_embeddings)");
+  const i64 instance = std::max<i64>(1, l.tp * l.pp);
+  const i64 replicas = std::max<i64>(1, c.cluster.devices / instance);
+  if (serve && sv.prefill_instances > 0)
+    notes.push_back("disaggregated: " + s(sv.prefill_instances) + " of the " + s(replicas) +
+                    " instances only prefill; vLLM needs a KV-transfer connector "
+                    "(--kv-transfer-config) for that");
+  std::ostringstream o;
+  o << "# vLLM launch for " << m.name << " on " << c.cluster.devices << " x " << c.hardware.name
+    << ": one engine of tp " << l.tp << " x pp " << l.pp << " = " << instance << " devices; run "
+    << replicas << " of them behind a load balancer\n";
+  o << "vllm serve " << m.name << " \\\n";
+  for (std::size_t i = 0; i < a.size(); ++i)
+    o << "  " << a[i] << (i + 1 < a.size() ? " \\\n" : "\n");
+  for (const auto &n : notes)
+    o << "# note: " << n << "\n";
+  o << "# " << m.name << " stands for the checkpoint's path or Hugging Face id\n";
+  return o.str();
+}
+
 } // namespace
 
 std::string launch_export(const Config &c, const Layout &l, const std::string &format) {
-  if (c.workload.mode != Mode::train)
-    throw ConfigError("workload.mode", "export writes training launches (mode train)");
+  check_export_format(c, format);
   if (format == "megatron")
     return megatron(c, l);
   if (format == "deepspeed")
     return deepspeed(c, l);
   if (format == "torchtitan")
     return torchtitan(c, l);
-  throw ConfigError("--format", "\"" + format + "\" is not one of megatron, deepspeed, torchtitan");
+  return vllm(c, l);
+}
+
+void check_export_format(const Config &c, const std::string &format) {
+  const bool train = format == "megatron" || format == "deepspeed" || format == "torchtitan";
+  if (!train && format != "vllm")
+    throw ConfigError("--format",
+                      "\"" + format + "\" is not one of megatron, deepspeed, torchtitan, vllm");
+  const Mode mode = c.workload.mode;
+  if (mode != Mode::train && mode != Mode::infer && mode != Mode::serve)
+    throw ConfigError("workload.mode", std::string("export writes launches for train, infer and "
+                                                   "serve configurations, not ") +
+                                           name_of(mode));
+  if (train && mode != Mode::train)
+    throw ConfigError("--format", "\"" + format + "\" writes training launches; workload.mode is " +
+                                      name_of(mode) + ": use --format vllm");
+  if (!train && mode == Mode::train)
+    throw ConfigError("--format", "\"vllm\" writes serving launches; workload.mode is train: use "
+                                  "--format megatron, deepspeed or torchtitan");
 }
 
 } // namespace rl::io

@@ -89,7 +89,13 @@ check "tx8 bad op" 2 "$rl" tx8 '{"hardware": "tx8", "workload": {"mode": "tx8-op
   expect_in "tx8 bad op" "$tmp/err" 'workload.op.type: "conv" is not one of'
 check "export" 0 "$rl" export llama3-70b-h100-1024 --format megatron && expect_in "export" "$tmp/out" "--tensor-model-parallel-size 8"
 check "export bad" 2 "$rl" export llama3-70b-h100-1024 --format jax && expect_in "export bad" "$tmp/err" '--format: "jax" is not one of'
-# serving: the simulation, its JSON keys (SPEC.md), the rate sweep and the serving planner
+# a serving scenario: a vllm line; a training format is refused with nothing on stdout
+check "export vllm" 0 "$rl" export llama3-70b-h100-serve --format vllm &&
+  expect_in "export vllm" "$tmp/out" "--tensor-parallel-size 4"
+check "export serve megatron" 2 "$rl" export llama3-70b-h100-serve --format megatron &&
+  expect_in "export serve megatron" "$tmp/err" '--format: "megatron" writes training launches'
+[ ! -s "$tmp/out" ] || { echo "FAIL export serve megatron: stdout not empty"; fails=$((fails + 1)); }
+# serving: the simulation, its JSON keys (documented in the README), the rate sweep and the serving planner
 check "serve" 0 "$rl" serve llama3-70b-h100-serve && expect_in "serve" "$tmp/out" "TPOT (inter-token)"
 check "serve json" 0 "$rl" serve llama3-70b-h100-serve --json &&
   python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); [j["latency"][k][q] for k in ("ttft","tpot","e2e") for q in ("mean","p50","p90","p99")]; j["throughput"]["output_tokens_per_s"]; j["throughput"]["requests_per_s"]; j["goodput"]; [j["memory"][k] for k in ("weights","kv_cache","total","capacity")]; [j["stats"][k] for k in ("requests","iterations","simulated_s","seconds")]' "$tmp/out" &&
