@@ -28,7 +28,7 @@ comes from operator rooflines at the chip's achievable HBM bandwidth and GEMM ef
 Prints TTFT, TPOT and end-to-end latency (mean, p50, p90, p99), throughput, goodput
 under the SLO (workload.slo), memory per chip and the simulation's statistics.
 
-  --json        SPEC.md keys: latency.{ttft,tpot,e2e}.{mean,p50,p90,p99},
+  --json        keys: latency.{ttft,tpot,e2e}.{mean,p50,p90,p99},
                 throughput.{output_tokens_per_s,requests_per_s}, goodput, memory, stats
   --sweep rate  the same deployment at 1/8 to 2x the request rate (latency percentiles
                 and throughput per rate)

@@ -80,7 +80,7 @@ void op_table(std::ostream &os, const std::vector<tx8::OpRow> &ops, bool counts)
 
 void preset_table(std::ostream &os, const std::vector<tx8::OpRow> &ops, bool counts) {
   Table t;
-  t.head = {"op", "searched tiling", "latency", "seed preset tiling", "latency", "gain"};
+  t.head = {"op", "searched tiling", "latency", "reference preset tiling", "latency", "gain"};
   t.left = {true, true, false, true};
   for (const tx8::OpRow &r : ops) {
     if (!r.has_preset && r.preset_error.empty())
@@ -130,13 +130,13 @@ void print_op(std::ostream &os, const Config &c, const tx8::Tx8Result &r) {
                     k.compulsory_bytes / a.dram_bw}))});
   t.print(os);
   if (r.presets) {
-    os << "\nSeed preset tiling vs the searched optimum\n";
+    os << "\nReference preset tiling vs the searched optimum\n";
     if (!r.preset_error.empty())
-      os << "  seed preset: " << r.preset_error << "\n";
+      os << "  reference preset: " << r.preset_error << "\n";
     else if (row.has_preset)
       preset_table(os, r.ops, false);
     else
-      os << "  the seed has no preset for vector ops (it searches the split too)\n";
+      os << "  there is no reference preset for vector ops (the split is searched)\n";
   }
   const tx8::SearchStats &s = row.map.search;
   os << "\nsearch: " << s.candidates << " tilings, " << s.pruned_sram << " rejected by SRAM, "
@@ -243,7 +243,7 @@ void print_video(std::ostream &os, const Config &c, const tx8::Tx8Result &r) {
       os << "  ... " << r.schemes.size() - shown << " more (--json lists them all)\n";
   }
   if (r.presets) {
-    os << "\nSeed preset tilings vs the searched optimum (projections TmTn 256x32, FFN-down "
+    os << "\nReference preset tilings vs the searched optimum (projections TmTn 256x32, FFN-down "
           "4x128, attention Tx_Ty 256x256 order B)\n";
     std::vector<tx8::OpRow> ops;
     for (const tx8::OpRow &o : r.ops)
@@ -251,9 +251,9 @@ void print_video(std::ostream &os, const Config &c, const tx8::Tx8Result &r) {
         ops.push_back(o);
     preset_table(os, ops, true);
     if (!r.preset_error.empty())
-      os << "  with the seed presets the request does not map: " << r.preset_error << "\n";
+      os << "  with the reference presets the request does not map: " << r.preset_error << "\n";
     else
-      os << "  per step: seed presets " << t_(r.preset_per_step) << " vs searched "
+      os << "  per step: reference presets " << t_(r.preset_per_step) << " vs searched "
          << t_(r.per_step) << " (" << fmt("%.2fx", r.preset_per_step / r.per_step)
          << "); whole request " << t_(r.preset_latency) << " vs " << t_(r.latency) << "\n";
   }
@@ -294,7 +294,7 @@ Prints the per-operator table (tiling, latency, compute / DRAM / NoC time, bytes
 utilization, search time), the totals per block, per step and for the whole request, the
 die-to-die communication and the schemes compared.
   --json     the same as JSON (ops[], total, comm[], video, parallel, schemes[], search)
-  --presets  also map with the seed's preset tilings (TmTn 256x32, FFN-down 4x128, flash
+  --presets  also map with the reference preset tilings (TmTn 256x32, FFN-down 4x128, flash
              attention Tx_Ty 256x256) and show what the search gains
 )";
 

@@ -9,9 +9,9 @@
 namespace rl::shell {
 
 // Maps `config` (mode tx8-op or video) and prints the per-operator table, the totals, the
-// communication table, the scheme comparison (video) and, with compare_presets, the seed's
-// preset tilings next to the searched ones; json_out prints the JSON of core/io/tx8_json.
-// Returns 0; bad input throws rl::ConfigError (the caller prints it and exits 2).
+// communication table, the scheme comparison (video) and, with compare_presets,
+// LLMPerf-for-TiledArch's preset tilings next to the searched ones; json_out prints the JSON of
+// core/io/tx8_json. Returns 0; bad input throws rl::ConfigError (the caller prints it and exits 2).
 int run_tx8(const nlohmann::json &config, bool json_out, bool compare_presets, std::ostream &out);
 
 // The command's --help text.

@@ -31,7 +31,8 @@ template <class F> std::string error_of(F &&f) {
   return "";
 }
 
-// A GPT-style block (seed 000): bias, layernorm, plain GeLU MLP with f = 4h, MHA, dropout.
+// A GPT-style block (Korthikanti et al. 2022): bias, layernorm, plain GeLU MLP with f = 4h, MHA,
+// dropout.
 inline ModelSpec gpt(i64 L, i64 h, i64 a, i64 v) {
   ModelSpec m;
   m.name = "gpt";

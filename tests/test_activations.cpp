@@ -1,4 +1,4 @@
-// Activation memory: seed 000 (Korthikanti) worked values, closed forms, pipeline in-flight.
+// Activation memory: Korthikanti et al. 2022 worked values, closed forms, pipeline in-flight.
 #include "helpers.hpp"
 
 #include "core/memory/activations.hpp"
@@ -21,7 +21,7 @@ Layout pipeline(i64 pp, i64 vpp, i64 m, PpSchedule s) {
 }
 } // namespace
 
-TEST_CASE("GPT-3 175B activations per layer, s=2048, b=1 (cases.md, seed 000)", "[memory]") {
+TEST_CASE("GPT-3 175B activations per layer, s=2048, b=1 (Korthikanti et al. 2022)", "[memory]") {
   const ModelSpec m = test::model("gpt3-175b");
   const double s = 2048, b = 1;
   // sbh(34 + 5as/h)
@@ -53,7 +53,8 @@ TEST_CASE("GPT activation closed forms hold term by term for random shapes", "[m
             Approx(sbh * (10 + 24 / td + 5 * as_h / td)).epsilon(1e-12));
     REQUIRE(layer_activations(m, false, b, s, {t, true, 1, false}).total() ==
             Approx(sbh / td * (34 + 5 * as_h)).epsilon(1e-12));
-    // Ulysses / ring CP degree n: A/N (FORMULAS.md correction of seed 000's text)
+    // Ulysses / ring CP degree n: A/N (docs/formulas.md: Ulysses keeps a/u heads over the whole
+    // sequence)
     const i64 n = 1 + static_cast<i64>(rng() % 8);
     REQUIRE(layer_activations(m, false, b, s, {1, false, n, false}).total() ==
             Approx(sbh * (34 + 5 * as_h) / static_cast<double>(n)).epsilon(1e-12));
@@ -77,7 +78,8 @@ TEST_CASE("GQA shrinks K and V; TP beyond kv_heads replicates one KV head", "[me
   REQUIRE(y.v == 2 * s * b * 128 * 1);
 }
 
-TEST_CASE("Pipeline in-flight activations (seed 000, Korthikanti)", "[memory][pipeline]") {
+TEST_CASE("Pipeline in-flight activations (Korthikanti et al. 2022; Narayanan et al. 2021)",
+          "[memory][pipeline]") {
   const ModelSpec m = gpt(48, 1024, 16, 1000);
   const double s = 1024;
   const double per_layer = layer_activations(m, false, 1, s, kNone).total();

@@ -1,4 +1,5 @@
-// End-to-end estimates: the default scenario by hand, inference memory against seed 002.
+// End-to-end estimates: the default scenario by hand, inference memory against How to Scale Your
+// Model.
 #include "helpers.hpp"
 
 #include "core/estimate/estimate.hpp"
@@ -31,16 +32,16 @@ TEST_CASE("Default scenario: LLaMA-3 70B on 1024 H100, dp16 tp8 pp8, SP, ZeRO-1"
   CHECK(e.memory.fits);
 }
 
-TEST_CASE("KV cache per token (seed 002 ch.4 and ch.7)", "[estimate][inference]") {
+TEST_CASE("KV cache per token (How to Scale Your Model ch. 4 and ch.7)", "[estimate][inference]") {
   // LLaMA-2 13B, bf16: 2 x 40 layers x 40 heads x 128 x 2 B = 819,200 B/token;
-  // seed 002 ch.7: batch 1 at context 8192 = 6.7 "GiB" (really 6.71e9 B = 6.25 GiB)
+  // How to Scale Your Model ch. 7: batch 1 at context 8192 = 6.7 "GiB" (really 6.71e9 B = 6.25 GiB)
   const double l2 = kv_cache_bytes_per_token(test::model("llama2-13b"), Dtype::bf16);
   CHECK(l2 == 819'200.0);
   CHECK(8192 * l2 == 6'710'886'400.0);
-  // LLaMA-3 70B int8: 2 x 80 x 8 x 128 x 1 B = 163,840 B = "160 kB" (seed 002 ch.8)
+  // LLaMA-3 70B int8: 2 x 80 x 8 x 128 x 1 B = 163,840 B = "160 kB" (How to Scale Your Model ch. 8)
   const double l3 = kv_cache_bytes_per_token(test::model("llama3-70b"), Dtype::int8);
   CHECK(l3 == 163'840.0);
-  CHECK(l3 / 1024 == 160.0); // the seed's "160 kB" is 160 KiB
+  CHECK(l3 / 1024 == 160.0); // How to Scale Your Model's "160 kB" is 160 KiB
   // seed: 41.9e9 B of KV at batch 32, context 8192 = 32 x 8192 x 160e3 (it multiplies the
   // rounded 160 kB as 160e3); the exact figure is 42.9e9 B = 40 GiB
   CHECK(32 * 8192 * l3 == 42'949'672'960.0);
@@ -48,8 +49,9 @@ TEST_CASE("KV cache per token (seed 002 ch.4 and ch.7)", "[estimate][inference]"
   CHECK(kv_cache_bytes_per_token(test::model("deepseek-v3"), Dtype::bf16) == 576.0 * 61 * 2);
 }
 
-TEST_CASE("LLaMA-3 70B int8 on TPU v5e 4x2: ~112 GB for batch 32 at 8192 (seed 002 ch.8)",
-          "[estimate][inference]") {
+TEST_CASE(
+    "LLaMA-3 70B int8 on TPU v5e 4x2: ~112 GB for batch 32 at 8192 (How to Scale Your Model ch. 8)",
+    "[estimate][inference]") {
   const Config c = io::parse_config(json::parse(R"({"model": "llama3-70b",
     "hardware": "tpu-v5e", "cluster": "tpu-v5e-2x4", "workload": {"mode": "infer",
     "batch": 32, "prompt_len": 8192, "gen_len": 0, "weight_dtype": "int8",
@@ -67,7 +69,7 @@ TEST_CASE("LLaMA-3 70B int8 on TPU v5e 4x2: ~112 GB for batch 32 at 8192 (seed 0
   CHECK(e.memory.max_batch == static_cast<i64>(room / per_seq));
 }
 
-TEST_CASE("JSON output carries SPEC.md's keys; errors are values", "[estimate][json]") {
+TEST_CASE("JSON output carries the documented keys; errors are values", "[estimate][json]") {
   const json j = json::parse(api::estimate("\"llama3-70b-h100-1024\""));
   for (const char *k : {"total", "active"})
     CHECK(j["params"].contains(k));

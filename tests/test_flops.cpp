@@ -1,4 +1,5 @@
-// FLOP counts against seed 000's closed forms, Megatron's formula and seed 002's examples.
+// FLOP counts against Narayanan et al. 2021's closed forms, Megatron's formula and How to Scale
+// Your Model's examples.
 #include "helpers.hpp"
 
 #include "core/model/flops.hpp"
@@ -8,7 +9,7 @@
 using namespace rl;
 using rl::test::gpt;
 
-TEST_CASE("GPT forward FLOPs = (24bsh^2 + 4bs^2h)L + 2bshv (seed 000)", "[flops]") {
+TEST_CASE("GPT forward FLOPs = (24bsh^2 + 4bs^2h)L + 2bshv (Narayanan et al. 2021)", "[flops]") {
   std::mt19937_64 rng(7);
   for (int i = 0; i < 200; ++i) {
     const i64 a = 1 + static_cast<i64>(rng() % 32);
@@ -28,22 +29,24 @@ TEST_CASE("GPT forward FLOPs = (24bsh^2 + 4bs^2h)L + 2bshv (seed 000)", "[flops]
   }
 }
 
-TEST_CASE("LLaMA-3 70B training FLOPs per token (cases.md: 4.814e11 at s=8192, ~6N = 4.2e11)",
-          "[flops]") {
+TEST_CASE(
+    "LLaMA-3 70B training FLOPs per token (independent count: 4.814e11 at s=8192, ~6N = 4.2e11)",
+    "[flops]") {
   const ModelSpec m = test::model("llama3-70b");
   const ModelFlops f = model_forward_flops(m, 1, 8192, false);
   const double per_token = training_model_flops(f) / 8192;
   // independent sum: 3 x (80 x 1,979,711,488 + 2,101,346,304) = 481,434,796,032
   REQUIRE(per_token == Approx(481'434'796'032.0).epsilon(1e-12));
-  // seed 002 ch.6: 6 x params is the no-attention approximation
+  // How to Scale Your Model ch. 6: 6 x params is the no-attention approximation
   REQUIRE(per_token / (6 * 70.553706496e9) == Approx(1.137).epsilon(1e-3));
 }
 
-TEST_CASE("Attention vs matmul FLOPs ratio T/(8D) for F=4D, N=K (seed 002 ch.4)", "[flops]") {
+TEST_CASE("Attention vs matmul FLOPs ratio T/(8D) for F=4D, N=K (How to Scale Your Model ch. 4)",
+          "[flops]") {
   for (const double T : {512.0, 2048.0, 8192.0, 32768.0}) {
     ModelSpec m = gpt(1, 4096, 32, 1);
-    m.gated_mlp = true; // seed 002's MLP has 3 matrices: 18BTDF training FLOPs
-    // seed 002: 12BT^2NH / (18BTDF + 24BTDNH) with F = 4D, NH = D  ->  T/(8D)
+    m.gated_mlp = true; // How to Scale Your Model's MLP has 3 matrices: 18BTDF training FLOPs
+    // How to Scale Your Model: 12BT^2NH / (18BTDF + 24BTDNH) with F = 4D, NH = D  ->  T/(8D)
     const LayerFlops f = layer_forward_flops(m, false, 1, T, false);
     const double ratio = f.scores / (f.qkv + f.out + f.mlp);
     REQUIRE(ratio == Approx(T / (8 * 4096.0)).epsilon(1e-12));

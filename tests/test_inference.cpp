@@ -1,5 +1,5 @@
-// Serving: seed 002 ch.7 (LLaMA-2 13B on 8 TPU v5e) and ch.8 (LLaMA-3 70B int8) tables,
-// critical batch sizes, KV sharding, disaggregated serving.
+// Serving: How to Scale Your Model ch. 7 (LLaMA-2 13B on 8 TPU v5e) and ch.8 (LLaMA-3 70B int8)
+// tables, critical batch sizes, KV sharding, disaggregated serving.
 #include "helpers.hpp"
 
 #include "core/estimate/estimate.hpp"
@@ -15,24 +15,26 @@ using namespace rl;
 using nlohmann::json;
 
 namespace {
-// The seed's hardware: TPU v5e at 8.2e11 B/s (8 chips = "6.5 TiB/s" = 6.56e12 B/s).
+// How to Scale Your Model's hardware: TPU v5e at 8.2e11 B/s (8 chips = "6.5 TiB/s" = 6.56e12 B/s).
 Config v5e_config(const std::string &model, const std::string &cluster, i64 tp, i64 batch,
                   const char *wdt = "bf16", const char *kvdt = "bf16", const char *prec = "bf16") {
-  const std::string text = "{\"model\": " + model +
-                           ", \"hardware\": {\"base\": \"tpu-v5e\", \"hbm_bw\": 8.2e11}, "
-                           "\"cluster\": \"" +
-                           cluster +
-                           "\", \"workload\": {\"mode\": \"infer\", "
-                           "\"batch\": " +
-                           std::to_string(batch) +
-                           ", \"prompt_len\": 8192, \"gen_len\": 0, \"weight_dtype\": \"" + wdt +
-                           "\", \"kv_dtype\": \"" + kvdt + "\", \"precision\": \"" + prec +
-                           "\", \"bound\": \"roofline\", \"kv_sharding\": \"batch\"}, \"parallel\": {\"tp\": " + std::to_string(tp) + "}}";
+  const std::string text =
+      "{\"model\": " + model +
+      ", \"hardware\": {\"base\": \"tpu-v5e\", \"hbm_bw\": 8.2e11}, "
+      "\"cluster\": \"" +
+      cluster +
+      "\", \"workload\": {\"mode\": \"infer\", "
+      "\"batch\": " +
+      std::to_string(batch) + ", \"prompt_len\": 8192, \"gen_len\": 0, \"weight_dtype\": \"" + wdt +
+      "\", \"kv_dtype\": \"" + kvdt + "\", \"precision\": \"" + prec +
+      "\", \"bound\": \"roofline\", \"kv_sharding\": \"batch\"}, \"parallel\": {\"tp\": " +
+      std::to_string(tp) + "}}";
   return io::parse_config(json::parse(text));
 }
 } // namespace
 
-TEST_CASE("Seed 002 ch.7: LLaMA-2 13B on 8 TPU v5e, context 8192, bf16", "[inference]") {
+TEST_CASE("How to Scale Your Model ch. 7: LLaMA-2 13B on 8 TPU v5e, context 8192, bf16",
+          "[inference]") {
   // seed rows: batch, KV "GiB" (really 1e9 B), total, step ms, tokens/s
   struct Row {
     i64 b;
@@ -46,10 +48,11 @@ TEST_CASE("Seed 002 ch.7: LLaMA-2 13B on 8 TPU v5e, context 8192, bf16", "[infer
     const Config c = v5e_config("\"llama2-13b\"", "tpu-v5e-2x4", 8, r.b);
     const Estimate e = estimate(c);
     const DecodeStep &d = e.serving.decode;
-    // memory: the seed's "GiB" are 1e9 bytes (13e9 x 2 B of weights + B x 6.7e9 of KV)
+    // memory: How to Scale Your Model's "GiB" are 1e9 bytes (13e9 x 2 B of weights + B x 6.7e9 of
+    // KV)
     CHECK(e.memory.kv_cache * 8 / 1e9 == Approx(r.kv).epsilon(2e-3));
     CHECK((e.memory.weights + e.memory.kv_cache) * 8 / 1e9 == Approx(r.total).epsilon(2e-3));
-    // step: the seed's lower bound has no collective term; ours adds it separately
+    // step: How to Scale Your Model's lower bound has no collective term; ours adds it separately
     const double bound = d.step - d.comm_time;
     CHECK(bound * 1e3 == Approx(r.step_ms).epsilon(3e-3));
     CHECK(static_cast<double>(r.b) / bound == Approx(r.tps).epsilon(3e-3));
@@ -57,9 +60,9 @@ TEST_CASE("Seed 002 ch.7: LLaMA-2 13B on 8 TPU v5e, context 8192, bf16", "[infer
   }
 }
 
-TEST_CASE("Seed 002 ch.7: the same with a KV cache 5x smaller", "[inference]") {
-  // The seed's variant keeps the 13e9 parameters and divides only the KV bytes by 5, so
-  // the step is kv_time / 5 + weight_time of the MHA model.
+TEST_CASE("How to Scale Your Model ch. 7: the same with a KV cache 5x smaller", "[inference]") {
+  // How to Scale Your Model's variant keeps the 13e9 parameters and divides only the KV bytes by 5,
+  // so the step is kv_time / 5 + weight_time of the MHA model.
   const double steps[] = {4.17, 5.60, 7.23, 10.50, 17.04, 52.99};
   const i64 batches[] = {1, 8, 16, 32, 64, 240};
   for (int i = 0; i < 6; ++i) {
@@ -71,11 +74,11 @@ TEST_CASE("Seed 002 ch.7: the same with a KV cache 5x smaller", "[inference]") {
   }
 }
 
-TEST_CASE("Seed 002 ch.8: LLaMA-3 70B int8 on v5e 4x2 and 4x4", "[inference]") {
+TEST_CASE("How to Scale Your Model ch. 8: LLaMA-3 70B int8 on v5e 4x2 and 4x4", "[inference]") {
   const Config c = v5e_config("\"llama3-70b\"", "tpu-v5e-2x4", 8, 32, "int8", "int8");
   const Estimate e = estimate(c);
   const DecodeStep &d = e.serving.decode;
-  // ~112 GB in all (70.55 GB of int8 weights + 42.9 GB of KV; the seed says 41.9)
+  // ~112 GB in all (70.55 GB of int8 weights + 42.9 GB of KV; How to Scale Your Model says 41.9)
   CHECK((e.memory.weights + e.memory.kv_cache) * 8 == Approx(113.5e9).epsilon(2e-3));
   // ~17 ms per step, ~1882 tokens/s, ~235 per chip (without the collective term)
   const double bound = d.step - d.comm_time;
@@ -83,7 +86,7 @@ TEST_CASE("Seed 002 ch.8: LLaMA-3 70B int8 on v5e 4x2 and 4x4", "[inference]") {
   CHECK(32 / bound == Approx(1882).epsilon(0.02));
   CHECK(32 / bound / 8 == Approx(235).epsilon(0.02));
   // 4x4: 16 chips, TP 16 > 8 KV heads: KV sharded over heads then batch: the step halves
-  // (the seed's "halves"; the K/V projections, replicated on 2 chips, add 1.2%)
+  // (How to Scale Your Model's "halves"; the K/V projections, replicated on 2 chips, add 1.2%)
   const Config c16 = v5e_config("\"llama3-70b\"", "tpu-v5e-4x4", 16, 32, "int8", "int8");
   const Estimate e16 = estimate(c16);
   const DecodeStep d16 = e16.serving.decode;
@@ -93,7 +96,7 @@ TEST_CASE("Seed 002 ch.8: LLaMA-3 70B int8 on v5e 4x2 and 4x4", "[inference]") {
 }
 
 TEST_CASE("Critical batch: 240 bf16, 120 int8 weights, 240 int8 x int8, MoE x E/k", "[inference]") {
-  // seed 002 ch.7: B > F * bytes / (2 BW)
+  // How to Scale Your Model ch. 7: B > F * bytes / (2 BW)
   CHECK(estimate(v5e_config("\"llama2-13b\"", "tpu-v5e-2x4", 8, 1)).serving.critical_batch ==
         Approx(240.2).epsilon(1e-3));
   CHECK(
@@ -101,7 +104,7 @@ TEST_CASE("Critical batch: 240 bf16, 120 int8 weights, 240 int8 x int8, MoE x E/
       Approx(120.1).epsilon(1e-3));
   CHECK(estimate(v5e_config("\"llama2-13b\"", "tpu-v5e-2x4", 8, 1, "int8", "bf16", "int8"))
             .serving.critical_batch == Approx(240.2).epsilon(1e-3));
-  // seed 002 ch.4: DeepSeek needs B > 120 * 256 / 8 = 3840
+  // How to Scale Your Model ch. 4: DeepSeek needs B > 120 * 256 / 8 = 3840
   const Config ds = io::parse_config(json::parse(R"({"model": "deepseek-v3",
     "hardware": {"base": "tpu-v5e", "hbm_bw": 8.2e11}, "cluster": "tpu-v5e-16x16",
     "workload": {"mode": "infer", "batch": 256, "prompt_len": 1024, "gen_len": 0,
@@ -116,7 +119,8 @@ TEST_CASE("Largest batch, smallest slice, int4 bytes", "[inference]") {
   const double per_seq = 8192.0 * 819'200 / 8;
   const double room = 17'179'869'184.0 - e.memory.weights - e.memory.activations;
   CHECK(e.memory.max_batch == static_cast<i64>(room / per_seq));
-  CHECK(e.memory.max_batch == 16); // the seed's table stops fitting 128 GiB between 8 and 32
+  CHECK(e.memory.max_batch ==
+        16); // How to Scale Your Model's table stops fitting 128 GiB between 8 and 32
   // 26 GB of weights + 8 x 6.7 GB of KV = 79.7 GB -> 8 chips of 16 GiB
   CHECK(e.serving.min_devices == 8);
   CHECK(weight_bytes(Dtype::int4) == Approx(0.515625)); // 4 bits + a bf16 scale per 128
@@ -129,7 +133,8 @@ TEST_CASE("Disaggregated serving: prefill and decode instances for a request rat
     "tpot_target": 0.05}, "parallel": {"tp": 8}})"));
   const ServingEstimate s = estimate(c).serving;
   REQUIRE(s.disaggregated);
-  // seed 002 ch.7: P / t_prefill = B G / (t_decode * gen): instances carry the request rate
+  // How to Scale Your Model ch. 7: P / t_prefill = B G / (t_decode * gen): instances carry the
+  // request rate
   const DecodeStep d =
       decode_step(c, resolve_layout(c), static_cast<double>(s.decode_batch), 8192 + 256);
   CHECK(d.step <= 0.05);

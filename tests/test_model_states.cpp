@@ -15,7 +15,8 @@ Layout dp_layout(i64 dp, i64 zero) {
 }
 } // namespace
 
-TEST_CASE("Mixed-precision Adam: 2 + 2 + 12 = 16 bytes per parameter (FORMULAS.md)", "[memory]") {
+TEST_CASE("Mixed-precision Adam: 2 + 2 + 12 = 16 bytes per parameter (docs/formulas.md)",
+          "[memory]") {
   const ModelSpec m = test::model("llama3-70b");
   const StageParams p = stage_params(m, dp_layout(1, 0), 0);
   REQUIRE(p.total() == 70'553'706'496.0);

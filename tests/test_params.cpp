@@ -1,4 +1,4 @@
-// Parameter counts against the seeds' worked examples (shared/cases.md) and closed forms.
+// Parameter counts against the seeds' worked examples ridgeline's test cases and closed forms.
 #include "helpers.hpp"
 
 #include "core/model/params.hpp"
@@ -8,7 +8,8 @@
 using namespace rl;
 using rl::test::gpt;
 
-TEST_CASE("GPT block parameters equal seed 000's (12h^2+13h)L + vh closed form", "[params]") {
+TEST_CASE("GPT block parameters equal Narayanan et al. 2021's (12h^2+13h)L + vh closed form",
+          "[params]") {
   std::mt19937_64 rng(2024);
   for (int i = 0; i < 200; ++i) {
     const i64 a = 1 + static_cast<i64>(rng() % 64);
@@ -18,32 +19,36 @@ TEST_CASE("GPT block parameters equal seed 000's (12h^2+13h)L + vh closed form",
     ModelSpec m = gpt(L, h, a, v);
     m.tied_embeddings = true;
     const ModelParams p = model_params(m);
-    // seed 000: (12h^2 + 13h)L + vh, plus the final layernorm 2h
+    // Narayanan et al. 2021: (12h^2 + 13h)L + vh, plus the final layernorm 2h
     REQUIRE(p.total() == (12 * h * h + 13 * h) * L + v * h + 2 * h);
     REQUIRE(p.active() == p.total());
   }
 }
 
-TEST_CASE("GPT-3 175B parameters (cases.md: 175,219,826,688 untied, + final norm)", "[params]") {
+TEST_CASE("GPT-3 175B parameters (independent count: 175,219,826,688 untied, + final norm)",
+          "[params]") {
   const ModelSpec m = test::model("gpt3-175b");
   const ModelParams p = model_params(m);
-  // cases.md counts (12h^2+13h)L + 2vh + 2h, without the learned position table.
+  // The independent count is (12h^2+13h)L + 2vh + 2h, without the learned position table.
   REQUIRE(p.total() - p.pos_embedding == 175'219'826'688);
   // The preset also carries GPT-3's learned positions: 2048 x 12288.
   REQUIRE(p.pos_embedding == 2048 * 12288);
 }
 
-TEST_CASE("LLaMA-3 70B parameters (cases.md: 70,553,706,496; seed 002 ch.6 rounds to 70.4e9)",
+TEST_CASE("LLaMA-3 70B parameters (independent count: 70,553,706,496; How to Scale Your Model ch. "
+          "6 rounds to 70.4e9)",
           "[params]") {
   const ModelParams p = model_params(test::model("llama3-70b"));
   REQUIRE(p.total() == 70'553'706'496);
-  // seed 002 ch.6: FFN 3*h*f*L = 56.3e9, vocab 2*v*h = 2.1e9, attention 12e9
+  // How to Scale Your Model ch. 6: FFN 3*h*f*L = 56.3e9, vocab 2*v*h = 2.1e9, attention 12e9
   CHECK(80 * p.dense_layer.mlp == 56'371'445'760);
   CHECK(p.embedding + p.head == 2'101'346'304);
   CHECK(80 * p.dense_layer.attention == 12'079'595'520);
 }
 
-TEST_CASE("LLaMA-2 13B parameters (cases.md: 13,015,864,320; seed 002 ch.7: 13e9)", "[params]") {
+TEST_CASE("LLaMA-2 13B parameters (independent count: 13,015,864,320; How to Scale Your Model ch. "
+          "7: 13e9)",
+          "[params]") {
   REQUIRE(model_params(test::model("llama2-13b")).total() == 13'015'864'320);
 }
 

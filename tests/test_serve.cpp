@@ -92,10 +92,12 @@ TEST_CASE("Continuous batching never exceeds the KV capacity; preemption recover
   CHECK(r.memory.kv_tokens == Approx(static_cast<double>(r.memory.kv_blocks) * 16).margin(16));
 }
 
-TEST_CASE("KV heads beyond TP are replicated by default; the seed's batch split is an option",
+TEST_CASE("KV heads beyond TP are replicated by default; How to Scale Your Model's batch split is "
+          "an option",
           "[serve][inference]") {
   // LLaMA-3 70B has 8 KV heads; at TP 16 vLLM/TensorRT-LLM keep one whole head per rank
-  // (2 ranks per head), the seed's batch split keeps 1/16 of the KV per chip: 2x less.
+  // (2 ranks per head), How to Scale Your Model's batch split keeps 1/16 of the KV per chip: 2x
+  // less.
   const ModelSpec m = test::model("llama3-70b");
   Layout l;
   l.tp = 16;

@@ -1,5 +1,5 @@
-// Collectives and step time: seed 002 ch.3 and ch.5-6 examples, decomposition identities,
-// and the calibration rows within the band ridgeline reports.
+// Collectives and step time: How to Scale Your Model ch. 3 and ch.5-6 examples, decomposition
+// identities, and the calibration rows within the band ridgeline reports.
 #include "helpers.hpp"
 
 #include "core/calibrate/calibration.hpp"
@@ -18,7 +18,7 @@ ClusterSpec cluster(const char *preset) {
 }
 } // namespace
 
-TEST_CASE("Seed 002 ch.3: AllGather on a TPU v5e 8x4 mesh", "[comm][tpu]") {
+TEST_CASE("How to Scale Your Model ch. 3: AllGather on a TPU v5e 8x4 mesh", "[comm][tpu]") {
   ClusterSpec c = cluster("tpu-v5e-2x4");
   c.torus_axes = {8, 4};
   c.wraparound = {false, false};
@@ -29,7 +29,8 @@ TEST_CASE("Seed 002 ch.3: AllGather on a TPU v5e 8x4 mesh", "[comm][tpu]") {
   const CollectiveTime ag = collective_time(c, Collective::allgather, V, y);
   CHECK(ag.time == Approx(3 * (V / 4) / 4.5e10)); // 559 us (seed: ~560 us)
   CHECK(ag.time == Approx(559.2e-6).epsilon(1e-3));
-  // with wraparound: V / W_bidir = 33.5e6 / 9e10 = 372.8 us (the seed rounds V to 34e6: 377)
+  // with wraparound: V / W_bidir = 33.5e6 / 9e10 = 372.8 us (How to Scale Your Model rounds V to
+  // 34e6: 377)
   c.wraparound = {false, true};
   const CollectiveTime wrap = collective_time(c, Collective::allgather, V, Group{4, 8});
   CHECK(wrap.time == Approx(V / 9e10));
@@ -70,7 +71,7 @@ TEST_CASE("Switched clusters: ring vs tree, hierarchical groups", "[comm]") {
   CHECK(group_devices_per_node(c, Group{4, 4}) == 2);
 }
 
-TEST_CASE("Seed 002 ch.5-6 thresholds, derived from the presets", "[time][tpu]") {
+TEST_CASE("How to Scale Your Model ch. 5-6 thresholds, derived from the presets", "[time][tpu]") {
   const HardwareSpec v5e = io::parse_hardware(json("tpu-v5e"), "hardware");
   const HardwareSpec v5p = io::parse_hardware(json("tpu-v5p"), "hardware");
   const ClusterSpec pod = cluster("tpu-v5p-8960");

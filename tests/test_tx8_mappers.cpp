@@ -1,4 +1,4 @@
-// tx8 mappers (TX8.md): closed-form thresholds, rooflines, the pipeline formula,
+// tx8 mappers (docs/formulas.md (tx8)): closed-form thresholds, rooflines, the pipeline formula,
 // conservation of bytes, SRAM feasibility with the numbers, monotonicity, symmetry,
 // pruned search = brute force on small shapes, and hand-computed golden cases.
 #include "helpers.hpp"
@@ -16,11 +16,11 @@ using namespace rl::tx8;
 using nlohmann::json;
 
 namespace {
-// The tx8 preset (seed 000 figures, TX8.md units).
+// The tx8 preset (LLMPerf-for-TiledArch figures, docs/formulas.md (tx8) units).
 Tx8Spec chip() {
   return *io::parse_hardware(json("tx8"), "hardware").tx8;
 }
-// No granule padding and no latencies: the closed forms of TX8.md hold exactly.
+// No granule padding and no latencies: the closed forms of docs/formulas.md (tx8) hold exactly.
 Tx8Spec ideal() {
   Tx8Spec a = chip();
   a.granule = 1;
@@ -45,7 +45,8 @@ double flash_best(const Tx8Spec &a, const FlashOp &op) {
 double vector_best(const Tx8Spec &a, const VectorOp &op) {
   return map_vector(a, op, std::nullopt, "op").cost.latency;
 }
-// TX8.md roofline: latency >= max(FLOPs/(T*F_g), vector ops/(T*F_v), compulsory/B_d).
+// docs/formulas.md (tx8) roofline: latency >= max(FLOPs/(T*F_g), vector ops/(T*F_v),
+// compulsory/B_d).
 void check_roofline(const Tx8Spec &a, const OpCost &c) {
   const double floor = std::max({c.flops / die_gemm_flops(a), c.vector_ops / die_vector_ops(a),
                                  c.compulsory_bytes / a.dram_bw});
@@ -184,7 +185,7 @@ TEST_CASE("tx8 conservation: every byte of every tiling is counted", "[tx8]") {
     CHECK(c.dram_bytes == Approx(5000.0 * 3000 * e + 3000.0 * 1500 * e * mb + 5000.0 * 1500 * e +
                                  2 * (kb - 1) * 5000.0 * 1500 * ea));
   }
-  // Flash attention: TX8.md's order A and order B byte formulas.
+  // Flash attention: docs/formulas.md (tx8)'s order A and order B byte formulas.
   const FlashOp f{6, 2100, 1500, 64, false, false};
   for (const auto &[tx, ty] : {std::pair{64, 64}, {132, 94}, {64, 94}}) {
     INFO("Tx " << tx << " Ty " << ty);
@@ -229,7 +230,7 @@ TEST_CASE("tx8 SRAM: explicit errors with the numbers, MB vs MiB", "[tx8][errors
         "op: does not fit in SRAM: the smallest GEMM tiling (input-stationary Tm 64 Tn 64 Tk 64) "
         "needs 73,728 B (0.07 MiB) > 40,000 B (0.04 MiB) usable per tile");
   CHECK_THROWS_AS(map_flash(a, {16, 4096, 4096, 128, false, false}, {}, "op"), ConfigError);
-  // the seed's FFN-down preset on a 4608-deep K splits K: it fits only with spills
+  // LLMPerf-for-TiledArch's FFN-down preset on a 4608-deep K splits K: it fits only with spills
   const GemmMapping p = map_gemm(chip(), {27000, 4608, 1152, false, false, false},
                                  fixed(Stationary::input, 4, 128, 4608), "op");
   CHECK(p.cost.sram_bytes < 3014656);
@@ -396,7 +397,7 @@ TEST_CASE("tx8 search: pruned = brute force on small shapes", "[tx8]") {
 TEST_CASE("tx8 search: rounded-up tiles beat divisors-only tilings", "[tx8]") {
   const Tx8Spec a = chip();
   // M = 16 x 200 + 1: no multiple of 64 divides the per-tile share; a divisors-only search
-  // (the seed's) would be left with Tm = 1 or a single whole block.
+  // (LLMPerf-for-TiledArch's) would be left with Tm = 1 or a single whole block.
   const GemmOp op{3201, 1152, 1152, false, false, false};
   const GemmMapping best = map_gemm(a, op, {}, "op");
   CHECK(best.search.candidates > 10);

@@ -1,6 +1,6 @@
-// tx8 video inference (seed 000 Sora workflow, seed 004 DSP): request shapes, the STDiT3
-// operator list, sequence-parallel volumes and die-mesh times, whole-request totals,
-// the planner's choice, `ridgeline tx8` configurations and their errors.
+// tx8 video inference (Open-Sora Sora workflow, the DSP paper (Zhao et al. 2024) DSP): request
+// shapes, the STDiT3 operator list, sequence-parallel volumes and die-mesh times, whole-request
+// totals, the planner's choice, `ridgeline tx8` configurations and their errors.
 #include "helpers.hpp"
 
 #include "core/io/tx8_json.hpp"
@@ -30,7 +30,7 @@ Tx8Options no_plan() {
 }
 } // namespace
 
-TEST_CASE("tx8 video: seed 000 latent and token shapes", "[tx8][video]") {
+TEST_CASE("tx8 video: Open-Sora latent and token shapes", "[tx8][video]") {
   const Config c = video("stdit3-720m", "tx8-2x2", "{}");
   const VideoShape v = video_shape(c.model, c.workload);
   CHECK(v.frames == 102);   // 4 s x 25.5 frames/s
@@ -42,10 +42,10 @@ TEST_CASE("tx8 video: seed 000 latent and token shapes", "[tx8][video]") {
   CHECK(v.spatial() == 3600);                 // H*W/256
   CHECK(v.tokens() == 108000);                // 30 x 3600
   CHECK(latent_frames(video_frames(1)) == 7); // 1 s: 25 frames -> 25*5//17
-  CHECK(latent_frames(51) == 15);             // seed 004's "S ~ 15" temporal length
+  CHECK(latent_frames(51) == 15);             // the DSP paper's "S ~ 15" temporal length
 }
 
-TEST_CASE("tx8 video: the STDiT3 block is the seed's operator list", "[tx8][video]") {
+TEST_CASE("tx8 video: the STDiT3 block is the Open-Sora operator list", "[tx8][video]") {
   const Config c = video("stdit3-720m", "tx8-2x2", "{}");
   const Tx8Spec &a = *c.hardware.tx8;
   const VideoShape v = video_shape(c.model, c.workload);
@@ -60,7 +60,7 @@ TEST_CASE("tx8 video: the STDiT3 block is the seed's operator list", "[tx8][vide
   CHECK(ops[5].flash.seq_q == 3600);
   CHECK(ops[9].gemm.m == 300); // cross K/V on the text tokens
   CHECK(ops[10].flash.seq_kv == 300);
-  CHECK(ops[15].gemm.silu);      // seed 000: FFN up & SiLU fused
+  CHECK(ops[15].gemm.silu);      // Open-Sora: FFN up & SiLU fused
   CHECK(ops[15].gemm.n == 4608); // mlp ratio 4
   CHECK(ops[16].preset == SeedPreset::ffn_down);
   const auto t =
@@ -72,7 +72,8 @@ TEST_CASE("tx8 video: the STDiT3 block is the seed's operator list", "[tx8][vide
   CHECK(4.0 * ops[5].flash.groups * 3600.0 * 3600 * 72 == Approx(1.79159e12).epsilon(1e-5));
 }
 
-TEST_CASE("tx8 video: seed 004 per-device volumes per layer", "[tx8][video][comm]") {
+TEST_CASE("tx8 video: the DSP paper (Zhao et al. 2024) per-device volumes per layer",
+          "[tx8][video][comm]") {
   const double M = 1e9;
   for (const i64 N : {2, 4, 16}) {
     const double n = static_cast<double>(N), f = (n - 1) / n;
@@ -101,7 +102,7 @@ TEST_CASE("tx8 video: seed 004 per-device volumes per layer", "[tx8][video][comm
 TEST_CASE("tx8 video: all-to-all on a die mesh and its bisection bound", "[tx8][video][comm]") {
   const Link l{1e11, 1e-7};
   const double A = 64e6;
-  // TX8.md: k x k mesh ~ sqrt(P)*A/(4 bw) + hops x latency
+  // docs/formulas.md (tx8): k x k mesh ~ sqrt(P)*A/(4 bw) + hops x latency
   CHECK(alltoall_mesh_s(A, 4, 4, l) == Approx(4 * A / (4 * 1e11) + 6 * 1e-7));
   // 2 x 2: the 2-link cut carries 2 x 2 x A/4 each way: A/(2 bw)
   CHECK(alltoall_mesh_s(A, 2, 2, l) == Approx(A / 2e11 + 2 * 1e-7));
@@ -113,7 +114,7 @@ TEST_CASE("tx8 video: all-to-all on a die mesh and its bisection bound", "[tx8][
     // and >= the bytes a die sends over its own links (a corner has 2, a line end 1)
     CHECK(alltoall_mesh_s(A, x, y, l) >= A * (x * y - 1) / (x * y) / (2 * 1e11));
   }
-  CHECK(allgather_mesh_s(A, 4, l) == Approx(3 * 1e-7 + A * 3 / 4 / 1e11)); // FORMULAS.md ring
+  CHECK(allgather_mesh_s(A, 4, l) == Approx(3 * 1e-7 + A * 3 / 4 / 1e11)); // docs/formulas.md ring
   CHECK(alltoall_mesh_s(A, 1, 1, l) == 0);
 }
 
@@ -156,7 +157,7 @@ TEST_CASE("tx8 video: 720M, 4 s of 720p on a 2x2 mesh with DSP adds up", "[tx8][
   CHECK(r.compute_per_step == Approx(ops));
   CHECK(r.per_step == Approx(ops + r.comm_exposed_per_step));
   CHECK(r.latency == Approx(30 * r.per_step + r.once)); // 30 sampling steps
-  // seed 004: 2 all-to-alls per layer, 28 layers; M = 108000 x 1152 x 2 B
+  // the DSP paper (Zhao et al. 2024): 2 all-to-alls per layer, 28 layers; M = 108000 x 1152 x 2 B
   REQUIRE(r.comm.size() == 1);
   const double M = 108000.0 * 1152 * 2;
   CHECK(r.comm[0].per_step == 56);
@@ -199,7 +200,7 @@ TEST_CASE("tx8 video: the planner picks the fastest scheme and mesh split", "[tx
   CHECK(last.stages == 4);
 }
 
-TEST_CASE("tx8 video: seed presets, fusion, pipeline stages, one die", "[tx8][video]") {
+TEST_CASE("tx8 video: reference presets, fusion, pipeline stages, one die", "[tx8][video]") {
   Tx8Options o = no_plan();
   o.compare_presets = true;
   const Tx8Result r = solve(video("stdit3-720m", "tx8-2x2", "{\"sp_kind\": \"ulysses\"}"), o);
@@ -213,7 +214,7 @@ TEST_CASE("tx8 video: seed presets, fusion, pipeline stages, one die", "[tx8][vi
       solve(video("stdit3-720m", "tx8-2x2", "{\"sp_kind\": \"ulysses\"}", ", \"fusion\": true"),
             no_plan());
   CHECK(f.per_step < r.per_step);
-  // two stages of 2 dies, explicit ids and sub-meshes (seed 000's form), batch 1: the
+  // two stages of 2 dies, explicit ids and sub-meshes (Open-Sora's form), batch 1: the
   // stages run one after the other
   const Tx8Result p = solve(video("stdit3-720m", "tx8-2x2",
                                   "{\"sp_kind\": \"dsp\", \"stage_ids\": [0, 13, 14, 27], "
@@ -241,7 +242,8 @@ TEST_CASE("tx8 configurations: one operator without a model, and errors", "[tx8]
   CHECK(r.latency == r.ops[0].map.cost.latency);
   CHECK(r.per_step == r.latency);
   CHECK(r.preset_latency >= r.latency);
-  CHECK(r.ops[0].preset.tiling.find("Tm 256 Tn 32") != std::string::npos); // seed's TmTn
+  CHECK(r.ops[0].preset.tiling.find("Tm 256 Tn 32") !=
+        std::string::npos); // LLMPerf-for-TiledArch's TmTn
   // a fixed tiling is honoured
   const Tx8Result fx = solve(test::config(R"({"hardware": "tx8", "workload": {"mode": "tx8-op",
     "op": {"type": "flash_attention", "heads": 16, "seq_q": 3600, "head_dim": 72,

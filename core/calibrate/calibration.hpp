@@ -1,5 +1,5 @@
 // ridgeline calibrate: measured runs against predictions, and the fit of each chip's GEMM
-// efficiency (the one free parameter of the step-time model) to shared/calibration.md.
+// efficiency (the one free parameter of the step-time model) to docs/calibration.md.
 #pragma once
 
 #include "core/config.hpp"

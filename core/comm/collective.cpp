@@ -44,12 +44,12 @@ i64 log2_ceil(i64 n) {
 }
 } // namespace
 
-// FORMULAS.md: ring AllReduce 2(n-1) steps, 2M(n-1)/n per device.
+// docs/formulas.md: ring AllReduce 2(n-1) steps, 2M(n-1)/n per device.
 CollectiveTime ring_allreduce(double M, i64 n, const Link &l) {
   return make(Collective::allreduce, "ring", n, 2 * (n - 1), ring_allreduce_bytes(M, n), l);
 }
 
-// FORMULAS.md: double binary tree, 2 log2 n steps, 2M per device (pipelined).
+// docs/formulas.md: double binary tree, 2 log2 n steps, 2M per device (pipelined).
 CollectiveTime tree_allreduce(double M, i64 n, const Link &l) {
   return make(Collective::allreduce, "tree", n, 2 * log2_ceil(n), n <= 1 ? 0.0 : 2 * M, l);
 }
@@ -66,7 +66,7 @@ CollectiveTime pairwise_alltoall(double M, i64 n, const Link &l) {
   return make(Collective::alltoall, "pairwise", n, n - 1, alltoall_pairwise_bytes(M, n), l);
 }
 
-// seed 000: Bruck, log2 n steps, M/2 log2 n per device.
+// Bruck et al. 1997: log2 n steps, M/2 log2 n per device.
 CollectiveTime bruck_alltoall(double M, i64 n, const Link &l) {
   return make(Collective::alltoall, "bruck", n, log2_ceil(n), alltoall_bruck_bytes(M, n), l);
 }
@@ -131,7 +131,7 @@ CollectiveTime torus_allgather(double V, const std::vector<TorusSpan> &spans, co
   for (const TorusSpan &s : spans) {
     n *= s.extent;
     if (s.wrap) {
-      bw += 2 * ici.bw; // bidirectional ring: V / W_bidir (seed 002 ch.3)
+      bw += 2 * ici.bw; // bidirectional ring: V / W_bidir (How to Scale Your Model ch. 3)
       hops += s.extent / 2;
     } else {
       bw += ici.bw; // one direction, edge to edge: (X-1)/X * V / W
@@ -166,13 +166,15 @@ CollectiveTime torus_collective(const ClusterSpec &c, Collective op, double M, c
   case Collective::reduce_scatter:
     ag.op = op;
     break;
-  case Collective::allreduce: // seed 002 ch.3: ReduceScatter + AllGather = 2 x AllGather
+  case Collective::allreduce: // How to Scale Your Model ch. 3: ReduceScatter + AllGather = 2 x
+                              // AllGather
     ag.op = op;
     ag.time *= 2;
     ag.steps *= 2;
     ag.bytes_per_device *= 2;
     break;
-  case Collective::alltoall: // seed 002 ch.3: 1/4 of an AllGather on a bidirectional ring
+  case Collective::alltoall: // How to Scale Your Model ch. 3: 1/4 of an AllGather on a
+                             // bidirectional ring
     ag.op = op;
     ag.time /= wrap ? 4 : 2;
     ag.bytes_per_device = alltoall_pairwise_bytes(M, g.n);
@@ -185,7 +187,7 @@ CollectiveTime torus_collective(const ClusterSpec &c, Collective op, double M, c
 } // namespace
 
 // A group spread over two levels: `local` members share the fast level, whose collective
-// times `inner` gives; the n / local sets of them are joined by the `outer` link. FORMULAS.md:
+// times `inner` gives; the n / local sets of them are joined by the `outer` link. docs/formulas.md:
 // AllReduce = ReduceScatter(in) + AllReduce(out, M/local) + AllGather(in).
 template <class Inner>
 CollectiveTime two_level(Collective op, double M, i64 n, i64 local, Inner inner, const Link &outer,

@@ -1,5 +1,6 @@
-// ridgeline comm: time of one collective on a cluster (FORMULAS.md "Collectives": alpha-beta
-// costs; seed 002 ch.3 for TPU torus axes). Bandwidths are per device, one direction.
+// ridgeline comm: time of one collective on a cluster (docs/formulas.md "Collectives": alpha-beta
+// costs; How to Scale Your Model ch. 3 for TPU torus axes). Bandwidths are per device, one
+// direction.
 #pragma once
 
 #include "core/config.hpp"
@@ -43,7 +44,7 @@ struct Group {
 i64 group_devices_per_node(const ClusterSpec &c, const Group &g);
 
 // Time on the cluster: switched clusters go hierarchical (NVLink inside a node, the
-// network across nodes); TPU tori use the axes the group spans (seed 002 ch.3).
+// network across nodes); TPU tori use the axes the group spans (How to Scale Your Model ch. 3).
 CollectiveTime collective_time(const ClusterSpec &c, Collective op, double M, const Group &g);
 
 // Torus axes a group spans: (extent used, that axis' full size, wraps around).
@@ -53,8 +54,8 @@ struct TorusSpan {
   bool wrap = false;
 };
 std::vector<TorusSpan> torus_spans(const ClusterSpec &c, const Group &g);
-// seed 002 ch.3: AllGather over torus axes: max(T_hop * hops, V / W) with W the summed
-// link bandwidth of the axes (bidirectional when an axis wraps around and is used whole).
+// How to Scale Your Model ch. 3: AllGather over torus axes: max(T_hop * hops, V / W) with W the
+// summed link bandwidth of the axes (bidirectional when an axis wraps around and is used whole).
 CollectiveTime torus_allgather(double V, const std::vector<TorusSpan> &spans, const Link &ici);
 
 } // namespace rl

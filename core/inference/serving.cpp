@@ -20,7 +20,7 @@ double weight_bytes(Dtype d) {
 namespace {
 
 // The compute dtype of decode: int8 x int8 when both weights and activations are int8
-// (workload.precision int8), otherwise bf16 FLOPs (seed 002 ch.7).
+// (workload.precision int8), otherwise bf16 FLOPs (How to Scale Your Model ch. 7).
 double decode_peak(const Config &c) {
   return peak_flops(c.hardware, c.workload.precision);
 }
@@ -306,8 +306,8 @@ ServingEstimate serving(const Config &c, const Layout &l) {
       }
   }
   // Disaggregated serving: prefill instances run one prompt at a time; decode instances
-  // batch the largest B meeting the TPOT target (seed 002 ch.7: P / t_prefill = B G /
-  // (t_decode * gen)).
+  // batch the largest B meeting the TPOT target (How to Scale Your Model ch. 7: P / t_prefill = B G
+  // / (t_decode * gen)).
   s.devices_per_instance = l.tp * l.pp * l.cp * l.ep;
   if (w.request_rate > 0) {
     s.disaggregated = true;

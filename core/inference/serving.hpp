@@ -1,5 +1,5 @@
 // ridgeline inference: prefill, decode, KV cache and the latency-throughput trade-off
-// (seed 002 ch.7-8; FORMULAS.md "Inference").
+// (How to Scale Your Model ch. 7-8; docs/formulas.md "Inference").
 #pragma once
 
 #include "core/comm/collective.hpp"
@@ -13,11 +13,12 @@ namespace rl {
 // One decode step for a batch at a context length, on the devices of one model replica.
 struct DecodeStep {
   double batch = 0, context = 0;
-  double kv_time = 0;      // B * KV bytes / HBM bandwidth (always bandwidth-bound)
-  double weight_time = 0;  // parameter bytes / HBM bandwidth
-  double compute_time = 0; // 2 * B * P_active / FLOP/s (at gemm efficiency 1, seed 002)
-  double comm_time = 0;    // TP AllReduce (latency-bound) and PP sends per step
-  double other_time = 0;   // achievable bound: element-wise kernels and the LM head
+  double kv_time = 0;     // B * KV bytes / HBM bandwidth (always bandwidth-bound)
+  double weight_time = 0; // parameter bytes / HBM bandwidth
+  double compute_time =
+      0;                // 2 * B * P_active / FLOP/s (at gemm efficiency 1, How to Scale Your Model)
+  double comm_time = 0; // TP AllReduce (latency-bound) and PP sends per step
+  double other_time = 0; // achievable bound: element-wise kernels and the LM head
   // roofline: kv + max(compute, weights) + comm over the stages (seed formula); achievable:
   // one iteration of the serving model (core/serve/iteration), which adds other_time
   double step = 0;
@@ -43,7 +44,7 @@ struct ServingEstimate {
   double batch_prefill = 0, batch_time = 0;
   double batch_tokens_per_s = 0, batch_tokens_per_s_per_chip = 0;
   double critical_batch = 0;     // decode turns compute-bound above this batch
-  double moe_critical_batch = 0; // MoE: B > critical * E / k (seed 002 ch.4)
+  double moe_critical_batch = 0; // MoE: B > critical * E / k (How to Scale Your Model ch. 4)
   i64 max_batch = 0;
   i64 min_devices = 0; // smallest TP slice (power of two) holding weights + KV of the batch
   double weight_bytes_per_param = 2;
@@ -56,18 +57,19 @@ struct ServingEstimate {
 };
 
 // Bytes per weight for a dtype, with group-quantisation scales for int4/int8 (one bf16
-// scale per 128 weights: +1/64 B for int8 is ignored by the seed, so only int4 carries it).
+// scale per 128 weights: +1/64 B for int8 is ignored by How to Scale Your Model, so only int4
+// carries it).
 double weight_bytes(Dtype d);
 
-// KV cache bytes per token of one layer (FORMULAS.md: 2*k*d*bytes; MLA keeps the
+// KV cache bytes per token of one layer (docs/formulas.md: 2*k*d*bytes; MLA keeps the
 // compressed latent r_kv + rope), and of the whole model (x layers).
 double kv_bytes_per_token_layer(const ModelSpec &m, Dtype kv);
 double kv_cache_bytes_per_token(const ModelSpec &m, Dtype kv);
 
 // KV bytes one chip holds for `batch_replica` sequences of `context` tokens over `layers`
 // layers: heads split over TP up to the KV heads; beyond them each rank keeps whole heads
-// (replicate, as vLLM and TensorRT-LLM do) or the batch splits over the replicas (seed 002
-// ch.7, which costs an AllToAll each way per layer).
+// (replicate, as vLLM and TensorRT-LLM do) or the batch splits over the replicas (How to Scale Your
+// Model ch.7, which costs an AllToAll each way per layer).
 double kv_per_chip(const ModelSpec &m, const Layout &l, double batch_replica, double context,
                    double layers, Dtype kv, KvSharding sharding);
 // The HBM bandwidth and GEMM efficiency serving runs at: hardware.hbm_bw x hbm_efficiency
@@ -88,7 +90,7 @@ ServingEstimate serving(const Config &c, const Layout &l);
 // fits (at most 65536), plus the critical batch and the largest batch that fits.
 std::vector<double> sweep_batches(i64 max_batch, i64 dp, double critical_batch);
 
-// The curve of seed 002 ch.7: decode step and throughput over batch sizes.
+// The curve of How to Scale Your Model ch. 7: decode step and throughput over batch sizes.
 std::vector<DecodeStep> batch_sweep(const Config &c, const Layout &l,
                                     const std::vector<double> &batches, double context);
 

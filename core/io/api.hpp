@@ -11,7 +11,7 @@ std::string estimate(const std::string &config_json);
 // On a serve configuration: {"deployments": [...cheapest first], "stats"}.
 std::string plan(const std::string &config_json, int top = 10);
 // tx8 mapping of one operator (mode tx8-op) or a whole video request (mode video);
-// presets = also map with the seed's preset tilings.
+// presets = also map with the reference preset tilings.
 std::string tx8(const std::string &config_json, bool presets = false);
 // Decode step, memory and tokens/s over batch sizes (inference configurations): the
 // powers of two up to twice the largest batch that fits, the critical and largest batch.

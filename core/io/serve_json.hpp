@@ -1,4 +1,4 @@
-// ridgeline io: serving simulation and serving plans as the JSON of SPEC.md ("Planner
+// ridgeline io: serving simulation and serving plans as the documented JSON ("Planner
 // statistics and serving"): latency percentiles, throughput, goodput, memory, deployments.
 #pragma once
 

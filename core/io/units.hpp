@@ -1,5 +1,5 @@
 // ridgeline io: numbers as people read them, shared by the CLI and the page.
-// SI prefixes throughout (1 GB = 1e9 B; FORMULAS.md).
+// SI prefixes throughout (1 GB = 1e9 B; docs/formulas.md).
 #pragma once
 
 #include <cstdint>

@@ -31,7 +31,7 @@ LayerActivations layer_activations(const ModelSpec &m, bool moe, double b, doubl
   x.out_input = 2 * s * b * a * dv;
   x.attn_dropout = m.dropout ? sbh * rep : 0;
   if (l.flash) {
-    x.flash_stats = 4 * a * s * b; // FORMULAS.md: fp32 softmax statistics
+    x.flash_stats = 4 * a * s * b; // docs/formulas.md: fp32 softmax statistics
   } else {
     x.softmax = 2 * a * s * s * b;
     x.softmax_dropout = m.dropout ? 3 * a * s * s * b : 0;
@@ -56,7 +56,7 @@ LayerActivations layer_activations(const ModelSpec &m, bool moe, double b, doubl
     x.mlp_hidden = per_f * static_cast<double>(m.ffn);
   }
   x.mlp_dropout = m.dropout ? sbh * rep : 0;
-  if (l.seq_div > 1) { // ring CP / Ulysses: every term divided (FORMULAS.md: A/N)
+  if (l.seq_div > 1) { // ring CP / Ulysses: every term divided (docs/formulas.md: A/N)
     const double n = static_cast<double>(l.seq_div);
     for (double *f : {&x.norm_inputs, &x.qkv_input, &x.qk, &x.v, &x.out_input, &x.attn_dropout,
                       &x.softmax, &x.softmax_dropout, &x.flash_stats, &x.mla_latent, &x.mlp_input,

@@ -1,5 +1,5 @@
-// ridgeline memory: training activation bytes, term by term (FORMULAS.md "Activation
-// memory"; seed 000 after Korthikanti et al. 2022). bf16 tensors, 1-byte dropout masks.
+// ridgeline memory: training activation bytes, term by term (docs/formulas.md "Activation
+// memory"; Korthikanti et al. 2022). bf16 tensors, 1-byte dropout masks.
 #pragma once
 
 #include "core/config.hpp"
@@ -36,7 +36,7 @@ struct LayerActivations {
 struct ActLayout {
   i64 tp = 1;
   bool sp = false;
-  i64 seq_div = 1; // ring CP x Ulysses degree: every term divided by it (FORMULAS.md: A/N)
+  i64 seq_div = 1; // ring CP x Ulysses degree: every term divided by it (docs/formulas.md: A/N)
   bool flash = false;
 };
 

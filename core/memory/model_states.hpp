@@ -1,4 +1,4 @@
-// ridgeline memory: weights, gradients and optimizer states per device (FORMULAS.md
+// ridgeline memory: weights, gradients and optimizer states per device (docs/formulas.md
 // "Model states"): bf16 weights 2 B, bf16 grads 2 B (fp32 4 B), Adam fp32 master+m+v 12 B;
 // ZeRO-1 shards the optimizer over the data-parallel group, ZeRO-2 also the gradients,
 // ZeRO-3/FSDP also the weights (plus the gathered weights of the layers in use).
@@ -31,7 +31,7 @@ struct ModelStateBytes {
   double total() const { return weights + gradients + optimizer; }
 };
 
-// Bytes per parameter (FORMULAS.md).
+// Bytes per parameter (docs/formulas.md).
 constexpr double kWeightBytes = 2, kGradBytes = 2, kGradBytesFp32 = 4, kAdamBytes = 12;
 double dtype_bytes(Dtype d);
 

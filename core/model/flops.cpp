@@ -22,16 +22,16 @@ LayerFlops layer_forward_flops(const ModelSpec &m, bool moe, double b, double s,
     f.scores = causal * (2 * b * s * s * a * dqk + 2 * b * s * s * a * dv);
     f.out = 2 * t * a * dv * h;
   } else {
-    f.qkv = 2 * t * h * d * (a + 2 * k);       // FORMULAS.md: 2bshd(a+2k)
-    f.scores = causal * 4 * b * s * s * a * d; // FORMULAS.md: 4bs^2ad
-    f.out = 2 * t * a * d * h;                 // FORMULAS.md: 2bsadh
+    f.qkv = 2 * t * h * d * (a + 2 * k);       // docs/formulas.md: 2bshd(a+2k)
+    f.scores = causal * 4 * b * s * s * a * d; // docs/formulas.md: 4bs^2ad
+    f.out = 2 * t * a * d * h;                 // docs/formulas.md: 2bsadh
   }
   const double per_ffn = (m.gated_mlp ? 6.0 : 4.0) * t * h; // x f: gated 6bshf, plain 4bshf
   if (moe && m.moe) {
     const MoeSpec &e = *m.moe;
     f.mlp = per_ffn * static_cast<double>(e.expert_ffn) *
             static_cast<double>(e.top_k + e.shared_experts);
-    f.router = 2 * t * h * static_cast<double>(e.experts); // FORMULAS.md: 2bshE
+    f.router = 2 * t * h * static_cast<double>(e.experts); // docs/formulas.md: 2bshE
   } else {
     f.mlp = per_ffn * static_cast<double>(m.ffn);
   }

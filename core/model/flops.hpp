@@ -1,4 +1,4 @@
-// ridgeline model: matmul FLOPs (FORMULAS.md "FLOPs"; seed 000 "FLOPs Calculation").
+// ridgeline model: matmul FLOPs (docs/formulas.md "FLOPs"; Narayanan et al. 2021).
 // 2*m*n*k per GEMM; element-wise ops are not counted.
 #pragma once
 
@@ -31,11 +31,11 @@ struct ModelFlops {
   double forward() const { return layers_forward() + head; }
 };
 
-// FORMULAS.md: per layer, b sequences of length s. causal_skip halves the score GEMMs.
+// docs/formulas.md: per layer, b sequences of length s. causal_skip halves the score GEMMs.
 LayerFlops layer_forward_flops(const ModelSpec &m, bool moe, double b, double s, bool causal_skip);
 ModelFlops model_forward_flops(const ModelSpec &m, double b, double s, bool causal_skip);
 
-// Training: backward = 2 x forward, step = 3 x forward (seed 000); recompute adds one
+// Training: backward = 2 x forward, step = 3 x forward (Narayanan et al. 2021); recompute adds one
 // more forward of every layer (full) or of the attention-score GEMMs (selective).
 double training_model_flops(const ModelFlops &f);
 double training_hardware_flops(const ModelFlops &f, Recompute r);

@@ -41,7 +41,7 @@ i64 count_moe_layers(const ModelSpec &m) {
   return n;
 }
 
-// FORMULAS.md: layernorm 2h (scale + shift), rmsnorm h.
+// docs/formulas.md: layernorm 2h (scale + shift), rmsnorm h.
 i64 norm_params(Norm n, i64 width) {
   return narrow(n == Norm::layernorm ? 2 * wide{width} : wide{width});
 }
@@ -61,24 +61,25 @@ i64 attention_weight_params(const ModelSpec &m) {
     const wide o = a * x.v_head_dim * h;
     return narrow(q + kv + o);
   }
-  // FORMULAS.md: h*d*(2a + 2k)
+  // docs/formulas.md: h*d*(2a + 2k)
   return narrow(h * m.head_dim * (2 * a + 2 * wide{m.kv_heads}));
 }
 
 i64 attention_bias_params(const ModelSpec &m) {
-  // FORMULAS.md: d*(a+2k) for Q,K,V and h for O.
+  // docs/formulas.md: d*(a+2k) for Q,K,V and h for O.
   const wide qkv = m.mla ? 0 : wide{m.head_dim} * (wide{m.heads} + 2 * wide{m.kv_heads});
   return narrow((m.qkv_bias ? qkv : 0) + (m.o_bias ? m.hidden : 0));
 }
 
 i64 mlp_weight_params(const ModelSpec &m, i64 ffn) {
-  return narrow(wide{m.gated_mlp ? 3 : 2} * m.hidden * ffn); // FORMULAS.md: gated 3hf, plain 2hf
+  return narrow(wide{m.gated_mlp ? 3 : 2} * m.hidden *
+                ffn); // docs/formulas.md: gated 3hf, plain 2hf
 }
 
 i64 mlp_bias_params(const ModelSpec &m, i64 ffn) {
   if (!m.mlp_bias)
     return 0;
-  return narrow(m.gated_mlp ? 2 * wide{ffn} + m.hidden : wide{ffn} + m.hidden); // FORMULAS.md
+  return narrow(m.gated_mlp ? 2 * wide{ffn} + m.hidden : wide{ffn} + m.hidden); // docs/formulas.md
 }
 
 LayerParams layer_params(const ModelSpec &m, bool moe) {
@@ -94,7 +95,7 @@ LayerParams layer_params(const ModelSpec &m, bool moe) {
     p.experts_active = narrow(wide{e.top_k} * (wide{expert} + expert_bias));
     p.mlp = narrow(wide{e.experts} * expert + wide{e.shared_experts} * expert);
     p.mlp_bias = narrow(wide{e.experts} * expert_bias + wide{e.shared_experts} * expert_bias);
-    p.router = narrow(wide{m.hidden} * e.experts); // FORMULAS.md: router h*E
+    p.router = narrow(wide{m.hidden} * e.experts); // docs/formulas.md: router h*E
   } else {
     p.mlp = mlp_weight_params(m, m.ffn);
     p.mlp_bias = mlp_bias_params(m, m.ffn);

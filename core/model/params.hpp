@@ -1,4 +1,4 @@
-// ridgeline model: parameter counts (FORMULAS.md "Parameters"; seed 000 "Model Parameters").
+// ridgeline model: parameter counts (docs/formulas.md "Parameters"; Narayanan et al. 2021).
 #pragma once
 
 #include "core/config.hpp"
@@ -49,7 +49,7 @@ i64 count_moe_layers(const ModelSpec &m);
 
 // Norm parameters of one norm of width w: rmsnorm w, layernorm 2w.
 i64 norm_params(Norm n, i64 width);
-// seed 000 / FORMULAS.md: h*d*(2a+2k), or MLA's low-rank projections.
+// Narayanan et al. 2021 / docs/formulas.md: h*d*(2a+2k), or MLA's low-rank projections.
 i64 attention_weight_params(const ModelSpec &m);
 i64 attention_bias_params(const ModelSpec &m);
 // gated 3*h*f, plain 2*h*f.

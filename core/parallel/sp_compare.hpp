@@ -1,6 +1,6 @@
-// ridgeline parallel: seed 000's "Comparison of Different Parallelism in Training" table
-// (DS-SP, Ring-SP, DP, ZeRO1, USP+ZeRO1/2/3, TP, Megatron-SP), computed for one model,
-// micro-batch, sequence and degree N from the same functions as `estimate`.
+// ridgeline parallel: the DSP paper's (Zhao et al. 2024) "Comparison of Different Parallelism in
+// Training" table (DS-SP, Ring-SP, DP, ZeRO1, USP+ZeRO1/2/3, TP, Megatron-SP), computed for one
+// model, micro-batch, sequence and degree N from the same functions as `estimate`.
 #pragma once
 
 #include "core/config.hpp"
@@ -12,7 +12,7 @@ namespace rl {
 
 struct SpRow {
   std::string name;
-  std::string split;      // seed 000's split-dimension label
+  std::string split;      // the DSP paper's split-dimension label
   std::string param_comm; // collective on parameters/gradients per step
   double param_bytes = 0; // bytes per device per step
   std::string act_comm;   // collective on activations per layer

@@ -110,8 +110,8 @@ IterationTime IterationModel::time(const IterationLoad &x) {
   const double elem_d = elementwise_bytes(m, false, tokens, l_.tp, 1) / bw_;
   const double elem_m = m.moe ? elementwise_bytes(m, true, tokens, l_.tp, 1) / bw_ : elem_d;
   // Collectives per layer: two TP AllReduce of [tokens, h] (attention out, MLP down); MoE
-  // dispatch + combine AllToAll of tokens x top_k x h; the seed's KV batch split moves the
-  // attention input and output across the TP ranks (an AllToAll each way).
+  // dispatch + combine AllToAll of tokens x top_k x h; How to Scale Your Model's KV batch split
+  // moves the attention input and output across the TP ranks (an AllToAll each way).
   const double act = tokens * h * act_b_;
   double comm_d = 0, comm_m = 0;
   if (l_.tp > 1) {

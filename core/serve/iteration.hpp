@@ -40,9 +40,10 @@ struct IterationTime {
 };
 
 // KV bytes of one token of one layer held by one chip of the instance: the layer's KV
-// (FORMULAS.md: 2 k d bytes; MLA's latent) times the share a TP rank keeps. `replicate`:
+// (docs/formulas.md: 2 k d bytes; MLA's latent) times the share a TP rank keeps. `replicate`:
 // a rank keeps kv_heads_per_rank whole heads (vLLM/TensorRT-LLM replicate when tp > k);
-// `batch`: 1/tp of it (the batch split of seed 002 ch.7). MLA's latent is replicated.
+// `batch`: 1/tp of it (the batch split of How to Scale Your Model ch. 7). MLA's latent is
+// replicated.
 double kv_share(const ModelSpec &m, i64 tp, KvSharding s);
 
 class IterationModel {

@@ -222,7 +222,7 @@ StepTime training_step_time(const Config &c, const Layout &l) {
     LayerComm lc;
     const double attn = attention_time(ops);
     if (l.tp > 1) {
-      if (l.sp) { // seed 000: 6 AllGather + 4 ReduceScatter per layer, fwd 2 + 2
+      if (l.sp) { // Korthikanti et al. 2022: 6 AllGather + 4 ReduceScatter per layer, fwd 2 + 2
         const CollectiveTime ag = collective_time(cl, Collective::allgather, act_bytes, g_tp);
         const CollectiveTime rs = collective_time(cl, Collective::reduce_scatter, act_bytes, g_tp);
         const double fwd = 2 * ag.time + 2 * rs.time;

@@ -1,4 +1,4 @@
-// ridgeline time: training step time (FORMULAS.md "Step time"): per-GEMM rooflines with the
+// ridgeline time: training step time (docs/formulas.md "Step time"): per-GEMM rooflines with the
 // chip's calibrated GEMM efficiency, element-wise traffic at HBM bandwidth, collectives on
 // the critical path unless overlapped, pipeline bubble, DP sync and the optimizer step.
 #pragma once

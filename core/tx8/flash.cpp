@@ -54,17 +54,18 @@ double d_(i64 x) {
 }
 } // namespace
 
-// TX8.md: QK^T and PV, each 2*Tx*Ty*d on the padded dims, for h_f heads.
+// docs/formulas.md (tx8): QK^T and PV, each 2*Tx*Ty*d on the padded dims, for h_f heads.
 double flash_block_gemm_s(const Tx8Spec &a, i64 tx, i64 ty, i64 d, i64 hf) {
   return 2.0 * gemm_block_s(a, tx, d, ty) * d_(hf);
 }
 
-// TX8.md: h_f*(5*Tx*Ty + Tx*d + Tx)/F_v with the exp cost a parameter (5 = 4 + exp).
+// docs/formulas.md (tx8): h_f*(5*Tx*Ty + Tx*d + Tx)/F_v with the exp cost a parameter (5 = 4 +
+// exp).
 double flash_block_vector_s(const Tx8Spec &a, i64 tx, i64 ty, i64 d, i64 hf) {
   return d_(hf) * ((4 + a.exp_ops) * d_(tx) * d_(ty) + d_(tx) * d_(d) + d_(tx)) / a.vector_ops;
 }
 
-// TX8.md: order A DRAM bytes.
+// docs/formulas.md (tx8): order A DRAM bytes.
 double flash_bytes_order_a(const Tx8Spec &a, const FlashOp &op, i64 tx) {
   const double h = d_(op.groups), d = d_(op.head_dim), e = a.elem_bytes;
   const double nq = d_(ceil_div(op.seq_q, a.tiles * std::min(tx, ceil_div(op.seq_q, a.tiles))));
@@ -72,7 +73,7 @@ double flash_bytes_order_a(const Tx8Spec &a, const FlashOp &op, i64 tx) {
          2 * d_(op.seq_kv) * d * h * e * nq;
 }
 
-// TX8.md: order B DRAM bytes.
+// docs/formulas.md (tx8): order B DRAM bytes.
 double flash_bytes_order_b(const Tx8Spec &a, const FlashOp &op, i64 ty) {
   const double h = d_(op.groups), d = d_(op.head_dim), e = a.elem_bytes, ea = a.acc_bytes;
   const double Sq = d_(op.seq_q);
@@ -211,8 +212,8 @@ Seq order_broadcast(const Ctx &c, const FlashTiling &t) {
     for (const Run &qr : with_ends(split_blocks(c.op.seq_q, t.tx, a.tiles))) {
       const i64 tx = qr.part.per_tile;
       const double step = c.step(tx, skv, h) + c.finish(tx, h);
-      // TX8.md: broadcast K/V instead of rotating: one DRAM read, a chain over the T-1
-      // other tiles (pipelined: T-1 hops of latency + the bytes once per link).
+      // docs/formulas.md (tx8): broadcast K/V instead of rotating: one DRAM read, a chain over the
+      // T-1 other tiles (pipelined: T-1 hops of latency + the bytes once per link).
       const double kv = 2 * d_(skv) * c.d * d_(h) * c.e;
       const double bcast = qr.first ? noc_s(a, kv, a.tiles - 1) : 0.0;
       Round r;

@@ -1,8 +1,9 @@
-// ridgeline tx8: the flash-attention mapper (TX8.md "flash-attention mapper"). groups =
-// batch x heads independent attentions of S_q queries over S_kv keys, head dim d; h_f
+// ridgeline tx8: the flash-attention mapper (docs/formulas.md (tx8) "flash-attention mapper").
+// groups = batch x heads independent attentions of S_q queries over S_kv keys, head dim d; h_f
 // heads fused per tile; blocks Tx (Q) and Ty (KV) per tile. Four loop orders:
 //   a          Q stays, K/V shards rotate around the ring (FlashAttention-2 movement)
-//   b          K/V stay, Q/O/statistics re-streamed (FlashAttention-1, the seed's "outer
+//   b          K/V stay, Q/O/statistics re-streamed (FlashAttention-1, LLMPerf-for-TiledArch's
+//   "outer
 //              loop over K/V")
 //   broadcast  the whole K/V of a head group goes to every tile once (cross attention to
 //              300 text tokens), Q blocks stay local
@@ -37,13 +38,14 @@ struct FlashTiling {
   i64 pack = 1;        // packed: sequences per matmul
 };
 
-// TX8.md: GEMM time of one block step, 4*Tx*Ty*d*h_f/(F_g*eta).
+// docs/formulas.md (tx8): GEMM time of one block step, 4*Tx*Ty*d*h_f/(F_g*eta).
 double flash_block_gemm_s(const Tx8Spec &a, i64 tx, i64 ty, i64 d, i64 hf);
-// TX8.md: vector time of one block step, h_f*((4 + exp)*Tx*Ty + Tx*d + Tx)/F_v.
+// docs/formulas.md (tx8): vector time of one block step, h_f*((4 + exp)*Tx*Ty + Tx*d + Tx)/F_v.
 double flash_block_vector_s(const Tx8Spec &a, i64 tx, i64 ty, i64 d, i64 hf);
-// TX8.md: DRAM bytes, order A: S_q*d*h*(e + e_out) + 2*S_kv*d*h*e*ceil(S_q/(T*Tx)).
+// docs/formulas.md (tx8): DRAM bytes, order A: S_q*d*h*(e + e_out) + 2*S_kv*d*h*e*ceil(S_q/(T*Tx)).
 double flash_bytes_order_a(const Tx8Spec &a, const FlashOp &op, i64 tx);
-// TX8.md: order B: 2*S_kv*d*h*e + S_q*d*h*e*n_kv + (2*S_q*d*h*e_a + 16*S_q*h)*(n_kv - 1)
+// docs/formulas.md (tx8): order B: 2*S_kv*d*h*e + S_q*d*h*e*n_kv + (2*S_q*d*h*e_a + 16*S_q*h)*(n_kv
+// - 1)
 // + S_q*d*h*e_out, n_kv = ceil(S_kv/(T*Ty)) (16 = two fp32 statistics written and read).
 double flash_bytes_order_b(const Tx8Spec &a, const FlashOp &op, i64 ty);
 

@@ -12,7 +12,7 @@ const char *name_of(Stationary s) {
   return s == Stationary::input ? "input-stationary" : "weight-stationary";
 }
 
-// TX8.md: SiLU ~ exp + 2.
+// docs/formulas.md (tx8): SiLU ~ exp + 2.
 double silu_ops(const Tx8Spec &a) {
   return a.exp_ops + 2;
 }
@@ -45,23 +45,23 @@ Model model_of(const Tx8Spec &a, const GemmOp &op, const GemmTiling &t) {
 }
 
 // One round: the T tiles each hold `tm` rows of an A block of `rows` x `kk`; T shards of
-// `kk` x `tn` (a B block of `cols` columns) visit every tile (TX8.md).
+// `kk` x `tn` (a B block of `cols` columns) visit every tile (docs/formulas.md (tx8)).
 Round gemm_round(const Tx8Spec &a, const Model &g, i64 rows, i64 tm, i64 kk, i64 cols, i64 tn,
                  bool load_a, bool first_k, bool last_k) {
   const double e = a.elem_bytes, ea = a.acc_bytes, T = static_cast<double>(a.tiles);
   const double R = static_cast<double>(rows), C = static_cast<double>(cols),
                K = static_cast<double>(kk);
-  // TX8.md: c = 2*Tm*Tk*Tn/(F_g*eta) (+ kappa_f*Tm*Tn/F_v on the last K chunk)
+  // docs/formulas.md (tx8): c = 2*Tm*Tk*Tn/(F_g*eta) (+ kappa_f*Tm*Tn/F_v on the last K chunk)
   const double c = gemm_block_s(a, tm, kk, tn) +
                    (last_k ? g.epilogue * static_cast<double>(tm * tn) / a.vector_ops : 0.0);
-  // TX8.md: n = L_h + Tk*Tn*e/B_n; t_r = c + (T-1)*max(c, n)
+  // docs/formulas.md (tx8): n = L_h + Tk*Tn*e/B_n; t_r = c + (T-1)*max(c, n)
   const double n = noc_s(a, K * static_cast<double>(tn) * e, 1);
   Round r;
   r.compute = c + (T - 1) * std::max(c, n);
   r.busy = T * c;
   r.noc = (T - 1) * n;
-  // TX8.md: T*Tk*Tn*e weights per round, A blocks, partial sums in fp32 when K is split,
-  // outputs on the last K chunk.
+  // docs/formulas.md (tx8): T*Tk*Tn*e weights per round, A blocks, partial sums in fp32 when K is
+  // split, outputs on the last K chunk.
   const double load = (g.b_sram ? 0.0 : K * C * e) + (load_a && !g.a_sram ? R * K * e : 0.0) +
                       (first_k ? 0.0 : R * C * ea);
   const double store = last_k ? (g.out_sram ? 0.0 : R * C * e) : R * C * ea;
@@ -75,7 +75,8 @@ double sram_of(const Tx8Spec &a, i64 tr, i64 tc, i64 tk, bool split_k) {
   const double e = a.elem_bytes, ea = a.acc_bytes;
   const double R = static_cast<double>(tr), C = static_cast<double>(tc),
                K = static_cast<double>(tk);
-  // TX8.md "2-3-2": 2*Tm*Tk*e + 3*Tk*Tn*e + 2*Tm*Tn*e_out (+ Tm*Tn*e_a when K is split)
+  // docs/formulas.md (tx8) "2-3-2": 2*Tm*Tk*e + 3*Tk*Tn*e + 2*Tm*Tn*e_out (+ Tm*Tn*e_a when K is
+  // split)
   return 2 * R * K * e + 3 * K * C * e + 2 * R * C * e + (split_k ? R * C * ea : 0.0);
 }
 

@@ -1,9 +1,9 @@
-// ridgeline tx8: the GEMM mapper (TX8.md "GEMM mapper"): a ring GEMM as the chip does it.
-// C[M x N] = A[M x K] * B[K x N]. Input-stationary: each of the T tiles holds an A block of
-// Tm rows x Tk; each round loads T B shards of Tk x Tn and rotates them T-1 times, one hop
-// each, so a round computes a (T*Tm) x (T*Tn) block for one K chunk. Weight-stationary is
-// the same model on N x K x M. Loop order: M blocks, K chunks, N blocks (A read once; B
-// once per M block; partial sums spill to DRAM in fp32 when K is split).
+// ridgeline tx8: the GEMM mapper (docs/formulas.md (tx8) "GEMM mapper"): a ring GEMM as the chip
+// does it. C[M x N] = A[M x K] * B[K x N]. Input-stationary: each of the T tiles holds an A block
+// of Tm rows x Tk; each round loads T B shards of Tk x Tn and rotates them T-1 times, one hop each,
+// so a round computes a (T*Tm) x (T*Tn) block for one K chunk. Weight-stationary is the same model
+// on N x K x M. Loop order: M blocks, K chunks, N blocks (A read once; B once per M block; partial
+// sums spill to DRAM in fp32 when K is split).
 #pragma once
 
 #include "core/config.hpp"
@@ -19,8 +19,8 @@ const char *name_of(Stationary s);
 
 struct GemmOp {
   i64 m = 0, k = 0, n = 0;
-  bool silu = false;     // epilogue fused on the last K chunk (seed 000: FFN up & SiLU)
-  bool in_sram = false;  // the activation A is already in SRAM: no load
+  bool silu = false;    // epilogue fused on the last K chunk (LLMPerf-for-TiledArch: FFN up & SiLU)
+  bool in_sram = false; // the activation A is already in SRAM: no load
   bool out_sram = false; // the output stays in SRAM: no store
 };
 
@@ -30,15 +30,15 @@ struct GemmTiling {
   i64 tm = 0, tn = 0, tk = 0;
 };
 
-// TX8.md: SiLU ~ exp + 2 vector ops per output element.
+// docs/formulas.md (tx8): SiLU ~ exp + 2 vector ops per output element.
 double silu_ops(const Tx8Spec &a);
-// TX8.md "2-3-2": 2*Tm*Tk*e + 3*Tk*Tn*e + 2*Tm*Tn*e_out (+ Tm*Tn*e_a when K is split),
-// with the stationary block Tm x Tk (weight-stationary: Tn x Tk), on the tiles' real sizes.
+// docs/formulas.md (tx8) "2-3-2": 2*Tm*Tk*e + 3*Tk*Tn*e + 2*Tm*Tn*e_out (+ Tm*Tn*e_a when K is
+// split), with the stationary block Tm x Tk (weight-stationary: Tn x Tk), on the tiles' real sizes.
 double gemm_sram_bytes(const Tx8Spec &a, const GemmOp &op, const GemmTiling &t);
 // The cost of one tiling (no SRAM check).
 OpCost evaluate_gemm(const Tx8Spec &a, const GemmOp &op, const GemmTiling &t);
 
-// What the search may choose; a set field is fixed (the seed presets fix Tm and Tn).
+// What the search may choose; a set field is fixed (the reference presets fix Tm and Tn).
 struct GemmChoice {
   std::optional<Stationary> stationary;
   std::optional<i64> tm, tn, tk;

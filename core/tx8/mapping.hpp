@@ -12,7 +12,7 @@ namespace rl::tx8 {
 
 // The cost of one mapped operator on one die. Seconds and bytes.
 struct OpCost {
-  double latency = 0;          // double-buffered pipeline (TX8.md)
+  double latency = 0;          // double-buffered pipeline (docs/formulas.md (tx8))
   double serial_latency = 0;   // the same rounds without double buffering
   double compute_time = 0;     // arithmetic of one tile (all tiles run in parallel)
   double dram_time = 0;        // DMA busy time, loads + stores, latencies included

@@ -5,7 +5,7 @@
 namespace rl::tx8 {
 
 namespace {
-// TX8.md: the slot where round a computes while the DMA stores a and loads b.
+// docs/formulas.md (tx8): the slot where round a computes while the DMA stores a and loads b.
 double pair_s(const Round &a, const Round &b) {
   return std::max(b.load + a.store, a.compute);
 }
@@ -58,14 +58,14 @@ Seq repeat(const Seq &x, double n) {
   return s;
 }
 
-// TX8.md: T = l_1 + sum_{i>=2} max(l_i + s_{i-1}, c_{i-1}) + c_n + s_n.
+// docs/formulas.md (tx8): T = l_1 + sum_{i>=2} max(l_i + s_{i-1}, c_{i-1}) + c_n + s_n.
 double double_buffered_s(const Seq &s) {
   if (s.count == 0)
     return 0;
   return s.first.load + s.pairs + s.last.compute + s.last.store;
 }
 
-// TX8.md: T = sum(l + c + s).
+// docs/formulas.md (tx8): T = sum(l + c + s).
 double serial_s(const Seq &s) {
   return s.load + s.compute + s.store;
 }

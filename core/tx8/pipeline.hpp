@@ -1,5 +1,5 @@
-// ridgeline tx8: the pipeline building block of every mapper (TX8.md). A mapping is a
-// sequence of rounds, each with a load l, a compute c and a store s. Double-buffered:
+// ridgeline tx8: the pipeline building block of every mapper (docs/formulas.md (tx8)). A mapping is
+// a sequence of rounds, each with a load l, a compute c and a store s. Double-buffered:
 //   T = l_1 + sum_{i>=2} max(l_i + s_{i-1}, c_{i-1}) + c_n + s_n
 // (the store of a round streams out while the next load shares the DMA); without room for
 // double buffering T = sum(l + c + s). Long sequences are kept as run summaries (first and
@@ -32,9 +32,9 @@ Seq then(const Seq &a, const Seq &b);
 // s repeated n times (n >= 0).
 Seq repeat(const Seq &s, double n);
 
-// TX8.md: double-buffered latency of a sequence (0 for an empty one).
+// docs/formulas.md (tx8): double-buffered latency of a sequence (0 for an empty one).
 double double_buffered_s(const Seq &s);
-// TX8.md: serial latency sum(l + c + s).
+// docs/formulas.md (tx8): serial latency sum(l + c + s).
 double serial_s(const Seq &s);
 
 // The same two formulas on an explicit list of rounds (tests check the run algebra).

@@ -40,8 +40,8 @@ std::string key_of(const OpSpec &o, bool preset) {
   return k;
 }
 
-// seed 000: projections TmTn (256, 32), FFN-down (4, 128); the seed's ring is
-// input-stationary and searches K.
+// LLMPerf-for-TiledArch: projections TmTn (256, 32), FFN-down (4, 128); LLMPerf-for-TiledArch's
+// ring is input-stationary and searches K.
 GemmChoice seed_gemm_choice(SeedPreset p) {
   GemmChoice c;
   c.stationary = Stationary::input;
@@ -49,7 +49,7 @@ GemmChoice seed_gemm_choice(SeedPreset p) {
   c.tn = p == SeedPreset::ffn_down ? 128 : 32;
   return c;
 }
-// seed 000: Tx_Ty (256, 256), outer loop over K/V.
+// LLMPerf-for-TiledArch: Tx_Ty (256, 256), outer loop over K/V.
 FlashChoice seed_flash_choice() {
   FlashChoice c;
   c.order = LoopOrder::b;

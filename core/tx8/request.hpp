@@ -1,7 +1,7 @@
 // ridgeline tx8: `ridgeline tx8` in the core. One operator (mode tx8-op) or a whole
 // STDiT3 video request (mode video) on a die or a mesh of dies: every operator mapped by
 // its mapper, per-layer, per-step and whole-request totals, the die-to-die communication,
-// the seed's preset tilings next to the searched ones, and the sequence-parallel schemes
+// the reference preset tilings next to the searched ones, and the sequence-parallel schemes
 // and mesh splits compared (the best one picked when parallel.sp_kind is not given).
 #pragma once
 
@@ -17,7 +17,7 @@
 namespace rl::tx8 {
 
 struct Tx8Options {
-  bool compare_presets = false; // also map with the seed's preset tilings
+  bool compare_presets = false; // also map with the reference preset tilings
   bool plan = true;             // video: compare schemes and mesh splits
 };
 
@@ -28,7 +28,7 @@ struct OpRow {
   OpMapping map;       // the searched optimum
   bool cached = false; // the same shape was searched earlier in this request
   bool has_preset = false;
-  OpMapping preset;         // the seed's preset tiling, when it fits
+  OpMapping preset;         // LLMPerf-for-TiledArch's preset tiling, when it fits
   std::string preset_error; // why it does not
 };
 
@@ -79,7 +79,7 @@ struct Tx8Result {
   double flops_per_step = 0; // useful model FLOPs of one step (all dies)
   double utilization = 0;    // flops / (per_step x dies x die peak)
   i64 dies = 1;
-  // seed presets
+  // reference presets
   bool presets = false;
   double preset_per_step = 0, preset_latency = 0;
   std::string preset_error;
@@ -98,12 +98,12 @@ struct MapCache {
   i64 hits = 0, misses = 0;
 };
 
-// One operator of the workload mapped (searched, or with the seed preset tiling).
+// One operator of the workload mapped (searched, or with the reference preset tiling).
 OpMapping map_spec(const Tx8Spec &a, const OpSpec &op, bool seed_preset, MapCache &cache,
                    const std::string &path);
 // One operator given as a config (mode tx8-op), honouring its fixed choices.
 OpMapping map_config_op(const Tx8Spec &a, const Tx8OpSpec &op, const std::string &path);
-// The same operator with the seed's preset tiling for its type.
+// The same operator with LLMPerf-for-TiledArch's preset tiling for its type.
 OpMapping map_config_op_preset(const Tx8Spec &a, const Tx8OpSpec &op, const std::string &path);
 
 // The schemes a sub-mesh of `dies` dies allows for the model: DSP, Ulysses, Ring,

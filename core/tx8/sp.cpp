@@ -24,7 +24,7 @@ std::string scheme_name(const SpScheme &s) {
   return "?";
 }
 
-// seed 004 "Communication Analysis".
+// the DSP paper (Zhao et al. 2024) "Communication Analysis".
 double seed004_layer_bytes(SpKind kind, double M, i64 N) {
   const double n = static_cast<double>(N);
   switch (kind) {
@@ -37,7 +37,7 @@ double seed004_layer_bytes(SpKind kind, double M, i64 N) {
   case SpKind::megatron_sp:
     return 8 * M; // 2 all-gathers + 2 reduce-scatters per block
   case SpKind::usp:
-    return 4 * M / n; // seed 004 has no USP row: Ulysses over all N
+    return 4 * M / n; // the DSP paper (Zhao et al. 2024) has no USP row: Ulysses over all N
   }
   return 0;
 }
@@ -74,7 +74,7 @@ void cut(i64 nx, i64 ny, double &p1, double &p2, double &links) {
 }
 } // namespace
 
-// TX8.md: all-to-all between dies >= the bisection bound.
+// docs/formulas.md (tx8): all-to-all between dies >= the bisection bound.
 double alltoall_bisection_s(double A, i64 nx, i64 ny, const Link &l) {
   const i64 P = nx * ny;
   if (P <= 1)
@@ -85,7 +85,7 @@ double alltoall_bisection_s(double A, i64 nx, i64 ny, const Link &l) {
   return p1 * p2 * (A / static_cast<double>(P)) / (links * l.bw);
 }
 
-// TX8.md: ~ sqrt(P)*A/(4*d2d bandwidth) + hops*d2d latency on a k x k mesh.
+// docs/formulas.md (tx8): ~ sqrt(P)*A/(4*d2d bandwidth) + hops*d2d latency on a k x k mesh.
 double alltoall_mesh_s(double A, i64 nx, i64 ny, const Link &l) {
   const i64 P = nx * ny;
   if (P <= 1)
@@ -96,7 +96,7 @@ double alltoall_mesh_s(double A, i64 nx, i64 ny, const Link &l) {
   return std::max(alltoall_bisection_s(A, nx, ny, l), inject) + hops * l.latency;
 }
 
-// FORMULAS.md: ring AllGather, n-1 steps, M(n-1)/n per device.
+// docs/formulas.md: ring AllGather, n-1 steps, M(n-1)/n per device.
 double allgather_mesh_s(double M, i64 P, const Link &l) {
   if (P <= 1)
     return 0;
@@ -104,7 +104,7 @@ double allgather_mesh_s(double M, i64 P, const Link &l) {
   return (p - 1) * l.latency + M * (p - 1) / p / l.bw;
 }
 
-// FORMULAS.md: ring CP passes each device's K,V chunk c-1 times.
+// docs/formulas.md: ring CP passes each device's K,V chunk c-1 times.
 double ring_pass_s(double M, i64 P, const Link &l) {
   if (P <= 1)
     return 0;
@@ -150,8 +150,8 @@ Shard shard_block(const SpScheme &s, const ModelSpec &m, const VideoShape &v, i6
   }
   switch (s.kind) {
   case SpKind::dsp: {
-    // seed 004: the spatial block is split along time, the temporal block along space;
-    // attention stays local, a switch (all-to-all) between the two.
+    // the DSP paper (Zhao et al. 2024): the spatial block is split along time, the temporal block
+    // along space; attention stays local, a switch (all-to-all) between the two.
     if (spatial) {
       const i64 t = ceil_div(T, P);
       sh.vec_rows = sh.gemm_rows = b * t * S;
@@ -220,28 +220,30 @@ std::vector<CommItem> layer_comm(const SpScheme &s, const ModelSpec &m, const Vi
   if (P <= 1)
     return out;
   const double Pd = static_cast<double>(P);
-  // seed 004: M = the activation of one block, all dies together.
+  // the DSP paper (Zhao et al. 2024): M = the activation of one block, all dies together.
   const double M = static_cast<double>(b) * static_cast<double>(v.tokens()) *
                    static_cast<double>(m.hidden) * 2.0;
   const double f = (Pd - 1) / Pd;
   switch (s.kind) {
   case SpKind::dsp:
-    // seed 004: 2 all-to-alls per layer, M/N each.
+    // the DSP paper (Zhao et al. 2024): 2 all-to-alls per layer, M/N each.
     out.push_back({"dsp switch all-to-all", M / Pd * f, alltoall_mesh_s(M / Pd, sub.nx, sub.ny, l),
                    2, false});
     break;
   case SpKind::ulysses:
-    // seed 004: Q, K, V and O all-to-alls around the split attention, M/N each.
+    // the DSP paper (Zhao et al. 2024): Q, K, V and O all-to-alls around the split attention, M/N
+    // each.
     out.push_back({"ulysses all-to-all (q, k, v, o)", M / Pd * f,
                    alltoall_mesh_s(M / Pd, sub.nx, sub.ny, l), 4, false});
     break;
   case SpKind::ring:
-    // seed 004: the whole K and V pass every die; overlapped with the attention.
+    // the DSP paper (Zhao et al. 2024): the whole K and V pass every die; overlapped with the
+    // attention.
     out.push_back({"ring k/v pass", 2 * M * f, ring_pass_s(M, P, l), 1, true});
     break;
   case SpKind::megatron_sp: {
-    // seed 004: all-gather before, reduce-scatter after each of self attention, cross
-    // attention and the MLP of both blocks.
+    // the DSP paper (Zhao et al. 2024): all-gather before, reduce-scatter after each of self
+    // attention, cross attention and the MLP of both blocks.
     const double t = allgather_mesh_s(M, P, l);
     out.push_back({"megatron-sp all-gather", M * f, t, 6, false});
     out.push_back({"megatron-sp reduce-scatter", M * f, t, 6, false});

@@ -1,8 +1,9 @@
-// ridgeline tx8: several dies (TX8.md "Multi-die (video DiT)", seed 004 DSP). A die mesh
-// (x by y dies, die-to-die links), sub-meshes for pipeline stages (seed 000: submesh
-// (num_x, num_y, loc_x, loc_y) and stage_ids), and the sequence-parallel schemes across
-// the dies of a sub-mesh: which share of a block each die computes, and what it sends.
-// Activation size M = batch x tokens x hidden x e bytes (one block's input, all dies).
+// ridgeline tx8: several dies (docs/formulas.md (tx8) "Multi-die (video DiT)", the DSP paper, Zhao
+// et al. 2024). A die mesh (x by y dies, die-to-die links), sub-meshes for pipeline stages
+// (LLMPerf-for-TiledArch: submesh (num_x, num_y, loc_x, loc_y) and stage_ids), and the
+// sequence-parallel schemes across the dies of a sub-mesh: which share of a block each die
+// computes, and what it sends. Activation size M = batch x tokens x hidden x e bytes (one block's
+// input, all dies).
 #pragma once
 
 #include "core/config.hpp"
@@ -26,15 +27,16 @@ struct SpScheme {
 };
 std::string scheme_name(const SpScheme &s); // "dsp", "usp 2x2"
 
-// seed 004: per device per layer (a spatial + a temporal block), asymptotic: DSP 2M/N,
-// Ulysses 4M/N, Ring 2M, Megatron-SP 8M (no cross attention: the DSP paper drops it).
+// the DSP paper (Zhao et al. 2024): per device per layer (a spatial + a temporal block),
+// asymptotic: DSP 2M/N, Ulysses 4M/N, Ring 2M, Megatron-SP 8M (no cross attention: the DSP paper
+// drops it).
 double seed004_layer_bytes(SpKind kind, double M, i64 N);
 // The exact bytes each die sends per layer: every collective's (N-1)/N factor kept, USP
 // as Ulysses inside (4 all-to-alls over u) plus the ring across (K, V over c), and
 // Megatron-SP with 12 collectives when each block also has cross attention (8 without).
 double layer_bytes_per_die(const SpScheme &s, double M, bool cross_attention);
 
-// TX8.md: all-to-all across an nx x ny die mesh, `A` bytes per die: each die sends
+// docs/formulas.md (tx8): all-to-all across an nx x ny die mesh, `A` bytes per die: each die sends
 // A*(P-1)/P; bisection bound (P1*P2*A/P over the links crossing the middle cut; k x k:
 // sqrt(P)*A/(4*bw)) or the per-die injection bound, whichever is larger, + diameter hops x
 // latency.
@@ -42,7 +44,7 @@ double alltoall_mesh_s(double A, i64 nx, i64 ny, const Link &l);
 // The bisection bound alone (a floor no all-to-all beats).
 double alltoall_bisection_s(double A, i64 nx, i64 ny, const Link &l);
 // AllGather / ReduceScatter of a full buffer M on a ring embedded in the mesh:
-// (P-1)*latency + M*(P-1)/P / bw (FORMULAS.md "Collectives").
+// (P-1)*latency + M*(P-1)/P / bw (docs/formulas.md "Collectives").
 double allgather_mesh_s(double M, i64 dies, const Link &l);
 // Ring attention: the local K and V (2*M/P bytes) passed P-1 times to the next die.
 double ring_pass_s(double M, i64 dies, const Link &l);

@@ -7,12 +7,12 @@
 
 namespace rl::tx8 {
 
-// seed 000: "生成 1s 的视频为 25.5 frames".
+// Open-Sora: "生成 1s 的视频为 25.5 frames".
 i64 video_frames(double seconds) {
   return static_cast<i64>(std::floor(seconds * 25.5 + 1e-9));
 }
 
-// seed 000: num_frame*5//17.
+// Open-Sora: num_frame*5//17.
 i64 latent_frames(i64 frames) {
   return frames * 5 / 17;
 }
@@ -42,7 +42,7 @@ VideoShape video_shape(const ModelSpec &m, const WorkloadSpec &w) {
                       std::to_string(v.frames) + " video frames keep " +
                           std::to_string(v.latent_t) +
                           " latent frames (frames*5//17): at least 4 frames are needed");
-  // seed 000: z = (B, 4, frames*5//17, H/8, W/8)
+  // Open-Sora: z = (B, 4, frames*5//17, H/8, W/8)
   v.latent_h = w.height / 8;
   v.latent_w = w.width / 8;
   const DitSpec &d = *m.dit;
@@ -130,8 +130,8 @@ std::vector<OpSpec> block_ops(const Tx8Spec &a, const ModelSpec &m, const std::s
     norm2.out_sram = mod2.in_sram = true;
   ops.push_back(vector_op(dot(b, "norm2"), b, count, norm2));
   ops.push_back(vector_op(dot(b, "modulate2"), b, count, mod2));
-  // seed 000: FFN up with the activation fused (SiLU in the seed; STDiT3 uses GELU-tanh,
-  // the same exp + 2 cost class).
+  // Open-Sora: FFN up with the activation fused (SiLU in LLMPerf-for-TiledArch; STDiT3 uses
+  // GELU-tanh, the same exp + 2 cost class).
   ops.push_back(
       gemm_op(dot(b, "ffn_up_silu"), b, count, rows, H, F / tp, SeedPreset::projection, true));
   ops.push_back(gemm_op(dot(b, "ffn_down"), b, count, rows, F / tp, H, SeedPreset::ffn_down));

@@ -1,6 +1,6 @@
-// ridgeline tx8: the Open-Sora STDiT3 workload (seed 000 "Sora Inference Modeling"). A
+// ridgeline tx8: the Open-Sora STDiT3 workload (Open-Sora "Sora Inference Modeling"). A
 // video request (batch, seconds or frames, resolution, text tokens, steps) becomes latent
-// and token shapes, and each block becomes the seed's operator list, on the share of the
+// and token shapes, and each block becomes the Open-Sora operator list, on the share of the
 // work one die computes (the sharding comes from core/tx8/sp.hpp).
 #pragma once
 
@@ -14,9 +14,9 @@
 
 namespace rl::tx8 {
 
-// seed 000: 1 s of video = 25.5 frames (floor).
+// Open-Sora: 1 s of video = 25.5 frames (floor).
 i64 video_frames(double seconds);
-// seed 000: the VAE keeps num_frame*5//17 latent frames.
+// Open-Sora: the VAE keeps num_frame*5//17 latent frames.
 i64 latent_frames(i64 frames);
 
 struct VideoShape {
@@ -25,7 +25,7 @@ struct VideoShape {
   i64 latent_t = 0;                       // frames*5//17
   i64 latent_h = 0, latent_w = 0;         // H/8, W/8
   i64 grid_t = 0, grid_h = 0, grid_w = 0; // tokens after the (1,2,2) patch (rounded up)
-  i64 text = 300;                         // T5 tokens (seed 000: padded to 300)
+  i64 text = 300;                         // T5 tokens (Open-Sora: padded to 300)
   i64 steps = 30;
   i64 spatial() const { return grid_h * grid_w; }   // tokens per frame (H*W/256)
   i64 tokens() const { return grid_t * spatial(); } // tokens per sample
@@ -53,7 +53,7 @@ struct Shard {
 enum class OpKind { gemm, vector, flash };
 const char *name_of(OpKind k);
 
-// Seed 000 preset tilings: projections TmTn (256, 32), FFN-down (4, 128), flash attention
+// Open-Sora preset tilings: projections TmTn (256, 32), FFN-down (4, 128), flash attention
 // Tx_Ty (256, 256) with the outer loop over K/V (order B).
 enum class SeedPreset { none, projection, ffn_down, attention };
 
@@ -69,7 +69,7 @@ struct OpSpec {
   bool self_attention = false; // ring K/V passing overlaps with it
 };
 
-// The seed-000 operator list of one STDiT3 block ("spatial" or "temporal"): norm1 +
+// The Open-Sora operator list of one STDiT3 block ("spatial" or "temporal"): norm1 +
 // modulate, QKV, q/k RMSNorm, self attention, O, gate-residual, cross Q, cross K/V (text),
 // cross attention, cross O, residual, norm2 + modulate, FFN up + SiLU, FFN down,
 // gate-residual. `fusion` keeps the norm output in SRAM for the modulate.

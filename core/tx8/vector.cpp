@@ -9,38 +9,39 @@
 
 namespace rl::tx8 {
 
-// TX8.md: add 1 op per element.
+// docs/formulas.md (tx8): add 1 op per element.
 VectorOp vector_add(i64 rows, i64 width, i64 inputs) {
   VectorOp v;
   v.rows = rows, v.width = width, v.inputs = inputs, v.ops_per_element = 1;
   return v;
 }
-// TX8.md: modulate x*(1 + scale) + shift: 2 ops; shift and scale are parameter vectors.
+// docs/formulas.md (tx8): modulate x*(1 + scale) + shift: 2 ops; shift and scale are parameter
+// vectors.
 VectorOp vector_modulate(i64 rows, i64 width) {
   VectorOp v;
   v.rows = rows, v.width = width, v.ops_per_element = 2, v.params = 2;
   return v;
 }
-// seed 000 Gate_ResAdd: x + gate*y: 2 ops, two inputs, the gate a parameter vector.
+// LLMPerf-for-TiledArch Gate_ResAdd: x + gate*y: 2 ops, two inputs, the gate a parameter vector.
 VectorOp vector_gate_residual(i64 rows, i64 width) {
   VectorOp v;
   v.rows = rows, v.width = width, v.inputs = 2, v.ops_per_element = 2, v.params = 1;
   return v;
 }
-// TX8.md: RMSNorm ~ 4 ops per element + one rsqrt per row.
+// docs/formulas.md (tx8): RMSNorm ~ 4 ops per element + one rsqrt per row.
 VectorOp vector_rmsnorm(const Tx8Spec &a, i64 rows, i64 width) {
   VectorOp v;
   v.rows = rows, v.width = width, v.ops_per_element = 4, v.ops_per_row = a.exp_ops;
   return v;
 }
-// TX8.md: SiLU ~ exp + 2.
+// docs/formulas.md (tx8): SiLU ~ exp + 2.
 VectorOp vector_silu(const Tx8Spec &a, i64 rows, i64 width) {
   VectorOp v;
   v.rows = rows, v.width = width, v.ops_per_element = a.exp_ops + 2;
   return v;
 }
 
-// TX8.md: SRAM 2*(in + out) + params <= C.
+// docs/formulas.md (tx8): SRAM 2*(in + out) + params <= C.
 double vector_sram_bytes(const Tx8Spec &a, const VectorOp &op, i64 s) {
   const double row = static_cast<double>(op.width);
   return 2.0 * static_cast<double>(s) * row *
@@ -60,7 +61,7 @@ i64 vector_max_rows(const Tx8Spec &a, const VectorOp &op) {
 }
 
 namespace {
-// One wave: `rows` rows over the tiles, `s` on the busiest tile (TX8.md).
+// One wave: `rows` rows over the tiles, `s` on the busiest tile (docs/formulas.md (tx8)).
 // `param_tiles` tiles fetch the parameter vectors in the first wave.
 Round vector_round(const Tx8Spec &a, const VectorOp &op, i64 rows, i64 s, bool first,
                    i64 param_tiles) {
@@ -68,13 +69,13 @@ Round vector_round(const Tx8Spec &a, const VectorOp &op, i64 rows, i64 s, bool f
   const double R = static_cast<double>(rows);
   const double active = static_cast<double>(param_tiles);
   Round r;
-  // TX8.md: compute kappa*s*H/F_v (+ per-row ops)
+  // docs/formulas.md (tx8): compute kappa*s*H/F_v (+ per-row ops)
   r.compute =
       (op.ops_per_element * static_cast<double>(s) * H + op.ops_per_row * static_cast<double>(s)) /
       a.vector_ops;
   r.busy = r.compute;
-  // TX8.md: load L_d + T_w*s*H*e*inputs/B_d (every tile that works fetches the parameter
-  // vectors once, in the first wave); store L_d + T_w*s*H*e/B_d.
+  // docs/formulas.md (tx8): load L_d + T_w*s*H*e*inputs/B_d (every tile that works fetches the
+  // parameter vectors once, in the first wave); store L_d + T_w*s*H*e/B_d.
   const double load = (op.in_sram ? 0.0 : R * H * e * static_cast<double>(op.inputs)) +
                       (first ? active * static_cast<double>(op.params) * H * e : 0.0);
   const double store = op.out_sram ? 0.0 : R * H * e;
