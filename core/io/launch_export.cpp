@@ -11,10 +11,11 @@
 #include <sstream>
 
 // Every flag, key and override below was checked against the framework's own argument
-// definitions: Megatron-LM megatron/training/arguments.py (Megatron-Core 0.14 era),
-// DeepSpeed deepspeed/runtime/config.py + zero/config.py, TorchTitan
-// torchtitan/config/job_config.py (--section.field overrides of the toml job config), and
-// vLLM vllm/engine/arg_utils.py (EngineArgs -> `vllm serve` flags).
+// definitions: Megatron-LM megatron/training/arguments.py (NVIDIA/Megatron-LM, 2025),
+// TorchTitan torchtitan/config/job_config.py (--section.field overrides of the toml job
+// config) and vLLM vllm/engine/arg_utils.py (EngineArgs -> `vllm serve` flags); the
+// DeepSpeed keys against DeepSpeed's documented ds_config.json ("DeepSpeed Configuration
+// JSON": train_batch_size, zero_optimization, bf16, data_types, activation_checkpointing).
 namespace rl::io {
 
 namespace {
