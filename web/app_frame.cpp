@@ -63,11 +63,61 @@ void draw_top_bar(AppState &s, UiState &ui) {
   }
   ImGui::SameLine();
   ui::result_json_button(s);
+  ImGui::SameLine();
+  // Compare mode: the pinned result stays beside every later edit (Compare tab, pin= in the
+  // URL).
+  if (!s.pinned()) {
+    const bool pin = ImGui::Button("Pin");
+    ui::note_rect("pin");
+    if (pin) {
+      s.pin();
+      ui.open_tab = "compare";
+    }
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Pin this result, then edit: the Compare tab shows both side by side "
+                        "with the change of every number. The pin travels in the link.");
+  } else {
+    if (ImGui::Button("Unpin"))
+      s.unpin();
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Stop comparing with the pinned result.");
+  }
+  // The theme follows the system until picked here.
+  const char *theme = ui::light_theme() ? "Dark" : "Light";
+  ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 8, ImGui::GetWindowContentRegionMax().x -
+                                                           ImGui::CalcTextSize(theme).x -
+                                                           ImGui::GetStyle().FramePadding.x * 2));
+  if (ImGui::SmallButton(theme))
+    ui::apply_theme(!ui::light_theme());
+}
+
+// What the link or the last edit did on its own: dropped parameters, a re-planned layout.
+void draw_notices(AppState &s) {
+  if (!s.url_issues().empty()) {
+    ui::text_colored(ui::color::warn, "Link: kept the rest, ignored:");
+    for (const auto &e : s.url_issues())
+      ui::text_colored(ui::color::warn, "  " + e.text());
+    if (ImGui::SmallButton("OK##issues"))
+      s.dismiss_url_issues();
+    ImGui::Separator();
+  }
+  if (!s.notice().empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(ui::color::accent, "%s", s.notice().c_str());
+    ImGui::PopTextWrapPos();
+    if (ImGui::SmallButton("OK##notice"))
+      s.dismiss_notice();
+    ImGui::Separator();
+  }
 }
 
 void draw_status_line(const AppState &s) {
   if (const auto &err = s.error()) {
     ui::text_colored(ui::color::error, "Error  " + err->text());
+  } else if (!s.url_issues().empty()) {
+    ui::text_colored(ui::color::warn,
+                     "Link partly applied: " + std::to_string(s.url_issues().size()) +
+                         " parameter(s) ignored (see Configuration)");
   } else if (const auto &st = s.startup_error()) {
     ui::text_colored(ui::color::error,
                      "URL rejected  " + st->text() + "  (showing " + kDefaultScenario + ")");
@@ -100,14 +150,27 @@ void draw_status_line(const AppState &s) {
     ImGui::SetTooltip("The whole state lives in the URL: copy it to share this view.");
 }
 
-// The tabbed area under Results. A tab named in `ui.open_tab` is selected once.
+// The tabbed area under Results. A tab named in `ui.open_tab` is selected once; the open tab
+// goes into the URL (tab=...), the first one (the default) as nothing.
 void draw_analysis_tabs(AppState &s, UiState &ui, View view) {
   if (!ImGui::BeginTabBar("analysis"))
     return;
+  std::string first, open;
   const auto tab = [&](const char *label, const char *key) {
     const bool pick = !ui.open_tab.empty() && ui.open_tab.rfind(key, 0) == 0;
     const ImGuiTabItemFlags f = pick ? ImGuiTabItemFlags_SetSelected : 0;
-    return ImGui::BeginTabItem(label, nullptr, f);
+    if (first.empty())
+      first = key;
+    const bool shown = ImGui::BeginTabItem(label, nullptr, f);
+    if (shown)
+      open = key;
+    return shown;
+  };
+  const auto follow_url = [&] {
+    // Leave "planner-all" (a one-shot link) alone on the frame it opens the planner.
+    if (open.empty() || (s.tab().rfind(open, 0) == 0 && !ui.open_tab.empty()))
+      return;
+    s.set_tab(open == first ? "" : open);
   };
   if (view == View::train && tab("Pipeline timeline", "pipeline")) {
     draw_pipeline_panel(s);
@@ -126,7 +189,12 @@ void draw_analysis_tabs(AppState &s, UiState &ui, View view) {
       draw_deployments_panel(s, ui);
       ImGui::EndTabItem();
     }
+    if (tab("Compare", "compare")) {
+      draw_compare_panel(s);
+      ImGui::EndTabItem();
+    }
     ImGui::EndTabBar();
+    follow_url();
     return;
   }
   if (tab("Roofline", "roofline")) {
@@ -137,7 +205,12 @@ void draw_analysis_tabs(AppState &s, UiState &ui, View view) {
     draw_planner_panel(s, ui);
     ImGui::EndTabItem();
   }
+  if (tab("Compare", "compare")) {
+    draw_compare_panel(s);
+    ImGui::EndTabItem();
+  }
   ImGui::EndTabBar();
+  follow_url();
 }
 
 } // namespace
@@ -160,6 +233,7 @@ void draw_app(AppState &s, UiState &ui) {
 
   place(0, bar_h, left_w, body_h);
   ImGui::Begin("Configuration", nullptr, kPanelFlags);
+  draw_notices(s);
   const ImGuiTreeNodeFlags open = ImGuiTreeNodeFlags_DefaultOpen;
   if (ImGui::CollapsingHeader("Model", open))
     draw_model_section(s, ui);

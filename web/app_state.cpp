@@ -92,8 +92,8 @@ AppState &app_state() {
 }
 
 bool known_tab(const std::string &tab) {
-  static const char *const tabs[] = {"pipeline", "serving", "roofline", "planner",
-                                     "planner-all", "compare"};
+  static const char *const tabs[] = {"pipeline", "serving",     "roofline",
+                                     "planner",  "planner-all", "compare"};
   for (const char *t : tabs)
     if (tab == t)
       return true;
@@ -144,8 +144,8 @@ void AppState::load_from_url(const std::string &url_state) {
     decoded = io::decode_url_lenient(parts.config);
   });
   for (const auto &d : decoded.dropped)
-    url_issues_.push_back(FieldError{d.path.empty() ? d.param : d.path,
-                                     d.message + " (ignored: " + d.param + ")"});
+    url_issues_.push_back(
+        FieldError{d.path.empty() ? d.param : d.path, d.message + " (ignored: " + d.param + ")"});
   tab_ = known_tab(parts.tab) ? parts.tab : "";
   if (err || !decoded.config.is_object() || decoded.config.empty()) {
     load_scenario(kDefaultScenario);
@@ -222,6 +222,18 @@ void AppState::pin() {
 void AppState::pin_user(const json &user) {
   pinned_ = evaluate(user);
   update_url_query();
+}
+
+void AppState::swap_pin() {
+  if (!pinned_)
+    return;
+  const json was = user_;
+  startup_error_.reset();
+  url_issues_.clear();
+  user_ = pinned_->user;
+  pinned_ = evaluate(was);
+  notice_.clear();
+  recompute();
 }
 
 void AppState::unpin() {
@@ -314,6 +326,7 @@ void AppState::rederive_dp() {
 
 void AppState::begin_edit() {
   startup_error_.reset(); // the user has taken over from the fallback
+  url_issues_.clear();    // and from the link: the address bar follows the state again
   scenario_.clear();
   if (!user_.is_object() || !user_.contains("scenario") || !user_.at("scenario").is_string())
     return;
@@ -419,6 +432,16 @@ void AppState::set_hf_model(const json &hf_config) {
   // Only what the importer reads travels (not token ids, transformers_version, ...).
   user_["model"] = json{{"hf_config", io::hf_config_used(hf_config)}};
   end_edit();
+}
+
+std::optional<FieldError> AppState::apply_hf_text(const std::string &text) {
+  json hf;
+  if (auto err = guarded([&] { hf = io::parse_json_text(text); }))
+    return err;
+  if (!hf.is_object())
+    return FieldError{"", "expected a JSON object (the whole config.json)"};
+  set_hf_model(hf);
+  return std::nullopt;
 }
 
 json AppState::plan_parallel(const Config &c, const Plan &plan) const {

@@ -103,9 +103,11 @@ public:
   void dismiss_notice() { notice_.clear(); }
 
   // [SECTION] compare mode: a pinned configuration evaluated beside the current one.
-  void pin();                     // pins the current configuration
+  void pin();                      // pins the current configuration
   void pin_user(const json &user); // pins a given configuration (from a link)
   void unpin();
+  // The pinned configuration becomes the current one and the current one the pin.
+  void swap_pin();
   const std::optional<Evaluation> &pinned() const { return pinned_; }
   // Wall time of the last estimate (or tx8 mapping).
   double estimate_seconds() const { return estimate_seconds_; }
@@ -139,6 +141,9 @@ public:
   i64 step_devices(i64 from, int direction) const;
   // model = {"hf_config": ...}.
   void set_hf_model(const json &hf_config);
+  // A pasted config.json as text: its JSON syntax error, or it becomes the model (the layout
+  // then repaired if the new model forbids it).
+  std::optional<FieldError> apply_hf_text(const std::string &text);
 
 private:
   // Edits work on the plain configuration; a "scenario" preset is expanded first and the

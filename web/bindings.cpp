@@ -6,9 +6,11 @@
 #include "core/io/estimate_json.hpp"
 #include "core/io/serve_json.hpp"
 #include "core/io/tx8_json.hpp"
+#include "core/report/report.hpp"
 #include "web/app_state.hpp"
 #include "web/exports.hpp"
 #include "web/platform.hpp"
+#include "web/widgets.hpp"
 
 #include <emscripten/bind.h>
 
@@ -76,13 +78,52 @@ std::string current_status() {
   const auto as_json = [](const std::optional<rl::web::FieldError> &e) {
     return e ? nlohmann::json{{"path", e->path}, {"message", e->message}} : nlohmann::json();
   };
-  return nlohmann::json{{"error", as_json(s.error())}, {"url_error", as_json(s.startup_error())}}
+  nlohmann::json issues = nlohmann::json::array();
+  for (const auto &i : s.url_issues())
+    issues.push_back(as_json(i));
+  return nlohmann::json{{"error", as_json(s.error())},
+                        {"url_error", as_json(s.startup_error())},
+                        {"url_issues", issues},
+                        {"notice", s.notice()},
+                        {"tab", s.tab()},
+                        {"pinned", s.pinned().has_value()}}
       .dump();
 }
 
 // {"config", "url", "estimate" | "serve" | "tx8", "error"}: what "Save JSON" downloads.
 std::string current_result() {
   return rl::web::ui::result_json(rl::web::app_state());
+}
+
+// The page's own comparison of the pinned and the current result (rl::compare_rows), or [].
+std::string current_compare() {
+  const auto &s = rl::web::app_state();
+  nlohmann::json out = nlohmann::json::array();
+  if (!s.pinned() || !s.pinned()->estimate || !s.estimate())
+    return out.dump();
+  for (const auto &r :
+       rl::compare_rows(rl::report_rows(*s.pinned()->estimate), rl::report_rows(*s.estimate())))
+    out.push_back({{"section", r.section},
+                   {"label", r.label},
+                   {"pinned", r.before},
+                   {"current", r.after},
+                   {"change", r.relative()},
+                   {"verdict", r.verdict()}});
+  return out.dump();
+}
+
+// What the "Apply as model" button of the config.json box does with pasted text ({"error":
+// ...} when it is not a JSON object).
+std::string ui_apply_hf_config(const std::string &text) {
+  const auto err = rl::web::app_state().apply_hf_text(text);
+  return err ? rl::io::error_json(err->path, err->message).dump() : "{}";
+}
+
+// [x0, y0, x1, y1] of a form widget by its path ("cluster.devices", "pin"), or null: where
+// the e2e test clicks.
+std::string widget_rect(const std::string &name) {
+  const auto r = rl::web::ui::widget_rect(name);
+  return r ? nlohmann::json(*r).dump() : "null";
 }
 
 std::string current_url() {
@@ -112,6 +153,9 @@ EMSCRIPTEN_BINDINGS(ridgeline) {
   emscripten::function("currentServe", &current_serve);
   emscripten::function("currentStatus", &current_status);
   emscripten::function("currentUrl", &current_url);
+  emscripten::function("currentCompare", &current_compare);
+  emscripten::function("uiApplyHfConfig", &ui_apply_hf_config);
+  emscripten::function("widgetRect", &widget_rect);
   emscripten::function("currentResult", &current_result);
   // Export of a table ("csv", "markdown") or plot ("svg", "png") by its id, as the page's
   // buttons do: requestExport queues it for the next frame, exportResult reads it after.

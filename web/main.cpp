@@ -52,7 +52,8 @@ void load_fonts() {
 // The URL follows the state (not while a rejected URL is still on show).
 void sync_url(App &app) {
   const rl::web::AppState &state = rl::web::app_state();
-  if (!state.startup_error() && !state.url_query().empty() &&
+  // A link with dropped parameters stays as it was opened until the first edit.
+  if (!state.startup_error() && state.url_issues().empty() && !state.url_query().empty() &&
       state.url_query() != app.written_query) {
     rl::web::platform::replace_url_query(state.url_query());
     app.written_query = state.url_query();
@@ -93,7 +94,8 @@ void frame(void *arg) {
   int fb_w = 0, fb_h = 0;
   glfwGetFramebufferSize(app.window, &fb_w, &fb_h);
   glViewport(0, 0, fb_w, fb_h);
-  glClearColor(0.06f, 0.07f, 0.09f, 1.0f);
+  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+  glClearColor(bg.x, bg.y, bg.z, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   rl::web::exports::after_present(); // a PNG export crops the canvas while it holds the frame
@@ -105,16 +107,14 @@ void frame(void *arg) {
 
 int main() {
   static App app;
-  // "#tab=NAME" picks the tab shown first (pipeline, serving, roofline, planner; planner-all
-  // also frees every knob); it is not configuration state.
+  // "tab=NAME" (or "#tab=NAME") picks the tab shown first (pipeline, serving, roofline,
+  // planner, compare; planner-all also frees every knob), "pin=" the compared configuration.
   std::string state = rl::web::platform::url_state();
   const std::string hash = rl::web::platform::url_hash();
-  if (hash.rfind("tab=", 0) == 0) {
-    app.ui.open_tab = hash.substr(4);
-    if (!state.empty() && state[0] == '#')
-      state.clear();
-  }
+  if (!state.empty() && state[0] == '?' && !hash.empty())
+    state += "#" + hash;
   rl::web::app_state().load_from_url(state);
+  app.ui.open_tab = rl::web::app_state().tab();
 
   if (!glfwInit()) {
     rl::web::platform::show_fatal("GLFW could not start.");
@@ -139,7 +139,7 @@ int main() {
   io.IniFilename = nullptr; // the layout is fixed; the state lives in the URL
   io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
   load_fonts();
-  rl::web::ui::apply_theme();
+  rl::web::ui::apply_theme(rl::web::platform::prefers_light()); // needs the ImGui context
   ImGui_ImplGlfw_InitForOpenGL(app.window, true);
   ImGui_ImplOpenGL3_Init("#version 300 es");
 

@@ -130,7 +130,7 @@ void draw_pipeline_panel(const AppState &s) {
     const ImVec2 a(xa, y), b(xb, y + row_h - gap);
     dl->AddRectFilled(a, b, ui::u32(pass_color(p, v)));
     if (xb - xa > 3)
-      dl->AddRect(a, b, ui::u32(ImVec4(0.05f, 0.06f, 0.08f, 0.9f)));
+      dl->AddRect(a, b, ui::u32(ui::paper(0.9f)));
     const std::string lab = str(p.microbatch);
     const ImVec2 ts = ImGui::CalcTextSize(lab.c_str());
     if (ts.x + 4 < xb - xa && ts.y <= row_h - gap)

@@ -146,8 +146,7 @@ int draw_chart(const std::vector<Point> &pts, const Roof &r, ImVec2 size, int hi
   const float line = ImGui::GetTextLineHeight();
   {
     const float y_roof = g.sy(r.top()) - line * 0.5f;
-    dl->AddText(ImVec2(g.p1.x + 6, y_roof), ui::u32(ImVec4(0.95f, 0.96f, 0.98f, 0.95f)),
-                roof_tag.c_str());
+    dl->AddText(ImVec2(g.p1.x + 6, y_roof), ui::u32(ui::ink(0.95f)), roof_tag.c_str());
     if (r.eff < 0.999) {
       const float y_peak = std::min(g.sy(r.peak) - line * 0.5f, y_roof - line);
       if (y_peak > g.p0.y - line * 0.5f)
@@ -159,13 +158,13 @@ int draw_chart(const std::vector<Point> &pts, const Roof &r, ImVec2 size, int hi
 
   // The roof: the bandwidth slope up to the ridge, flat at peak x efficiency after it; the
   // datasheet peak dashed above.
-  const ImU32 roof_col = ui::u32(ImVec4(0.95f, 0.96f, 0.98f, 0.9f));
+  const ImU32 roof_col = ui::u32(ui::ink(0.9f));
   const double ridge = r.ridge();
   const double x_start = std::max(xa, ya / r.bw);
   dl->AddLine(g.at(x_start, x_start * r.bw), g.at(ridge, r.top()), roof_col, 2.5f);
   dl->AddLine(g.at(ridge, r.top()), g.at(xb, r.top()), roof_col, 2.5f);
   if (r.eff < 0.999) {
-    const ImU32 dash = ui::u32(ImVec4(0.95f, 0.96f, 0.98f, 0.45f));
+    const ImU32 dash = ui::u32(ui::ink(0.45f));
     plot::dashed_line(dl, g.at(r.peak / r.bw, r.peak), g.at(xb, r.peak), dash, 1.5f);
     plot::dashed_line(dl, g.at(ridge, r.top()), g.at(r.peak / r.bw, r.peak), dash, 1.5f);
   }
@@ -192,7 +191,7 @@ int draw_chart(const std::vector<Point> &pts, const Roof &r, ImVec2 size, int hi
     const ImVec2 sz = ImGui::CalcTextSize(bw.c_str());
     const ImVec2 p(at.x - sz.x - 4, at.y - sz.y - 2);
     if (p.x > g.p0.x) {
-      dl->AddText(p, ui::u32(ImVec4(0.9f, 0.92f, 0.95f, 0.9f)), bw.c_str());
+      dl->AddText(p, ui::u32(ui::ink(0.9f)), bw.c_str());
       labels.block(p, ImVec2(p.x + sz.x, p.y + sz.y));
     }
   }
@@ -237,11 +236,11 @@ int draw_chart(const std::vector<Point> &pts, const Roof &r, ImVec2 size, int hi
     const bool hot = hovered == static_cast<int>(i) || highlight == static_cast<int>(i);
     const float rad = (p.decode && !p.current ? 3.5f : 5.5f) + (hot ? 1.5f : 0);
     dl->AddCircleFilled(at[i], rad, ui::u32(p.color));
-    dl->AddCircle(at[i], rad, ui::u32(ImVec4(0.05f, 0.06f, 0.08f, 1)), 0, 1.5f);
+    dl->AddCircle(at[i], rad, ui::u32(ui::paper(1)), 0, 1.5f);
     if (p.current)
       dl->AddCircle(at[i], rad + 4, ui::u32(p.color), 0, 1.5f);
     if (p.label)
-      labels.add(dl, at[i], rad, p.name, ui::u32(ImVec4(0.88f, 0.90f, 0.94f, 1)));
+      labels.add(dl, at[i], rad, p.name, ui::u32(ui::ink(1)));
   }
   dl->PopClipRect();
   ui::plot_export("roofline", area0, area1);

@@ -148,7 +148,7 @@ int draw_chart(const std::vector<DecodeStep> &rows, bool total, double critical,
     } else {
       dl->AddCircleFilled(at[i], rr, ui::u32(col));
     }
-    dl->AddCircle(at[i], rr, ui::u32(ImVec4(0.05f, 0.06f, 0.08f, 1)), 0, 1.5f);
+    dl->AddCircle(at[i], rr, ui::u32(ui::paper(1)), 0, 1.5f);
     if (is_current)
       dl->AddCircle(at[i], rr + 4, ui::u32(ui::color::ok), 0, 2.0f);
     std::string lab = batch_str(d.batch);
@@ -158,7 +158,7 @@ int draw_chart(const std::vector<DecodeStep> &rows, bool total, double critical,
       lab += " (workload)";
     const ImVec4 text = is_critical  ? ui::color::warn
                         : is_current ? ui::color::ok
-                        : d.fits     ? ImVec4(0.88f, 0.90f, 0.94f, 1)
+                        : d.fits     ? ui::ink(1)
                                      : ui::color::dim;
     labels.add(dl, at[i], rr, lab, ui::u32(text));
   }

@@ -57,7 +57,7 @@ void util_bar(double u) {
   const float h = ImGui::GetTextLineHeight() * 0.55f;
   const float y = p.y + (ImGui::GetTextLineHeight() - h) * 0.5f;
   ImDrawList *dl = ImGui::GetWindowDrawList();
-  dl->AddRectFilled(ImVec2(p.x, y), ImVec2(p.x + bar, y + h), ui::u32(ImVec4(1, 1, 1, 0.07f)));
+  dl->AddRectFilled(ImVec2(p.x, y), ImVec2(p.x + bar, y + h), ui::u32(ui::ink(0.07f)));
   const ImVec4 c = u >= 0.4 ? ui::color::ok : u >= 0.1 ? ui::color::accent : ui::color::warn;
   dl->AddRectFilled(ImVec2(p.x, y),
                     ImVec2(p.x + bar * static_cast<float>(std::clamp(u, 0.0, 1.0)), y + h),

@@ -73,6 +73,7 @@ void draw_tx8_panel(AppState &s);                         // panel_tx8.cpp
 void draw_serve_results(const AppState &s);               // panel_serve.cpp
 void draw_serve_curve_panel(AppState &s, UiState &ui);    // panel_serve.cpp
 void draw_deployments_panel(AppState &s, UiState &ui);    // panel_serve.cpp
+void draw_compare_panel(AppState &s);                     // panel_compare.cpp
 
 // Decode steps over rl::sweep_batches at `context` tokens (cached in `cache`).
 const DecodeCurve &decode_sweep(const AppState &s, SweepCache &cache);

@@ -74,6 +74,7 @@ bool preset_combo(AppState &s, const char *section, const char *label,
   if (button) {
     ImGui::SameLine();
     clicked = ImGui::Button(button);
+    ui::note_rect(std::string(section) + "." + button);
   }
   ImGui::PopID();
   ui::field_error(path);
@@ -104,15 +105,11 @@ void hf_config_popup(AppState &s, UiState &ui) {
   if (!ui.hf_error.empty())
     ui::text_colored(ui::color::error, ui.hf_error);
   if (ImGui::Button("Apply as model")) {
-    try {
-      const json hf = io::parse_json_text(ui.hf_text);
-      if (!hf.is_object())
-        throw ConfigError("", "expected a JSON object (the whole config.json)");
+    if (const auto err = s.apply_hf_text(ui.hf_text)) {
+      ui.hf_error = err->message;
+    } else {
       ui.hf_error.clear();
-      s.set_hf_model(hf);
       ImGui::CloseCurrentPopup();
-    } catch (const ConfigError &e) {
-      ui.hf_error = e.message();
     }
   }
   ImGui::SameLine();

@@ -4,6 +4,7 @@
 #include "core/io/config_json.hpp"
 #include "core/io/units.hpp"
 #include "core/memory/model_states.hpp"
+#include "core/report/report.hpp"
 #include "web/exports.hpp"
 #include "web/panels.hpp"
 #include "web/widgets.hpp"
@@ -51,6 +52,45 @@ void draw_headline(const Config &c, const Estimate &e) {
   lay += ", micro-batch " + str(l.microbatch) + " (m = " + str(l.num_micro) + ")";
   lay += l.flash ? ", FlashAttention" : "";
   ui::text_dim("Layout: " + lay);
+}
+
+// The numbers a user looks for first, on one line under the headline (visible at 1280x720
+// without scrolling), each with its change against the pinned result when there is one.
+void draw_kpis(const Estimate &e, const std::optional<Evaluation> &pinned) {
+  std::vector<CompareRow> cmp;
+  if (pinned && pinned->estimate)
+    cmp = compare_rows(report_rows(*pinned->estimate), report_rows(e));
+  const auto kpi = [&](const char *label, const char *row, double v, Unit u) {
+    ImGui::TextUnformatted(label);
+    ImGui::SameLine(0, 4);
+    ImGui::TextColored(ui::color::accent, "%s", format_value(v, u).c_str());
+    for (const CompareRow &r : cmp)
+      if (r.label == row && r.has_before && r.has_after && r.before != r.after) {
+        ImGui::SameLine(0, 4);
+        const int verdict = r.verdict();
+        ui::text_colored(verdict > 0   ? ui::color::ok
+                         : verdict < 0 ? ui::color::error
+                                       : ui::color::dim,
+                         units::format("(%+.1f%%)", 100 * r.relative()));
+      }
+    ImGui::SameLine(0, 18);
+  };
+  if (e.mode == Mode::train && e.has_time) {
+    kpi("Step", "step", e.time.step, Unit::seconds);
+    kpi("MFU", "MFU", e.throughput.mfu, Unit::percent);
+    kpi("tokens", "tokens/s", e.throughput.tokens_per_s, Unit::per_second);
+  } else if (e.has_serving) {
+    kpi("TTFT", "TTFT", e.serving.ttft, Unit::seconds);
+    kpi("TPOT", "TPOT (mean context)", e.serving.tpot, Unit::seconds);
+    kpi("tokens", "batch tokens/s", e.serving.batch_tokens_per_s, Unit::per_second);
+  }
+  kpi("memory", "total", e.memory.total, Unit::bytes);
+  ui::text_colored(e.memory.fits ? ui::color::ok : ui::color::error,
+                   e.memory.fits ? "fits" : "does not fit");
+  if (pinned) {
+    ImGui::SameLine(0, 18);
+    ui::text_dim("(vs pinned: Compare tab)");
+  }
 }
 
 // A row of the size & compute table: name (?) | value | detail.
@@ -448,7 +488,7 @@ void draw_stages(const Config &c, const Estimate &e) {
     const float y = p.y + (ImGui::GetTextLineHeight() - h) * 0.5f;
     const double frac = cap > 0 ? st.total() / cap : 0;
     ImDrawList *dl = ImGui::GetWindowDrawList();
-    dl->AddRectFilled(ImVec2(p.x, y), ImVec2(p.x + w, y + h), ui::u32(ImVec4(1, 1, 1, 0.06f)));
+    dl->AddRectFilled(ImVec2(p.x, y), ImVec2(p.x + w, y + h), ui::u32(ui::ink(0.06f)));
     dl->AddRectFilled(ImVec2(p.x, y),
                       ImVec2(p.x + w * static_cast<float>(std::min(frac, 1.0)), y + h),
                       ui::u32(frac <= 1.0 ? ui::color::ok : ui::color::error, 0.8f));
@@ -598,6 +638,7 @@ void draw_results_panel(const AppState &s) {
   if (!current)
     ImGui::PushStyleVar(ImGuiStyleVar_Alpha, 0.5f);
   draw_headline(*c, *e);
+  draw_kpis(*e, s.pinned());
   ImGui::Separator();
   // Two columns, each scrolling on its own when the window is small.
   const ImVec2 avail = ImGui::GetContentRegionAvail();

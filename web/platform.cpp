@@ -84,6 +84,15 @@ std::string page_url_with_query(const std::string &query) {
   return url;
 }
 
+bool prefers_light() {
+  const val mm = val::global("window")["matchMedia"];
+  if (mm.isUndefined())
+    return false;
+  return val::global("window")
+      .call<val>("matchMedia", std::string("(prefers-color-scheme: light)"))["matches"]
+      .as<bool>();
+}
+
 void window_size(int &width, int &height) {
   const val w = val::global("window");
   width = w["innerWidth"].as<int>();

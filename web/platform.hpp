@@ -16,6 +16,9 @@ void replace_url_query(const std::string &query);
 // The page URL with the given query, as a person would share it.
 std::string page_url_with_query(const std::string &query);
 
+// Does the system ask for a light colour scheme (prefers-color-scheme: light)?
+bool prefers_light();
+
 // The browser window's inner size in CSS pixels.
 void window_size(int &width, int &height);
 // Resizes the canvas drawing buffer (and tells GLFW) without going fullscreen.

@@ -105,9 +105,9 @@ LogLog begin_loglog(ImVec2 size, double x_min, double x_max, double y_min, doubl
   if (g.p1.x - g.p0.x < 40 || g.p1.y - g.p0.y < 40)
     return g;
 
-  dl->AddRectFilled(g.p0, g.p1, ui::u32(ImVec4(1, 1, 1, 0.025f)));
-  const ImU32 major = ui::u32(ImVec4(1, 1, 1, 0.13f));
-  const ImU32 minor = ui::u32(ImVec4(1, 1, 1, 0.045f));
+  dl->AddRectFilled(g.p0, g.p1, ui::u32(ui::ink(0.025f)));
+  const ImU32 major = ui::u32(ui::ink(0.13f));
+  const ImU32 minor = ui::u32(ui::ink(0.045f));
   const ImU32 text = ui::u32(ui::color::dim);
   float last_right = -1e9f; // x labels never overlap: a label too close to the last is skipped
   for (const Tick &t : xt) {
@@ -137,9 +137,9 @@ LogLog begin_loglog(ImVec2 size, double x_min, double x_max, double y_min, doubl
     dl->AddText(ImVec2(g.p0.x - 6 - w, ly), text, lab.c_str());
     last_top = ly;
   }
-  dl->AddRect(g.p0, g.p1, ui::u32(ImVec4(1, 1, 1, 0.22f)));
+  dl->AddRect(g.p0, g.p1, ui::u32(ui::ink(0.22f)));
   // Titles: x centred under the tick labels, y above the axis.
-  const ImU32 title = ui::u32(ImVec4(0.80f, 0.83f, 0.88f, 1));
+  const ImU32 title = ui::u32(ui::ink(1));
   const float tw = ImGui::CalcTextSize(x_title.c_str()).x;
   dl->AddText(ImVec2((g.p0.x + g.p1.x - tw) * 0.5f, g.p1.y + line + 5), title, x_title.c_str());
   dl->AddText(ImVec2(origin.x, origin.y), title, y_title.c_str());

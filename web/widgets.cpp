@@ -4,7 +4,9 @@
 #include "web/exports.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
 
 namespace rl::web::ui {
 
@@ -33,8 +35,11 @@ void show_error_text(const std::string &text) {
 int begin_field_style(const std::string &path) {
   if (!error_at(path))
     return 0;
-  ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.42f, 0.12f, 0.13f, 1.0f));
-  ImGui::PushStyleColor(ImGuiCol_FrameBgHovered, ImVec4(0.52f, 0.16f, 0.17f, 1.0f));
+  const bool light = light_theme();
+  ImGui::PushStyleColor(ImGuiCol_FrameBg, light ? ImVec4(1.0f, 0.88f, 0.88f, 1.0f)
+                                                : ImVec4(0.42f, 0.12f, 0.13f, 1.0f));
+  ImGui::PushStyleColor(ImGuiCol_FrameBgHovered, light ? ImVec4(1.0f, 0.82f, 0.82f, 1.0f)
+                                                       : ImVec4(0.52f, 0.16f, 0.17f, 1.0f));
   ImGui::PushStyleColor(ImGuiCol_Border, color::error);
   return 3;
 }
@@ -44,8 +49,41 @@ ImU32 u32(const ImVec4 &c, float alpha_scale) {
   return ImGui::ColorConvertFloat4ToU32(ImVec4(c.x, c.y, c.z, c.w * alpha_scale));
 }
 
-void apply_theme() {
-  ImGui::StyleColorsDark();
+namespace {
+bool g_light = false;
+std::map<std::string, std::array<float, 4>> g_rects; // widget path -> screen rectangle
+} // namespace
+
+void note_rect(const std::string &name) {
+  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  g_rects[name] = {a.x, a.y, b.x, b.y};
+}
+
+std::optional<std::array<float, 4>> widget_rect(const std::string &name) {
+  const auto it = g_rects.find(name);
+  if (it == g_rects.end())
+    return std::nullopt;
+  return it->second;
+}
+
+bool light_theme() {
+  return g_light;
+}
+
+ImVec4 ink(float alpha) {
+  return g_light ? ImVec4(0.08f, 0.09f, 0.11f, alpha) : ImVec4(1, 1, 1, alpha);
+}
+
+ImVec4 paper(float alpha) {
+  return g_light ? ImVec4(0.98f, 0.98f, 0.99f, alpha) : ImVec4(0.05f, 0.06f, 0.08f, alpha);
+}
+
+void apply_theme(bool light) {
+  g_light = light;
+  if (light)
+    ImGui::StyleColorsLight();
+  else
+    ImGui::StyleColorsDark();
   ImGuiStyle &s = ImGui::GetStyle();
   s.WindowRounding = 0.0f;
   s.ChildRounding = 3.0f;
@@ -64,11 +102,43 @@ void apply_theme() {
   s.ScrollbarSize = 13.0f;
   s.WindowTitleAlign = ImVec2(0.0f, 0.5f);
 
+  // Semantic colours: the light theme's are darker, for contrast on white.
+  color::error = light ? ImVec4(0.78f, 0.12f, 0.12f, 1) : ImVec4(1.00f, 0.45f, 0.42f, 1);
+  color::ok = light ? ImVec4(0.10f, 0.50f, 0.20f, 1) : ImVec4(0.42f, 0.86f, 0.52f, 1);
+  color::warn = light ? ImVec4(0.70f, 0.42f, 0.00f, 1) : ImVec4(0.98f, 0.76f, 0.32f, 1);
+  color::dim = light ? ImVec4(0.38f, 0.41f, 0.46f, 1) : ImVec4(0.60f, 0.64f, 0.70f, 1);
+  color::accent = light ? ImVec4(0.10f, 0.36f, 0.78f, 1) : ImVec4(0.45f, 0.70f, 1.00f, 1);
+
   ImVec4 *c = s.Colors;
+  const ImVec4 accent{0.26f, 0.52f, 0.90f, 1.0f};
+  if (light) {
+    c[ImGuiCol_Text] = ImVec4(0.10f, 0.11f, 0.13f, 1.0f);
+    c[ImGuiCol_TextDisabled] = ImVec4(0.45f, 0.48f, 0.53f, 1.0f);
+    c[ImGuiCol_WindowBg] = ImVec4(0.97f, 0.97f, 0.98f, 1.0f);
+    c[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);
+    c[ImGuiCol_PopupBg] = ImVec4(1.0f, 1.0f, 1.0f, 0.98f);
+    c[ImGuiCol_Border] = ImVec4(0.78f, 0.80f, 0.84f, 1.0f);
+    c[ImGuiCol_FrameBg] = ImVec4(1.0f, 1.0f, 1.0f, 1.0f);
+    c[ImGuiCol_FrameBgHovered] = ImVec4(0.90f, 0.93f, 0.98f, 1.0f);
+    c[ImGuiCol_FrameBgActive] = ImVec4(0.84f, 0.89f, 0.97f, 1.0f);
+    c[ImGuiCol_Header] = ImVec4(0.84f, 0.89f, 0.97f, 1.0f);
+    c[ImGuiCol_HeaderHovered] = ImVec4(0.76f, 0.84f, 0.96f, 1.0f);
+    c[ImGuiCol_HeaderActive] = ImVec4(0.68f, 0.79f, 0.95f, 1.0f);
+    c[ImGuiCol_Button] = ImVec4(0.86f, 0.90f, 0.96f, 1.0f);
+    c[ImGuiCol_ButtonHovered] = ImVec4(0.74f, 0.82f, 0.95f, 1.0f);
+    c[ImGuiCol_ButtonActive] = ImVec4(0.62f, 0.74f, 0.93f, 1.0f);
+    c[ImGuiCol_CheckMark] = accent;
+    c[ImGuiCol_TableHeaderBg] = ImVec4(0.90f, 0.92f, 0.95f, 1.0f);
+    c[ImGuiCol_TableRowBgAlt] = ink(0.035f);
+    c[ImGuiCol_Tab] = ImVec4(0.88f, 0.90f, 0.94f, 1.0f);
+    c[ImGuiCol_TabHovered] = ImVec4(0.74f, 0.82f, 0.95f, 1.0f);
+    c[ImGuiCol_TabActive] = ImVec4(0.80f, 0.86f, 0.96f, 1.0f);
+    c[ImGuiCol_ModalWindowDimBg] = ImVec4(0.2f, 0.2f, 0.25f, 0.35f);
+    return;
+  }
   const ImVec4 bg{0.085f, 0.095f, 0.115f, 1.0f};
   const ImVec4 panel{0.105f, 0.118f, 0.140f, 1.0f};
   const ImVec4 frame{0.165f, 0.185f, 0.220f, 1.0f};
-  const ImVec4 accent{0.26f, 0.52f, 0.90f, 1.0f};
   c[ImGuiCol_Text] = ImVec4(0.92f, 0.94f, 0.96f, 1.0f);
   c[ImGuiCol_TextDisabled] = ImVec4(0.55f, 0.59f, 0.65f, 1.0f);
   c[ImGuiCol_WindowBg] = panel;
@@ -96,7 +166,7 @@ void apply_theme() {
   c[ImGuiCol_TableBorderStrong] = ImVec4(0.26f, 0.29f, 0.34f, 1.0f);
   c[ImGuiCol_TableBorderLight] = ImVec4(0.20f, 0.22f, 0.26f, 1.0f);
   c[ImGuiCol_TableRowBg] = ImVec4(0, 0, 0, 0);
-  c[ImGuiCol_TableRowBgAlt] = ImVec4(1, 1, 1, 0.03f);
+  c[ImGuiCol_TableRowBgAlt] = ink(0.03f);
   c[ImGuiCol_Tab] = frame;
   c[ImGuiCol_TabHovered] = ImVec4(0.25f, 0.40f, 0.62f, 1.0f);
   c[ImGuiCol_TabActive] = ImVec4(0.20f, 0.34f, 0.55f, 1.0f);
@@ -169,6 +239,7 @@ bool input_int(const char *label, const std::string &path, i64 &value, const cha
   const i64 step_fast = step * 10;
   const bool changed = ImGui::InputScalar("##v", ImGuiDataType_S64, &value, step ? &step : nullptr,
                                           step ? &step_fast : nullptr, "%lld");
+  note_rect(path);
   ImGui::PopID();
   ImGui::PopStyleColor(styles);
   field_error(path);
@@ -182,6 +253,7 @@ bool input_scaled(const char *label, const std::string &path, double &value, dou
   ImGui::PushID(path.c_str());
   double shown = value * scale;
   const bool changed = ImGui::InputDouble("##v", &shown, 0.0, 0.0, format);
+  note_rect(path);
   ImGui::PopID();
   ImGui::PopStyleColor(styles);
   field_error(path);
@@ -194,6 +266,7 @@ bool checkbox(const char *label, const std::string &path, bool &value, const cha
   const int styles = begin_field_style(path);
   ImGui::PushID(path.c_str());
   const bool changed = ImGui::Checkbox(label, &value);
+  note_rect(path);
   ImGui::PopID();
   ImGui::PopStyleColor(styles);
   if (help)
@@ -220,6 +293,7 @@ bool combo_string(const char *label, const std::string &path, std::string &value
     }
     ImGui::EndCombo();
   }
+  note_rect(path);
   ImGui::PopID();
   ImGui::PopStyleColor(styles);
   field_error(path);
@@ -254,6 +328,7 @@ bool combo_int(const char *label, const std::string &path, i64 &value,
     }
     ImGui::EndCombo();
   }
+  note_rect(path);
   ImGui::PopID();
   ImGui::PopStyleColor(styles);
   field_error(path);
@@ -297,7 +372,7 @@ void stacked_bar(const std::vector<Segment> &segs, double scale_max, double mark
   const auto x_of = [&](double v) {
     return p0.x + static_cast<float>(std::min(v / scale_max, 1.0)) * width;
   };
-  dl->AddRectFilled(p0, ImVec2(p0.x + width, p0.y + height), u32(ImVec4(1, 1, 1, 0.05f)), 3.0f);
+  dl->AddRectFilled(p0, ImVec2(p0.x + width, p0.y + height), u32(ink(0.05f)), 3.0f);
   double at = 0;
   int hovered = -1;
   const ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -320,14 +395,13 @@ void stacked_bar(const std::vector<Segment> &segs, double scale_max, double mark
       dl->AddRectFilled(ImVec2(x_of(marker), p0.y), ImVec2(x_of(at), p0.y + height),
                         u32(ImVec4(1.0f, 0.2f, 0.2f, 0.35f)));
     const float cx = x_of(marker);
-    dl->AddLine(ImVec2(cx, p0.y - 4), ImVec2(cx, p0.y + height + 4), u32(ImVec4(1, 1, 1, 0.95f)),
-                2.5f);
+    dl->AddLine(ImVec2(cx, p0.y - 4), ImVec2(cx, p0.y + height + 4), u32(ink(0.95f)), 2.5f);
     ImGui::Dummy(ImVec2(width, height + 2));
     // The marker's label under it, kept inside the bar's width.
     const float cw = ImGui::CalcTextSize(marker_label.c_str()).x;
     const ImVec2 cur = ImGui::GetCursorScreenPos();
-    dl->AddText(ImVec2(std::clamp(cx - cw * 0.5f, p0.x, p0.x + width - cw), cur.y),
-                u32(ImVec4(0.85f, 0.87f, 0.9f, 1)), marker_label.c_str());
+    dl->AddText(ImVec2(std::clamp(cx - cw * 0.5f, p0.x, p0.x + width - cw), cur.y), u32(ink(1)),
+                marker_label.c_str());
     ImGui::Dummy(ImVec2(width, ImGui::GetTextLineHeight()));
   } else {
     ImGui::Dummy(ImVec2(width, height + 2));

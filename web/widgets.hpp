@@ -7,6 +7,7 @@
 
 #include <imgui.h>
 
+#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -15,25 +16,33 @@
 namespace rl::web::ui {
 
 // [SECTION] colours
+// The semantic colours; apply_theme sets them for the dark or the light theme.
 namespace color {
-inline const ImVec4 error{1.00f, 0.45f, 0.42f, 1.0f};
-inline const ImVec4 ok{0.42f, 0.86f, 0.52f, 1.0f};
-inline const ImVec4 warn{0.98f, 0.76f, 0.32f, 1.0f};
-inline const ImVec4 dim{0.60f, 0.64f, 0.70f, 1.0f};
-inline const ImVec4 accent{0.45f, 0.70f, 1.00f, 1.0f};
-inline const ImVec4 weights{0.30f, 0.56f, 0.92f, 1.0f};
-inline const ImVec4 gradients{0.62f, 0.46f, 0.90f, 1.0f};
-inline const ImVec4 optimizer{0.20f, 0.72f, 0.66f, 1.0f};
-inline const ImVec4 activations{0.96f, 0.62f, 0.24f, 1.0f};
-inline const ImVec4 kv_cache{0.92f, 0.38f, 0.58f, 1.0f};
-inline const ImVec4 forward{0.32f, 0.58f, 0.95f, 1.0f};
-inline const ImVec4 backward{0.36f, 0.78f, 0.50f, 1.0f};
-inline const ImVec4 bubble{0.55f, 0.16f, 0.18f, 0.55f};
+inline ImVec4 error{1.00f, 0.45f, 0.42f, 1.0f};
+inline ImVec4 ok{0.42f, 0.86f, 0.52f, 1.0f};
+inline ImVec4 warn{0.98f, 0.76f, 0.32f, 1.0f};
+inline ImVec4 dim{0.60f, 0.64f, 0.70f, 1.0f};
+inline ImVec4 accent{0.45f, 0.70f, 1.00f, 1.0f};
+inline ImVec4 weights{0.30f, 0.56f, 0.92f, 1.0f};
+inline ImVec4 gradients{0.62f, 0.46f, 0.90f, 1.0f};
+inline ImVec4 optimizer{0.20f, 0.72f, 0.66f, 1.0f};
+inline ImVec4 activations{0.96f, 0.62f, 0.24f, 1.0f};
+inline ImVec4 kv_cache{0.92f, 0.38f, 0.58f, 1.0f};
+inline ImVec4 forward{0.32f, 0.58f, 0.95f, 1.0f};
+inline ImVec4 backward{0.36f, 0.78f, 0.50f, 1.0f};
+inline ImVec4 bubble{0.55f, 0.16f, 0.18f, 0.55f};
 } // namespace color
 
 ImU32 u32(const ImVec4 &c, float alpha_scale = 1.0f);
 
-void apply_theme();
+// Dark (the default) or light; the page follows the system preference
+// (prefers-color-scheme) until the user picks one in the top bar.
+void apply_theme(bool light = false);
+bool light_theme();
+// The foreground at an alpha (grid lines, frames, labels drawn on plots): white on the dark
+// theme, near-black on the light one. paper(): the window background.
+ImVec4 ink(float alpha);
+ImVec4 paper(float alpha);
 
 // [SECTION] help and errors
 // A dimmed "(?)" on the same line; hovering shows the text (formula and source).
@@ -76,6 +85,12 @@ struct Choice {
 bool combo_int(const char *label, const std::string &path, i64 &value,
                const std::function<std::vector<Choice>()> &choices, const char *help = nullptr,
                const std::string &preview = "");
+
+// [SECTION] widget rectangles (for scripted clicks in the e2e test)
+// Records the last item's screen rectangle under `name` (form widgets record their path).
+void note_rect(const std::string &name);
+// [x0, y0, x1, y1] of the widget last drawn under `name`.
+std::optional<std::array<float, 4>> widget_rect(const std::string &name);
 
 // [SECTION] text helpers
 void text_colored(const ImVec4 &c, const std::string &s);

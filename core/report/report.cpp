@@ -1,0 +1,198 @@
+#include "core/report/report.hpp"
+
+#include "core/io/units.hpp"
+
+#include <cmath>
+
+namespace rl {
+
+namespace {
+struct Rows {
+  std::vector<ReportRow> out;
+  std::string section;
+  void add(const char *label, double v, Unit u, Better b = Better::neither) {
+    out.push_back({section, label, v, u, b});
+  }
+};
+} // namespace
+
+std::vector<ReportRow> report_rows(const Estimate &e) {
+  Rows r;
+  r.section = "model";
+  r.add("parameters", static_cast<double>(e.total_params), Unit::count);
+  r.add("active parameters", static_cast<double>(e.active_params), Unit::count);
+  r.section = "layout";
+  const Layout &l = e.layout;
+  r.add("devices", static_cast<double>(l.devices()), Unit::plain);
+  r.add("dp", static_cast<double>(l.dp), Unit::plain);
+  r.add("tp", static_cast<double>(l.tp), Unit::plain);
+  r.add("pp", static_cast<double>(l.pp), Unit::plain);
+  r.add("cp", static_cast<double>(l.cp), Unit::plain);
+  r.add("ep", static_cast<double>(l.ep), Unit::plain);
+  if (e.mode == Mode::train) {
+    r.add("vpp", static_cast<double>(l.vpp), Unit::plain);
+    r.add("ZeRO stage", static_cast<double>(l.zero), Unit::plain);
+    r.add("micro-batch", static_cast<double>(l.microbatch), Unit::plain);
+  }
+  r.section = "memory per device (worst stage)";
+  const MemorySummary &m = e.memory;
+  r.add("total", m.total, Unit::bytes, Better::lower);
+  r.add("weights", m.weights, Unit::bytes, Better::lower);
+  if (e.mode == Mode::train) {
+    r.add("gradients", m.gradients, Unit::bytes, Better::lower);
+    r.add("optimizer states", m.optimizer, Unit::bytes, Better::lower);
+  }
+  r.add("activations", m.activations, Unit::bytes, Better::lower);
+  if (e.mode != Mode::train)
+    r.add("KV cache", m.kv_cache, Unit::bytes, Better::lower);
+  r.add("HBM capacity", m.capacity, Unit::bytes);
+  r.add("share of HBM", m.capacity > 0 ? m.total / m.capacity : 0, Unit::percent, Better::lower);
+  if (e.mode == Mode::train && e.has_time) {
+    const StepTime &t = e.time;
+    r.section = "step time";
+    r.add("step", t.step, Unit::seconds, Better::lower);
+    r.add("compute", t.compute, Unit::seconds, Better::lower);
+    r.add("of which recompute", t.recompute, Unit::seconds, Better::lower);
+    r.add("exposed communication", t.comm_exposed, Unit::seconds, Better::lower);
+    r.add("pipeline bubble", t.bubble, Unit::seconds, Better::lower);
+    r.add("optimizer", t.optimizer, Unit::seconds, Better::lower);
+    r.section = "throughput";
+    r.add("tokens per step", e.tokens_per_step, Unit::count);
+    r.add("tokens/s", e.throughput.tokens_per_s, Unit::per_second, Better::higher);
+    r.add("MFU", e.throughput.mfu, Unit::percent, Better::higher);
+    r.add("HFU", e.throughput.hfu, Unit::percent, Better::higher);
+    r.add("model FLOP/s per device", e.throughput.tflops_per_device, Unit::flop_rate,
+          Better::higher);
+    r.add("model FLOPs per step", e.model_flops_per_step, Unit::flops);
+  }
+  if (e.mode == Mode::infer && e.has_serving) {
+    const ServingEstimate &s = e.serving;
+    r.section = "latency and throughput";
+    r.add("TTFT", s.ttft, Unit::seconds, Better::lower);
+    r.add("TPOT (mean context)", s.tpot, Unit::seconds, Better::lower);
+    r.add("request latency", s.request_latency, Unit::seconds, Better::lower);
+    r.add("batch wall time", s.batch_time, Unit::seconds, Better::lower);
+    r.add("batch tokens/s", s.batch_tokens_per_s, Unit::per_second, Better::higher);
+    r.add("tokens/s per chip", s.batch_tokens_per_s_per_chip, Unit::per_second, Better::higher);
+    r.add("critical batch", s.critical_batch, Unit::plain);
+    r.add("largest batch that fits", static_cast<double>(s.max_batch), Unit::plain, Better::higher);
+  }
+  return r.out;
+}
+
+std::vector<ReportRow> report_rows(const ServeResult &s) {
+  Rows r;
+  r.section = "deployment";
+  r.add("devices", static_cast<double>(s.devices), Unit::plain);
+  r.add("instances", static_cast<double>(s.instances), Unit::plain);
+  r.add("devices per instance", static_cast<double>(s.devices_per_instance), Unit::plain);
+  r.section = "latency";
+  const auto pct = [&](const char *name, const Percentiles &p) {
+    const std::string n = name;
+    r.out.push_back({r.section, n + " mean", p.mean, Unit::seconds, Better::lower});
+    r.out.push_back({r.section, n + " p50", p.p50, Unit::seconds, Better::lower});
+    r.out.push_back({r.section, n + " p90", p.p90, Unit::seconds, Better::lower});
+    r.out.push_back({r.section, n + " p99", p.p99, Unit::seconds, Better::lower});
+  };
+  pct("TTFT", s.ttft);
+  pct("TPOT", s.tpot);
+  pct("end to end", s.e2e);
+  r.section = "throughput";
+  r.add("output tokens/s", s.output_tokens_per_s, Unit::per_second, Better::higher);
+  r.add("requests/s", s.requests_per_s, Unit::per_second, Better::higher);
+  r.add("goodput (requests/s)", s.goodput, Unit::per_second, Better::higher);
+  r.add("SLO attainment", s.attainment, Unit::percent, Better::higher);
+  r.add("mean batch", s.mean_batch, Unit::plain);
+  r.add("preemptions", static_cast<double>(s.preemptions), Unit::count, Better::lower);
+  r.section = "memory per device";
+  r.add("weights", s.memory.weights, Unit::bytes, Better::lower);
+  r.add("KV cache", s.memory.kv_cache, Unit::bytes, Better::higher);
+  r.add("KV tokens per instance", s.memory.kv_tokens, Unit::count, Better::higher);
+  if (s.cost_per_hour > 0) {
+    r.section = "cost";
+    r.add("$ per hour", s.cost_per_hour, Unit::dollars, Better::lower);
+    r.add("$ per million output tokens", s.cost_per_million_tokens, Unit::dollars, Better::lower);
+  }
+  return r.out;
+}
+
+std::vector<ReportRow> report_rows(const tx8::Tx8Result &t) {
+  Rows r;
+  r.section = "tx8";
+  r.add("dies", static_cast<double>(t.dies), Unit::plain);
+  r.add("latency", t.latency, Unit::seconds, Better::lower);
+  if (t.video) {
+    r.add("per sampling step", t.per_step, Unit::seconds, Better::lower);
+    r.add("compute per step", t.compute_per_step, Unit::seconds, Better::lower);
+    r.add("exposed communication per step", t.comm_exposed_per_step, Unit::seconds, Better::lower);
+    r.add("die-to-die bytes per die per step", t.comm_bytes_per_die_per_step, Unit::bytes,
+          Better::lower);
+    r.add("FLOPs per step", t.flops_per_step, Unit::flops);
+    r.add("utilization", t.utilization, Unit::percent, Better::higher);
+  }
+  return r.out;
+}
+
+std::string format_value(double v, Unit u) {
+  if (!std::isfinite(v))
+    return "-";
+  switch (u) {
+  case Unit::seconds:
+    return units::seconds(v);
+  case Unit::bytes:
+    return units::bytes(v);
+  case Unit::flops:
+    return units::flops(v);
+  case Unit::flop_rate:
+    return units::flop_rate(v);
+  case Unit::percent:
+    return units::percent(v);
+  case Unit::count:
+    return units::count(v);
+  case Unit::per_second:
+    return units::count(v) + "/s";
+  case Unit::dollars:
+    return units::format("$%.2f", v);
+  case Unit::plain:
+    break;
+  }
+  return units::format(v == std::floor(v) && std::fabs(v) < 1e15 ? "%.0f" : "%.2f", v);
+}
+
+double CompareRow::relative() const {
+  if (!has_before || !has_after || before == 0)
+    return 0;
+  return after / before - 1;
+}
+
+int CompareRow::verdict() const {
+  const double d = relative();
+  if (better == Better::neither || std::fabs(d) < 1e-9)
+    return 0;
+  return (d < 0) == (better == Better::lower) ? 1 : -1;
+}
+
+std::vector<CompareRow> compare_rows(const std::vector<ReportRow> &before,
+                                     const std::vector<ReportRow> &after) {
+  std::vector<CompareRow> out;
+  const auto find = [](std::vector<CompareRow> &rows, const ReportRow &x) -> CompareRow & {
+    for (auto &r : rows)
+      if (r.section == x.section && r.label == x.label)
+        return r;
+    rows.push_back({x.section, x.label, 0, 0, x.unit, x.better, false, false});
+    return rows.back();
+  };
+  for (const auto &x : after) {
+    CompareRow &r = find(out, x);
+    r.after = x.value;
+    r.has_after = true;
+  }
+  for (const auto &x : before) {
+    CompareRow &r = find(out, x);
+    r.before = x.value;
+    r.has_before = true;
+  }
+  return out;
+}
+
+} // namespace rl

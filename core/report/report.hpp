@@ -1,0 +1,47 @@
+// ridgeline report: the headline numbers of a result as labelled rows (section, label, value,
+// unit, which direction is better). The page's compare view and the exports read these rows,
+// so a derived value shown beside another result is computed once, here.
+#pragma once
+
+#include "core/estimate/estimate.hpp"
+#include "core/serve/simulate.hpp"
+#include "core/tx8/request.hpp"
+
+#include <string>
+#include <vector>
+
+namespace rl {
+
+enum class Unit { seconds, bytes, flops, flop_rate, percent, count, per_second, dollars, plain };
+enum class Better { lower, higher, neither };
+
+struct ReportRow {
+  std::string section, label;
+  double value = 0;
+  Unit unit = Unit::plain;
+  Better better = Better::neither;
+};
+
+std::vector<ReportRow> report_rows(const Estimate &e);
+std::vector<ReportRow> report_rows(const ServeResult &r);
+std::vector<ReportRow> report_rows(const tx8::Tx8Result &r);
+
+// The value in its unit ("12.03 s", "28.21 GB", "35.3%").
+std::string format_value(double v, Unit u);
+
+// One row of a comparison: the same label in both results (missing on one side: NaN there).
+struct CompareRow {
+  std::string section, label;
+  double before = 0, after = 0; // pinned, current
+  Unit unit = Unit::plain;
+  Better better = Better::neither;
+  bool has_before = false, has_after = false;
+  // after / before - 1 (0 when either side is missing or zero).
+  double relative() const;
+  // +1: the change is an improvement, -1: a regression, 0: neither or no change.
+  int verdict() const;
+};
+std::vector<CompareRow> compare_rows(const std::vector<ReportRow> &before,
+                                     const std::vector<ReportRow> &after);
+
+} // namespace rl

@@ -1,0 +1,173 @@
+// ridgeline web: the Compare tab. A pinned configuration (Pin in the top bar, "pin=" in the
+// URL) beside the current one: every headline number of rl::report_rows with its change, and
+// the step-time and memory bars of both on one scale.
+#include "core/io/units.hpp"
+#include "core/report/report.hpp"
+#include "web/exports.hpp"
+#include "web/panels.hpp"
+#include "web/widgets.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rl::web {
+
+namespace {
+
+std::vector<ReportRow> rows_of(const Evaluation &e) {
+  if (e.estimate)
+    return report_rows(*e.estimate);
+  if (e.serve)
+    return report_rows(*e.serve);
+  if (e.tx8)
+    return report_rows(*e.tx8);
+  return {};
+}
+
+Evaluation current_evaluation(const AppState &s) {
+  Evaluation e;
+  e.user = s.user();
+  e.estimate = s.estimate();
+  e.serve = s.serve();
+  e.tx8 = s.tx8();
+  e.error = s.error();
+  return e;
+}
+
+// The step-time (training) or memory parts of an estimate as bar segments.
+std::vector<ui::Segment> time_parts(const Estimate &e) {
+  const StepTime &t = e.time;
+  return {{"Compute", t.compute - t.recompute, ui::color::forward, ""},
+          {"Recompute", t.recompute, ImVec4(0.55f, 0.72f, 0.98f, 1.0f), ""},
+          {"Exposed comm", t.comm_exposed, ui::color::kv_cache, ""},
+          {"Bubble", t.bubble, ImVec4(0.80f, 0.25f, 0.25f, 1.0f), ""},
+          {"Optimizer", t.optimizer, ui::color::optimizer, ""}};
+}
+std::vector<ui::Segment> memory_parts(const Estimate &e) {
+  const MemorySummary &m = e.memory;
+  return {{"Weights", m.weights, ui::color::weights, ""},
+          {"Gradients", m.gradients, ui::color::gradients, ""},
+          {"Optimizer", m.optimizer, ui::color::optimizer, ""},
+          {"Activations", m.activations, ui::color::activations, ""},
+          {"KV cache", m.kv_cache, ui::color::kv_cache, ""}};
+}
+
+std::string delta_text(const CompareRow &r) {
+  if (!r.has_before || !r.has_after)
+    return r.has_after ? "new" : "gone";
+  if (r.before == r.after)
+    return "=";
+  const double d = r.relative();
+  if (r.before == 0)
+    return "+" + format_value(r.after, r.unit);
+  return units::format("%+.1f%%", 100 * d);
+}
+
+// Two bars on one scale: pinned above, current below, each labelled with its total.
+void paired_bars(const char *id, const char *title, const std::vector<ui::Segment> &a,
+                 const std::vector<ui::Segment> &b, std::string (*fmt)(double)) {
+  double ta = 0, tb = 0;
+  for (const auto &x : a)
+    ta += std::max(0.0, x.value);
+  for (const auto &x : b)
+    tb += std::max(0.0, x.value);
+  const double scale = std::max({ta, tb, 1e-30}) * 1.02;
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const float w = ImGui::GetContentRegionAvail().x;
+  ImGui::TextUnformatted(title);
+  ImGui::SameLine();
+  const std::string change = ta > 0 ? units::format("%+.1f%%", 100 * (tb / ta - 1)) : "";
+  ui::text_dim(fmt(ta) + " -> " + fmt(tb) + "  (" + change + ")");
+  ui::text_dim("pinned");
+  ui::stacked_bar(a, scale, -1, "", fmt);
+  ui::text_dim("current");
+  ui::stacked_bar(b, scale, -1, "", fmt);
+  ui::plot_export(id, p0, ImVec2(p0.x + w, ImGui::GetItemRectMax().y));
+}
+
+std::string seconds_str(double s) {
+  return units::seconds(s);
+}
+
+} // namespace
+
+void draw_compare_panel(AppState &s) {
+  const auto &pin = s.pinned();
+  if (!pin) {
+    ui::text_dim_wrapped("Nothing pinned. Press Pin in the top bar to keep the current result; "
+                         "then edit anything and this tab shows both side by side, with the "
+                         "change of every number. The pin travels in the link (pin=...).");
+    return;
+  }
+  const Evaluation now = current_evaluation(s);
+  if (ImGui::SmallButton("Unpin"))
+    s.unpin();
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Pin current instead"))
+    s.pin();
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Swap"))
+    s.swap_pin();
+  if (pin->error)
+    ui::text_colored(ui::color::error, "Pinned configuration: " + pin->error->text());
+  if (now.error)
+    ui::text_colored(ui::color::error, "Current configuration: " + now.error->text());
+
+  const auto rows = compare_rows(rows_of(*pin), rows_of(now));
+  const float table_w = std::floor(ImGui::GetContentRegionAvail().x * 0.56f);
+  ImGui::BeginChild("compare_left", ImVec2(table_w, 0));
+  ImGui::TextUnformatted("Every headline number");
+  ui::table_export("compare");
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
+                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY;
+  if (ImGui::BeginTable("compare", 4, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("pinned");
+    ImGui::TableSetupColumn("current");
+    ImGui::TableSetupColumn("change");
+    ImGui::TableHeadersRow();
+    std::string section;
+    for (const CompareRow &r : rows) {
+      if (r.section != section) {
+        section = r.section;
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::TextColored(ui::color::accent, "%s", section.c_str());
+      }
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextUnformatted(("  " + r.label).c_str());
+      ImGui::TableSetColumnIndex(1);
+      ui::text_right(r.has_before ? format_value(r.before, r.unit) : "-");
+      ImGui::TableSetColumnIndex(2);
+      ui::text_right(r.has_after ? format_value(r.after, r.unit) : "-");
+      ImGui::TableSetColumnIndex(3);
+      const int v = r.verdict();
+      const ImVec4 *c = v > 0 ? &ui::color::ok : v < 0 ? &ui::color::error : &ui::color::dim;
+      ui::text_right(delta_text(r), c);
+    }
+    ImGui::EndTable();
+  }
+  ui::table_export_end();
+  ImGui::EndChild();
+
+  ImGui::SameLine(0, ImGui::GetStyle().ItemSpacing.x * 3);
+  ImGui::BeginChild("compare_right", ImVec2(0, 0));
+  const Estimate *a = pin->estimate ? &*pin->estimate : nullptr;
+  const Estimate *b = now.estimate ? &*now.estimate : nullptr;
+  if (a && b && a->has_time && b->has_time) {
+    paired_bars("compare-time", "Step time", time_parts(*a), time_parts(*b), &seconds_str);
+    ImGui::Spacing();
+  }
+  if (a && b) {
+    paired_bars("compare-memory", "Memory per device", memory_parts(*a), memory_parts(*b),
+                &units::bytes);
+  } else {
+    ui::text_dim_wrapped("The bars compare two training or inference estimates; the table "
+                         "compares any two results.");
+  }
+  ImGui::EndChild();
+}
+
+} // namespace rl::web
