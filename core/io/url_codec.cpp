@@ -248,8 +248,7 @@ std::vector<std::string_view> params_of(std::string_view q) {
 
 // "tab=x" -> ("tab", "x") when the parameter is a page parameter.
 bool page_param(std::string_view part, std::string_view name, std::string &value) {
-  if (part.size() <= name.size() || part.substr(0, name.size()) != name ||
-      part[name.size()] != '=')
+  if (part.size() <= name.size() || part.substr(0, name.size()) != name || part[name.size()] != '=')
     return false;
   value = unpct(part.substr(name.size() + 1), std::string(name));
   return true;
@@ -272,9 +271,13 @@ UrlParts split_url(const std::string &url) {
     q = q.substr(0, h);
   }
   UrlParts out;
+  const bool from_fragment = q.data() != url.data() && q.data() > url.data() &&
+                             url[static_cast<std::size_t>(q.data() - url.data()) - 1] == '#';
   for (const std::string_view part : params_of(q)) {
     if (page_param(part, "tab", out.tab) || page_param(part, "pin", out.pin))
       continue;
+    if (from_fragment && part.find('=') == std::string_view::npos)
+      continue; // a page flag such as "#e2e", not configuration
     if (!out.config.empty())
       out.config += '&';
     out.config += part;
