@@ -134,3 +134,16 @@ TEST_CASE("app: the tab and the pinned configuration travel in the URL", "[app]"
   CHECK(t.tab() == "compare");
   CHECK(t.user() == s.user());
 }
+
+TEST_CASE("app: a link with overrides only applies over the default scenario", "[app][url]") {
+  AppState s;
+  s.load_from_url("?parallel.tp=4&parallel.tpp=2");
+  CHECK(s.user() == json{{"scenario", rl::web::kDefaultScenario}, {"parallel", {{"tp", 4}}}});
+  REQUIRE(s.url_issues().size() == 1);
+  REQUIRE(s.estimate());
+  CHECK(s.estimate()->layout.tp == 4);
+  s.load_from_url("?parallel.tp=7"); // 7 does not divide LLaMA-3 70B's 64 heads
+  REQUIRE(s.error());
+  CHECK(s.error()->path == "parallel.tp");
+  CHECK(s.error()->message == "7 does not divide heads 64");
+}

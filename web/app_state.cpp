@@ -141,7 +141,7 @@ void AppState::load_from_url(const std::string &url_state) {
   io::LenientUrl decoded;
   const auto err = guarded([&] {
     parts = io::split_url(url_state);
-    decoded = io::decode_url_lenient(parts.config);
+    decoded = io::decode_url_lenient(parts.config, kDefaultScenario);
   });
   for (const auto &d : decoded.dropped)
     url_issues_.push_back(
@@ -159,7 +159,8 @@ void AppState::load_from_url(const std::string &url_state) {
   }
   if (!parts.pin.empty()) {
     io::LenientUrl pin;
-    if (!guarded([&] { pin = io::decode_url_lenient(parts.pin); }) && !pin.config.empty())
+    if (!guarded([&] { pin = io::decode_url_lenient(parts.pin, kDefaultScenario); }) &&
+        !pin.config.empty())
       pin_user(pin.config);
   }
 }

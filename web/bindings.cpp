@@ -23,7 +23,7 @@ std::string plan_default(const std::string &config_json) {
 std::string plan_top(const std::string &config_json, int top) {
   return rl::api::plan(config_json, top);
 }
-// api::tx8 without the seed preset tilings (`ridgeline tx8 CFG --json`), and with them
+// api::tx8 without the reference preset tilings (`ridgeline tx8 CFG --json`), and with them
 // (`--presets`).
 std::string tx8_default(const std::string &config_json) {
   return rl::api::tx8(config_json, false);

@@ -79,7 +79,7 @@ void draw_pipeline_panel(const AppState &s) {
                 static_cast<long long>(l.num_micro), units::percent(bubble).c_str());
   ui::text_colored(bubble > 0.25 ? ui::color::warn : ui::color::ok, buf);
   ui::help_marker("Idle time of each stage relative to its busy time; step time = (m + (p-1)/v) "
-                  "x (t_fwd + t_bwd) (FORMULAS.md 'Step time'). GPipe has the same bubble but "
+                  "x (t_fwd + t_bwd) (docs/formulas.md 'Step time'). GPipe has the same bubble but "
                   "keeps all m micro-batches' activations; 1F1B keeps p; interleaving divides "
                   "the bubble by v at the cost of more point-to-point traffic.");
   if (!t.error.empty()) {

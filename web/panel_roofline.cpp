@@ -352,7 +352,7 @@ void draw_roofline_panel(const AppState &s, UiState &ui) {
            str(c->workload.seq_len) + "), on one device (tp " + str(l.tp) + (l.sp ? " + SP" : "") +
            ", cp " + str(l.cp) + (moe ? std::string(", ep ") + str(l.ep) : "") + ")";
     help = "Each GEMM: time = max(FLOPs / (peak x GEMM efficiency), HBM bytes / bandwidth) "
-           "(FORMULAS.md 'Step time'; core layer_ops, the points Estimate.time.ops carries). "
+           "(docs/formulas.md 'Step time'; core layer_ops, the points Estimate.time.ops carries). "
            "Achieved FLOP/s = FLOPs / time, so every point sits on the roof: the chart shows "
            "which limit binds and how far from the ridge. FlashAttention keeps the score "
            "matrix in SRAM (its bytes are Q, K, V, O). 'element-wise' (norms, residuals, "
@@ -380,10 +380,11 @@ void draw_roofline_panel(const AppState &s, UiState &ui) {
     }
     Point cur = decode_point(e->serving.decode, roof, pp);
     cur.current = true;
-    cur.note = "The workload's batch at the mean context (prompt + gen/2), as TPOT in Results. "
-               "FLOPs 2 B P_active per step at peak (seed 002 ch.7: decode GEMMs at "
-               "efficiency 1); bytes: weights + KV cache; time: the whole step (stages in "
-               "turn, communication included).";
+    cur.note =
+        "The workload's batch at the mean context (prompt + gen/2), as TPOT in Results. "
+        "FLOPs 2 B P_active per step at peak (How to Scale Your Model ch. 7: decode GEMMs at "
+        "efficiency 1); bytes: weights + KV cache; time: the whole step (stages in "
+        "turn, communication included).";
     pts.push_back(cur);
     what = std::string("Prefill of one prompt (s ") + str(c->workload.prompt_len) +
            ") per layer on one device, and the decode step over batch sizes";

@@ -1,6 +1,6 @@
 // ridgeline web: the Serving curve panel (inference): the latency-throughput trade-off of
-// seed 002 ch.7, as `ridgeline estimate --sweep batch` prints it: rl::batch_sweep over
-// rl::sweep_batches at the final context. x = tokens/s per chip (or of all chips), y = time
+// How to Scale Your Model ch. 7, as `ridgeline estimate --sweep batch` prints it: rl::batch_sweep
+// over rl::sweep_batches at the final context. x = tokens/s per chip (or of all chips), y = time
 // per output token (the decode step); every point is a batch size; batches that do not fit
 // are grey, the critical batch (decode turns compute-bound) is marked. Clicking a point or a
 // row makes it the workload's batch.
@@ -279,7 +279,8 @@ void draw_serving_panel(AppState &s, UiState &ui) {
   std::snprintf(crit, sizeof crit, "%.0f", sv.critical_batch);
   ImGui::TextColored(ui::color::warn, "critical batch %s", crit);
   ui::help_marker("Decode turns compute-bound above B = peak FLOP/s x bytes per weight / (2 x "
-                  "HBM bandwidth) (seed 002 ch.7): below it every step re-reads all weights for "
+                  "HBM bandwidth) (How to Scale Your Model ch. 7): below it every step re-reads "
+                  "all weights for "
                   "few tokens.");
   ImGui::SameLine(0, 18);
   ImGui::Text("largest batch that fits %lld", static_cast<long long>(e->memory.max_batch));

@@ -79,15 +79,16 @@ void draw_die_line(const Tx8Spec &a) {
                 fmt("%.2f", a.sram_bytes / 1048576.0).c_str(), units::bandwidth(a.dram_bw).c_str(),
                 units::bandwidth(a.noc_bw).c_str(), tx8::ridge_flop_per_byte(a));
   ui::text_dim_wrapped(buf);
-  ui::help_marker("Per tile: GEMM and vector units, SRAM (usable " +
-                  units::grouped(static_cast<std::int64_t>(a.sram_usable_bytes)) +
-                  std::string(" B); per die: DRAM shared by the tiles, ") + t_(a.dram_latency) +
-                  std::string(" per DMA; NoC ") + t_(a.hop_latency) +
-                  " per hop. Ridge = die GEMM FLOP/s / DRAM bandwidth (TX8.md). Ring GEMM "
-                  "hides the NoC at Tm >= " +
-                  fmt("%.1f", tx8::gemm_noc_hidden_tm(a)) +
-                  ", the weight stream at Tm >= " + fmt("%.0f", tx8::gemm_weight_hidden_tm(a)) +
-                  ", output writes at K >= " + fmt("%.0f", tx8::gemm_output_hidden_k(a)) + ".");
+  ui::help_marker(
+      "Per tile: GEMM and vector units, SRAM (usable " +
+      units::grouped(static_cast<std::int64_t>(a.sram_usable_bytes)) +
+      std::string(" B); per die: DRAM shared by the tiles, ") + t_(a.dram_latency) +
+      std::string(" per DMA; NoC ") + t_(a.hop_latency) +
+      " per hop. Ridge = die GEMM FLOP/s / DRAM bandwidth (docs/formulas.md, tx8). Ring GEMM "
+      "hides the NoC at Tm >= " +
+      fmt("%.1f", tx8::gemm_noc_hidden_tm(a)) +
+      ", the weight stream at Tm >= " + fmt("%.0f", tx8::gemm_weight_hidden_tm(a)) +
+      ", output writes at K >= " + fmt("%.0f", tx8::gemm_output_hidden_k(a)) + ".");
 }
 
 void draw_video_header(const Config &c, const tx8::Tx8Result &r) {
@@ -111,7 +112,7 @@ void draw_video_header(const Config &c, const tx8::Tx8Result &r) {
          str(v.grid_t) + " x " + str(v.grid_h) + " x " + str(v.grid_w) + " = " +
          units::grouped(v.tokens()) + " per sample";
   ui::text_dim(req);
-  ui::help_marker("Seed 000: latent frames = frames*5//17, latent H/8 x W/8, patch (1, 2, 2): "
+  ui::help_marker("Open-Sora: latent frames = frames*5//17, latent H/8 x W/8, patch (1, 2, 2): "
                   "tokens per frame = H*W/256; T5 prompt padded to 300 tokens; each sampling "
                   "step runs every spatial and temporal block once.");
   draw_die_line(*c.hardware.tx8);
@@ -273,7 +274,8 @@ json scheme_parallel(const AppState &s, const tx8::SchemeRow &row) {
 int draw_schemes(const tx8::Tx8Result &r, float height) {
   ImGui::TextUnformatted("Sequence-parallel schemes and mesh splits (best first)");
   ui::help_marker("Every scheme the heads allow (DSP, Ulysses, Ring, Megatron-SP, USP u x c; "
-                  "seed 004) on every split of the die mesh into equal pipeline stages, each "
+                  "the DSP paper, Zhao et al. 2024) on every split of the die mesh into equal "
+                  "pipeline stages, each "
                   "mapped in full. Click a row to apply it (parallel.sp_kind, and the stage "
                   "sub-meshes when the mesh is split).");
   int clicked = -1;
@@ -350,10 +352,11 @@ int draw_schemes(const tx8::Tx8Result &r, float height) {
 // [SECTION] comm
 void draw_comm(const tx8::Tx8Result &r) {
   ImGui::TextUnformatted("Die-to-die communication per step");
-  ui::help_marker("Bytes each die sends per occurrence, its time on the die mesh (TX8.md: "
-                  "all-to-all bounded by the bisection or the per-die injection, rings by the "
-                  "slowest link, + hops x latency), occurrences per step, and what stays on the "
-                  "critical path (ring attention overlaps the spatial attention).");
+  ui::help_marker(
+      "Bytes each die sends per occurrence, its time on the die mesh (docs/formulas.md, tx8: "
+      "all-to-all bounded by the bisection or the per-die injection, rings by the "
+      "slowest link, + hops x latency), occurrences per step, and what stays on the "
+      "critical path (ring attention overlaps the spatial attention).");
   if (r.comm.empty()) {
     ImGui::SameLine();
     ui::text_dim("  none (one die per stage)");
@@ -530,7 +533,7 @@ void draw_one_op(const Config &c, const tx8::Tx8Result &r) {
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthFixed,
                             ImGui::CalcTextSize(tx8::bytes_mib(k.sram_bytes).c_str()).x + 4);
     row2("latency (double-buffered pipeline)", t_(k.latency),
-         "DMA loads, compute and stores of consecutive rounds overlap (TX8.md).",
+         "DMA loads, compute and stores of consecutive rounds overlap (docs/formulas.md, tx8).",
          &ui::color::accent);
     row2("latency without double buffering", t_(k.serial_latency), "");
     row2("rounds", fmt("%.0f", k.rounds), "");
@@ -617,7 +620,7 @@ void draw_tx8_panel(AppState &s) {
     ui::help_marker(
         "Each operator mapped by its mapper (GEMM: stationary operand and Tm, Tn, "
         "Tk; vector: rows per tile; flash attention: loop order and Tx, Ty), the "
-        "searched optimum (TX8.md). Hover a name for the search and the cost terms. "
+        "searched optimum (docs/formulas.md, tx8). Hover a name for the search and the cost terms. "
         "Search: " +
         str(r->searches) + " operator searches (" + str(r->cache_hits) +
         " repeats served from the cache)" +

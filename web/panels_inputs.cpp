@@ -288,14 +288,14 @@ void draw_hardware_section(AppState &s) {
 // [SECTION] workload
 namespace {
 
-// Mode video: an STDiT3 request (seed 000).
+// Mode video: an STDiT3 request (Open-Sora).
 void draw_video_workload(AppState &s) {
   int_field(s, "workload", "batch", "Batch", "Videos generated together.", 1);
   if (s.field("workload", "frames").is_number())
     int_field(s, "workload", "frames", "Frames", "Video frames (instead of seconds).", 1);
   else
     scaled_field(s, "workload", "seconds", "Seconds", 1.0, "%.2f",
-                 "Video length; frames = floor(25.5 x seconds) (seed 000).");
+                 "Video length; frames = floor(25.5 x seconds) (Open-Sora).");
   const json res = s.field("workload", "resolution");
   if (res.is_array() && res.size() == 2) {
     i64 h = as_int(res[0]), w = as_int(res[1]);
@@ -306,7 +306,7 @@ void draw_video_workload(AppState &s) {
       s.set_field("workload", "resolution", json::array({h, w}));
     ui::field_error_exact("workload.resolution");
   }
-  int_field(s, "workload", "text_tokens", "Text tokens", "T5 prompt tokens (seed 000: 300).");
+  int_field(s, "workload", "text_tokens", "Text tokens", "T5 prompt tokens (Open-Sora: 300).");
   int_field(s, "workload", "steps", "Sampling steps", "Denoising steps; each runs every block.", 1);
   bool_field(s, "workload", "fusion", "Fuse norm + modulate",
              "The norm's output stays in SRAM for the modulate (no DRAM round trip).");
@@ -632,7 +632,8 @@ void draw_tx8_parallel_section(AppState &s) {
   std::string kind =
       kind_knob && kind_knob->is_string() ? kind_knob->get<std::string>() : kinds.front();
   if (ui::combo_string("SP scheme", "parallel.sp_kind", kind, kinds,
-                       "Sequence parallelism across the dies of a stage (seed 004): DSP switches "
+                       "Sequence parallelism across the dies of a stage (the DSP paper, Zhao et "
+                       "al. 2024): DSP switches "
                        "the split dimension between spatial and temporal blocks (one all-to-all), "
                        "Ulysses all-to-alls around attention, Ring passes K/V, Megatron-SP "
                        "all-gathers and reduce-scatters, USP = Ulysses inside x Ring across. "
@@ -663,7 +664,7 @@ void draw_tx8_parallel_section(AppState &s) {
   const json sub = s.parallel_knob("submeshes").value_or(json());
   if (sub.is_array() && !sub.empty()) {
     ui::row_label("Stage sub-meshes", "parallel.submeshes",
-                  "Explicit (num_x, num_y, loc_x, loc_y) per stage (seed 000).");
+                  "Explicit (num_x, num_y, loc_x, loc_y) per stage (LLMPerf-for-TiledArch).");
     std::string text;
     for (std::size_t i = 0; i + 3 < sub.size(); i += 4) {
       if (!text.empty())
@@ -687,7 +688,8 @@ void draw_tx8_parallel_section(AppState &s) {
                 out.push_back({d, cfg->model.layers % d == 0 ? "" : "does not divide layers"});
               return out;
             },
-            "Stages of equal sub-meshes along the mesh, the blocks split evenly (seed 000 "
+            "Stages of equal sub-meshes along the mesh, the blocks split evenly "
+            "(LLMPerf-for-TiledArch "
             "stage_ids / submesh). Click a row of the schemes table for a given split."))
       s.set_parallel("pp", pp);
   }

@@ -1,5 +1,5 @@
 // ridgeline web: the Results panel. Every number carries a "(?)" with its formula and source
-// (FORMULAS.md). [SECTION] headline  [SECTION] size & compute  [SECTION] memory bar
+// (docs/formulas.md). [SECTION] headline  [SECTION] size & compute  [SECTION] memory bar
 // [SECTION] time  [SECTION] stages table  [SECTION] activation terms
 #include "core/io/config_json.hpp"
 #include "core/io/units.hpp"
@@ -126,12 +126,12 @@ void draw_size_and_compute(const Config &c, const Estimate &e) {
   kv_row("Parameters", units::count(d(e.total_params)),
          "L x (attention + MLP + 2 norms) + embedding v*h + LM head v*h (unless tied) + final "
          "norm. Attention h*d*(2a + 2k), gated MLP 3*h*f (plain 2*h*f), rmsnorm h. "
-         "FORMULAS.md 'Parameters'; seed 000.\nExact: " +
+         "docs/formulas.md 'Parameters'; Narayanan et al. 2021.\nExact: " +
              units::grouped(e.total_params));
   if (e.active_params != e.total_params)
     kv_row("Active / token", units::count(d(e.active_params)),
            "MoE: the top_k routed experts a token visits plus the shared experts, instead of "
-           "all E. FORMULAS.md 'Parameters'.");
+           "all E. docs/formulas.md 'Parameters'.");
   kv_row("  one layer", units::count(d(p.dense_layer.total())),
          "Attention " + units::count(d(p.dense_layer.attention)) +
              " = h*d*(2a+2k) = " + str(m.hidden) + "*" + str(m.head_dim) + "*(2*" + str(m.heads) +
@@ -145,9 +145,11 @@ void draw_size_and_compute(const Config &c, const Estimate &e) {
   if (w.mode == Mode::train) {
     kv_row("Tokens / step", units::count(e.tokens_per_step), "B x s, the global batch in tokens.");
     kv_row("Model FLOPs / step", units::flops(e.model_flops_per_step),
-           "3 x forward over the global batch (backward = 2 x forward; seed 000). Forward per "
+           "3 x forward over the global batch (backward = 2 x forward; Narayanan et al. 2021). "
+           "Forward per "
            "layer: QKV 2bsh*d(a+2k), scores 4bs^2*a*d, out-proj 2bs*a*d*h, MLP 6bshf gated "
-           "(4bshf plain); LM head 2bshv once. Matmuls only, 2mnk per GEMM. FORMULAS.md 'FLOPs'.");
+           "(4bshf plain); LM head 2bshv once. Matmuls only, 2mnk per GEMM. docs/formulas.md "
+           "'FLOPs'.");
     kv_row("Hardware FLOPs / step", units::flops(e.hardware_flops_per_step),
            "Model FLOPs plus recompute: selective re-runs the attention-score GEMMs, full re-runs "
            "every layer's forward. Used for HFU; MFU uses model FLOPs.");
@@ -166,11 +168,11 @@ void draw_size_and_compute(const Config &c, const Estimate &e) {
            "bound by it.");
     kv_row("Decode FLOPs / token", units::flops(e.model_flops_per_token),
            "2 x active parameters per generated token (one multiply-add per weight); the "
-           "attention over the cache is extra. Seed 002 ch.7.");
+           "attention over the cache is extra. How to Scale Your Model ch. 7.");
     kv_row("KV cache / token", units::bytes(e.kv_bytes_per_token),
            "2 * L * k * d * bytes_kv = 2 x " + str(m.layers) + " x " + str(m.kv_heads) + " x " +
                str(m.head_dim) + " x " + units::bytes(dtype_bytes(w.kv_dtype)) +
-               " (MLA: L * (r_kv + rope) * bytes). FORMULAS.md 'Inference'.");
+               " (MLA: L * (r_kv + rope) * bytes). docs/formulas.md 'Inference'.");
     kv_row("Tokens / step", units::count(e.tokens_per_step),
            "Generated tokens of the batch: batch x gen_len.");
     kv_row("Max batch that fits", str(e.memory.max_batch),
@@ -228,7 +230,7 @@ std::vector<ui::Segment> memory_segments(const Config &c, const Estimate &e) {
                      std::string(l.zero >= 1 ? " ZeRO-1: divided by dp x cp." : "")});
     s.push_back({"Activations", mem.activations, ui::color::activations,
                  "Stored activations of every layer-micro-batch in flight on this stage "
-                 "(Korthikanti et al., seed 000), plus the embedding/output terms. See the "
+                 "(Korthikanti et al. 2022), plus the embedding/output terms. See the "
                  "Activations tab."});
   } else {
     s.push_back({"Weights", mem.weights, ui::color::weights,
@@ -236,7 +238,7 @@ std::vector<ui::Segment> memory_segments(const Config &c, const Estimate &e) {
     s.push_back({"KV cache", mem.kv_cache, ui::color::kv_cache,
                  "2 x layers of the stage x KV heads per rank x d x bytes_kv per token, for the "
                  "replica's share of the batch at prompt + gen tokens (heads split over TP up to "
-                 "the KV heads, then the batch; seed 002 ch.7)."});
+                 "the KV heads, then the batch; How to Scale Your Model ch. 7)."});
     s.push_back({"Working set", mem.activations, ui::color::activations,
                  "One layer's prefill activations (FlashAttention, nothing stored across "
                  "layers)."});
@@ -284,11 +286,12 @@ void draw_step_time(const Config &c, const Estimate &e) {
   ui::text_dim("(slowest stage " + str(t.slowest_stage) + ")");
   char band[96];
   std::snprintf(band, sizeof band, "%.3f", c.hardware.gemm_efficiency);
-  ui::help_marker("step = (m + (p-1)/v) x (t_fwd + t_bwd) + exposed DP sync + optimizer "
-                  "(FORMULAS.md 'Step time'). Each GEMM: max(FLOPs / (peak x efficiency), bytes / "
-                  "HBM bandwidth), GEMM efficiency " +
-                  std::string(band) + " for " + c.hardware.name +
-                  " (calibrated); collectives alpha-beta, exposed unless overlapped.");
+  ui::help_marker(
+      "step = (m + (p-1)/v) x (t_fwd + t_bwd) + exposed DP sync + optimizer "
+      "(docs/formulas.md 'Step time'). Each GEMM: max(FLOPs / (peak x efficiency), bytes / "
+      "HBM bandwidth), GEMM efficiency " +
+      std::string(band) + " for " + c.hardware.name +
+      " (calibrated); collectives alpha-beta, exposed unless overlapped.");
   const std::vector<ui::Segment> segs = {
       {"Compute", t.compute - t.recompute, ui::color::forward,
        "Forward + backward GEMMs and element-wise traffic of the slowest stage, all "
@@ -320,7 +323,7 @@ void draw_step_time(const Config &c, const Estimate &e) {
                 units::flop_rate(p.tflops_per_device).c_str());
   ImGui::TextUnformatted(line);
   ui::help_marker("MFU = model FLOPs / (step x devices x peak); HFU counts recompute too "
-                  "(FORMULAS.md). Per device: model FLOP/s achieved.");
+                  "(docs/formulas.md). Per device: model FLOP/s achieved.");
 }
 
 void draw_serving(const Estimate &e) {
@@ -417,7 +420,7 @@ void draw_comm(const Estimate &e) {
   ImGui::EndTable();
   ui::table_export_end();
   ui::text_dim_wrapped("Per device, per step. 'time' if nothing overlapped; 'exposed' is what "
-                       "stays on the critical path (FORMULAS.md 'Communication per layer').");
+                       "stays on the critical path (docs/formulas.md 'Communication per layer').");
 }
 
 // [SECTION] stages table
@@ -427,7 +430,7 @@ void draw_stages(const Config &c, const Estimate &e) {
   ui::help_marker(train ? "Each stage's own layers / tp; stage 0 also holds the embedding, the "
                           "last stage the LM head. 'in flight' counts layer-micro-batches of "
                           "stored activations: 1F1B keeps min(p - j, m) micro-batches on stage "
-                          "j, interleaved more, GPipe all m (FORMULAS.md)."
+                          "j, interleaved more, GPipe all m (docs/formulas.md)."
                         : "Each stage's own layers / tp at weight_dtype; KV cache of the "
                           "stage's layers for the replica's share of the batch.");
   const int cols = train ? 8 : 6;
@@ -516,7 +519,7 @@ void draw_activation_terms(const Config &c, const Estimate &e) {
       "One transformer layer, one micro-batch (b = " + str(l.microbatch) +
       ", s = " + str(c.workload.seq_len) +
       "), on one device, stored for the backward pass before "
-      "recompute (Korthikanti et al. 2022, seed 000; FORMULAS.md 'Activation memory'). bf16 "
+      "recompute (Korthikanti et al. 2022; docs/formulas.md 'Activation memory'). bf16 "
       "tensors, 1-byte dropout masks. With TP t and SP every term is divided by t; without SP "
       "the norm inputs, QKV/MLP inputs and dropout masks stay whole. Ring CP and Ulysses divide "
       "every term by their degree. Selective recompute drops the s^2 terms; full keeps only "

@@ -3,7 +3,8 @@
 // 1F1B: p-j-1 warm-up forwards, then one forward / one backward; interleaved: warm-up
 // 2(p-j-1) + (v-1)p model-chunk forwards, chunks in groups of p micro-batches); a pass starts
 // when its device is free and its input has arrived. Forward = 1 unit, backward = 2 units
-// (backward FLOPs = 2 x forward, FORMULAS.md); a model chunk of an interleaved stage takes 1/v.
+// (backward FLOPs = 2 x forward, docs/formulas.md); a model chunk of an interleaved stage takes
+// 1/v.
 #pragma once
 
 #include "core/config.hpp"
@@ -35,7 +36,7 @@ inline constexpr double kForwardUnits = 1.0, kBackwardUnits = 2.0;
 
 PipeTimeline simulate_pipeline(PpSchedule schedule, i64 stages, i64 chunks, i64 microbatches);
 
-// FORMULAS.md: bubble fraction (p - 1) / (v * m).
+// docs/formulas.md: bubble fraction (p - 1) / (v * m).
 inline double bubble_fraction_formula(i64 p, i64 v, i64 m) {
   return m > 0 && v > 0 ? static_cast<double>(p - 1) / static_cast<double>(v * m) : 0;
 }

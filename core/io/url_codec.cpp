@@ -376,7 +376,8 @@ json decode_url_query(const std::string &url) {
   return out;
 }
 
-LenientUrl decode_url_lenient(const std::string &config_query) {
+LenientUrl decode_url_lenient(const std::string &config_query,
+                              const std::string &fallback_scenario) {
   check_url_size(config_query);
   std::vector<std::string> params;
   for (const std::string_view p : params_of(config_query))
@@ -417,6 +418,9 @@ LenientUrl decode_url_lenient(const std::string &config_query) {
   while (true) {
     try {
       out.config = decode_url_query(joined());
+      if (!out.config.empty() && !fallback_scenario.empty() && !out.config.contains("scenario") &&
+          !out.config.contains("model"))
+        out.config["scenario"] = fallback_scenario;
       if (!out.config.empty())
         parse_config(out.config);
       return out;

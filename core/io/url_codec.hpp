@@ -50,6 +50,9 @@ struct LenientUrl {
   nlohmann::json config = nlohmann::json::object();
   std::vector<DroppedParam> dropped;
 };
-LenientUrl decode_url_lenient(const std::string &config_query);
+// A link that names neither a scenario nor a model ("?parallel.tp=4") applies over the
+// scenario `fallback_scenario` when one is given.
+LenientUrl decode_url_lenient(const std::string &config_query,
+                              const std::string &fallback_scenario = "");
 
 } // namespace rl::io

@@ -65,7 +65,7 @@ for _ in $(seq 1 50); do
 done
 base="http://127.0.0.1:$port/index.html"
 
-# [SECTION] headless Chromium (flags from shared/TOOLCHAIN.md)
+# [SECTION] headless Chromium (Debian chromium flags for WebGL2 via SwiftShader)
 browse() { # browse MODE(dump|shot) URL OUTFILE
   local mode=$1 url=$2 file=$3 profile
   profile=$(mktemp -d "$profiles/p.XXXXXX")
@@ -112,7 +112,8 @@ c.compare("app's user config == the decoded URL", state["user_config"], decoded)
 c.compare("Module.currentConfig() == `ridgeline url --decode --resolved`", state["config"], resolved)
 c.compare("estimate params.total == CLI", state["params_total"], estimate["params"]["total"])
 c.compare("app estimate == `ridgeline estimate --json` (1e-9 rel)", state["estimate"], estimate, exact=False)
-c.compare("no error on the page", state["status"], {"error": None, "url_error": None})
+c.compare("no error on the page", {k: state["status"][k] for k in ("error", "url_error", "url_issues")},
+          {"error": None, "url_error": None, "url_issues": []})
 c.compare("Module.plan(config) == `ridgeline plan --json` (1e-9 rel)", state["api"].get("plan"),
       load(out, "expected_plan.json"), exact=False)
 c.exit()
@@ -164,10 +165,13 @@ EOF
 # [SECTION] bad URLs: an error on the page, never a crash or a blank canvas.
 # 1) A layout error: the configuration is kept and the error names the field.
 bad_layout='model=llama3-70b&hardware=h100-sxm&cluster.base=dgx-h100&cluster.devices=56&workload.mode=train&workload.global_batch=64&workload.seq_len=8192&parallel.tp=7'
-# 2) Not a configuration at all: the page falls back to the default scenario.
+# 2) Overrides only: they apply over the default scenario, and the error names the field.
 bad_url='parallel.tp=7'
+# 3) One misspelled key: the link is kept, the key marked, the rest applied.
+one_bad_key='scenario=llama3-70b-h100-1024&parallel.tpp=4&parallel.zero=3'
 browse dump "$base?$bad_layout" "$out/dom_bad_layout.html"
 browse dump "$base?$bad_url" "$out/dom_bad_url.html"
+browse dump "$base?$one_bad_key" "$out/dom_one_bad_key.html"
 python3 - "$out" <<'EOF' || fail "bad URLs are not reported as errors"
 import sys
 from page_checks import page_state
@@ -178,10 +182,18 @@ err = a["status"]["error"]
 ok = err is not None and err["path"] == "parallel.tp" and "does not divide heads" in err["message"]
 print(f"browser_e2e: {'ok  ' if ok else 'FAIL'} tp=7 shows 'parallel.tp: ... does not divide heads': {err}", flush=True)
 b = page_state(out, "dom_bad_url.html")
-uerr = b["status"]["url_error"]
-ok2 = uerr is not None and b["user_config"] == {"scenario": "llama3-70b-h100-1024"} and b["status"]["error"] is None
-print(f"browser_e2e: {'ok  ' if ok2 else 'FAIL'} '?parallel.tp=7' is rejected ({uerr}) and the default scenario shown", flush=True)
-sys.exit(0 if ok and ok2 else 1)
+berr = b["status"]["error"]
+ok2 = (b["user_config"] == {"scenario": "llama3-70b-h100-1024", "parallel": {"tp": 7}} and
+       berr is not None and berr["path"] == "parallel.tp")
+print(f"browser_e2e: {'ok  ' if ok2 else 'FAIL'} '?parallel.tp=7' applies over the default scenario and shows {berr}", flush=True)
+k = page_state(out, "dom_one_bad_key.html")
+issues = k["status"]["url_issues"]
+ok3 = (len(issues) == 1 and issues[0]["path"] == "parallel.tpp" and
+       k["user_config"] == {"scenario": "llama3-70b-h100-1024", "parallel": {"zero": 3}} and
+       k["status"]["error"] is None and k["estimate"]["parallel"]["zero"] == 3 and
+       "parallel.tpp=4" in k["location_state"])
+print(f"browser_e2e: {'ok  ' if ok3 else 'FAIL'} one misspelled key: marked {issues}, the rest applied, the link kept ({k['location_state']})", flush=True)
+sys.exit(0 if ok and ok2 and ok3 else 1)
 EOF
 
 # [SECTION] export: a plot as SVG, tables as CSV / Markdown, the whole result as JSON, taken
@@ -233,6 +245,64 @@ c.expect("result JSON: the configuration",
 c.expect("result JSON: estimate == `ridgeline estimate --json` (1e-9 rel)",
          close(res.get("estimate"), load(out, "expected_export_estimate.json")))
 c.exit()
+EOF
+
+# [SECTION] user flows, clicked: mouse events on the canvas at the rectangles the widgets
+# report (web/index.html #e2e-flow=NAME), the page's state after each step.
+browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=hf" "$out/dom_flow_hf.html"
+browse dump "$base?scenario=sora-720m-tx8-2x2#e2e-flow=resolution" "$out/dom_flow_resolution.html"
+browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=compare" "$out/dom_flow_compare.html"
+python3 - "$out" <<'EOF' || fail "a user flow failed (files in $out)"
+import sys
+from page_checks import Checks, flow_steps
+
+out = sys.argv[1]
+c = Checks()
+# Qwen2-7B (28 heads, 28 layers) pasted into tp 8 x pp 8 on 1024 GPUs: no deadlock.
+hf = flow_steps(out, "dom_flow_hf.html")["paste"]
+lay = hf["estimate"].get("parallel", {})
+c.expect("HF paste: a legal layout (tp and pp divide 28, 1024 devices)",
+         hf["status"]["error"] is None and 28 % lay.get("tp", 3) == 0 and 28 % lay.get("pp", 3) == 0
+         and lay.get("dp", 0) * lay.get("tp", 0) * lay.get("pp", 0) * lay.get("cp", 0) == 1024,
+         str(hf["status"]) + " " + str(lay))
+c.expect("HF paste: the page says what it changed", "Layout adjusted" in hf["status"]["notice"],
+         hf["status"]["notice"])
+c.expect("HF paste: only the fields ridgeline reads travel in the URL",
+         "transformers_version" not in hf["url"] and "bos_token_id" not in hf["url"] and
+         "num_hidden_layers=28" in hf["url"], hf["url"])
+# Video 720 x 1280: Width + then Height + (step 16) edit one side each.
+rs = flow_steps(out, "dom_flow_resolution.html")
+c.expect("resolution: Width + changes the width only",
+         rs["width+"]["user"]["workload"]["resolution"] == [720, 1296], str(rs["width+"]["user"]))
+c.expect("resolution: Height + changes the height only (non-square kept)",
+         rs["height+"]["user"]["workload"]["resolution"] == [736, 1296], str(rs["height+"]["user"]))
+# Compare: Pin, then Devices + (to the next legal count), both in the URL.
+cm = flow_steps(out, "dom_flow_compare.html")
+pin, dev = cm["pin"], cm["devices+"]
+c.expect("compare: Pin puts pin= and tab=compare into the URL",
+         pin["status"]["pinned"] and "pin=scenario%3Dllama3-70b-h100-1024" in pin["url"] and
+         "tab=compare" in pin["url"], pin["url"])
+c.expect("compare: Devices + steps 1024 -> 2048 (the next count dp x 64 with dp | 1024)",
+         dev["user"].get("cluster", {}).get("devices") == 2048, str(dev["user"]))
+rows = {r["label"]: r for r in dev["compare"]}
+c.expect("compare: the step-time row compares pinned and current",
+         "step" in rows and rows["step"]["pinned"] > 0 and rows["step"]["current"] > 0 and
+         rows["step"]["change"] != 0, str(rows.get("step")))
+c.expect("compare: the link carries both (pin= and the edit)",
+         "cluster.devices=2048" in dev["url"] and "pin=" in dev["url"], dev["url"])
+open(f"{out}/compare_link.txt", "w").write(dev["url"].split("?", 1)[1])
+c.exit()
+EOF
+# The compare link as shared: reopened, it shows the same pin, edit and tab.
+browse dump "$base?$(cat "$out/compare_link.txt")" "$out/dom_compare_link.html"
+python3 - "$out" <<'EOF' || fail "the shared compare link does not reopen the comparison"
+import sys
+from page_checks import page_state
+s = page_state(sys.argv[1], "dom_compare_link.html")
+ok = (s["status"]["pinned"] and s["status"]["tab"] == "compare" and
+      s["user_config"].get("cluster", {}).get("devices") == 2048)
+print(f"browser_e2e: {'ok  ' if ok else 'FAIL'} the shared compare link reopens pin + edit + tab: {s['status']}", flush=True)
+sys.exit(0 if ok else 1)
 EOF
 
 # [SECTION] screenshot of the same non-default URL

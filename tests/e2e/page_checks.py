@@ -14,6 +14,15 @@ def page_state(out, name):
     return s
 
 
+def flow_steps(out, name):
+    """The states a #e2e-flow run wrote into <pre id="e2e-flow">, by step name."""
+    dom = open(f"{out}/{name}", encoding="utf-8").read()
+    m = re.search(r'<pre id="e2e-flow"[^>]*>(.*?)</pre>', dom, re.S)
+    if not m or not m.group(1).strip():
+        sys.exit(f"{name}: the flow never finished (see {name}, {name}.stderr)")
+    return {s["step"]: s["state"] for s in json.loads(html.unescape(m.group(1)))["steps"]}
+
+
 def load(out, name):
     return json.load(open(f"{out}/{name}"))
 
