@@ -320,21 +320,30 @@ void print_plan(std::ostream &os, const Config &c, const PlanResult &r) {
   if (r.plans.empty()) {
     os << "  no layout fits; closest:\n";
   } else {
-    Table t{{"#", "dp", "tp", "pp", "vpp", "cp", "ep", "zero", "mb", "recompute",
-             train ? "step" : "TPOT", train ? "MFU" : "tokens/s", "memory", "why"},
+    // Inference shows no training knobs (vpp, ZeRO, micro-batch, recompute).
+    Table t{train ? std::vector<std::string>{"#", "dp", "tp", "pp", "vpp", "cp", "ep", "zero", "mb",
+                                             "recompute", "step", "MFU", "memory", "why"}
+                  : std::vector<std::string>{"#", "dp", "tp", "pp", "cp", "ep", "TPOT", "tokens/s",
+                                             "memory", "why"},
             {}};
     for (std::size_t i = 0; i < r.plans.size(); ++i) {
       const Plan &p = r.plans[i];
       const Layout &l = p.estimate.layout;
       const std::string cp =
           std::to_string(l.cp) + (l.cp > 1 ? std::string(" ") + io::name_of(l.cp_kind) : "");
-      t.rows.push_back({std::to_string(i + 1), std::to_string(l.dp), std::to_string(l.tp),
-                        std::to_string(l.pp), std::to_string(l.vpp), cp, std::to_string(l.ep),
-                        std::to_string(l.zero), std::to_string(l.microbatch),
-                        io::name_of(l.recompute), units::seconds(p.objective),
-                        train ? units::percent(p.estimate.throughput.mfu)
-                              : units::count(p.estimate.serving.decode.tokens_per_s),
-                        units::bytes(p.estimate.memory.total), p.why});
+      if (train)
+        t.rows.push_back({std::to_string(i + 1), std::to_string(l.dp), std::to_string(l.tp),
+                          std::to_string(l.pp), std::to_string(l.vpp), cp, std::to_string(l.ep),
+                          std::to_string(l.zero), std::to_string(l.microbatch),
+                          io::name_of(l.recompute), units::seconds(p.objective),
+                          units::percent(p.estimate.throughput.mfu),
+                          units::bytes(p.estimate.memory.total), p.why});
+      else
+        t.rows.push_back({std::to_string(i + 1), std::to_string(l.dp), std::to_string(l.tp),
+                          std::to_string(l.pp), cp, std::to_string(l.ep),
+                          units::seconds(p.objective),
+                          units::count(p.estimate.serving.decode.tokens_per_s),
+                          units::bytes(p.estimate.memory.total), p.why});
     }
     t.print(os);
   }

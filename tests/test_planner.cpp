@@ -83,3 +83,26 @@ TEST_CASE("Fixed knobs stay fixed; nothing fits gives reasons", "[planner]") {
   CHECK(r.infeasible[0].message.find("GB per device >") != std::string::npos);
   CHECK(r.rejected.at("memory") > 0);
 }
+
+TEST_CASE("planner: the stepped search (the page's, a frame at a time) equals plan()",
+          "[planner]") {
+  // The same search cut into small steps must find exactly what one call finds.
+  const rl::Config c = rl::test::config(R"({"model": "llama3-70b", "hardware": "h100-sxm",
+    "cluster": "dgx-h100-1024", "workload": {"mode": "train", "global_batch": 1024,
+    "seq_len": 8192}})");
+  rl::PlanOptions o;
+  o.top = 5;
+  const rl::PlanResult whole = rl::plan(c, o);
+  rl::PlanSearch s(c, o);
+  int steps = 0;
+  while (!s.step(2000))
+    ++steps;
+  const rl::PlanResult stepped = s.result();
+  CHECK(steps > 10); // it really was spread out
+  CHECK(stepped.candidates == whole.candidates);
+  CHECK(stepped.space == whole.space);
+  REQUIRE(stepped.plans.size() == whole.plans.size());
+  for (std::size_t i = 0; i < whole.plans.size(); ++i)
+    CHECK(stepped.plans[i].objective == whole.plans[i].objective);
+  CHECK(s.progress() == Approx(1.0).margin(1e-12));
+}

@@ -15,7 +15,6 @@
 #include "web/widgets.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 
 namespace rl::web {
@@ -94,20 +93,45 @@ Config search_config(const AppState &s, const PlannerUi &p, const Config &c) {
 }
 
 // [SECTION] search
+// Budget units one frame spends (a candidate costs 1 + layers): about 10 ms natively, a few
+// times that in WASM, so the page stays live and Cancel answers at once.
+constexpr i64 kUnitsPerFrame = 40'000;
+
 void run_search(const AppState &s, PlannerUi &p, const Config &c) {
   PlanOptions o;
   o.top = p.top;
   p.result.reset();
+  p.running.reset();
+  p.cancelled = false;
   p.error.clear();
-  const auto t0 = std::chrono::steady_clock::now();
   try {
-    p.result = rl::plan(search_config(s, p, c), o);
+    p.running.emplace(search_config(s, p, c), o);
   } catch (const ConfigError &e) {
     p.error = e.path().empty() ? e.message() : e.path() + ": " + e.message();
   } catch (const std::exception &e) {
     p.error = std::string("internal error: ") + e.what();
   }
-  p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  p.started = ImGui::GetTime();
+  p.seconds = 0;
+}
+
+// One frame's share of the running search; its result once it is over (or cancelled).
+void step_search(PlannerUi &p, bool cancel) {
+  if (!p.running)
+    return;
+  try {
+    const bool over = cancel || p.running->step(kUnitsPerFrame);
+    if (!over)
+      return;
+    p.result = p.running->result();
+  } catch (const ConfigError &e) {
+    p.error = e.path().empty() ? e.message() : e.path() + ": " + e.message();
+  } catch (const std::exception &e) {
+    p.error = std::string("internal error: ") + e.what();
+  }
+  p.cancelled = cancel;
+  p.running.reset();
+  p.seconds = ImGui::GetTime() - p.started;
   p.order.clear(); // rank order, then the table's sort
   p.resort = true;
 }
@@ -243,7 +267,7 @@ int draw_plans(const AppState &s, PlannerUi &p, bool train, float height) {
   ImGui::TableSetupColumn("dp", num, 0, kDp);
   ImGui::TableSetupColumn("tp", num, 0, kTp);
   ImGui::TableSetupColumn("pp", num, 0, kPp);
-  ImGui::TableSetupColumn("vpp", num, 0, kVpp);
+  ImGui::TableSetupColumn("vpp", num | off, 0, kVpp);
   ImGui::TableSetupColumn("cp", num, 0, kCp);
   ImGui::TableSetupColumn("ep", num, 0, kEp);
   ImGui::TableSetupColumn("ZeRO", num | off, 0, kZero);
@@ -435,6 +459,18 @@ void draw_planner_panel(AppState &s, UiState &ui) {
     p.signature = sig;
     p.search = false;
   }
+  if (p.running) {
+    // Spread over frames: a progress bar and Cancel (keeps what was found so far).
+    ImGui::ProgressBar(static_cast<float>(p.running->progress()),
+                       ImVec2(ImGui::GetFontSize() * 16, 0));
+    ImGui::SameLine();
+    const bool cancel = ImGui::SmallButton("Cancel");
+    ImGui::SameLine();
+    ui::text_dim("searching " + units::grouped(p.running->looked_at()) + " layouts...");
+    step_search(p, cancel);
+    if (p.running)
+      return;
+  }
   if (!p.error.empty()) {
     ui::text_colored(ui::color::error, std::string("The search failed: ") + p.error);
     return;
@@ -444,8 +480,9 @@ void draw_planner_panel(AppState &s, UiState &ui) {
   const PlanResult &r = *p.result;
 
   // What the search did.
-  std::string done =
-      units::grouped(r.candidates) + " layouts enumerated, " + units::grouped(r.timed) + " timed";
+  std::string done = std::string(p.cancelled ? "Cancelled after " : "") +
+                     units::grouped(r.candidates) + " layouts enumerated, " +
+                     units::grouped(r.timed) + " timed";
   if (p.seconds > 0) // 0 under a headless browser's frozen clock
     done += std::string(" in ") + units::seconds(p.seconds);
   ImGui::TextUnformatted(done.c_str());

@@ -108,14 +108,21 @@ std::string why_better(const Plan &a, const Plan &b) {
 
 } // namespace
 
-PlanResult plan(const Config &c, const PlanOptions &o) {
+struct PlanSearch::Group {
+  i64 tp, pp, cp;
+  CpKind kind;
+  i64 ep, vpp, mb;
+};
+
+PlanSearch::PlanSearch(const Config &c, const PlanOptions &o) : c_(c), o_(o) {
   const ModelSpec &m = c.model;
   const ParallelSpec &fixed = c.parallel;
-  const bool train = c.workload.mode == Mode::train;
+  train_ = c.workload.mode == Mode::train;
   if (c.workload.mode != Mode::train && c.workload.mode != Mode::infer)
     throw ConfigError("workload.mode",
                       "the planner handles train and infer; video uses `ridgeline tx8`");
-  PlanResult r;
+  PlanResult &r = r_;
+  const bool train = train_;
   const i64 devices = c.cluster.devices;
   const i64 tp_cap = c.cluster.topology == Topology::switched
                          ? std::min(devices, std::max<i64>(c.cluster.devices_per_node, 1))
@@ -155,126 +162,150 @@ PlanResult plan(const Config &c, const PlanOptions &o) {
   const auto eps = one_or(fixed.ep, ep_free);
   // Interleaving is a training schedule: inference runs one chunk per stage.
   const auto vpps = one_or(fixed.vpp, train ? std::vector<i64>{1, 2, 4} : std::vector<i64>{1});
-  const auto zeros = one_or(fixed.zero, train ? std::vector<i64>{0, 1, 2, 3} : std::vector<i64>{0});
+  zeros_ = one_or(fixed.zero, train ? std::vector<i64>{0, 1, 2, 3} : std::vector<i64>{0});
   const auto mbs =
       one_or(fixed.microbatch, train ? std::vector<i64>{1, 2, 4, 8} : std::vector<i64>{1});
-  const auto rcs =
+  rcs_ =
       one_or(fixed.recompute,
              train ? std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full}
                    : std::vector<Recompute>{Recompute::none});
 
-  // Count the space before any estimate, so a cut search can say what it skipped.
-  for (const i64 pp : pps)
-    for (const i64 cp : cps)
-      for (std::size_t k = 0; k < kinds.size(); ++k)
-        for (const i64 vpp : vpps)
-          if (!(cp == 1 && k > 0) && !(pp == 1 && vpp > 1))
-            r.space +=
-                static_cast<i64>(tps.size() * eps.size() * mbs.size() * zeros.size() * rcs.size());
   // The model must be countable at all (ConfigError otherwise), once, before the search.
   model_params(m);
-  const i64 unit = 1 + m.layers;
+  unit_ = 1 + m.layers;
+  // Every (tp, pp, cp, kind, ep, vpp, micro-batch) in search order, before any estimate, so a
+  // cut search can say what it skipped; ZeRO and recompute vary inside each.
+  for (const i64 tp : tps)
+    for (const i64 pp : pps)
+      for (const i64 cp : cps)
+        for (const CpKind kind : kinds) {
+          if (cp == 1 && kind != kinds.front())
+            continue; // the kind does not matter without context parallelism
+          for (const i64 ep : eps)
+            for (const i64 vpp : vpps) {
+              if (pp == 1 && vpp > 1)
+                continue;
+              for (const i64 mb : mbs)
+                groups_.push_back({tp, pp, cp, kind, ep, vpp, mb});
+            }
+        }
+  r.space = static_cast<i64>(groups_.size() * zeros_.size() * rcs_.size());
+}
 
-  std::vector<Plan> plans;
-  std::vector<Infeasible> infeasible;
-  auto search = [&] {
-    for (const i64 tp : tps)
-      for (const i64 pp : pps)
-        for (const i64 cp : cps)
-          for (const CpKind kind : kinds) {
-            if (cp == 1 && kind != kinds.front())
-              continue; // the kind does not matter without context parallelism
-            for (const i64 ep : eps)
-              for (const i64 vpp : vpps) {
-                if (pp == 1 && vpp > 1)
-                  continue;
-                for (const i64 mb : mbs) {
-                  // Recompute only adds time, and ZeRO-2 times exactly as ZeRO-1 (the same
-                  // reduce-scatter + all-gather): time a fitting combination only when no
-                  // fitting one with less recompute and the same ZeRO time class exists.
-                  std::vector<std::pair<i64, Recompute>> fitting;
-                  for (const i64 z : zeros)
-                    for (const Recompute rc : rcs) {
-                      if (r.work + unit > o.budget)
-                        return;
-                      r.work += unit;
-                      ++r.candidates;
-                      Config x = c;
-                      ParallelSpec &p = x.parallel;
-                      if (!fixed.dp)
-                        p.dp.reset();
-                      p.tp = tp;
-                      p.pp = pp;
-                      p.cp = cp;
-                      p.cp_kind = kind;
-                      p.ep = ep;
-                      p.vpp = vpp;
-                      p.zero = z;
-                      p.microbatch = mb;
-                      p.recompute = rc;
-                      if (!fixed.sp)
-                        p.sp = tp > 1;
-                      if (!fixed.pp_schedule)
-                        p.pp_schedule.reset();
-                      Estimate e;
-                      try {
-                        e = estimate(x, false);
-                      } catch (const ConfigError &err) {
-                        const std::string k = failure_kind(err);
-                        ++r.rejected[k];
-                        continue;
-                      }
-                      if (!e.memory.fits) {
-                        ++r.rejected["memory"];
-                        Infeasible inf;
-                        inf.parallel = spec_of(e.layout);
-                        inf.kind = "memory";
-                        inf.path = "memory";
-                        inf.overflow = e.memory.total - e.memory.capacity;
-                        char buf[200];
-                        std::snprintf(buf, sizeof buf, "%s needs %.1f GB per device > %.1f GB",
-                                      describe(e.layout, train).c_str(), e.memory.total / 1e9,
-                                      e.memory.capacity / 1e9);
-                        inf.message = buf;
-                        infeasible.push_back(inf);
-                        continue;
-                      }
-                      bool dominated = false;
-                      auto time_class = [](i64 zero) { return zero == 2 ? i64{1} : zero; };
-                      for (const auto &[fz, frc] : fitting)
-                        dominated = dominated || (time_class(fz) == time_class(z) && frc <= rc);
-                      if (dominated) {
-                        ++r.rejected["dominated"];
-                        continue;
-                      }
-                      fitting.push_back({z, rc});
-                      ++r.timed;
-                      Plan pl;
-                      pl.estimate = estimate(x, true);
-                      pl.parallel = spec_of(pl.estimate.layout);
-                      pl.objective = train ? pl.estimate.time.step : pl.estimate.serving.tpot;
-                      plans.push_back(std::move(pl));
-                    }
-                }
-              }
-          }
-  };
-  search();
+PlanSearch::~PlanSearch() = default;
+PlanSearch::PlanSearch(PlanSearch &&) noexcept = default;
+PlanSearch &PlanSearch::operator=(PlanSearch &&) noexcept = default;
+
+double PlanSearch::progress() const {
+  return r_.space > 0 ? static_cast<double>(r_.candidates) / static_cast<double>(r_.space) : 1.0;
+}
+
+bool PlanSearch::step(i64 units) {
+  const ParallelSpec &fixed = c_.parallel;
+  const i64 stop_at = r_.work + std::max<i64>(units, unit_);
+  while (!done_ && next_ < groups_.size()) {
+    if (r_.work >= stop_at)
+      return false;
+    const Group &g = groups_[next_];
+    // Recompute only adds time, and ZeRO-2 times exactly as ZeRO-1 (the same reduce-scatter +
+    // all-gather): time a fitting combination only when no fitting one with less recompute
+    // and the same ZeRO time class exists.
+    std::vector<std::pair<i64, Recompute>> fitting;
+    for (const i64 z : zeros_)
+      for (const Recompute rc : rcs_) {
+        if (r_.work + unit_ > o_.budget) {
+          done_ = true; // the budget ran out: what is left is reported as skipped
+          return true;
+        }
+        r_.work += unit_;
+        ++r_.candidates;
+        Config x = c_;
+        ParallelSpec &p = x.parallel;
+        if (!fixed.dp)
+          p.dp.reset();
+        p.tp = g.tp;
+        p.pp = g.pp;
+        p.cp = g.cp;
+        p.cp_kind = g.kind;
+        p.ep = g.ep;
+        p.vpp = g.vpp;
+        p.zero = z;
+        p.microbatch = g.mb;
+        p.recompute = rc;
+        if (!fixed.sp)
+          p.sp = g.tp > 1;
+        if (!fixed.pp_schedule)
+          p.pp_schedule.reset();
+        Estimate e;
+        try {
+          e = estimate(x, false);
+        } catch (const ConfigError &err) {
+          ++r_.rejected[failure_kind(err)];
+          continue;
+        }
+        if (!e.memory.fits) {
+          ++r_.rejected["memory"];
+          Infeasible inf;
+          inf.parallel = spec_of(e.layout);
+          inf.kind = "memory";
+          inf.path = "memory";
+          inf.overflow = e.memory.total - e.memory.capacity;
+          char buf[200];
+          std::snprintf(buf, sizeof buf, "%s needs %.1f GB per device > %.1f GB",
+                        describe(e.layout, train_).c_str(), e.memory.total / 1e9,
+                        e.memory.capacity / 1e9);
+          inf.message = buf;
+          infeasible_.push_back(inf);
+          continue;
+        }
+        bool dominated = false;
+        auto time_class = [](i64 zero) { return zero == 2 ? i64{1} : zero; };
+        for (const auto &[fz, frc] : fitting)
+          dominated = dominated || (time_class(fz) == time_class(z) && frc <= rc);
+        if (dominated) {
+          ++r_.rejected["dominated"];
+          continue;
+        }
+        fitting.push_back({z, rc});
+        ++r_.timed;
+        Plan pl;
+        pl.estimate = estimate(x, true);
+        pl.parallel = spec_of(pl.estimate.layout);
+        pl.objective = train_ ? pl.estimate.time.step : pl.estimate.serving.tpot;
+        plans_.push_back(std::move(pl));
+      }
+    ++next_;
+  }
+  done_ = true;
+  return true;
+}
+
+PlanResult PlanSearch::result() const {
+  PlanResult r = r_;
   r.skipped = r.space - r.candidates;
+  std::vector<Plan> plans = plans_;
   std::sort(plans.begin(), plans.end(),
             [](const Plan &a, const Plan &b) { return a.objective < b.objective; });
-  if (static_cast<i64>(plans.size()) > o.top)
-    plans.resize(static_cast<std::size_t>(o.top));
+  if (static_cast<i64>(plans.size()) > o_.top)
+    plans.resize(static_cast<std::size_t>(o_.top));
   for (std::size_t i = 0; i < plans.size(); ++i)
     plans[i].why = i + 1 < plans.size() ? why_better(plans[i], plans[i + 1])
                                         : std::string("the last plan shown");
+  std::vector<Infeasible> infeasible = infeasible_;
   std::sort(infeasible.begin(), infeasible.end(),
             [](const Infeasible &a, const Infeasible &b) { return a.overflow < b.overflow; });
-  if (static_cast<i64>(infeasible.size()) > o.infeasible)
-    infeasible.resize(static_cast<std::size_t>(o.infeasible));
+  if (static_cast<i64>(infeasible.size()) > o_.infeasible)
+    infeasible.resize(static_cast<std::size_t>(o_.infeasible));
   r.plans = std::move(plans);
   r.infeasible = std::move(infeasible);
   return r;
+}
+
+PlanResult plan(const Config &c, const PlanOptions &o) {
+  PlanSearch s(c, o);
+  while (!s.step(o.budget)) {
+  }
+  return s.result();
 }
 
 } // namespace rl

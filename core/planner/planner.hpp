@@ -54,4 +54,34 @@ struct PlanResult {
 
 PlanResult plan(const Config &c, const PlanOptions &o = {});
 
+// The same search in steps, so a page can spread it over frames (and drop it to cancel):
+// step(units) spends about `units` of the budget and says whether the search is over;
+// result() gives what plan() would return once it is (and the best so far before).
+class PlanSearch {
+public:
+  PlanSearch(const Config &c, const PlanOptions &o); // ConfigError as plan()
+  ~PlanSearch();
+  PlanSearch(PlanSearch &&) noexcept;
+  PlanSearch &operator=(PlanSearch &&) noexcept;
+  bool step(i64 units);
+  bool done() const { return done_; }
+  double progress() const; // candidates looked at / the space
+  i64 looked_at() const { return r_.candidates; }
+  PlanResult result() const;
+
+private:
+  struct Group;
+  Config c_;
+  PlanOptions o_;
+  bool train_ = true, done_ = false;
+  i64 unit_ = 1;
+  std::vector<i64> zeros_;
+  std::vector<Recompute> rcs_;
+  std::vector<Group> groups_;
+  std::size_t next_ = 0;
+  PlanResult r_;
+  std::vector<Plan> plans_;
+  std::vector<Infeasible> infeasible_;
+};
+
 } // namespace rl
