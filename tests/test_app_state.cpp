@@ -147,3 +147,17 @@ TEST_CASE("app: a link with overrides only applies over the default scenario", "
   CHECK(s.error()->path == "parallel.tp");
   CHECK(s.error()->message == "7 does not divide heads 64");
 }
+
+TEST_CASE("app: a knob value the others forbid moves them, the chosen one stays", "[app]") {
+  AppState s;
+  s.load_scenario(rl::web::kDefaultScenario); // 80 layers, tp 8 x pp 8
+  s.set_parallel("vpp", 2);                   // 80 / (8 x 2) = 5 layers per chunk: legal
+  REQUIRE_FALSE(s.error());
+  s.set_parallel("pp", 16); // 80 / (16 x 2) is not whole: vpp 2 no longer fits
+  INFO((s.error() ? s.error()->text() : std::string("no error")) + " | " + s.notice());
+  REQUIRE_FALSE(s.error());
+  REQUIRE(s.estimate());
+  CHECK(s.estimate()->layout.pp == 16); // the user's choice stays
+  CHECK(80 % (16 * s.estimate()->layout.vpp) == 0);
+  CHECK(s.notice().find("vpp 2 ->") != std::string::npos);
+}

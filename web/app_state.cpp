@@ -532,7 +532,7 @@ void AppState::repair_layout(const std::string &keep) {
   o.top = 1;
   o.budget = kRepairBudget;
   for (const char *group : {"dp", "microbatch", "vpp", "cp", "ep", "pp", "tp"}) {
-    if (keep == group || (keep == "pp" && std::string(group) == "vpp"))
+    if (keep == group)
       continue;
     free_knobs(x.parallel, group);
     PlanResult r;

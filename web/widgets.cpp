@@ -313,13 +313,19 @@ bool combo_int(const char *label, const std::string &path, i64 &value,
       const bool selected = c.value == value;
       const std::string text = std::to_string(c.value);
       const bool legal = c.why_not.empty();
-      if (ImGui::Selectable(text.c_str(), selected,
-                            legal ? ImGuiSelectableFlags_None : ImGuiSelectableFlags_Disabled) &&
-          !selected) {
+      // A value the other knobs forbid is dimmed with the reason, and still takes: the page
+      // then moves the other knobs to legal values (AppState::repair_layout) and says so.
+      if (!legal)
+        ImGui::PushStyleColor(ImGuiCol_Text, color::dim);
+      if (ImGui::Selectable(text.c_str(), selected) && !selected) {
         value = c.value;
         changed = true;
       }
       if (!legal) {
+        ImGui::PopStyleColor();
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("Choosing %s moves the other knobs to legal values when it can.",
+                            text.c_str());
         ImGui::SameLine(ImGui::GetFontSize() * 3.5f);
         ImGui::TextColored(color::dim, "%s", c.why_not.c_str());
       }

@@ -80,8 +80,9 @@ struct Choice {
   i64 value = 0;
   std::string why_not;
 };
-// Lists the candidates only while the combo is open; illegal ones are greyed out with the
-// reason on hover. `preview` overrides the closed combo's text.
+// Lists the candidates only while the combo is open; values the other knobs forbid are
+// dimmed with the reason beside them and can still be picked (the page then moves the other
+// knobs). `preview` overrides the closed combo's text.
 bool combo_int(const char *label, const std::string &path, i64 &value,
                const std::function<std::vector<Choice>()> &choices, const char *help = nullptr,
                const std::string &preview = "");
