@@ -306,3 +306,28 @@ TEST_CASE("A simulation's work is bounded before it starts", "[serve]") {
   CHECK_NOTHROW(serve_config(R"({"mode": "serve", "request_rate": 4, "requests": 100000,
     "prompt_len": 10, "gen_len": 1000})"));
 }
+
+TEST_CASE("serve: the stepped simulation (the page's, a frame at a time) equals one call",
+          "[serve]") {
+  // The same requests through the same engines, cut into passes of 50: identical results.
+  for (const char *cfg : {R"({"scenario": "llama3-70b-h100-serve"})",
+                          R"({"scenario": "llama3-70b-h100-serve",
+                              "workload": {"scheduler": {"prefill_instances": 1}}})"}) {
+    const rl::Config c = rl::test::config(cfg);
+    const rl::ServeResult whole = rl::simulate_serving(c);
+    rl::ServeSimulation sim(c);
+    int steps = 0;
+    while (!sim.step(50))
+      ++steps;
+    const rl::ServeResult &r = sim.result();
+    CHECK(steps > 100);
+    CHECK(sim.progress() == 1.0);
+    CHECK(r.iterations == whole.iterations);
+    CHECK(r.completed == whole.completed);
+    CHECK(r.ttft.p99 == whole.ttft.p99);
+    CHECK(r.tpot.p50 == whole.tpot.p50);
+    CHECK(r.e2e.mean == whole.e2e.mean);
+    CHECK(r.output_tokens_per_s == whole.output_tokens_per_s);
+    CHECK(r.kv_transfer == whole.kv_transfer);
+  }
+}

@@ -110,7 +110,7 @@ template <class F> std::optional<FieldError> timed(F &&f, double &seconds) {
 }
 } // namespace
 
-Evaluation evaluate(const json &user) {
+Evaluation evaluate(const json &user, bool defer_serve) {
   Evaluation e;
   e.user = user;
   e.effective = user;
@@ -127,7 +127,8 @@ Evaluation evaluate(const json &user) {
     e.error = timed([&] { e.tx8 = tx8::solve(*parsed, tx8::Tx8Options{}); }, e.seconds);
     break;
   case Mode::serve: // `ridgeline serve`: the request-level simulation of the deployment
-    e.error = timed([&] { e.serve = simulate_serving(*parsed); }, e.seconds);
+    if (!defer_serve)
+      e.error = timed([&] { e.serve = simulate_serving(*parsed); }, e.seconds);
     break;
   default:
     e.error = timed([&] { e.estimate = rl::estimate(*parsed); }, e.seconds);
@@ -172,7 +173,8 @@ void AppState::load_scenario(const std::string &name) {
 }
 
 void AppState::recompute() {
-  Evaluation e = evaluate(user_);
+  serve_running_.reset(); // a newer configuration replaces a simulation in progress
+  Evaluation e = evaluate(user_, true);
   effective_ = e.effective;
   error_ = e.error;
   estimate_seconds_ = e.seconds;
@@ -195,7 +197,41 @@ void AppState::recompute() {
     last_good_serve_ = e.serve;
     last_good_serve_config_ = e.config;
   }
+  if (!e.error && e.config && e.config->workload.mode == Mode::serve) {
+    // Set up now (field errors show at once), simulate over the next frames.
+    serve_elapsed_ = 0;
+    error_ = timed([&] { serve_running_.emplace(*e.config); }, serve_elapsed_);
+  }
   update_url_query();
+}
+
+void AppState::advance(i64 passes) {
+  if (!serve_running_)
+    return;
+  bool over = false;
+  double dt = 0;
+  error_ = timed([&] { over = serve_running_->step(passes); }, dt);
+  serve_elapsed_ += dt;
+  if (error_) {
+    serve_running_.reset();
+    return;
+  }
+  if (!over)
+    return;
+  serve_ = serve_running_->result();
+  serve_running_.reset();
+  estimate_seconds_ = serve_elapsed_;
+  last_good_serve_ = serve_;
+  last_good_serve_config_ = view_config_;
+}
+
+void AppState::finish_pending() {
+  while (serve_running_)
+    advance(i64{1} << 30);
+}
+
+void AppState::cancel_pending() {
+  serve_running_.reset();
 }
 
 void AppState::update_url_query() {

@@ -47,7 +47,9 @@ struct Evaluation {
   double seconds = 0; // wall time of the estimate, mapping or simulation
   bool ok() const { return !error && (estimate || tx8 || serve); }
 };
-Evaluation evaluate(const json &user);
+// defer_serve: a serve configuration is parsed but not simulated (the page steps its
+// simulation over frames: AppState::advance).
+Evaluation evaluate(const json &user, bool defer_serve = false);
 
 // A page tab a link can name (tab=...): the training and inference tabs, the serving ones and
 // the compare view.
@@ -88,6 +90,14 @@ public:
   // succeeded and its configuration.
   const std::optional<ServeResult> &serve() const { return serve_; }
   const std::optional<ServeResult> &last_good_serve() const { return last_good_serve_; }
+  // A serving simulation in progress (spread over frames: advance() once per frame).
+  bool busy() const { return serve_running_.has_value(); }
+  double busy_progress() const { return serve_running_ ? serve_running_->progress() : 1.0; }
+  // Runs `passes` more of the simulation's scheduler passes; its result once it is over.
+  void advance(i64 passes);
+  // Runs what is pending to the end (the page's first frame, tests).
+  void finish_pending();
+  void cancel_pending();
   const std::optional<Config> &last_good_serve_config() const { return last_good_serve_config_; }
   const std::optional<FieldError> &error() const { return error_; }
   const std::optional<FieldError> &startup_error() const { return startup_error_; }
@@ -95,6 +105,8 @@ public:
   // The URL query of user() plus the page parameters (tab, pin); empty until the
   // configuration parses once.
   const std::string &url_query() const { return url_query_; }
+  // The configuration alone as text (a cache key: the URL also carries the tab and the pin).
+  std::string config_key() const { return user_.dump(); }
   // The tab the link names ("" for the default); the page writes the open tab here.
   const std::string &tab() const { return tab_; }
   void set_tab(const std::string &tab);
@@ -171,6 +183,8 @@ private:
   std::optional<tx8::Tx8Result> tx8_, last_good_tx8_;
   std::optional<Config> last_good_tx8_config_;
   std::optional<ServeResult> serve_, last_good_serve_;
+  std::optional<ServeSimulation> serve_running_;
+  double serve_elapsed_ = 0; // wall time spent on the running simulation so far
   std::optional<Config> last_good_serve_config_;
   std::optional<FieldError> error_, startup_error_;
   std::vector<FieldError> url_issues_;

@@ -14,6 +14,7 @@
 #include <GLFW/glfw3.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 
 namespace {
@@ -74,6 +75,12 @@ void frame(void *arg) {
     resized = true;
   }
 
+  // A serving simulation in progress takes about 12 ms of each frame until it is done.
+  {
+    const auto t0 = std::chrono::steady_clock::now();
+    while (state.busy() && std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(12))
+      state.advance(256);
+  }
   glfwPollEvents();
   // Dear ImGui sizes scrollbars and tables from the previous frame: after the first frame or a
   // resize, the picture shown is the third one laid out at the new size, already settled.
@@ -114,6 +121,7 @@ int main() {
   if (!state.empty() && state[0] == '?' && !hash.empty())
     state += "#" + hash;
   rl::web::app_state().load_from_url(state);
+  rl::web::app_state().finish_pending(); // the first picture is complete (the e2e test reads it)
   app.ui.open_tab = rl::web::app_state().tab();
 
   if (!glfwInit()) {

@@ -450,7 +450,7 @@ void draw_planner_panel(AppState &s, UiState &ui) {
   draw_knob_toggles(s, p, *c);
 
   // The search: when asked, or when what it would search changed while the panel is open.
-  std::string sig = s.url_query() + "|top " + std::to_string(p.top) + "|free";
+  std::string sig = s.config_key() + "|top " + std::to_string(p.top) + "|free";
   for (const Knob &k : kKnobs)
     if (is_free(s, p, k.key))
       sig += std::string(" ") + k.key;

@@ -27,6 +27,12 @@ std::string fmt(const char *f, double x) {
 
 // [SECTION] results
 void draw_serve_results(const AppState &s) {
+  if (s.busy()) {
+    // Spread over frames: the last result stays (dimmed) while the new one is simulated.
+    ImGui::ProgressBar(static_cast<float>(s.busy_progress()), ImVec2(ImGui::GetFontSize() * 16, 0));
+    ImGui::SameLine();
+    ui::text_dim("simulating the requests...");
+  }
   const bool current = s.serve().has_value();
   const std::optional<ServeResult> &r = current ? s.serve() : s.last_good_serve();
   const std::optional<Config> &c = current ? s.view_config() : s.last_good_serve_config();
@@ -186,15 +192,29 @@ void draw_serve_curve_panel(AppState &s, UiState &ui) {
     return;
   }
   ServeUi &su = ui.serve;
-  if (su.sweep_key != s.url_query()) {
-    su.sweep_key = s.url_query();
+  if (su.sweep_key != s.config_key()) {
+    su.sweep_key = s.config_key();
     su.sweep = nlohmann::json::array();
     su.sweep_error.clear();
+    su.sweep_rates = io::serve_sweep_rates(c->workload.serve.request_rate);
+    su.sweep_next = 0;
+  }
+  if (su.sweep_next < su.sweep_rates.size()) {
+    // One rate per frame (a whole simulation each), so the page stays live.
     try {
-      su.sweep = io::serve_rate_sweep(*c, io::serve_sweep_rates(c->workload.serve.request_rate));
+      const nlohmann::json rows = io::serve_rate_sweep(*c, {su.sweep_rates[su.sweep_next]});
+      for (const auto &row : rows)
+        su.sweep.push_back(row);
     } catch (const std::exception &e) {
       su.sweep_error = e.what();
     }
+    ++su.sweep_next;
+    ImGui::ProgressBar(static_cast<float>(su.sweep_next) /
+                           static_cast<float>(su.sweep_rates.size()),
+                       ImVec2(ImGui::GetFontSize() * 16, 0));
+    ImGui::SameLine();
+    ui::text_dim("simulating rate " + std::to_string(su.sweep_next) + " of " +
+                 std::to_string(su.sweep_rates.size()) + "...");
   }
   if (!su.sweep_error.empty()) {
     ui::text_colored(ui::color::error, su.sweep_error);
@@ -255,7 +275,7 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
   // candidate per frame (ServePlanSearch) so the page stays live; Cancel stops it.
   const bool first = !su.plan && su.plan_error.empty() && su.plan_key.empty() && !su.search;
   if (!su.search && (ImGui::Button("Plan deployment") || first)) {
-    su.plan_key = s.url_query();
+    su.plan_key = s.config_key();
     su.plan.reset();
     su.plan_error.clear();
     su.plan_seconds = 0;
@@ -304,7 +324,7 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
                " sized, " + std::to_string(r.feasible) + " meet the SLO; rejected:" + rej + "; " +
                std::to_string(r.simulations) + " simulations" +
                (su.plan_seconds > 0 ? " in " + units::seconds(su.plan_seconds) : ""));
-  if (su.plan_key != s.url_query())
+  if (su.plan_key != s.config_key())
     ui::text_colored(ui::color::warn, "The configuration changed since this plan.");
   if (r.deployments.empty()) {
     ui::text_colored(ui::color::error, "No deployment meets the SLO.");
@@ -368,7 +388,7 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
     s.set_field("workload", "scheduler.chunk", d.chunk);
     s.set_field("workload", "scheduler.max_tokens", d.config.workload.serve.max_tokens);
     s.set_field("workload", "scheduler.prefill_instances", d.prefill_instances);
-    su.plan_key = s.url_query(); // the plan stays shown for the applied row
+    su.plan_key = s.config_key(); // the plan stays shown for the applied row
   }
 }
 

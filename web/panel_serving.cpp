@@ -26,7 +26,7 @@ const DecodeCurve &decode_sweep(const AppState &s, SweepCache &cache) {
     cache = SweepCache{};
     return cache.curve;
   }
-  const std::string key = s.url_query() + (current ? "|now" : "|last");
+  const std::string key = s.config_key() + (current ? "|now" : "|last");
   if (key == cache.key)
     return cache.curve;
   cache.key = key;

@@ -41,6 +41,8 @@ struct SweepCache {
 struct ServeUi {
   std::string sweep_key, sweep_error;
   nlohmann::json sweep = nlohmann::json::array();
+  std::vector<double> sweep_rates; // the rates of the curve; one simulated per frame
+  std::size_t sweep_next = 0;
   std::string plan_key, plan_error;
   std::optional<ServePlanSearch> search; // a plan in progress (a candidate per frame)
   std::optional<ServePlanResult> plan;

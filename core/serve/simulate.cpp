@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <memory>
+#include <optional>
 #include <string>
 
 namespace rl {
@@ -80,25 +82,33 @@ i64 ceil_div(i64 a, i64 b) {
   return (a + b - 1) / b;
 }
 
-// One engine serving the requests `ids` (sorted by `arrive`, their arrival at this engine).
-void run_engine(IterationModel &model, const ServeSpec &s, i64 total_blocks, Role role,
-                std::vector<Track> &tr, const std::vector<i64> &ids,
-                const std::vector<double> &arrive, EngineStats &st, i64 &budget) {
-  const bool is_static = s.policy == SchedulerPolicy::static_batch;
-  const i64 bs = s.block_size;
-  i64 free = total_blocks;
-  std::deque<i64> waiting;
-  std::vector<i64> resume(tr.size(), 0); // prefill target after a preemption
-  std::vector<Seq> running;
-  std::size_t next = 0;
-  double t = 0;
-  i64 kv_tokens = 0; // tokens held in the blocks of running sequences
-  auto release = [&](Seq &q) {
+// One engine serving the requests `ids` (sorted by their arrival at this engine, `arrive`):
+// the scheduler loop of vLLM-like continuous batching, one pass per step(), so a simulation
+// can be spread over a page's frames.
+class Engine {
+public:
+  Engine(const ServeSpec &spec, i64 blocks, Role r, std::vector<i64> order,
+         const std::vector<double> *arrivals, std::size_t tracks)
+      : s(spec), total_blocks(blocks), role(r), ids(std::move(order)), arrive(arrivals),
+        is_static(spec.policy == SchedulerPolicy::static_batch), bs(spec.block_size), free(blocks),
+        resume(tracks, 0) {}
+  bool finished() const { return done; }
+  // One pass of the loop; false once this engine has served everything (or the budget ran
+  // out).
+  bool step(IterationModel &model, std::vector<Track> &tr, EngineStats &st, i64 &budget);
+
+private:
+  bool finish() {
+    done = true;
+    return false;
+  }
+  void release(Seq &q) {
     free += q.blocks;
     q.blocks = 0;
     kv_tokens -= q.kv;
-  };
-  auto preempt_last = [&] { // vLLM's recompute preemption of the newest running request
+  }
+  // vLLM's recompute preemption of the newest running request.
+  void preempt_last(std::vector<Track> &tr, EngineStats &st) {
     Seq q = running.back();
     running.pop_back();
     release(q);
@@ -106,184 +116,244 @@ void run_engine(IterationModel &model, const ServeSpec &s, i64 total_blocks, Rol
         tr[static_cast<std::size_t>(q.id)].prompt + tr[static_cast<std::size_t>(q.id)].generated;
     waiting.push_front(q.id);
     ++st.preemptions;
-  };
-  while (true) {
-    while (next < ids.size() && arrive[static_cast<std::size_t>(ids[next])] <= t) {
-      st.area += t - arrive[static_cast<std::size_t>(ids[next])];
-      waiting.push_back(ids[next++]);
-    }
-    if (running.empty() && waiting.empty()) {
-      if (next == ids.size())
-        break;
-      t = arrive[static_cast<std::size_t>(ids[next])];
+  }
+
+  ServeSpec s;
+  i64 total_blocks;
+  Role role;
+  std::vector<i64> ids;
+  const std::vector<double> *arrive;
+  bool is_static;
+  i64 bs;
+  i64 free;
+  std::deque<i64> waiting;
+  std::vector<i64> resume; // prefill target after a preemption
+  std::vector<Seq> running;
+  std::size_t next = 0;
+  double t = 0;
+  i64 kv_tokens = 0; // tokens held in the blocks of running sequences
+  bool done = false;
+};
+
+bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st, i64 &budget) {
+  if (done)
+    return false;
+  auto preempt = [&] { preempt_last(tr, st); };
+  while (next < ids.size() && (*arrive)[static_cast<std::size_t>(ids[next])] <= t) {
+    st.area += t - (*arrive)[static_cast<std::size_t>(ids[next])];
+    waiting.push_back(ids[next++]);
+  }
+  if (running.empty() && waiting.empty()) {
+    if (next == ids.size())
+      return finish();
+    t = (*arrive)[static_cast<std::size_t>(ids[next])];
+    return true;
+  }
+  if (--budget < 0) {
+    st.truncated = true;
+    return finish();
+  }
+  IterationLoad x;
+  i64 tokens = s.max_tokens;
+  std::vector<std::pair<std::size_t, i64>> chunks; // running index, prefill tokens
+  std::vector<std::size_t> decodes;
+  // 1. every prefilled sequence decodes one token; a new block when its last is full,
+  //    preempting the newest sequences while none is free
+  for (std::size_t i = 0; i < running.size(); ++i) {
+    Seq &q = running[i];
+    if (!q.prefilled)
       continue;
-    }
-    if (--budget < 0) {
-      st.truncated = true;
-      break;
-    }
-    IterationLoad x;
-    i64 tokens = s.max_tokens;
-    std::vector<std::pair<std::size_t, i64>> chunks; // running index, prefill tokens
-    std::vector<std::size_t> decodes;
-    // 1. every prefilled sequence decodes one token; a new block when its last is full,
-    //    preempting the newest sequences while none is free
-    for (std::size_t i = 0; i < running.size(); ++i) {
-      Seq &q = running[i];
-      if (!q.prefilled)
-        continue;
-      const i64 need = ceil_div(q.kv + 1, bs);
-      bool self = false;
-      while (need > q.blocks && free == 0) {
-        self = i + 1 == running.size();
-        preempt_last();
-        if (self)
-          break;
-      }
+    const i64 need = ceil_div(q.kv + 1, bs);
+    bool self = false;
+    while (need > q.blocks && free == 0) {
+      self = i + 1 == running.size();
+      preempt();
       if (self)
         break;
-      if (need > q.blocks) {
-        q.blocks += 1;
-        free -= 1;
-      }
-      decodes.push_back(i);
-      x.decode += 1;
-      x.decode_context += static_cast<double>(q.kv);
-      tokens -= 1;
     }
-    // 2. sequences part-way through their prompt take the next chunk
-    auto schedule_chunk = [&](std::size_t i) {
-      Seq &q = running[i];
-      const i64 cap = is_static ? tokens : std::min(s.chunk, tokens);
-      const i64 n = std::min(q.target - q.kv, cap);
-      if (n <= 0)
-        return false;
-      const i64 need = ceil_div(q.kv + n, bs) - q.blocks;
-      if (need > free)
-        return false;
-      if (need > 0) {
-        q.blocks += need;
-        free -= need;
-      }
-      chunks.emplace_back(i, n);
-      const double prior = static_cast<double>(q.kv), nn = static_cast<double>(n);
-      x.prefill += nn;
-      x.prefill_pairs += nn * (prior + nn / 2);
-      x.prefill_kv += prior + nn;
-      tokens -= n;
-      return true;
-    };
-    for (std::size_t i = 0; i < running.size() && tokens > 0; ++i)
-      if (!running[i].prefilled)
-        schedule_chunk(i);
-    // 3. admission: the scheduler's batch limit, the token budget and the KV blocks (the
-    //    whole prompt must fit; static batching reserves prompt + output up front)
-    const bool admit = !is_static || running.empty() || role == Role::decode;
-    while (admit && !waiting.empty() && static_cast<i64>(running.size()) < s.max_batch &&
-           (tokens > 0 || role == Role::decode)) {
-      const i64 id = waiting.front();
-      const Track &r = tr[static_cast<std::size_t>(id)];
-      Seq q;
-      q.id = id;
-      q.target = resume[static_cast<std::size_t>(id)] > 0 ? resume[static_cast<std::size_t>(id)]
-                                                          : r.prompt;
-      const i64 longest = r.prompt + r.gen;
-      if (ceil_div(longest, bs) > total_blocks) { // can never fit: dropped
-        waiting.pop_front();
-        tr[static_cast<std::size_t>(id)].dropped = true;
-        ++st.dropped;
-        continue;
-      }
-      const i64 reserve = is_static ? ceil_div(longest, bs) : ceil_div(q.target + 1, bs);
-      if (reserve > free)
-        break;
-      waiting.pop_front();
-      if (role == Role::decode) { // the KV arrives whole from a prefill instance
-        q.kv = q.target;
-        q.prefilled = true;
-        q.blocks = ceil_div(q.kv, bs);
-        free -= q.blocks;
-        kv_tokens += q.kv;
-        running.push_back(q);
-        continue;
-      }
-      if (is_static) {
-        q.blocks = reserve;
-        free -= reserve;
-      }
-      running.push_back(q);
-      schedule_chunk(running.size() - 1);
+    if (self)
+      break;
+    if (need > q.blocks) {
+      q.blocks += 1;
+      free -= 1;
     }
-    st.peak_blocks = std::max(st.peak_blocks, total_blocks - free);
-    if (x.tokens() == 0) {
-      if (!running.empty() && role != Role::decode) {
-        preempt_last(); // stuck on KV with nothing to decode: make room
-        continue;
-      }
-      if (running.empty() && next < ids.size()) {
-        t = std::max(t, arrive[static_cast<std::size_t>(ids[next])]);
-        continue;
-      }
-      if (running.empty())
-        continue;
-    }
-    // outputs: decodes plus prompts whose last chunk runs now
-    x.outputs = x.decode;
-    for (const auto &[i, n] : chunks)
-      if (running[i].kv + n == running[i].target)
-        x.outputs += 1;
-    const double dt = model.time(x).total;
-    st.area += static_cast<double>(waiting.size() + running.size()) * dt;
-    t += dt;
-    ++st.iterations;
-    st.decode_sum += x.decode;
-    // apply the iteration
-    for (const auto &[i, n] : chunks) {
-      Seq &q = running[i];
-      q.kv += n;
-      kv_tokens += n;
-      if (q.kv == q.target) {
-        q.prefilled = true;
-        Track &r = tr[static_cast<std::size_t>(q.id)];
-        r.generated += 1;
-        if (r.first < 0)
-          r.first = t;
-      }
-    }
-    for (const std::size_t i : decodes) {
-      Seq &q = running[i];
-      q.kv += 1;
-      kv_tokens += 1;
-      tr[static_cast<std::size_t>(q.id)].generated += 1;
-    }
-    // paged-block fragmentation: slots of allocated blocks that hold no token, time-weighted
-    st.block_slots += static_cast<double>((total_blocks - free) * bs) * dt;
-    st.kv_slots += static_cast<double>(kv_tokens) * dt;
-    std::vector<Seq> keep;
-    keep.reserve(running.size());
-    for (Seq &q : running) {
-      Track &r = tr[static_cast<std::size_t>(q.id)];
-      const bool done = role == Role::prefill ? q.prefilled : r.generated >= r.gen;
-      if (done) {
-        r.finish = t;
-        release(q);
-      } else {
-        keep.push_back(q);
-      }
-    }
-    running.swap(keep);
+    decodes.push_back(i);
+    x.decode += 1;
+    x.decode_context += static_cast<double>(q.kv);
+    tokens -= 1;
   }
+  // 2. sequences part-way through their prompt take the next chunk
+  auto schedule_chunk = [&](std::size_t i) {
+    Seq &q = running[i];
+    const i64 cap = is_static ? tokens : std::min(s.chunk, tokens);
+    const i64 n = std::min(q.target - q.kv, cap);
+    if (n <= 0)
+      return false;
+    const i64 need = ceil_div(q.kv + n, bs) - q.blocks;
+    if (need > free)
+      return false;
+    if (need > 0) {
+      q.blocks += need;
+      free -= need;
+    }
+    chunks.emplace_back(i, n);
+    const double prior = static_cast<double>(q.kv), nn = static_cast<double>(n);
+    x.prefill += nn;
+    x.prefill_pairs += nn * (prior + nn / 2);
+    x.prefill_kv += prior + nn;
+    tokens -= n;
+    return true;
+  };
+  for (std::size_t i = 0; i < running.size() && tokens > 0; ++i)
+    if (!running[i].prefilled)
+      schedule_chunk(i);
+  // 3. admission: the scheduler's batch limit, the token budget and the KV blocks (the
+  //    whole prompt must fit; static batching reserves prompt + output up front)
+  const bool admit = !is_static || running.empty() || role == Role::decode;
+  while (admit && !waiting.empty() && static_cast<i64>(running.size()) < s.max_batch &&
+         (tokens > 0 || role == Role::decode)) {
+    const i64 id = waiting.front();
+    const Track &r = tr[static_cast<std::size_t>(id)];
+    Seq q;
+    q.id = id;
+    q.target =
+        resume[static_cast<std::size_t>(id)] > 0 ? resume[static_cast<std::size_t>(id)] : r.prompt;
+    const i64 longest = r.prompt + r.gen;
+    if (ceil_div(longest, bs) > total_blocks) { // can never fit: dropped
+      waiting.pop_front();
+      tr[static_cast<std::size_t>(id)].dropped = true;
+      ++st.dropped;
+      continue;
+    }
+    const i64 reserve = is_static ? ceil_div(longest, bs) : ceil_div(q.target + 1, bs);
+    if (reserve > free)
+      break;
+    waiting.pop_front();
+    if (role == Role::decode) { // the KV arrives whole from a prefill instance
+      q.kv = q.target;
+      q.prefilled = true;
+      q.blocks = ceil_div(q.kv, bs);
+      free -= q.blocks;
+      kv_tokens += q.kv;
+      running.push_back(q);
+      continue;
+    }
+    if (is_static) {
+      q.blocks = reserve;
+      free -= reserve;
+    }
+    running.push_back(q);
+    schedule_chunk(running.size() - 1);
+  }
+  st.peak_blocks = std::max(st.peak_blocks, total_blocks - free);
+  if (x.tokens() == 0) {
+    if (!running.empty() && role != Role::decode) {
+      preempt(); // stuck on KV with nothing to decode: make room
+      return true;
+    }
+    if (running.empty() && next < ids.size()) {
+      t = std::max(t, (*arrive)[static_cast<std::size_t>(ids[next])]);
+      return true;
+    }
+    if (running.empty())
+      return true;
+  }
+  // outputs: decodes plus prompts whose last chunk runs now
+  x.outputs = x.decode;
+  for (const auto &[i, n] : chunks)
+    if (running[i].kv + n == running[i].target)
+      x.outputs += 1;
+  const double dt = model.time(x).total;
+  st.area += static_cast<double>(waiting.size() + running.size()) * dt;
+  t += dt;
+  ++st.iterations;
+  st.decode_sum += x.decode;
+  // apply the iteration
+  for (const auto &[i, n] : chunks) {
+    Seq &q = running[i];
+    q.kv += n;
+    kv_tokens += n;
+    if (q.kv == q.target) {
+      q.prefilled = true;
+      Track &r = tr[static_cast<std::size_t>(q.id)];
+      r.generated += 1;
+      if (r.first < 0)
+        r.first = t;
+    }
+  }
+  for (const std::size_t i : decodes) {
+    Seq &q = running[i];
+    q.kv += 1;
+    kv_tokens += 1;
+    tr[static_cast<std::size_t>(q.id)].generated += 1;
+  }
+  // paged-block fragmentation: slots of allocated blocks that hold no token, time-weighted
+  st.block_slots += static_cast<double>((total_blocks - free) * bs) * dt;
+  st.kv_slots += static_cast<double>(kv_tokens) * dt;
+  std::vector<Seq> keep;
+  keep.reserve(running.size());
+  for (Seq &q : running) {
+    Track &r = tr[static_cast<std::size_t>(q.id)];
+    const bool done = role == Role::prefill ? q.prefilled : r.generated >= r.gen;
+    if (done) {
+      r.finish = t;
+      release(q);
+    } else {
+      keep.push_back(q);
+    }
+  }
+  running.swap(keep);
+  return true;
 }
 
 } // namespace
 
-namespace {
-enum class Run { aggregated, disaggregated, prefill_pool, decode_pool };
-
-ServeResult run(const Config &c, const Layout &l, const std::vector<Request> &reqs, i64 instances,
-                i64 prefill_instances, Run mode, i64 budget) {
-  const ServeSpec &s = c.workload.serve;
+// The whole simulation as a state machine: the engines of the current phase run one after
+// another (each to its end, as one call would), a pass of the scheduler loop per unit.
+struct ServeSimulation::Impl {
+  Config c;
+  Layout l;
+  std::vector<Request> reqs;
+  i64 instances = 1, prefill_instances = 0;
+  ServeRun mode = ServeRun::aggregated;
+  i64 left = 0; // iterations the budget still allows
+  std::optional<IterationModel> model;
   ServeResult res;
+  std::vector<Track> tr;
+  std::vector<double> arrive, at;
+  std::vector<i64> order;
+  std::optional<SplitMix64> route;
+  EngineStats st;
+  std::vector<Engine> engines;
+  std::size_t current = 0;
+  int phase = 0; // disaggregated: 0 the prefill pool, 1 the decode pool
+  i64 engines_total = 1, engines_done = 0;
+  bool finished = false;
+  ServeResult out;
+
+  // Uniform random routing of `ids` over n instances.
+  std::vector<std::vector<i64>> spread(i64 n, const std::vector<i64> &ids) {
+    std::vector<std::vector<i64>> o(static_cast<std::size_t>(n));
+    for (const i64 id : ids)
+      o[static_cast<std::size_t>(
+            std::min<i64>(n - 1, static_cast<i64>(route->uniform() * static_cast<double>(n))))]
+          .push_back(id);
+    return o;
+  }
+  void add_engines(i64 n, const std::vector<i64> &ids, Role role, const std::vector<double> *arr) {
+    engines.clear();
+    current = 0;
+    for (auto &part : spread(n, ids))
+      engines.emplace_back(c.workload.serve, res.memory.kv_blocks, role, std::move(part), arr,
+                           tr.size());
+  }
+  void start();
+  void next_phase();
+  ServeResult finish() const;
+};
+
+void ServeSimulation::Impl::start() {
+  const ServeSpec &s = c.workload.serve;
   res.layout = l;
   res.memory = serve_memory(c, l);
   if (!res.memory.fits) {
@@ -297,10 +367,10 @@ ServeResult run(const Config &c, const Layout &l, const std::vector<Request> &re
                   res.memory.workspace / 1e9, res.memory.capacity / 1e9, s.memory_fraction);
     throw ConfigError("parallel", msg);
   }
-  IterationModel model(c, l);
-  res.devices_per_instance = model.devices();
+  model.emplace(c, l);
+  res.devices_per_instance = model->devices();
   res.instances = instances;
-  const bool disagg = mode == Run::disaggregated;
+  const bool disagg = mode == ServeRun::disaggregated;
   if (disagg && prefill_instances >= instances)
     throw ConfigError("workload.scheduler.prefill_instances", std::to_string(prefill_instances) +
                                                                   " leaves no decode instance of " +
@@ -310,36 +380,22 @@ ServeResult run(const Config &c, const Layout &l, const std::vector<Request> &re
   res.devices = instances * res.devices_per_instance;
   res.requests = static_cast<i64>(reqs.size());
 
-  std::vector<Track> tr(reqs.size());
-  std::vector<double> arrive(reqs.size());
+  tr.assign(reqs.size(), Track{});
+  arrive.assign(reqs.size(), 0);
   for (std::size_t i = 0; i < reqs.size(); ++i) {
     tr[i].arrival = reqs[i].arrival;
     tr[i].prompt = reqs[i].prompt;
     tr[i].gen = reqs[i].gen;
     arrive[i] = reqs[i].arrival;
   }
-  SplitMix64 route(s.seed ^ 0x5eedULL);
-  auto spread = [&](i64 n, const std::vector<i64> &order) { // uniform random routing
-    std::vector<std::vector<i64>> out(static_cast<std::size_t>(n));
-    for (const i64 id : order)
-      out[static_cast<std::size_t>(
-              std::min<i64>(n - 1, static_cast<i64>(route.uniform() * static_cast<double>(n))))]
-          .push_back(id);
-    return out;
-  };
-  std::vector<i64> order(reqs.size());
+  route.emplace(s.seed ^ 0x5eedULL);
+  order.assign(reqs.size(), 0);
   for (std::size_t i = 0; i < order.size(); ++i)
     order[i] = static_cast<i64>(i);
-  EngineStats st;
-  i64 left = budget;
-  if (mode == Run::aggregated || mode == Run::prefill_pool) {
-    const Role role = mode == Run::aggregated ? Role::both : Role::prefill;
-    for (const auto &ids : spread(instances, order))
-      run_engine(model, s, res.memory.kv_blocks, role, tr, ids, arrive, st, left);
-    if (mode == Run::prefill_pool)
-      for (Track &r : tr)
-        r.gen = std::min<i64>(r.gen, 1); // the pool's job ends at the first token
-  } else if (mode == Run::decode_pool) {
+  if (mode == ServeRun::aggregated || mode == ServeRun::prefill_pool) {
+    add_engines(instances, order, mode == ServeRun::aggregated ? Role::both : Role::prefill,
+                &arrive);
+  } else if (mode == ServeRun::decode_pool) {
     std::vector<i64> ready;
     for (Track &r : tr) {
       r.first = r.arrival; // the first token came from the prefill pool
@@ -350,40 +406,47 @@ ServeResult run(const Config &c, const Layout &l, const std::vector<Request> &re
     for (std::size_t i = 0; i < tr.size(); ++i)
       if (tr[i].gen > 1)
         ready.push_back(static_cast<i64>(i));
-    for (const auto &ids : spread(instances, ready))
-      run_engine(model, s, res.memory.kv_blocks, Role::decode, tr, ids, arrive, st, left);
+    add_engines(instances, ready, Role::decode, &arrive);
   } else {
-    for (const auto &ids : spread(prefill_instances, order))
-      run_engine(model, s, res.memory.kv_blocks, Role::prefill, tr, ids, arrive, st, left);
-    // the KV of the prompt crosses the network, every chip sending its shard in parallel
-    const Link &net = c.cluster.inter_node.bw > 0 ? c.cluster.inter_node : c.cluster.dcn;
-    double transfer_sum = 0;
-    std::vector<i64> ready;
-    std::vector<double> at(reqs.size(), 0);
-    for (std::size_t i = 0; i < tr.size(); ++i) {
-      if (tr[i].first < 0)
-        continue;
-      const double bytes = static_cast<double>(tr[i].prompt) * model.kv_bytes_per_token_model();
-      const double x =
-          net.bw > 0
-              ? net.latency + bytes / (net.bw * static_cast<double>(res.devices_per_instance))
-              : 0;
-      transfer_sum += x;
-      at[i] = tr[i].first + x;
-      if (tr[i].gen > 1)
-        ready.push_back(static_cast<i64>(i));
-      else
-        tr[i].finish = tr[i].first;
-    }
-    std::sort(ready.begin(), ready.end(), [&](i64 a, i64 b) {
-      return at[static_cast<std::size_t>(a)] < at[static_cast<std::size_t>(b)];
-    });
-    const double served = static_cast<double>(
-        std::count_if(tr.begin(), tr.end(), [](const Track &r) { return r.first >= 0; }));
-    res.kv_transfer = served > 0 ? transfer_sum / served : 0;
-    for (const auto &ids : spread(instances - prefill_instances, ready))
-      run_engine(model, s, res.memory.kv_blocks, Role::decode, tr, ids, at, st, left);
+    add_engines(prefill_instances, order, Role::prefill, &arrive);
   }
+  engines_total = mode == ServeRun::disaggregated ? instances : static_cast<i64>(engines.size());
+}
+
+// Disaggregated: the prefill pool is done; the KV of each prompt crosses the network (every
+// chip sending its shard in parallel) and the decode pool takes over.
+void ServeSimulation::Impl::next_phase() {
+  phase = 1;
+  const Link &net = c.cluster.inter_node.bw > 0 ? c.cluster.inter_node : c.cluster.dcn;
+  double transfer_sum = 0;
+  std::vector<i64> ready;
+  at.assign(reqs.size(), 0);
+  for (std::size_t i = 0; i < tr.size(); ++i) {
+    if (tr[i].first < 0)
+      continue;
+    const double bytes = static_cast<double>(tr[i].prompt) * model->kv_bytes_per_token_model();
+    const double x =
+        net.bw > 0 ? net.latency + bytes / (net.bw * static_cast<double>(res.devices_per_instance))
+                   : 0;
+    transfer_sum += x;
+    at[i] = tr[i].first + x;
+    if (tr[i].gen > 1)
+      ready.push_back(static_cast<i64>(i));
+    else
+      tr[i].finish = tr[i].first;
+  }
+  std::sort(ready.begin(), ready.end(), [&](i64 a, i64 b) {
+    return at[static_cast<std::size_t>(a)] < at[static_cast<std::size_t>(b)];
+  });
+  const double served = static_cast<double>(
+      std::count_if(tr.begin(), tr.end(), [](const Track &r) { return r.first >= 0; }));
+  res.kv_transfer = served > 0 ? transfer_sum / served : 0;
+  add_engines(instances - prefill_instances, ready, Role::decode, &at);
+}
+
+ServeResult ServeSimulation::Impl::finish() const {
+  ServeResult res = this->res;
+  const ServeSpec &s = c.workload.serve;
   res.iterations = st.iterations;
   res.preemptions = st.preemptions;
   res.peak_kv_blocks = st.peak_blocks;
@@ -435,28 +498,108 @@ ServeResult run(const Config &c, const Layout &l, const std::vector<Request> &re
   return res;
 }
 
+ServeSimulation::ServeSimulation(const Config &c, const Layout &l, std::vector<Request> reqs,
+                                 i64 instances, i64 prefill_instances, ServeRun mode, i64 budget)
+    : impl_(std::make_unique<Impl>()) {
+  Impl &m = *impl_;
+  m.c = c;
+  m.l = l;
+  m.reqs = std::move(reqs);
+  m.instances = instances;
+  m.prefill_instances = prefill_instances;
+  m.mode = mode;
+  m.left = budget;
+  m.start();
+}
+
+namespace {
+const Config &serve_config(const Config &c) {
+  if (c.workload.mode != Mode::serve)
+    throw ConfigError("workload.mode", "serving simulation needs mode \"serve\"");
+  return c;
+}
+} // namespace
+
+ServeSimulation::ServeSimulation(const Config &c)
+    : ServeSimulation(serve_config(c), resolve_layout(c)) {}
+
+ServeSimulation::ServeSimulation(const Config &c, const Layout &l)
+    : ServeSimulation(
+          c, l, make_requests(c.workload, c.workload.serve.request_rate, c.workload.serve.requests),
+          l.dp / l.ep, c.workload.serve.prefill_instances,
+          c.workload.serve.prefill_instances > 0 ? ServeRun::disaggregated : ServeRun::aggregated,
+          kServeIterationBudget) {}
+
+ServeSimulation::~ServeSimulation() = default;
+ServeSimulation::ServeSimulation(ServeSimulation &&) noexcept = default;
+ServeSimulation &ServeSimulation::operator=(ServeSimulation &&) noexcept = default;
+
+bool ServeSimulation::step(i64 passes) {
+  Impl &m = *impl_;
+  for (i64 k = 0; k < passes && !m.finished; ++k) {
+    if (m.current >= m.engines.size()) {
+      if (m.mode == ServeRun::disaggregated && m.phase == 0) {
+        m.next_phase();
+        continue;
+      }
+      if (m.mode == ServeRun::prefill_pool)
+        for (Track &r : m.tr)
+          r.gen = std::min<i64>(r.gen, 1); // the pool's job ends at the first token
+      m.out = m.finish();
+      m.finished = true;
+      break;
+    }
+    if (!m.engines[m.current].step(*m.model, m.tr, m.st, m.left)) {
+      ++m.current;
+      ++m.engines_done;
+    }
+  }
+  return m.finished;
+}
+
+bool ServeSimulation::done() const {
+  return impl_->finished;
+}
+
+double ServeSimulation::progress() const {
+  const Impl &m = *impl_;
+  if (m.finished)
+    return 1;
+  return std::min(0.999, static_cast<double>(m.engines_done) /
+                             static_cast<double>(std::max<i64>(1, m.engines_total)));
+}
+
+const ServeResult &ServeSimulation::result() const {
+  return impl_->out;
+}
+
+namespace {
+ServeResult run(const Config &c, const Layout &l, const std::vector<Request> &reqs, i64 instances,
+                i64 prefill_instances, ServeRun mode, i64 budget) {
+  ServeSimulation sim(c, l, reqs, instances, prefill_instances, mode, budget);
+  while (!sim.step(1 << 20)) {
+  }
+  return sim.result();
+}
 } // namespace
 
 ServeResult simulate_serving(const Config &c, const Layout &l, const std::vector<Request> &reqs,
                              i64 instances, i64 prefill_instances, i64 budget) {
   return run(c, l, reqs, instances, prefill_instances,
-             prefill_instances > 0 ? Run::disaggregated : Run::aggregated, budget);
+             prefill_instances > 0 ? ServeRun::disaggregated : ServeRun::aggregated, budget);
 }
 
 ServeResult simulate_pool(const Config &c, const Layout &l, const std::vector<Request> &reqs,
                           i64 instances, Pool pool, i64 budget) {
-  return run(c, l, reqs, instances, 0, pool == Pool::prefill ? Run::prefill_pool : Run::decode_pool,
-             budget);
+  return run(c, l, reqs, instances, 0,
+             pool == Pool::prefill ? ServeRun::prefill_pool : ServeRun::decode_pool, budget);
 }
 
 ServeResult simulate_serving(const Config &c) {
-  if (c.workload.mode != Mode::serve)
-    throw ConfigError("workload.mode", "serving simulation needs mode \"serve\"");
-  const Layout l = resolve_layout(c);
-  const ServeSpec &s = c.workload.serve;
-  const i64 instances = l.dp / l.ep;
-  return simulate_serving(c, l, make_requests(c.workload, s.request_rate, s.requests), instances,
-                          s.prefill_instances);
+  ServeSimulation sim(c);
+  while (!sim.step(1 << 20)) {
+  }
+  return sim.result();
 }
 
 } // namespace rl

@@ -12,6 +12,7 @@
 #include "core/parallel/layout.hpp"
 #include "core/serve/requests.hpp"
 
+#include <memory>
 #include <vector>
 
 namespace rl {
@@ -78,5 +79,29 @@ ServeResult simulate_pool(const Config &c, const Layout &l, const std::vector<Re
 // The configuration's own deployment: layout from `parallel`, instances = devices / (tp x
 // pp x ep), w.serve's requests at w.serve.request_rate.
 ServeResult simulate_serving(const Config &c);
+
+// The same simulations in steps, so a page can spread one over frames (and drop it to
+// cancel): step(passes) runs that many passes of the engines' scheduler loops (an engine
+// iteration each, at most) and says whether the simulation is over; result() is then what
+// the one-call functions above return (tested equal).
+enum class ServeRun { aggregated, disaggregated, prefill_pool, decode_pool };
+class ServeSimulation {
+public:
+  explicit ServeSimulation(const Config &c); // simulate_serving(c)
+  ServeSimulation(const Config &c, const Layout &l, std::vector<Request> reqs, i64 instances,
+                  i64 prefill_instances, ServeRun mode, i64 budget = kServeIterationBudget);
+  ~ServeSimulation();
+  ServeSimulation(ServeSimulation &&) noexcept;
+  ServeSimulation &operator=(ServeSimulation &&) noexcept;
+  bool step(i64 passes);
+  bool done() const;
+  double progress() const; // engines finished / engines
+  const ServeResult &result() const;
+
+private:
+  ServeSimulation(const Config &c, const Layout &l);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 } // namespace rl

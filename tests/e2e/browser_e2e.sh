@@ -66,19 +66,20 @@ done
 base="http://127.0.0.1:$port/index.html"
 
 # [SECTION] headless Chromium (Debian chromium flags for WebGL2 via SwiftShader)
-browse() { # browse MODE(dump|shot) URL OUTFILE
-  local mode=$1 url=$2 file=$3 profile
+browse() { # browse MODE(dump|shot) URL OUTFILE [VIRTUAL_TIME_MS]
+  local mode=$1 url=$2 file=$3 budget=${4:-15000} profile
   profile=$(mktemp -d "$profiles/p.XXXXXX")
   local flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
     --disable-background-networking --disable-component-update --disable-sync
     --user-data-dir="$profile" --enable-unsafe-swiftshader --use-angle=swiftshader
-    --window-size=1600,1000 --virtual-time-budget=15000)
+    --window-size=1600,1000 --virtual-time-budget="$budget")
   if [ "$mode" = dump ]; then
     # A loaded machine can starve the page: one more try when the app never reported ready.
     local attempt
     for attempt in 1 2; do
       timeout 90 "$chromium" "${flags[@]}" --dump-dom "$url" >"$file" 2>"$file.stderr" || true
-      if grep -q '<pre id="e2e-state"[^>]*>[^<]' "$file"; then
+      if grep -q '<pre id="e2e-state"[^>]*>[^<]' "$file" &&
+        { [[ $url != *e2e-flow=* ]] || grep -q '<pre id="e2e-flow"[^>]*>[^<]' "$file"; }; then
         break
       fi
       echo "browser_e2e: attempt $attempt: no app state in the page yet" >&2
@@ -249,9 +250,10 @@ EOF
 
 # [SECTION] user flows, clicked: mouse events on the canvas at the rectangles the widgets
 # report (web/index.html #e2e-flow=NAME), the page's state after each step.
-browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=hf" "$out/dom_flow_hf.html"
-browse dump "$base?scenario=sora-720m-tx8-2x2#e2e-flow=resolution" "$out/dom_flow_resolution.html"
-browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=compare" "$out/dom_flow_compare.html"
+# (a longer virtual-time budget: each flow runs after the page is up, frames apart)
+browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=hf" "$out/dom_flow_hf.html" 60000
+browse dump "$base?scenario=sora-720m-tx8-2x2#e2e-flow=resolution" "$out/dom_flow_resolution.html" 60000
+browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=compare" "$out/dom_flow_compare.html" 60000
 python3 - "$out" <<'EOF' || fail "a user flow failed (files in $out)"
 import sys
 from page_checks import Checks, flow_steps
