@@ -285,3 +285,25 @@ TEST_CASE("tx8 configurations: one operator without a model, and errors", "[tx8]
                 {});
         }) == "hardware: \"h100-sxm\" has no tx8 figures (kind tx8 needed)");
 }
+
+TEST_CASE("tx8: the stepped mapping (the page's, a scheme at a time) equals solve()",
+          "[tx8][video]") {
+  // Same candidates in the same order: the same schemes, choice and latency.
+  const rl::Config c = rl::test::config(R"({"scenario": "sora-720m-tx8-2x2"})");
+  const rl::tx8::Tx8Result whole = rl::tx8::solve(c, rl::tx8::Tx8Options{});
+  rl::tx8::Tx8Solve s(c, rl::tx8::Tx8Options{});
+  int steps = 0;
+  while (!s.step(1))
+    ++steps;
+  const rl::tx8::Tx8Result &r = s.result();
+  CHECK(steps + 1 == static_cast<int>(whole.schemes.size()));
+  CHECK(s.progress() == 1.0);
+  REQUIRE(r.schemes.size() == whole.schemes.size());
+  for (std::size_t i = 0; i < r.schemes.size(); ++i) {
+    CHECK(r.schemes[i].name == whole.schemes[i].name);
+    CHECK(r.schemes[i].per_step == whole.schemes[i].per_step);
+  }
+  CHECK(r.latency == whole.latency);
+  CHECK(r.chosen_by == whole.chosen_by);
+  CHECK(r.searches == whole.searches);
+}

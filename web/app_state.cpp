@@ -110,7 +110,7 @@ template <class F> std::optional<FieldError> timed(F &&f, double &seconds) {
 }
 } // namespace
 
-Evaluation evaluate(const json &user, bool defer_serve) {
+Evaluation evaluate(const json &user, bool defer) {
   Evaluation e;
   e.user = user;
   e.effective = user;
@@ -124,10 +124,11 @@ Evaluation evaluate(const json &user, bool defer_serve) {
   switch (parsed->workload.mode) {
   case Mode::tx8_op:
   case Mode::video: // `ridgeline tx8`: one operator or a whole video request on tx8 dies
-    e.error = timed([&] { e.tx8 = tx8::solve(*parsed, tx8::Tx8Options{}); }, e.seconds);
+    if (!defer)
+      e.error = timed([&] { e.tx8 = tx8::solve(*parsed, tx8::Tx8Options{}); }, e.seconds);
     break;
   case Mode::serve: // `ridgeline serve`: the request-level simulation of the deployment
-    if (!defer_serve)
+    if (!defer)
       e.error = timed([&] { e.serve = simulate_serving(*parsed); }, e.seconds);
     break;
   default:
@@ -173,7 +174,8 @@ void AppState::load_scenario(const std::string &name) {
 }
 
 void AppState::recompute() {
-  serve_running_.reset(); // a newer configuration replaces a simulation in progress
+  serve_running_.reset(); // a newer configuration replaces the work in progress
+  tx8_running_.reset();
   Evaluation e = evaluate(user_, true);
   effective_ = e.effective;
   error_ = e.error;
@@ -202,10 +204,39 @@ void AppState::recompute() {
     serve_elapsed_ = 0;
     error_ = timed([&] { serve_running_.emplace(*e.config); }, serve_elapsed_);
   }
+  if (!e.error && e.config &&
+      (e.config->workload.mode == Mode::tx8_op || e.config->workload.mode == Mode::video)) {
+    serve_elapsed_ = 0;
+    error_ = timed([&] { tx8_running_.emplace(*e.config, tx8::Tx8Options{}); }, serve_elapsed_);
+  }
   update_url_query();
 }
 
+double AppState::busy_progress() const {
+  if (serve_running_)
+    return serve_running_->progress();
+  if (tx8_running_)
+    return tx8_running_->progress();
+  return 1.0;
+}
+
 void AppState::advance(i64 passes) {
+  if (tx8_running_) {
+    bool over = false;
+    double dt = 0;
+    error_ = timed([&] { over = tx8_running_->step(1); }, dt);
+    serve_elapsed_ += dt;
+    if (error_ || over) {
+      if (!error_) {
+        tx8_ = tx8_running_->result();
+        estimate_seconds_ = serve_elapsed_;
+        last_good_tx8_ = tx8_;
+        last_good_tx8_config_ = view_config_;
+      }
+      tx8_running_.reset();
+    }
+    return;
+  }
   if (!serve_running_)
     return;
   bool over = false;
@@ -226,12 +257,13 @@ void AppState::advance(i64 passes) {
 }
 
 void AppState::finish_pending() {
-  while (serve_running_)
+  while (busy())
     advance(i64{1} << 30);
 }
 
 void AppState::cancel_pending() {
   serve_running_.reset();
+  tx8_running_.reset();
 }
 
 void AppState::update_url_query() {

@@ -47,9 +47,9 @@ struct Evaluation {
   double seconds = 0; // wall time of the estimate, mapping or simulation
   bool ok() const { return !error && (estimate || tx8 || serve); }
 };
-// defer_serve: a serve configuration is parsed but not simulated (the page steps its
-// simulation over frames: AppState::advance).
-Evaluation evaluate(const json &user, bool defer_serve = false);
+// defer: a serve or tx8 configuration is parsed but not simulated or mapped (the page steps
+// that work over frames: AppState::advance).
+Evaluation evaluate(const json &user, bool defer = false);
 
 // A page tab a link can name (tab=...): the training and inference tabs, the serving ones and
 // the compare view.
@@ -90,10 +90,11 @@ public:
   // succeeded and its configuration.
   const std::optional<ServeResult> &serve() const { return serve_; }
   const std::optional<ServeResult> &last_good_serve() const { return last_good_serve_; }
-  // A serving simulation in progress (spread over frames: advance() once per frame).
-  bool busy() const { return serve_running_.has_value(); }
-  double busy_progress() const { return serve_running_ ? serve_running_->progress() : 1.0; }
-  // Runs `passes` more of the simulation's scheduler passes; its result once it is over.
+  // A serving simulation or a tx8 mapping in progress (spread over frames: advance()).
+  bool busy() const { return serve_running_.has_value() || tx8_running_.has_value(); }
+  double busy_progress() const;
+  // A little more of the work in progress (`passes` scheduler passes of a simulation, or one
+  // scheme of a tx8 mapping); its result once it is over.
   void advance(i64 passes);
   // Runs what is pending to the end (the page's first frame, tests).
   void finish_pending();
@@ -184,6 +185,7 @@ private:
   std::optional<Config> last_good_tx8_config_;
   std::optional<ServeResult> serve_, last_good_serve_;
   std::optional<ServeSimulation> serve_running_;
+  std::optional<tx8::Tx8Solve> tx8_running_;
   double serve_elapsed_ = 0; // wall time spent on the running simulation so far
   std::optional<Config> last_good_serve_config_;
   std::optional<FieldError> error_, startup_error_;

@@ -13,6 +13,11 @@
 #include "web/widgets.hpp"
 
 #include <emscripten/bind.h>
+#include <imgui.h>
+
+namespace rl::web {
+void run_frames(int n); // main.cpp
+} // namespace rl::web
 
 namespace {
 
@@ -126,6 +131,11 @@ std::string widget_rect(const std::string &name) {
   return r ? nlohmann::json(*r).dump() : "null";
 }
 
+// Dear ImGui frames drawn so far: the e2e flows wait on the app's frames, not the browser's.
+int imgui_frame() {
+  return ImGui::GetCurrentContext() ? ImGui::GetFrameCount() : 0;
+}
+
 std::string current_url() {
   return rl::web::platform::page_url_with_query(rl::web::app_state().url_query());
 }
@@ -156,6 +166,8 @@ EMSCRIPTEN_BINDINGS(ridgeline) {
   emscripten::function("currentCompare", &current_compare);
   emscripten::function("uiApplyHfConfig", &ui_apply_hf_config);
   emscripten::function("widgetRect", &widget_rect);
+  emscripten::function("imguiFrame", &imgui_frame);
+  emscripten::function("runFrames", &rl::web::run_frames);
   emscripten::function("currentResult", &current_result);
   // Export of a table ("csv", "markdown") or plot ("svg", "png") by its id, as the page's
   // buttons do: requestExport queues it for the next frame, exportResult reads it after.

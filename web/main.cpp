@@ -110,10 +110,22 @@ void frame(void *arg) {
   sync_url(app);
 }
 
+App *g_app = nullptr; // for run_frames (the e2e flows)
+
 } // namespace
+
+namespace rl::web {
+// Draws n frames now, one after another, in the calling task: the e2e flows dispatch mouse
+// events and step the app deterministically, whatever the browser's frame timing.
+void run_frames(int n) {
+  for (int i = 0; i < n && g_app; ++i)
+    frame(g_app);
+}
+} // namespace rl::web
 
 int main() {
   static App app;
+  g_app = &app;
   // "tab=NAME" (or "#tab=NAME") picks the tab shown first (pipeline, serving, roofline,
   // planner, compare; planner-all also frees every knob), "pin=" the compared configuration.
   std::string state = rl::web::platform::url_state();

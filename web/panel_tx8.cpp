@@ -570,6 +570,12 @@ void draw_one_op(const Config &c, const tx8::Tx8Result &r) {
 
 // [SECTION] panel
 void draw_tx8_panel(AppState &s) {
+  if (s.busy()) {
+    // Spread over frames (a scheme per step): the last mapping stays, dimmed, meanwhile.
+    ImGui::ProgressBar(static_cast<float>(s.busy_progress()), ImVec2(ImGui::GetFontSize() * 16, 0));
+    ImGui::SameLine();
+    ui::text_dim("mapping the schemes and mesh splits...");
+  }
   const bool current = s.tx8().has_value();
   const std::optional<tx8::Tx8Result> &r = current ? s.tx8() : s.last_good_tx8();
   const std::optional<Config> &c = current ? s.view_config() : s.last_good_tx8_config();

@@ -24,7 +24,8 @@ void window_size(int &width, int &height);
 // Resizes the canvas drawing buffer (and tells GLFW) without going fullscreen.
 void resize_canvas(int width, int height);
 
-// Runs frame(arg) once per animation frame; does not return.
+// Runs frame(arg) once per animation frame; does not return. (main.cpp's run_frames draws
+// frames on demand for the e2e flows.)
 void run_main_loop(void (*frame)(void *), void *arg);
 
 // Tells the page the app is up (hides the loading overlay, fills the e2e state element).

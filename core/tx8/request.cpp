@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 
 namespace rl::tx8 {
 
@@ -381,83 +382,58 @@ mesh_splits(const Config &c) {
 }
 } // namespace
 
-Tx8Result solve(const Config &c, const Tx8Options &o) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const Tx8Spec &a = arch_of(c.hardware, "hardware");
-  Tx8Result r;
-  if (c.workload.mode == Mode::tx8_op) {
-    const Tx8OpSpec &op = *c.workload.op;
-    OpRow row;
-    row.name = op.name.empty() ? op.type : op.name;
-    row.block = "op";
-    row.map = map_config_op(a, op, "workload.op");
-    if (o.compare_presets) {
-      row.has_preset = op.type != "vector";
-      try {
-        row.preset = map_config_op_preset(a, op, "workload.op");
-      } catch (const ConfigError &e) {
-        row.preset_error = e.message();
-        r.preset_error = e.message();
-      }
-      r.presets = true;
-      if (r.preset_error.empty())
-        r.preset_per_step = r.preset_latency = row.preset.cost.latency;
-    }
-    r.hardware = c.hardware.name;
-    r.model = c.model.name;
-    r.cluster = c.cluster.name;
-    r.latency = r.per_step = row.map.cost.latency;
-    r.compute_per_step = row.map.cost.latency;
-    r.flops_per_step = row.map.cost.flops;
-    r.utilization = row.map.cost.utilization;
-    r.searches = 1;
-    r.ops.push_back(std::move(row));
-    r.search_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return r;
-  }
-  if (c.workload.mode != Mode::video)
-    throw ConfigError("workload.mode",
-                      "ridgeline tx8 maps mode tx8-op or video, got \"" +
-                          std::string(c.workload.mode == Mode::train ? "train" : "infer") + "\"");
-  if (c.model.family != ModelFamily::stdit3)
-    throw ConfigError("model.family",
-                      "a video request needs an stdit3 model, got \"" + c.model.name + "\"");
+struct Tx8Solve::Impl {
+  Config c;
+  Tx8Options o;
+  std::chrono::steady_clock::duration spent{};
   MapCache cache;
+  // The planner's candidates: every scheme on every split of the mesh into equal stage
+  // sub-meshes, evaluated one per step unit.
+  struct Candidate {
+    std::vector<SubMesh> meshes;
+    std::vector<std::pair<i64, i64>> layers;
+    SpScheme scheme;
+  };
+  std::vector<Candidate> candidates;
+  std::size_t next = 0;
+  std::vector<SchemeRow> rows;
+  bool finished = false;
+  Tx8Result r;
+
+  void evaluate_next();
+  void choose();
+};
+
+void Tx8Solve::Impl::evaluate_next() {
+  const Candidate &k = candidates[next++];
+  SchemeRow row;
+  row.scheme = k.scheme;
+  row.name = scheme_name(k.scheme);
+  row.stages = static_cast<i64>(k.meshes.size());
+  row.meshes = k.meshes;
+  try {
+    const Tx8Result e = evaluate_video(c, k.scheme, k.meshes, k.layers, false, cache);
+    row.per_step = e.per_step;
+    row.compute = e.compute_per_step;
+    row.comm_exposed = e.comm_exposed_per_step;
+    row.comm_bytes_per_die = e.comm_bytes_per_die_per_step;
+    row.latency = e.latency;
+  } catch (const ConfigError &err) {
+    row.feasible = false;
+    row.why = err.message();
+  }
+  rows.push_back(row);
+}
+
+// The chosen scheme (the config's, or the planner's best) mapped in full.
+void Tx8Solve::Impl::choose() {
+  std::stable_sort(rows.begin(), rows.end(), [](const SchemeRow &x, const SchemeRow &y) {
+    if (x.feasible != y.feasible)
+      return x.feasible;
+    return x.per_step < y.per_step;
+  });
   const ParallelSpec &p = c.parallel;
   const std::vector<i64> mesh = c.cluster.mesh.empty() ? std::vector<i64>{1, 1} : c.cluster.mesh;
-  if (c.cluster.mesh.empty() && c.cluster.devices > 1)
-    throw ConfigError("cluster.mesh", "is required for a video request on several dies");
-  // The planner: every scheme on every split of the mesh into equal stage sub-meshes.
-  std::vector<SchemeRow> rows;
-  if (o.plan) {
-    for (const auto &[meshes, layers] : mesh_splits(c)) {
-      for (const SpScheme &s : schemes_for(c.model, meshes.front().dies())) {
-        SchemeRow row;
-        row.scheme = s;
-        row.name = scheme_name(s);
-        row.stages = static_cast<i64>(meshes.size());
-        row.meshes = meshes;
-        try {
-          const Tx8Result e = evaluate_video(c, s, meshes, layers, false, cache);
-          row.per_step = e.per_step;
-          row.compute = e.compute_per_step;
-          row.comm_exposed = e.comm_exposed_per_step;
-          row.comm_bytes_per_die = e.comm_bytes_per_die_per_step;
-          row.latency = e.latency;
-        } catch (const ConfigError &err) {
-          row.feasible = false;
-          row.why = err.message();
-        }
-        rows.push_back(row);
-      }
-    }
-    std::stable_sort(rows.begin(), rows.end(), [](const SchemeRow &x, const SchemeRow &y) {
-      if (x.feasible != y.feasible)
-        return x.feasible;
-      return x.per_step < y.per_step;
-    });
-  }
-  // The chosen scheme: the config's, or the planner's best.
   SpScheme s;
   std::vector<SubMesh> meshes;
   std::vector<std::pair<i64, i64>> layers;
@@ -516,8 +492,103 @@ Tx8Result solve(const Config &c, const Tx8Options &o) {
   r.schemes = std::move(rows);
   r.searches = cache.misses;
   r.cache_hits = cache.hits;
-  r.search_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
+}
+
+Tx8Solve::Tx8Solve(const Config &c, const Tx8Options &o) : impl_(std::make_unique<Impl>()) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Impl &m = *impl_;
+  m.c = c;
+  m.o = o;
+  Tx8Result &r = m.r;
+  const Tx8Spec &a = arch_of(c.hardware, "hardware");
+  if (c.workload.mode == Mode::tx8_op) {
+    const Tx8OpSpec &op = *c.workload.op;
+    OpRow row;
+    row.name = op.name.empty() ? op.type : op.name;
+    row.block = "op";
+    row.map = map_config_op(a, op, "workload.op");
+    if (o.compare_presets) {
+      row.has_preset = op.type != "vector";
+      try {
+        row.preset = map_config_op_preset(a, op, "workload.op");
+      } catch (const ConfigError &e) {
+        row.preset_error = e.message();
+        r.preset_error = e.message();
+      }
+      r.presets = true;
+      if (r.preset_error.empty())
+        r.preset_per_step = r.preset_latency = row.preset.cost.latency;
+    }
+    r.hardware = c.hardware.name;
+    r.model = c.model.name;
+    r.cluster = c.cluster.name;
+    r.latency = r.per_step = row.map.cost.latency;
+    r.compute_per_step = row.map.cost.latency;
+    r.flops_per_step = row.map.cost.flops;
+    r.utilization = row.map.cost.utilization;
+    r.searches = 1;
+    r.ops.push_back(std::move(row));
+    m.finished = true;
+    m.spent = std::chrono::steady_clock::now() - t0;
+    r.search_s = std::chrono::duration<double>(m.spent).count();
+    return;
+  }
+  if (c.workload.mode != Mode::video)
+    throw ConfigError("workload.mode",
+                      "ridgeline tx8 maps mode tx8-op or video, got \"" +
+                          std::string(c.workload.mode == Mode::train ? "train" : "infer") + "\"");
+  if (c.model.family != ModelFamily::stdit3)
+    throw ConfigError("model.family",
+                      "a video request needs an stdit3 model, got \"" + c.model.name + "\"");
+  if (c.cluster.mesh.empty() && c.cluster.devices > 1)
+    throw ConfigError("cluster.mesh", "is required for a video request on several dies");
+  if (o.plan)
+    for (const auto &[meshes, layers] : mesh_splits(c))
+      for (const SpScheme &s : schemes_for(c.model, meshes.front().dies()))
+        m.candidates.push_back({meshes, layers, s});
+  m.spent = std::chrono::steady_clock::now() - t0;
+}
+
+Tx8Solve::~Tx8Solve() = default;
+Tx8Solve::Tx8Solve(Tx8Solve &&) noexcept = default;
+Tx8Solve &Tx8Solve::operator=(Tx8Solve &&) noexcept = default;
+
+bool Tx8Solve::step(i64 evaluations) {
+  Impl &m = *impl_;
+  if (m.finished)
+    return true;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (i64 k = 0; k < evaluations && m.next < m.candidates.size(); ++k)
+    m.evaluate_next();
+  if (m.next >= m.candidates.size()) {
+    m.choose();
+    m.finished = true;
+  }
+  m.spent += std::chrono::steady_clock::now() - t0;
+  m.r.search_s = std::chrono::duration<double>(m.spent).count();
+  return m.finished;
+}
+
+bool Tx8Solve::done() const {
+  return impl_->finished;
+}
+
+double Tx8Solve::progress() const {
+  const Impl &m = *impl_;
+  if (m.finished)
+    return 1;
+  return static_cast<double>(m.next) / static_cast<double>(m.candidates.size() + 1);
+}
+
+const Tx8Result &Tx8Solve::result() const {
+  return impl_->r;
+}
+
+Tx8Result solve(const Config &c, const Tx8Options &o) {
+  Tx8Solve s(c, o);
+  while (!s.step(1 << 20)) {
+  }
+  return s.result();
 }
 
 } // namespace rl::tx8

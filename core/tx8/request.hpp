@@ -11,6 +11,7 @@
 #include "core/tx8/stdit3.hpp"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -117,5 +118,24 @@ Tx8Result evaluate_video(const Config &c, const SpScheme &s, const std::vector<S
 
 // The whole `ridgeline tx8` answer for a configuration (mode tx8-op or video).
 Tx8Result solve(const Config &c, const Tx8Options &o);
+
+// The same in steps, so a page can spread a video request over frames: step(n) evaluates up
+// to n of the planner's (scheme, mesh split) candidates and, after the last, maps the chosen
+// one; result() is then what solve() returns (tested equal, wall time aside).
+class Tx8Solve {
+public:
+  Tx8Solve(const Config &c, const Tx8Options &o); // ConfigError as solve()
+  ~Tx8Solve();
+  Tx8Solve(Tx8Solve &&) noexcept;
+  Tx8Solve &operator=(Tx8Solve &&) noexcept;
+  bool step(i64 evaluations);
+  bool done() const;
+  double progress() const;
+  const Tx8Result &result() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 } // namespace rl::tx8

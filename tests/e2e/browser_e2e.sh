@@ -76,7 +76,7 @@ browse() { # browse MODE(dump|shot) URL OUTFILE [VIRTUAL_TIME_MS]
   if [ "$mode" = dump ]; then
     # A loaded machine can starve the page: one more try when the app never reported ready.
     local attempt
-    for attempt in 1 2; do
+    for attempt in 1 2 3; do
       timeout 90 "$chromium" "${flags[@]}" --dump-dom "$url" >"$file" 2>"$file.stderr" || true
       if grep -q '<pre id="e2e-state"[^>]*>[^<]' "$file" &&
         { [[ $url != *e2e-flow=* ]] || grep -q '<pre id="e2e-flow"[^>]*>[^<]' "$file"; }; then
@@ -251,9 +251,9 @@ EOF
 # [SECTION] user flows, clicked: mouse events on the canvas at the rectangles the widgets
 # report (web/index.html #e2e-flow=NAME), the page's state after each step.
 # (a longer virtual-time budget: each flow runs after the page is up, frames apart)
-browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=hf" "$out/dom_flow_hf.html" 60000
-browse dump "$base?scenario=sora-720m-tx8-2x2#e2e-flow=resolution" "$out/dom_flow_resolution.html" 60000
-browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=compare" "$out/dom_flow_compare.html" 60000
+browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=hf" "$out/dom_flow_hf.html" 30000
+browse dump "$base?scenario=sora-720m-tx8-2x2#e2e-flow=resolution" "$out/dom_flow_resolution.html" 30000
+browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=compare" "$out/dom_flow_compare.html" 30000
 python3 - "$out" <<'EOF' || fail "a user flow failed (files in $out)"
 import sys
 from page_checks import Checks, flow_steps
