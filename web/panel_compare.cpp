@@ -34,24 +34,6 @@ Evaluation current_evaluation(const AppState &s) {
   return e;
 }
 
-// The step-time (training) or memory parts of an estimate as bar segments.
-std::vector<ui::Segment> time_parts(const Estimate &e) {
-  const StepTime &t = e.time;
-  return {{"Compute", t.compute - t.recompute, ui::color::forward, ""},
-          {"Recompute", t.recompute, ImVec4(0.55f, 0.72f, 0.98f, 1.0f), ""},
-          {"Exposed comm", t.comm_exposed, ui::color::kv_cache, ""},
-          {"Bubble", t.bubble, ImVec4(0.80f, 0.25f, 0.25f, 1.0f), ""},
-          {"Optimizer", t.optimizer, ui::color::optimizer, ""}};
-}
-std::vector<ui::Segment> memory_parts(const Estimate &e) {
-  const MemorySummary &m = e.memory;
-  return {{"Weights", m.weights, ui::color::weights, ""},
-          {"Gradients", m.gradients, ui::color::gradients, ""},
-          {"Optimizer", m.optimizer, ui::color::optimizer, ""},
-          {"Activations", m.activations, ui::color::activations, ""},
-          {"KV cache", m.kv_cache, ui::color::kv_cache, ""}};
-}
-
 std::string delta_text(const CompareRow &r) {
   if (!r.has_before || !r.has_after)
     return r.has_after ? "new" : "gone";
@@ -156,13 +138,15 @@ void draw_compare_panel(AppState &s) {
   ImGui::BeginChild("compare_right", ImVec2(0, 0));
   const Estimate *a = pin->estimate ? &*pin->estimate : nullptr;
   const Estimate *b = now.estimate ? &*now.estimate : nullptr;
-  if (a && b && a->has_time && b->has_time) {
-    paired_bars("compare-time", "Step time", time_parts(*a), time_parts(*b), &seconds_str);
+  const bool both = a && b && pin->config && s.view_config();
+  if (both && a->has_time && b->has_time) {
+    paired_bars("compare-time", "Step time", step_time_segments(*a), step_time_segments(*b),
+                &seconds_str);
     ImGui::Spacing();
   }
-  if (a && b) {
-    paired_bars("compare-memory", "Memory per device", memory_parts(*a), memory_parts(*b),
-                &units::bytes);
+  if (both) {
+    paired_bars("compare-memory", "Memory per device", memory_segments(*pin->config, *a),
+                memory_segments(*s.view_config(), *b), &units::bytes);
   } else {
     ui::text_dim_wrapped("The bars compare two training or inference estimates; the table "
                          "compares any two results.");

@@ -5,6 +5,7 @@
 #include "core/planner/planner.hpp"
 #include "core/serve/serve_planner.hpp"
 #include "web/app_state.hpp"
+#include "web/widgets.hpp"
 
 #include <optional>
 #include <set>
@@ -69,6 +70,10 @@ void draw_workload_section(AppState &s);
 void draw_parallel_section(AppState &s);
 
 // [SECTION] outputs
+// The parts of the step-time and memory bars (Results, and both sides of the Compare tab).
+std::vector<ui::Segment> step_time_segments(const Estimate &e);
+std::vector<ui::Segment> memory_segments(const Config &c, const Estimate &e);
+
 void draw_results_panel(const AppState &s);               // panels_results.cpp
 void draw_pipeline_panel(const AppState &s);              // panel_pipeline.cpp
 void draw_roofline_panel(const AppState &s, UiState &ui); // panel_roofline.cpp

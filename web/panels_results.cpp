@@ -210,6 +210,28 @@ void draw_size_and_compute(const Config &c, const Estimate &e) {
   }
 }
 
+} // namespace
+
+// [SECTION] step-time parts (the Results bar and the Compare tab)
+std::vector<ui::Segment> step_time_segments(const Estimate &e) {
+  const StepTime &t = e.time;
+  return {
+      {"Compute", t.compute - t.recompute, ui::color::forward,
+       "Forward + backward GEMMs and element-wise traffic of the slowest stage, all "
+       "micro-batches."},
+      {"Recompute", t.recompute, ImVec4(0.55f, 0.72f, 0.98f, 1.0f),
+       "The extra forward work recompute costs (selective: attention scores; full: every "
+       "layer)."},
+      {"Exposed comm", t.comm_exposed, ui::color::kv_cache,
+       "Communication on the critical path: TP/SP collectives, pipeline sends, the DP "
+       "gradient sync's last bucket. See the Communication tab."},
+      {"Bubble", t.bubble, ImVec4(0.80f, 0.25f, 0.25f, 1.0f),
+       "Pipeline fill and drain: (p-1)/v x (t_fwd + t_bwd). See the timeline below."},
+      {"Optimizer", t.optimizer, ui::color::optimizer,
+       "Adam update of this device's (sharded) parameters, HBM-bound."},
+  };
+}
+
 // [SECTION] memory bar
 std::vector<ui::Segment> memory_segments(const Config &c, const Estimate &e) {
   const MemorySummary &mem = e.memory;
@@ -245,6 +267,8 @@ std::vector<ui::Segment> memory_segments(const Config &c, const Estimate &e) {
   }
   return s;
 }
+
+namespace {
 
 void draw_memory_bar(const Config &c, const Estimate &e) {
   const MemorySummary &mem = e.memory;
@@ -292,21 +316,7 @@ void draw_step_time(const Config &c, const Estimate &e) {
       "HBM bandwidth), GEMM efficiency " +
       std::string(band) + " for " + c.hardware.name +
       " (calibrated); collectives alpha-beta, exposed unless overlapped.");
-  const std::vector<ui::Segment> segs = {
-      {"Compute", t.compute - t.recompute, ui::color::forward,
-       "Forward + backward GEMMs and element-wise traffic of the slowest stage, all "
-       "micro-batches."},
-      {"Recompute", t.recompute, ImVec4(0.55f, 0.72f, 0.98f, 1.0f),
-       "The extra forward work recompute costs (selective: attention scores; full: every "
-       "layer)."},
-      {"Exposed comm", t.comm_exposed, ui::color::kv_cache,
-       "Communication on the critical path: TP/SP collectives, pipeline sends, the DP "
-       "gradient sync's last bucket. See the Communication tab."},
-      {"Bubble", t.bubble, ImVec4(0.80f, 0.25f, 0.25f, 1.0f),
-       "Pipeline fill and drain: (p-1)/v x (t_fwd + t_bwd). See the timeline below."},
-      {"Optimizer", t.optimizer, ui::color::optimizer,
-       "Adam update of this device's (sharded) parameters, HBM-bound."},
-  };
+  const std::vector<ui::Segment> segs = step_time_segments(e);
   ui::stacked_bar(segs, t.step, -1, "", &time_str);
   ui::plot_export("step-time", chart0, ImVec2(chart0.x + chart_w, ImGui::GetItemRectMax().y));
   ui::legend("time_legend", segs, t.step, &time_str);
