@@ -196,6 +196,7 @@ struct WorkloadSpec {
   Dtype precision = Dtype::bf16;
   bool fp32_grads = false;
   bool causal_skip = false;
+  double train_tokens = 0; // the token budget of the run (0: not given): time and cost to train
   // infer
   i64 batch = 0;
   i64 prompt_len = 0;

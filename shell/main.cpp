@@ -18,6 +18,7 @@
 #include "shell/tx8_command.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -100,7 +101,7 @@ URL, "?query", "#fragment" or a bare query. --resolved prints the configuration 
 preset expanded and every default filled, as the core sees it.
 )";
 
-const char *kPlanHelp = R"(usage: ridgeline plan CFG [--top N] [--json]
+const char *kPlanHelp = R"(usage: ridgeline plan CFG [--top N] [--objective O] [--json]
 
 Searches every knob of "parallel" that CFG leaves out: tp (powers of two up to a node),
 pp (divisors of the layers), vpp (1, 2, 4), cp and cp_kind (ring, ulysses; only for
@@ -109,9 +110,14 @@ recompute (none, selective, full); dp follows from the device count. Illegal lay
 those that do not fit memory are rejected before timing (counted by class); memory-only
 knobs are timed only where no cheaper fitting choice exists. Plans are ranked by step time
 (training) or time per output token (inference).
-  --top N   plans to show (default 10)
-  --json    {"plans": [estimate + "parallel" + "why", ...], "infeasible": [...],
-            "rejected": {...}, "candidates": n, "timed": n}
+  --top N         plans to show (default 10)
+  --objective O   training: step (default), tokens (tokens/s), time-to-train (needs
+                  workload.train_tokens), cost (needs hardware.price_per_hour: cost to train
+                  the token budget, or per token without one)
+  --json          {"plans": [estimate + "parallel" + "why", ...], "infeasible": [...],
+                  "stats": {candidates, evaluated, feasible, rejected, seconds}, ...}; with
+                  workload.train_tokens each plan has time_to_train (s), with a price
+                  cost.{per_hour, to_train}
 
 On a serve configuration (workload.mode "serve") it finds the cheapest deployments that
 meet workload.slo at workload.request_rate: hardware (workload.hardware_options), tp, pp
@@ -164,9 +170,9 @@ prints one preset's JSON.
 Args parse_args(int argc, char **argv) {
   Args a;
   static const std::map<std::string, bool> takes_value = {
-      {"--decode", true}, {"--top", true},   {"--format", true}, {"--degree", true},
-      {"--op", true},     {"--bytes", true}, {"--group", true},  {"--stride", true},
-      {"--sweep", true},  {"--trace", true}};
+      {"--decode", true}, {"--top", true},   {"--objective", true}, {"--format", true},
+      {"--degree", true}, {"--op", true},    {"--bytes", true},     {"--group", true},
+      {"--stride", true}, {"--sweep", true}, {"--trace", true}};
   for (int i = 1; i < argc; ++i) {
     const std::string s = argv[i];
     if (a.command.empty() && s.rfind("--", 0) != 0 && s != "-h") {
@@ -315,10 +321,24 @@ int cmd_plan(const Args &a) {
     std::cout << kPlanHelp;
     return 0;
   }
-  allow_options(a, {"--json", "--top"});
+  allow_options(a, {"--json", "--top", "--objective"});
   const json cfg = load_config(one_positional(a, "CFG"));
   const Config c = io::parse_config(cfg);
   PlanOptions o;
+  if (a.has("--objective")) {
+    const std::string v = a.options.at("--objective");
+    if (v == "step")
+      o.objective = Objective::step;
+    else if (v == "tokens")
+      o.objective = Objective::tokens;
+    else if (v == "time-to-train")
+      o.objective = Objective::time_to_train;
+    else if (v == "cost")
+      o.objective = Objective::cost;
+    else
+      throw ConfigError("--objective",
+                        "\"" + v + "\" is not one of step, tokens, time-to-train, cost");
+  }
   if (a.has("--top")) {
     const std::string v = a.options.at("--top");
     if (v.empty() || v.size() > 4 || v.find_first_not_of("0123456789") != std::string::npos ||
@@ -328,9 +348,12 @@ int cmd_plan(const Args &a) {
   }
   if (c.workload.mode == Mode::serve)
     return shell::run_serve_plan(cfg, static_cast<int>(o.top), a.has("--json"), std::cout);
+  const auto t0 = std::chrono::steady_clock::now();
   const PlanResult r = plan(c, o);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (a.has("--json"))
-    std::cout << io::dump(io::to_json(r), 2) << "\n";
+    std::cout << io::dump(io::to_json(r, seconds), 2) << "\n";
   else
     shell::print_plan(std::cout, c, r);
   if (r.skipped > 0)

@@ -106,3 +106,49 @@ TEST_CASE("planner: the stepped search (the page's, a frame at a time) equals pl
     CHECK(stepped.plans[i].objective == whole.plans[i].objective);
   CHECK(s.progress() == Approx(1.0).margin(1e-12));
 }
+
+TEST_CASE("planner: objectives (time to train, cost) and their preconditions", "[planner]") {
+  // LLaMA-3 70B on 1024 H100 (h100-sxm carries $3.00 per device-hour), 15T tokens as Meta
+  // trained LLaMA-3 (Dubey et al. 2024).
+  const char *base = R"({"model": "llama3-70b", "hardware": "h100-sxm",
+    "cluster": "dgx-h100-1024", "workload": {"mode": "train", "global_batch": 1024,
+    "seq_len": 8192, "train_tokens": 15e12}, "parallel": {"tp": 8, "pp": 8}})";
+  const rl::Config c = rl::test::config(base);
+  rl::PlanOptions o;
+  o.top = 3;
+  const rl::PlanResult by_step = rl::plan(c, o);
+  o.objective = rl::Objective::time_to_train;
+  const rl::PlanResult by_time = rl::plan(c, o);
+  o.objective = rl::Objective::cost;
+  const rl::PlanResult by_cost = rl::plan(c, o);
+  REQUIRE(!by_step.plans.empty());
+  REQUIRE(by_time.plans.size() == by_step.plans.size());
+  REQUIRE(by_cost.plans.size() == by_step.plans.size());
+  const rl::Estimate &e = by_step.plans.front().estimate;
+  // Whole steps: ceil(15e12 / (1024 x 8192)) = ceil(1,788,139.3) = 1,788,140.
+  CHECK(e.train_steps == 1788140);
+  CHECK(e.time_to_train == Approx(1788140 * e.time.step));
+  // $ = 1024 devices x $3.00/h x hours.
+  CHECK(e.cost_per_hour == Approx(3072.0));
+  CHECK(e.cost_to_train == Approx(3072.0 * e.time_to_train / 3600));
+  // Fixed devices and hardware: time and cost are the step time times a constant, so the
+  // three rankings agree; the objective values are the time and the cost themselves.
+  for (std::size_t i = 0; i < by_step.plans.size(); ++i) {
+    CHECK(by_time.plans[i].estimate.time.step == by_step.plans[i].estimate.time.step);
+    CHECK(by_cost.plans[i].estimate.time.step == by_step.plans[i].estimate.time.step);
+    CHECK(by_time.plans[i].objective == by_time.plans[i].estimate.time_to_train);
+    CHECK(by_cost.plans[i].objective == by_cost.plans[i].estimate.cost_to_train);
+  }
+  CHECK(by_step.feasible >= by_step.timed);
+  // Preconditions name the missing field.
+  rl::Config no_tokens = c;
+  no_tokens.workload.train_tokens = 0;
+  o.objective = rl::Objective::time_to_train;
+  CHECK(rl::test::error_of([&] { rl::plan(no_tokens, o); }) ==
+        "workload.train_tokens: is required to rank by time to train (the tokens of the run)");
+  rl::Config no_price = c;
+  no_price.hardware.price_per_hour = 0;
+  o.objective = rl::Objective::cost;
+  CHECK(rl::test::error_of([&] { rl::plan(no_price, o); }) ==
+        "hardware.price_per_hour: is required to rank by cost ($ per device-hour)");
+}

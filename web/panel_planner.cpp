@@ -100,6 +100,7 @@ constexpr i64 kUnitsPerFrame = 40'000;
 void run_search(const AppState &s, PlannerUi &p, const Config &c) {
   PlanOptions o;
   o.top = p.top;
+  o.objective = c.workload.mode == Mode::train ? p.objective : Objective::step;
   p.result.reset();
   p.running.reset();
   p.cancelled = false;
@@ -446,11 +447,38 @@ void draw_planner_panel(AppState &s, UiState &ui) {
         p.top = t;
     ImGui::EndCombo();
   }
+  if (train) {
+    // The objective; one that needs a missing field says which (the search error line).
+    ImGui::SameLine();
+    ImGui::AlignTextToFramePadding();
+    ui::text_dim("rank by");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.5f);
+    static const std::pair<Objective, const char *> objectives[] = {
+        {Objective::step, "step time"},
+        {Objective::tokens, "tokens/s"},
+        {Objective::time_to_train, "time to train"},
+        {Objective::cost, "cost"}};
+    const char *shown = "step time";
+    for (const auto &[o, name] : objectives)
+      if (o == p.objective)
+        shown = name;
+    if (ImGui::BeginCombo("##objective", shown)) {
+      for (const auto &[o, name] : objectives)
+        if (ImGui::Selectable(name, o == p.objective))
+          p.objective = o;
+      ImGui::EndCombo();
+    }
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("time to train needs Workload > Train tokens; cost needs the "
+                        "accelerator's price ($ per device-hour).");
+  }
   ImGui::SameLine(0, 16);
   draw_knob_toggles(s, p, *c);
 
   // The search: when asked, or when what it would search changed while the panel is open.
-  std::string sig = s.config_key() + "|top " + std::to_string(p.top) + "|free";
+  std::string sig = s.config_key() + "|top " + std::to_string(p.top) + "|objective " +
+                    std::to_string(static_cast<int>(p.objective)) + "|free";
   for (const Knob &k : kKnobs)
     if (is_free(s, p, k.key))
       sig += std::string(" ") + k.key;

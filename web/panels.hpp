@@ -19,8 +19,9 @@ namespace rl::web {
 struct PlannerUi {
   std::set<std::string> freed; // knobs the configuration pins that the search frees anyway
   int top = 10;
-  bool search = false;   // "Search" pressed this frame
-  std::string signature; // configuration + freed + top of the last search
+  Objective objective = Objective::step; // what the plans are ranked by (training)
+  bool search = false;                   // "Search" pressed this frame
+  std::string signature;                 // configuration + freed + top of the last search
   std::optional<PlanResult> result;
   std::optional<PlanSearch> running; // a search in progress, stepped once per frame
   bool cancelled = false;            // the result is what a cancelled search had found

@@ -538,6 +538,23 @@ void draw_workload_section(AppState &s) {
               "Sequences per optimizer step, over all data-parallel replicas.");
     int_field(s, "workload", "seq_len", "Sequence  s", "Tokens per sequence.");
     dtype_field("precision", "Precision", "Compute dtype of the GEMMs.");
+    {
+      // The run's token budget (optional): time and cost to train, the planner's objectives.
+      double tokens = as_num(s.field("workload", "train_tokens"), 0);
+      if (ui::input_scaled("Train tokens (T)", "workload.train_tokens", tokens, 1e-12, "%.3f",
+                           "Tokens the whole run trains on, in trillions (0: not given). "
+                           "Results then give the time (whole steps) and, with the "
+                           "accelerator's price, the cost to train; the planner can rank by "
+                           "them.")) {
+        if (tokens >= 1) {
+          s.set_field("workload", "train_tokens", tokens);
+        } else if (s.effective().contains("workload") && s.effective().at("workload").is_object()) {
+          json wl = s.effective().at("workload");
+          wl.erase("train_tokens");
+          s.set_workload(wl);
+        }
+      }
+    }
     bool_field(s, "workload", "fp32_grads", "fp32 grads",
                "Gradients kept in fp32 (4 B/param, Megatron main-grads) instead of bf16.");
     ImGui::SameLine(ui::kSecondColumn);

@@ -79,6 +79,10 @@ void draw_kpis(const Estimate &e, const std::optional<Evaluation> &pinned) {
     kpi("Step", "step", e.time.step, Unit::seconds);
     kpi("MFU", "MFU", e.throughput.mfu, Unit::percent);
     kpi("tokens", "tokens/s", e.throughput.tokens_per_s, Unit::per_second);
+    if (e.time_to_train > 0)
+      kpi("to train", "time to train", e.time_to_train, Unit::duration);
+    if (e.cost_to_train > 0)
+      kpi("", "cost to train", e.cost_to_train, Unit::dollars);
   } else if (e.has_serving) {
     kpi("TTFT", "TTFT", e.serving.ttft, Unit::seconds);
     kpi("TPOT", "TPOT (mean context)", e.serving.tpot, Unit::seconds);

@@ -18,15 +18,16 @@ void check_supported(const Config &c) {
                                            (c.workload.mode == Mode::video ? "video" : "tx8-op") +
                                            " is handled by `ridgeline tx8`");
   if (c.workload.mode == Mode::serve)
-    throw ConfigError("workload.mode", "mode serve is simulated by `ridgeline serve` (and planned by "
-                                       "`ridgeline plan`)");
+    throw ConfigError("workload.mode",
+                      "mode serve is simulated by `ridgeline serve` (and planned by "
+                      "`ridgeline plan`)");
   if (c.hardware.kind == HardwareKind::tx8)
     throw ConfigError("hardware", "tx8 dies are modelled by `ridgeline tx8`");
 }
 
 // Inference memory on stage j: weights in weight_dtype, KV for this replica's share of the
-// batch at the final context (heads, then batch, split over TP: How to Scale Your Model ch. 7), and one
-// prompt's prefill working set of one layer (requests are prefilled one at a time).
+// batch at the final context (heads, then batch, split over TP: How to Scale Your Model ch. 7), and
+// one prompt's prefill working set of one layer (requests are prefilled one at a time).
 StageMemory inference_stage(const Config &c, const Layout &l, i64 stage, i64 batch) {
   const ModelSpec &m = c.model;
   const WorkloadSpec &w = c.workload;
@@ -92,6 +93,13 @@ Estimate estimate(const Config &c, bool with_time) {
       tp.hardware_tflops_per_device = e.hardware_flops_per_step / (e.time.step * devices);
       tp.mfu = tp.tflops_per_device / e.time.peak;
       tp.hfu = tp.hardware_tflops_per_device / e.time.peak;
+      // Time and cost to train: whole steps (the last one is a full step too).
+      e.cost_per_hour = c.hardware.price_per_hour * devices;
+      if (w.train_tokens > 0) {
+        e.train_steps = std::ceil(w.train_tokens / e.tokens_per_step);
+        e.time_to_train = e.train_steps * e.time.step;
+        e.cost_to_train = e.cost_per_hour * e.time_to_train / 3600;
+      }
     }
     e.uncertainty = c.hardware.time_uncertainty;
   } else { // inference: one forward over the prompt, then gen_len decode steps

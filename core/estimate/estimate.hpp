@@ -63,6 +63,10 @@ struct Estimate {
   bool has_serving = false;
   ServingEstimate serving; // inference
   double uncertainty = 0;  // relative band on times (hardware.time_uncertainty)
+  // Training with workload.train_tokens: whole steps to consume the budget, their time, and
+  // (with hardware.price_per_hour) the cost; cost_per_hour needs only the price.
+  double train_steps = 0, time_to_train = 0;
+  double cost_per_hour = 0, cost_to_train = 0;
 };
 
 // with_time = false stops after memory (the planner's cheap pre-check).

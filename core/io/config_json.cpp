@@ -720,6 +720,7 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
     w.precision = r.opt_enum("precision", kDtypes).value_or(Dtype::bf16);
     w.fp32_grads = r.opt_bool("fp32_grads").value_or(false);
     w.causal_skip = r.opt_bool("causal_skip").value_or(false);
+    w.train_tokens = r.opt_num("train_tokens", 1.0, 1e18).value_or(0);
     break;
   case Mode::infer:
     w.batch = r.req_int("batch", 1, kMaxCount);
@@ -1052,6 +1053,8 @@ json to_json(const WorkloadSpec &w) {
               {"precision", name_of(w.precision)},
               {"fp32_grads", w.fp32_grads},
               {"causal_skip", w.causal_skip}});
+    if (w.train_tokens > 0)
+      j["train_tokens"] = w.train_tokens;
     break;
   case Mode::infer:
     j.update({{"batch", w.batch},

@@ -214,6 +214,15 @@ json to_json(const Estimate &e) {
                        {"hardware_tflops_per_device", p.hardware_tflops_per_device},
                        {"mfu_low", p.mfu / (1 + u)},
                        {"mfu_high", p.mfu / std::max(1e-9, 1 - u)}};
+    if (e.train_steps > 0) {
+      j["train_steps"] = e.train_steps;
+      j["time_to_train"] = e.time_to_train;
+    }
+    if (e.cost_per_hour > 0) {
+      j["cost"] = {{"per_hour", e.cost_per_hour}};
+      if (e.train_steps > 0)
+        j["cost"]["to_train"] = e.cost_to_train;
+    }
     json comm = json::array();
     for (const auto &c : t.comm)
       comm.push_back({{"kind", c.kind},
@@ -257,7 +266,21 @@ json to_json(const SpComparison &c) {
 
 namespace rl::io {
 
-json to_json(const PlanResult &r) {
+const char *name_of(Objective o) {
+  switch (o) {
+  case Objective::tokens:
+    return "tokens";
+  case Objective::time_to_train:
+    return "time-to-train";
+  case Objective::cost:
+    return "cost";
+  case Objective::step:
+    break;
+  }
+  return "step";
+}
+
+json to_json(const PlanResult &r, double seconds) {
   json plans = json::array();
   for (const auto &p : r.plans) {
     json j = to_json(p.estimate);
@@ -279,7 +302,14 @@ json to_json(const PlanResult &r) {
           {"candidates", r.candidates},
           {"timed", r.timed},
           {"free", r.free_knobs},
-          {"budget", {{"space", r.space}, {"skipped", r.skipped}, {"work", r.work}}}};
+          {"budget", {{"space", r.space}, {"skipped", r.skipped}, {"work", r.work}}},
+          {"objective", name_of(r.objective)},
+          {"stats",
+           {{"candidates", r.candidates},
+            {"evaluated", r.timed},
+            {"feasible", r.feasible},
+            {"rejected", r.rejected},
+            {"seconds", seconds}}}};
 }
 
 } // namespace rl::io

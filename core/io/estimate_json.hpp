@@ -23,5 +23,7 @@ nlohmann::json error_json(const std::string &path, const std::string &message);
 
 namespace rl::io {
 nlohmann::json to_json(const SpComparison &c);
-nlohmann::json to_json(const PlanResult &r);
+// `seconds`: the search's wall time, measured by the caller (the core keeps no clock).
+nlohmann::json to_json(const PlanResult &r, double seconds = 0);
+const char *name_of(Objective o);
 } // namespace rl::io

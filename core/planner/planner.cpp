@@ -84,8 +84,27 @@ ParallelSpec spec_of(const Layout &l) {
   return p;
 }
 
+// The value plans are ranked by (lower is better).
+double objective_of(const Estimate &e, Objective o) {
+  if (e.mode != Mode::train)
+    return e.serving.tpot;
+  switch (o) {
+  case Objective::tokens:
+    return 1 / e.throughput.tokens_per_s; // s per token: the same order as tokens/s, reversed
+  case Objective::time_to_train:
+    return e.time_to_train;
+  case Objective::cost:
+    return e.cost_to_train > 0 ? e.cost_to_train
+                               : e.cost_per_hour / 3600 / e.throughput.tokens_per_s;
+  case Objective::step:
+    break;
+  }
+  return e.time.step;
+}
+
 // The largest time component by which plan a beats plan b.
-std::string why_better(const Plan &a, const Plan &b) {
+std::string why_better(const Plan &a, const Plan &b, Objective o) {
+  const char *better = o == Objective::cost ? "cheaper" : "faster";
   if (a.estimate.has_time && b.estimate.has_time) {
     const StepTime &x = a.estimate.time, &y = b.estimate.time;
     const std::pair<const char *, double> parts[] = {
@@ -96,8 +115,8 @@ std::string why_better(const Plan &a, const Plan &b) {
     const auto best = std::max_element(
         parts, parts + 4, [](const auto &p, const auto &q) { return p.second < q.second; });
     char buf[200];
-    std::snprintf(buf, sizeof buf, "%.1f%% faster than the next plan: %.0f ms less %s",
-                  100 * (b.objective / a.objective - 1), best->second * 1e3, best->first);
+    std::snprintf(buf, sizeof buf, "%.1f%% %s than the next plan: %.0f ms less %s per step",
+                  100 * (b.objective / a.objective - 1), better, best->second * 1e3, best->first);
     return buf;
   }
   char buf[160];
@@ -121,6 +140,14 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o) : c_(c), o_(o) {
   if (c.workload.mode != Mode::train && c.workload.mode != Mode::infer)
     throw ConfigError("workload.mode",
                       "the planner handles train and infer; video uses `ridgeline tx8`");
+  if (o.objective != Objective::step && !train_)
+    throw ConfigError("--objective", "inference plans rank by time per output token");
+  if (o.objective == Objective::time_to_train && c.workload.train_tokens <= 0)
+    throw ConfigError("workload.train_tokens",
+                      "is required to rank by time to train (the tokens of the run)");
+  if (o.objective == Objective::cost && c.hardware.price_per_hour <= 0)
+    throw ConfigError("hardware.price_per_hour", "is required to rank by cost ($ per device-hour)");
+  r_.objective = o.objective;
   PlanResult &r = r_;
   const bool train = train_;
   const i64 devices = c.cluster.devices;
@@ -258,6 +285,7 @@ bool PlanSearch::step(i64 units) {
           infeasible_.push_back(inf);
           continue;
         }
+        ++r_.feasible;
         bool dominated = false;
         auto time_class = [](i64 zero) { return zero == 2 ? i64{1} : zero; };
         for (const auto &[fz, frc] : fitting)
@@ -271,7 +299,7 @@ bool PlanSearch::step(i64 units) {
         Plan pl;
         pl.estimate = estimate(x, true);
         pl.parallel = spec_of(pl.estimate.layout);
-        pl.objective = train_ ? pl.estimate.time.step : pl.estimate.serving.tpot;
+        pl.objective = objective_of(pl.estimate, o_.objective);
         plans_.push_back(std::move(pl));
       }
     ++next_;
@@ -289,7 +317,7 @@ PlanResult PlanSearch::result() const {
   if (static_cast<i64>(plans.size()) > o_.top)
     plans.resize(static_cast<std::size_t>(o_.top));
   for (std::size_t i = 0; i < plans.size(); ++i)
-    plans[i].why = i + 1 < plans.size() ? why_better(plans[i], plans[i + 1])
+    plans[i].why = i + 1 < plans.size() ? why_better(plans[i], plans[i + 1], o_.objective)
                                         : std::string("the last plan shown");
   std::vector<Infeasible> infeasible = infeasible_;
   std::sort(infeasible.begin(), infeasible.end(),

@@ -19,16 +19,22 @@ namespace rl {
 // and reports how many it never looked at. The default keeps a search near 1 s natively.
 constexpr i64 kPlanBudget = 4'000'000;
 
+// What the plans are ranked by. Training: step time, tokens/s, time to train
+// workload.train_tokens, or cost (to train it, or per token without a token budget; needs
+// hardware.price_per_hour). Inference ranks by time per output token.
+enum class Objective { step, tokens, time_to_train, cost };
+
 struct PlanOptions {
   i64 top = 10;       // plans returned
   i64 infeasible = 5; // best infeasible candidates returned (closest to fitting)
   i64 budget = kPlanBudget;
+  Objective objective = Objective::step;
 };
 
 struct Plan {
   ParallelSpec parallel; // every knob decided
   Estimate estimate;
-  double objective = 0; // seconds: step (train) or TPOT (infer)
+  double objective = 0; // step s, s per token, s to train, or $ (train); TPOT s (infer)
   std::string why;      // what it wins on
 };
 
@@ -44,11 +50,13 @@ struct PlanResult {
   std::vector<Plan> plans; // best first
   std::vector<Infeasible> infeasible;
   std::map<std::string, i64> rejected; // by kind
-  i64 candidates = 0;                  // layouts enumerated
-  i64 timed = 0;                       // layouts that reached the step-time model
-  i64 space = 0;                       // layouts the free knobs allow (counted first)
-  i64 skipped = 0;                     // of those, never looked at: the budget ran out
-  i64 work = 0;                        // budget units spent
+  Objective objective = Objective::step;
+  i64 feasible = 0;   // legal layouts that fit (timed or dominated)
+  i64 candidates = 0; // layouts enumerated
+  i64 timed = 0;      // layouts that reached the step-time model
+  i64 space = 0;      // layouts the free knobs allow (counted first)
+  i64 skipped = 0;    // of those, never looked at: the budget ran out
+  i64 work = 0;       // budget units spent
   std::vector<std::string> free_knobs;
 };
 

@@ -64,6 +64,17 @@ std::vector<ReportRow> report_rows(const Estimate &e) {
     r.add("model FLOP/s per device", e.throughput.tflops_per_device, Unit::flop_rate,
           Better::higher);
     r.add("model FLOPs per step", e.model_flops_per_step, Unit::flops);
+    if (e.train_steps > 0) {
+      r.section = "time and cost to train";
+      r.add("steps", e.train_steps, Unit::plain);
+      r.add("time to train", e.time_to_train, Unit::duration, Better::lower);
+    }
+    if (e.cost_per_hour > 0) {
+      r.section = "time and cost to train";
+      r.add("$ per hour", e.cost_per_hour, Unit::dollars, Better::lower);
+      if (e.cost_to_train > 0)
+        r.add("cost to train", e.cost_to_train, Unit::dollars, Better::lower);
+    }
   }
   if (e.mode == Mode::infer && e.has_serving) {
     const ServingEstimate &s = e.serving;
@@ -152,7 +163,18 @@ std::string format_value(double v, Unit u) {
   case Unit::per_second:
     return units::count(v) + "/s";
   case Unit::dollars:
+    if (v >= 1e4) {
+      std::string out = "$";
+      out += units::count(v);
+      return out;
+    }
     return units::format("$%.2f", v);
+  case Unit::duration:
+    if (v >= 2 * 86400)
+      return units::format("%.1f days", v / 86400);
+    if (v >= 2 * 3600)
+      return units::format("%.1f h", v / 3600);
+    return units::seconds(v);
   case Unit::plain:
     break;
   }

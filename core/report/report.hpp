@@ -12,7 +12,19 @@
 
 namespace rl {
 
-enum class Unit { seconds, bytes, flops, flop_rate, percent, count, per_second, dollars, plain };
+// duration: a long time in hours or days (time to train); seconds: s, ms, us.
+enum class Unit {
+  seconds,
+  duration,
+  bytes,
+  flops,
+  flop_rate,
+  percent,
+  count,
+  per_second,
+  dollars,
+  plain
+};
 enum class Better { lower, higher, neither };
 
 struct ReportRow {

@@ -79,7 +79,8 @@ browse() { # browse MODE(dump|shot) URL OUTFILE [VIRTUAL_TIME_MS]
     for attempt in 1 2 3; do
       timeout 90 "$chromium" "${flags[@]}" --dump-dom "$url" >"$file" 2>"$file.stderr" || true
       if grep -q '<pre id="e2e-state"[^>]*>[^<]' "$file" &&
-        { [[ $url != *e2e-flow=* ]] || grep -q '<pre id="e2e-flow"[^>]*>[^<]' "$file"; }; then
+        { [[ $url != *e2e-flow=* ]] || grep -q '<pre id="e2e-flow"[^>]*>[^<]' "$file"; } &&
+        { [[ $url != *e2e-export=* ]] || grep -q '<pre id="e2e-export"[^>]*>[^<]' "$file"; }; then
         break
       fi
       echo "browser_e2e: attempt $attempt: no app state in the page yet" >&2
@@ -100,7 +101,7 @@ browse() { # browse MODE(dump|shot) URL OUTFILE [VIRTUAL_TIME_MS]
 browse dump "$base?$query#e2e" "$out/dom.html"
 python3 - "$out" <<'EOF' || fail "the page disagrees with the CLI (see above; files in $out)"
 import json, sys
-from page_checks import Checks, load, page_state
+from page_checks import Checks, drop_wall_times, load, page_state
 
 out = sys.argv[1]
 state = page_state(out, "dom.html")
@@ -115,8 +116,9 @@ c.compare("estimate params.total == CLI", state["params_total"], estimate["param
 c.compare("app estimate == `ridgeline estimate --json` (1e-9 rel)", state["estimate"], estimate, exact=False)
 c.compare("no error on the page", {k: state["status"][k] for k in ("error", "url_error", "url_issues")},
           {"error": None, "url_error": None, "url_issues": []})
-c.compare("Module.plan(config) == `ridgeline plan --json` (1e-9 rel)", state["api"].get("plan"),
-      load(out, "expected_plan.json"), exact=False)
+c.compare("Module.plan(config) == `ridgeline plan --json` (1e-9 rel, wall time aside)",
+          drop_wall_times(state["api"].get("plan")),
+          drop_wall_times(load(out, "expected_plan.json")), exact=False)
 c.exit()
 EOF
 
@@ -142,8 +144,9 @@ a = page_state(out, "dom_infer.html")
 c.expect("inference scenario: no error on the page", a["status"]["error"] is None, str(a["status"]))
 c.expect("Module.sweep(config) == `ridgeline estimate --sweep batch --json` (1e-9 rel)",
       close(a["api"].get("sweep"), load(out, "expected_sweep.json")))
-c.expect("Module.plan(config) == `ridgeline plan --json` for inference (1e-9 rel)",
-      close(a["api"].get("plan"), load(out, "expected_plan_infer.json")))
+c.expect("Module.plan(config) == `ridgeline plan --json` for inference (1e-9 rel, wall time aside)",
+      close(drop_wall_times(a["api"].get("plan")),
+            drop_wall_times(load(out, "expected_plan_infer.json"))))
 v = page_state(out, "dom_video.html")
 c.expect("video scenario: no error on the page", v["status"]["error"] is None, str(v["status"]))
 want = drop_wall_times(load(out, "expected_tx8.json"))
