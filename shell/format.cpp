@@ -2,6 +2,7 @@
 
 #include "core/io/config_json.hpp"
 #include "core/io/units.hpp"
+#include "core/report/report.hpp"
 #include "shell/table.hpp"
 
 #include <cmath>
@@ -309,7 +310,11 @@ void print_plan(std::ostream &os, const Config &c, const PlanResult &r) {
   const bool train = c.workload.mode == Mode::train;
   os << "ridgeline plan: " << c.model.name << " on " << c.cluster.devices << " x "
      << c.hardware.name << " ("
-     << (train ? "training, ranked by step time" : "inference, ranked by time per output token")
+     << (!train                                    ? "inference, ranked by time per output token"
+         : r.objective == Objective::tokens        ? "training, ranked by tokens/s"
+         : r.objective == Objective::time_to_train ? "training, ranked by time to train"
+         : r.objective == Objective::cost          ? "training, ranked by cost"
+                                                   : "training, ranked by step time")
      << ")\n  free knobs:";
   for (const auto &k : r.free_knobs)
     os << " " << k;
@@ -321,29 +326,54 @@ void print_plan(std::ostream &os, const Config &c, const PlanResult &r) {
     os << "  no layout fits; closest:\n";
   } else {
     // Inference shows no training knobs (vpp, ZeRO, micro-batch, recompute).
-    Table t{train ? std::vector<std::string>{"#", "dp", "tp", "pp", "vpp", "cp", "ep", "zero", "mb",
-                                             "recompute", "step", "MFU", "memory", "why"}
-                  : std::vector<std::string>{"#", "dp", "tp", "pp", "cp", "ep", "TPOT", "tokens/s",
-                                             "memory", "why"},
-            {}};
+    // Time and cost to train when the workload has a token budget (and the hardware a price).
+    const bool to_train = train && c.workload.train_tokens > 0;
+    const bool cost = to_train && c.hardware.price_per_hour > 0;
+    std::vector<std::string> head =
+        train ? std::vector<std::string>{"#",  "dp",   "tp", "pp",        "vpp",  "cp",
+                                         "ep", "zero", "mb", "recompute", "step", "MFU"}
+              : std::vector<std::string>{"#", "dp", "tp", "pp", "cp", "ep", "TPOT", "tokens/s"};
+    if (to_train)
+      head.push_back("to train");
+    if (cost)
+      head.push_back("cost");
+    head.push_back("memory");
+    head.push_back("why");
+    Table t{head, {}};
     for (std::size_t i = 0; i < r.plans.size(); ++i) {
       const Plan &p = r.plans[i];
-      const Layout &l = p.estimate.layout;
+      const Estimate &e = p.estimate;
+      const Layout &l = e.layout;
       const std::string cp =
           std::to_string(l.cp) + (l.cp > 1 ? std::string(" ") + io::name_of(l.cp_kind) : "");
-      if (train)
-        t.rows.push_back({std::to_string(i + 1), std::to_string(l.dp), std::to_string(l.tp),
-                          std::to_string(l.pp), std::to_string(l.vpp), cp, std::to_string(l.ep),
-                          std::to_string(l.zero), std::to_string(l.microbatch),
-                          io::name_of(l.recompute), units::seconds(p.objective),
-                          units::percent(p.estimate.throughput.mfu),
-                          units::bytes(p.estimate.memory.total), p.why});
-      else
-        t.rows.push_back({std::to_string(i + 1), std::to_string(l.dp), std::to_string(l.tp),
-                          std::to_string(l.pp), cp, std::to_string(l.ep),
-                          units::seconds(p.objective),
-                          units::count(p.estimate.serving.decode.tokens_per_s),
-                          units::bytes(p.estimate.memory.total), p.why});
+      std::vector<std::string> row =
+          train ? std::vector<std::string>{std::to_string(i + 1),
+                                           std::to_string(l.dp),
+                                           std::to_string(l.tp),
+                                           std::to_string(l.pp),
+                                           std::to_string(l.vpp),
+                                           cp,
+                                           std::to_string(l.ep),
+                                           std::to_string(l.zero),
+                                           std::to_string(l.microbatch),
+                                           io::name_of(l.recompute),
+                                           units::seconds(e.time.step),
+                                           units::percent(e.throughput.mfu)}
+                : std::vector<std::string>{std::to_string(i + 1),
+                                           std::to_string(l.dp),
+                                           std::to_string(l.tp),
+                                           std::to_string(l.pp),
+                                           cp,
+                                           std::to_string(l.ep),
+                                           units::seconds(p.objective),
+                                           units::count(e.serving.decode.tokens_per_s)};
+      if (to_train)
+        row.push_back(format_value(e.time_to_train, Unit::duration));
+      if (cost)
+        row.push_back(format_value(e.cost_to_train, Unit::dollars));
+      row.push_back(units::bytes(e.memory.total));
+      row.push_back(p.why);
+      t.rows.push_back(row);
     }
     t.print(os);
   }

@@ -314,7 +314,8 @@ int draw_plans(const AppState &s, PlannerUi &p, bool train, float height) {
     cell(kZero, str(l.zero));
     cell(kMb, str(l.microbatch));
     cell(kRecompute, io::name_of(l.recompute));
-    cell(kObjective, units::seconds(pl.objective));
+    cell(kObjective,
+         units::seconds(train && pl.estimate.has_time ? pl.estimate.time.step : pl.objective));
     if (train) {
       cell(kRate, units::percent(pl.estimate.throughput.mfu));
     } else {
