@@ -14,24 +14,17 @@ namespace rl::web {
 
 namespace {
 
-std::vector<ReportRow> rows_of(const Evaluation &e) {
-  if (e.estimate)
-    return report_rows(*e.estimate);
-  if (e.serve)
-    return report_rows(*e.serve);
-  if (e.tx8)
-    return report_rows(*e.tx8);
+// The headline rows of whichever result there is (read in place: no copies per frame).
+std::vector<ReportRow> rows_of(const std::optional<Estimate> &e,
+                               const std::optional<ServeResult> &serve,
+                               const std::optional<tx8::Tx8Result> &tx8) {
+  if (e)
+    return report_rows(*e);
+  if (serve)
+    return report_rows(*serve);
+  if (tx8)
+    return report_rows(*tx8);
   return {};
-}
-
-Evaluation current_evaluation(const AppState &s) {
-  Evaluation e;
-  e.user = s.user();
-  e.estimate = s.estimate();
-  e.serve = s.serve();
-  e.tx8 = s.tx8();
-  e.error = s.error();
-  return e;
 }
 
 std::string delta_text(const CompareRow &r) {
@@ -81,7 +74,6 @@ void draw_compare_panel(AppState &s) {
                          "change of every number. The pin travels in the link (pin=...).");
     return;
   }
-  const Evaluation now = current_evaluation(s);
   if (ImGui::SmallButton("Unpin"))
     s.unpin();
   ImGui::SameLine();
@@ -92,10 +84,11 @@ void draw_compare_panel(AppState &s) {
     s.swap_pin();
   if (pin->error)
     ui::text_colored(ui::color::error, "Pinned configuration: " + pin->error->text());
-  if (now.error)
-    ui::text_colored(ui::color::error, "Current configuration: " + now.error->text());
+  if (s.error())
+    ui::text_colored(ui::color::error, "Current configuration: " + s.error()->text());
 
-  const auto rows = compare_rows(rows_of(*pin), rows_of(now));
+  const auto rows = compare_rows(rows_of(pin->estimate, pin->serve, pin->tx8),
+                                 rows_of(s.estimate(), s.serve(), s.tx8()));
   const float table_w = std::floor(ImGui::GetContentRegionAvail().x * 0.56f);
   ImGui::BeginChild("compare_left", ImVec2(table_w, 0));
   ImGui::TextUnformatted("Every headline number");
@@ -137,7 +130,7 @@ void draw_compare_panel(AppState &s) {
   ImGui::SameLine(0, ImGui::GetStyle().ItemSpacing.x * 3);
   ImGui::BeginChild("compare_right", ImVec2(0, 0));
   const Estimate *a = pin->estimate ? &*pin->estimate : nullptr;
-  const Estimate *b = now.estimate ? &*now.estimate : nullptr;
+  const Estimate *b = s.estimate() ? &*s.estimate() : nullptr;
   const bool both = a && b && pin->config && s.view_config();
   if (both && a->has_time && b->has_time) {
     paired_bars("compare-time", "Step time", step_time_segments(*a), step_time_segments(*b),

@@ -260,19 +260,19 @@ UrlParts split_url(const std::string &url) {
   check_url_size(url);
   std::string_view q = url;
   std::string_view fragment;
-  if (const auto i = q.find('?'); i != std::string_view::npos)
+  bool from_fragment = false; // the state is the fragment itself (no query)
+  if (const auto i = q.find('?'); i != std::string_view::npos) {
     q = q.substr(i + 1);
-  else if (const auto h = q.find('#'); h != std::string_view::npos)
+  } else if (const auto h = q.find('#'); h != std::string_view::npos) {
     q = q.substr(h + 1);
-  else if (q.find("://") != std::string_view::npos)
+    from_fragment = true;
+  } else if (q.find("://") != std::string_view::npos)
     q = {};
   if (const auto h = q.find('#'); h != std::string_view::npos) {
     fragment = q.substr(h + 1);
     q = q.substr(0, h);
   }
   UrlParts out;
-  const bool from_fragment = q.data() != url.data() && q.data() > url.data() &&
-                             url[static_cast<std::size_t>(q.data() - url.data()) - 1] == '#';
   for (const std::string_view part : params_of(q)) {
     if (page_param(part, "tab", out.tab) || page_param(part, "pin", out.pin))
       continue;

@@ -2,8 +2,9 @@
 # The README's examples run as shown: every `ridgeline ...` command in its code blocks must
 # exit 0, and every example URL query (`?...` in backticks) must decode with
 # `ridgeline url --decode` and then compute without error (estimate, serve or tx8 by mode).
-# Synopsis lines (with placeholders such as CFG, FILE, [--json]) are skipped; the example
-# placeholder {...config.json...} is replaced by a real Hugging Face config.json.
+# Synopsis lines (with argument names such as CFG, FILE, [--json]) are skipped: they are the
+# usage list, not examples. The example's {...config.json...} stands for a config.json's text
+# and is run with a real one (Meta-Llama-3-8B's, below).
 # usage: readme_examples_test.sh RIDGELINE README
 set -u
 rl=$1
@@ -50,7 +51,7 @@ for block in blocks:
         if argv is None:
             print("readme: unbalanced quotes in: " + cmd, file=sys.stderr)
             sys.exit(1)
-        # synopsis, not an example: placeholders in capitals or optional [--flags]
+        # a usage line, not an example: argument names in capitals or optional [--flags]
         unquoted = re.sub(r"'[^']*'", "", cmd)
         if re.search(r"\b[A-Z][A-Z_]{2,}\b|\[", unquoted):
             continue
