@@ -163,8 +163,11 @@ inline std::string to_markdown(const Rows &rows) {
   };
   const auto line = [&](const std::vector<std::string> &r) {
     std::string l = "|";
-    for (const auto &c : r)
-      l += " " + cell(c) + " |";
+    for (const auto &c : r) {
+      l += ' ';
+      l += cell(c);
+      l += " |";
+    }
     return l + "\n";
   };
   std::string out = line(rows.front());
