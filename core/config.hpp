@@ -232,6 +232,9 @@ struct ParallelSpec {
   std::optional<CpKind> cp_kind;
   std::optional<bool> sp, flash_attention;
   std::optional<bool> uneven_pp; // allow pp that does not divide the layers
+  // Megatron's --decoder-first/last-pipeline-num-layers: layers on the first / last stage,
+  // the other stages an equal share of the rest (Llama 3 405B: 7, 8 x 14, 7 on 126 layers).
+  std::optional<i64> first_stage_layers, last_stage_layers;
   // Overlap of communication with compute (step-time model): TP/SP collectives with the
   // GEMMs (Megatron tp-comm-overlap), DP gradient/parameter sync with backward/forward,
   // pipeline sends with the next micro-batch.

@@ -842,6 +842,8 @@ ParallelSpec parse_parallel(const json &j, const std::string &path) {
   p.sp = r.opt_bool("sp");
   p.flash_attention = r.opt_bool("flash_attention");
   p.uneven_pp = r.opt_bool("uneven_pp");
+  p.first_stage_layers = r.opt_int("first_stage_layers", 1, kMaxLayers);
+  p.last_stage_layers = r.opt_int("last_stage_layers", 1, kMaxLayers);
   p.overlap_tp = r.opt_bool("overlap_tp");
   p.overlap_dp = r.opt_bool("overlap_dp");
   p.overlap_pp = r.opt_bool("overlap_pp");
@@ -1179,6 +1181,8 @@ json to_json(const ParallelSpec &p) {
     j["recompute"] = name_of(*p.recompute);
   put("flash_attention", p.flash_attention);
   put("uneven_pp", p.uneven_pp);
+  put("first_stage_layers", p.first_stage_layers);
+  put("last_stage_layers", p.last_stage_layers);
   put("overlap_tp", p.overlap_tp);
   put("overlap_dp", p.overlap_dp);
   put("overlap_pp", p.overlap_pp);

@@ -118,22 +118,30 @@ double output_activation_bytes(const ModelSpec &m, double b, double s, const Act
 }
 
 StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s) {
+  return stage_activations(m, l, stage, s, stage_layer_mix(m, l)[static_cast<std::size_t>(stage)]);
+}
+
+StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s,
+                                   const StageLayerCount &n) {
   const ActLayout al = act_layout(l);
   const double b = static_cast<double>(l.microbatch);
-  const auto layers = stage_layers(m.layers, l, stage);
   StageActivations out;
-  if (layers.empty())
+  if (n.total() == 0)
     return out;
   // Average kept bytes per layer over the stage's layers (dense and MoE may mix).
   double kept = 0, full_max = 0;
-  for (const i64 i : layers) {
-    const bool moe = is_moe_layer(m, i);
+  auto add = [&](bool moe, i64 count) {
+    if (count <= 0)
+      return;
     const LayerActivations full = layer_activations(m, moe, b, s, al);
-    kept += layer_activations_kept(full, l.recompute, m, b, s, al);
+    kept += static_cast<double>(count) * layer_activations_kept(full, l.recompute, m, b, s, al);
     full_max = std::max(full_max, full.total());
-  }
-  const double per_layer = kept / static_cast<double>(layers.size());
-  const double layers_per_chunk = static_cast<double>(layers.size()) / static_cast<double>(l.vpp);
+  };
+  add(false, n.dense);
+  add(true, n.moe);
+  const double layers = static_cast<double>(n.total());
+  const double per_layer = kept / layers;
+  const double layers_per_chunk = layers / static_cast<double>(l.vpp);
   out.layers_in_flight = chunks_in_flight(l, stage) * layers_per_chunk;
   out.layers = out.layers_in_flight * per_layer;
   if (l.recompute == Recompute::full)

@@ -62,6 +62,9 @@ struct StageActivations {
 };
 
 StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s);
+// The same from the stage's dense and MoE layer counts (stage_layer_mix).
+StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s,
+                                   const StageLayerCount &n);
 
 // Korthikanti embedding/output terms, one micro-batch.
 double embedding_activation_bytes(const ModelSpec &m, double b, double s, const ActLayout &l);

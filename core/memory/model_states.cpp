@@ -2,6 +2,8 @@
 
 #include "core/model/params.hpp"
 
+#include <algorithm>
+
 namespace rl {
 
 double dtype_bytes(Dtype d) {
@@ -53,14 +55,21 @@ StageParams layer_params_per_device(const ModelSpec &m, bool moe, i64 tp, i64 ep
 }
 
 StageParams stage_params(const ModelSpec &m, const Layout &l, i64 stage) {
+  return stage_params(m, l, stage, stage_layer_mix(m, l)[static_cast<std::size_t>(stage)]);
+}
+
+StageParams stage_params(const ModelSpec &m, const Layout &l, i64 stage, const StageLayerCount &n) {
   StageParams out;
-  for (const i64 i : stage_layers(m.layers, l, stage)) {
-    const StageParams lp = layer_params_per_device(m, is_moe_layer(m, i), l.tp, l.ep);
-    out.dense += lp.dense;
-    out.experts += lp.experts;
-    if (lp.total() > out.largest_layer)
-      out.largest_layer = lp.total();
-  }
+  auto add = [&](bool moe, i64 count) {
+    if (count <= 0)
+      return;
+    const StageParams lp = layer_params_per_device(m, moe, l.tp, l.ep);
+    out.dense += static_cast<double>(count) * lp.dense;
+    out.experts += static_cast<double>(count) * lp.experts;
+    out.largest_layer = std::max(out.largest_layer, lp.total());
+  };
+  add(false, n.dense);
+  add(true, n.moe);
   const ModelParams mp = model_params(m);
   const double t = static_cast<double>(l.tp);
   // Vocabulary-parallel embedding and head; positions and final norm replicated.

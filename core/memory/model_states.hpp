@@ -23,6 +23,8 @@ struct StageParams {
 // replicated when t > k, routed experts divided by e and each split by t).
 StageParams layer_params_per_device(const ModelSpec &m, bool moe, i64 tp, i64 ep);
 StageParams stage_params(const ModelSpec &m, const Layout &l, i64 stage);
+// The same from the stage's dense and MoE layer counts (stage_layer_mix).
+StageParams stage_params(const ModelSpec &m, const Layout &l, i64 stage, const StageLayerCount &n);
 
 struct ModelStateBytes {
   double weights = 0;

@@ -1,5 +1,7 @@
 #include "core/model/params.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 
 #include <string>
@@ -35,10 +37,18 @@ bool is_moe_layer(const ModelSpec &m, i64 layer) {
 }
 
 i64 count_moe_layers(const ModelSpec &m) {
-  i64 n = 0;
-  for (i64 i = 0; i < m.layers; ++i)
-    n += is_moe_layer(m, i) ? 1 : 0;
-  return n;
+  return moe_layers_in(m, 0, m.layers);
+}
+
+i64 moe_layers_in(const ModelSpec &m, i64 begin, i64 end) {
+  if (!m.moe || m.moe->every <= 0)
+    return 0;
+  begin = std::max(begin, m.moe->first_dense);
+  if (end <= begin)
+    return 0;
+  // multiples of `every` in [begin, end)
+  const i64 k = m.moe->every;
+  return (end - 1) / k - (begin + k - 1) / k + 1;
 }
 
 // docs/formulas.md: layernorm 2h (scale + shift), rmsnorm h.

@@ -46,6 +46,8 @@ struct ModelParams {
 // Is layer i (0-based) an MoE layer? (DeepSeek: first_dense dense layers, then every k-th.)
 bool is_moe_layer(const ModelSpec &m, i64 layer);
 i64 count_moe_layers(const ModelSpec &m);
+// MoE layers among layers [begin, end), counted without a loop.
+i64 moe_layers_in(const ModelSpec &m, i64 begin, i64 end);
 
 // Norm parameters of one norm of width w: rmsnorm w, layernorm 2w.
 i64 norm_params(Norm n, i64 width);

@@ -1,6 +1,7 @@
 #include "core/parallel/layout.hpp"
 
 #include "core/error.hpp"
+#include "core/model/params.hpp"
 
 #include <algorithm>
 #include <string>
@@ -12,11 +13,67 @@ std::string s(i64 v) {
   return std::to_string(v);
 }
 
-void require_divides(i64 d, i64 n, const std::string &path, const std::string &what) {
-  if (d <= 0 || n % d != 0)
-    throw ConfigError(path, s(d) + " does not divide " + what + " " + s(n));
+LayoutCheck fail(LayoutFault f, std::string path, std::string message) {
+  return {f, std::move(path), std::move(message)};
 }
+
+bool divides(i64 d, i64 n) {
+  return d > 0 && n % d == 0;
+}
+std::string not_dividing(i64 d, const std::string &what, i64 n) {
+  return s(d) + " does not divide " + what + " " + s(n);
+}
+
+// Megatron's first/last stage rule: the stages without a count split the rest evenly.
+LayoutCheck check_stage_split(const ModelSpec &m, const Layout &l) {
+  const i64 set = (l.first_layers > 0 ? 1 : 0) + (l.last_layers > 0 ? 1 : 0);
+  if (set == 0)
+    return {};
+  const std::string path =
+      l.first_layers > 0 ? "parallel.first_stage_layers" : "parallel.last_stage_layers";
+  if (l.uneven_pp)
+    return fail(LayoutFault::pipeline, "parallel.uneven_pp",
+                "is the other uneven split: use it or first/last stage layers, not both");
+  if (l.pp < 2)
+    return fail(LayoutFault::pipeline, path, "needs pp >= 2");
+  const i64 rest = m.layers - l.first_layers - l.last_layers;
+  const i64 middle = l.pp - set;
+  if (rest < 0 || (middle == 0 && rest != 0) || (middle > 0 && (rest < middle || rest % middle)))
+    return fail(LayoutFault::pipeline, path,
+                "first " + s(l.first_layers) + " + last " + s(l.last_layers) + " leaves " +
+                    s(rest) + " layers of " + s(m.layers) + ", not an equal share for " +
+                    s(middle) + " other stages");
+  const i64 share = middle > 0 ? rest / middle : l.vpp;
+  const i64 fewest = std::min({share, l.first_layers > 0 ? l.first_layers : share,
+                               l.last_layers > 0 ? l.last_layers : share});
+  if (fewest < l.vpp)
+    return fail(LayoutFault::pipeline, "parallel.vpp",
+                "vpp " + s(l.vpp) + " exceeds the " + s(fewest) + " layers of the smallest stage");
+  return {};
+}
+
+LayoutCheck fill_layout(const Config &c, Layout &l);
 } // namespace
+
+const char *name_of(LayoutFault f) {
+  switch (f) {
+  case LayoutFault::none:
+    return "none";
+  case LayoutFault::heads:
+    return "heads";
+  case LayoutFault::divisibility:
+    return "divisibility";
+  case LayoutFault::pipeline:
+    return "pipeline";
+  case LayoutFault::experts:
+    return "experts";
+  case LayoutFault::devices:
+    return "devices";
+  case LayoutFault::batch:
+    return "batch";
+  }
+  return "?";
+}
 
 std::string knob_error(const Config &c, const std::string &knob, i64 value) {
   Config x = c;
@@ -40,12 +97,9 @@ std::string knob_error(const Config &c, const std::string &knob, i64 value) {
     return "unknown knob " + knob;
   if (knob == "vpp" && !c.parallel.pp_schedule)
     p.pp_schedule.reset(); // the schedule follows vpp unless pinned
-  try {
-    resolve_layout(x);
-  } catch (const ConfigError &e) {
-    return e.message();
-  }
-  return "";
+  Layout l;
+  const LayoutCheck r = fill_layout(x, l);
+  return r.ok() ? std::string() : r.message;
 }
 
 i64 axis_stride(const Layout &l, const std::string &axis) {
@@ -73,14 +127,30 @@ std::vector<i64> stage_layer_counts(i64 layers, i64 pp) {
   return out;
 }
 
+std::vector<i64> chunk_layer_counts(i64 layers, const Layout &l) {
+  if (l.first_layers <= 0 && l.last_layers <= 0)
+    return stage_layer_counts(layers, l.pp * l.vpp);
+  const i64 set = (l.first_layers > 0 ? 1 : 0) + (l.last_layers > 0 ? 1 : 0);
+  const i64 middle = l.pp - set;
+  const i64 share = middle > 0 ? (layers - l.first_layers - l.last_layers) / middle : 0;
+  std::vector<i64> out(static_cast<std::size_t>(l.pp * l.vpp));
+  for (i64 j = 0; j < l.pp; ++j) {
+    const i64 n = j == 0 && l.first_layers > 0               ? l.first_layers
+                  : j == l.pp - 1 && l.last_layers > 0 ? l.last_layers
+                                                             : share;
+    for (i64 k = 0; k < l.vpp; ++k)
+      out[static_cast<std::size_t>(k * l.pp + j)] = n / l.vpp + (k < n % l.vpp ? 1 : 0);
+  }
+  return out;
+}
+
 std::vector<i64> stage_layers(i64 layers, const Layout &l, i64 stage) {
   std::vector<i64> out;
-  const i64 chunks = l.pp * l.vpp;
-  const auto counts = stage_layer_counts(layers, chunks);
+  const auto counts = chunk_layer_counts(layers, l);
   i64 start = 0;
-  for (i64 c = 0; c < chunks; ++c) {
-    const i64 n = counts[static_cast<std::size_t>(c)];
-    if (c % l.pp == stage)
+  for (std::size_t c = 0; c < counts.size(); ++c) {
+    const i64 n = counts[c];
+    if (static_cast<i64>(c) % l.pp == stage)
       for (i64 i = 0; i < n; ++i)
         out.push_back(start + i);
     start += n;
@@ -88,11 +158,25 @@ std::vector<i64> stage_layers(i64 layers, const Layout &l, i64 stage) {
   return out;
 }
 
-Layout resolve_layout(const Config &c) {
-  const ModelSpec &m = c.model;
+std::vector<StageLayerCount> stage_layer_mix(const ModelSpec &m, const Layout &l) {
+  std::vector<StageLayerCount> out(static_cast<std::size_t>(l.pp));
+  const auto counts = chunk_layer_counts(m.layers, l);
+  i64 start = 0;
+  for (std::size_t c = 0; c < counts.size(); ++c) {
+    StageLayerCount &st = out[c % static_cast<std::size_t>(l.pp)];
+    const i64 moe = moe_layers_in(m, start, start + counts[c]);
+    st.moe += moe;
+    st.dense += counts[c] - moe;
+    start += counts[c];
+  }
+  return out;
+}
+
+namespace {
+// The knobs a ParallelSpec sets (defaults for the rest), then complete_layout.
+LayoutCheck fill_layout(const Config &c, Layout &l) {
   const ParallelSpec &p = c.parallel;
-  const WorkloadSpec &w = c.workload;
-  Layout l;
+  l = Layout{};
   l.tp = p.tp.value_or(1);
   l.pp = p.pp.value_or(1);
   l.vpp = p.vpp.value_or(1);
@@ -103,6 +187,8 @@ Layout resolve_layout(const Config &c) {
   l.flash = p.flash_attention.value_or(true);
   l.recompute = p.recompute.value_or(Recompute::none);
   l.uneven_pp = p.uneven_pp.value_or(false);
+  l.first_layers = p.first_stage_layers.value_or(0);
+  l.last_layers = p.last_stage_layers.value_or(0);
   l.overlap_tp = p.overlap_tp.value_or(false);
   l.overlap_dp = p.overlap_dp.value_or(true);
   l.overlap_pp = p.overlap_pp.value_or(false);
@@ -112,102 +198,129 @@ Layout resolve_layout(const Config &c) {
   l.cp_kind = p.cp_kind.value_or(CpKind::ring);
   l.schedule =
       p.pp_schedule.value_or(l.vpp > 1 ? PpSchedule::interleaved : PpSchedule::one_f_one_b);
+  if (l.cp_kind == CpKind::ring && p.ulysses && *p.ulysses != 1)
+    return fail(LayoutFault::divisibility, "parallel.ulysses", "needs cp_kind usp");
+  l.ulysses = l.cp_kind == CpKind::usp ? p.ulysses.value_or(1) : 1;
+  l.dp = p.dp.value_or(0);
+  return complete_layout(c, l);
+}
+} // namespace
+
+LayoutCheck complete_layout(const Config &c, Layout &l) {
+  const ModelSpec &m = c.model;
+  const WorkloadSpec &w = c.workload;
+  using F = LayoutFault;
 
   // Tensor parallel: heads, KV heads (or replicate them), MLP width.
-  require_divides(l.tp, m.heads, "parallel.tp", "heads");
+  if (!divides(l.tp, m.heads))
+    return fail(F::heads, "parallel.tp", not_dividing(l.tp, "heads", m.heads));
   if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
-    throw ConfigError("parallel.tp",
-                      s(l.tp) + " neither divides nor is a multiple of kv_heads " + s(m.kv_heads));
-  require_divides(l.tp, m.ffn, "parallel.tp", "ffn");
-  if (m.moe)
-    require_divides(l.tp, m.moe->expert_ffn, "parallel.tp", "moe.expert_ffn");
+    return fail(F::heads, "parallel.tp",
+                s(l.tp) + " neither divides nor is a multiple of kv_heads " + s(m.kv_heads));
+  if (!divides(l.tp, m.ffn))
+    return fail(F::divisibility, "parallel.tp", not_dividing(l.tp, "ffn", m.ffn));
+  if (m.moe && !divides(l.tp, m.moe->expert_ffn))
+    return fail(F::divisibility, "parallel.tp",
+                not_dividing(l.tp, "moe.expert_ffn", m.moe->expert_ffn));
 
   // Sequence parallel (context): ring, Ulysses, USP.
   switch (l.cp_kind) {
   case CpKind::ring:
-    if (p.ulysses && *p.ulysses != 1)
-      throw ConfigError("parallel.ulysses", "needs cp_kind usp");
+    l.ulysses = 1;
     l.ring = l.cp;
     break;
   case CpKind::ulysses:
     l.ulysses = l.cp;
+    l.ring = 1;
     break;
   case CpKind::usp:
-    l.ulysses = p.ulysses.value_or(1);
-    require_divides(l.ulysses, l.cp, "parallel.ulysses", "cp");
+    if (!divides(l.ulysses, l.cp))
+      return fail(F::divisibility, "parallel.ulysses", not_dividing(l.ulysses, "cp", l.cp));
     l.ring = l.cp / l.ulysses;
     break;
   }
   if (l.ulysses > 1 && m.heads % (l.tp * l.ulysses) != 0)
-    throw ConfigError(l.cp_kind == CpKind::usp ? "parallel.ulysses" : "parallel.cp",
-                      "Ulysses " + s(l.ulysses) + " x tp " + s(l.tp) + " does not divide heads " +
-                          s(m.heads));
+    return fail(F::heads, l.cp_kind == CpKind::usp ? "parallel.ulysses" : "parallel.cp",
+                "Ulysses " + s(l.ulysses) + " x tp " + s(l.tp) + " does not divide heads " +
+                    s(m.heads));
   const i64 seq = w.mode == Mode::train ? w.seq_len : w.prompt_len;
   if (l.cp > 1 && seq % l.cp != 0)
-    throw ConfigError("parallel.cp", s(l.cp) + " does not divide sequence length " + s(seq));
+    return fail(F::divisibility, "parallel.cp", not_dividing(l.cp, "sequence length", seq));
 
   // Pipeline.
   if (l.pp > m.layers)
-    throw ConfigError("parallel.pp", s(l.pp) + " exceeds layers " + s(m.layers));
-  if (!l.uneven_pp && m.layers % (l.pp * l.vpp) != 0)
-    throw ConfigError(l.vpp > 1 ? "parallel.vpp" : "parallel.pp",
-                      "pp " + s(l.pp) + " x vpp " + s(l.vpp) + " does not divide layers " +
-                          s(m.layers) + " (set parallel.uneven_pp to allow uneven stages)");
+    return fail(F::pipeline, "parallel.pp", s(l.pp) + " exceeds layers " + s(m.layers));
+  const bool split = l.first_layers > 0 || l.last_layers > 0;
+  if (!l.uneven_pp && !split && m.layers % (l.pp * l.vpp) != 0)
+    return fail(F::pipeline, l.vpp > 1 ? "parallel.vpp" : "parallel.pp",
+                "pp " + s(l.pp) + " x vpp " + s(l.vpp) + " does not divide layers " +
+                    s(m.layers) + " (set parallel.uneven_pp to allow uneven stages)");
   if (l.pp * l.vpp > m.layers)
-    throw ConfigError("parallel.vpp",
-                      "pp x vpp = " + s(l.pp * l.vpp) + " exceeds layers " + s(m.layers));
+    return fail(F::pipeline, "parallel.vpp",
+                "pp x vpp = " + s(l.pp * l.vpp) + " exceeds layers " + s(m.layers));
   if (l.vpp > 1 && l.pp == 1)
-    throw ConfigError("parallel.vpp", "interleaving needs pp > 1");
+    return fail(F::pipeline, "parallel.vpp", "interleaving needs pp > 1");
   if (l.schedule == PpSchedule::interleaved && l.vpp < 2)
-    throw ConfigError("parallel.pp_schedule", "interleaved needs vpp >= 2");
+    return fail(F::pipeline, "parallel.pp_schedule", "interleaved needs vpp >= 2");
   if (l.schedule != PpSchedule::interleaved && l.vpp > 1)
-    throw ConfigError("parallel.pp_schedule",
-                      "vpp " + s(l.vpp) + " needs the interleaved schedule");
+    return fail(F::pipeline, "parallel.pp_schedule",
+                "vpp " + s(l.vpp) + " needs the interleaved schedule");
+  if (LayoutCheck r = check_stage_split(m, l); !r.ok())
+    return r;
 
   // Experts.
   if (!m.moe && l.ep != 1)
-    throw ConfigError("parallel.ep", "is " + s(l.ep) + " but the model has no experts");
-  if (m.moe)
-    require_divides(l.ep, m.moe->experts, "parallel.ep", "experts");
+    return fail(F::experts, "parallel.ep", "is " + s(l.ep) + " but the model has no experts");
+  if (m.moe && !divides(l.ep, m.moe->experts))
+    return fail(F::experts, "parallel.ep", not_dividing(l.ep, "experts", m.moe->experts));
 
   // Data parallel: after the divisibility rules above, so an error names its real cause
   // (tp 3 against heads 64, not the dp product it also breaks).
   const i64 devices = c.cluster.devices;
   const i64 model_par = l.tp * l.pp * l.cp;
-  if (p.dp) {
-    l.dp = *p.dp;
+  if (l.dp > 0) {
     if (l.dp * model_par != devices)
-      throw ConfigError("parallel.dp", "dp " + s(l.dp) + " x tp " + s(l.tp) + " x pp " + s(l.pp) +
-                                           " x cp " + s(l.cp) + " = " + s(l.dp * model_par) +
-                                           " != devices " + s(devices));
+      return fail(F::devices, "parallel.dp",
+                  "dp " + s(l.dp) + " x tp " + s(l.tp) + " x pp " + s(l.pp) + " x cp " + s(l.cp) +
+                      " = " + s(l.dp * model_par) + " != devices " + s(devices));
   } else {
     if (devices % model_par != 0)
-      throw ConfigError("parallel", "tp " + s(l.tp) + " x pp " + s(l.pp) + " x cp " + s(l.cp) +
-                                        " = " + s(model_par) + " does not divide devices " +
-                                        s(devices));
+      return fail(F::devices, "parallel",
+                  "tp " + s(l.tp) + " x pp " + s(l.pp) + " x cp " + s(l.cp) + " = " +
+                      s(model_par) + " does not divide devices " + s(devices));
     l.dp = devices / model_par;
   }
 
   // Experts (the dp x cp rule waits for dp).
-  if (m.moe)
-    require_divides(l.ep, l.dp * l.cp, "parallel.ep", "dp x cp");
+  if (m.moe && !divides(l.ep, l.dp * l.cp))
+    return fail(F::experts, "parallel.ep", not_dividing(l.ep, "dp x cp", l.dp * l.cp));
 
   // Batch: B = dp x b x m (a serving engine batches its requests itself).
   if (w.mode == Mode::serve) {
     if (l.cp > 1)
-      throw ConfigError("parallel.cp", "context parallelism is not modelled for serving");
-    return l;
+      return fail(F::divisibility, "parallel.cp",
+                  "context parallelism is not modelled for serving");
+    return {};
   }
   const i64 batch = w.mode == Mode::train ? w.global_batch : w.batch;
   if (batch % (l.dp * l.microbatch) != 0)
-    throw ConfigError("parallel.microbatch",
-                      "dp " + s(l.dp) + " x microbatch " + s(l.microbatch) + " = " +
-                          s(l.dp * l.microbatch) + " does not divide " +
-                          (w.mode == Mode::train ? "global_batch " : "batch ") + s(batch));
+    return fail(F::batch, "parallel.microbatch",
+                "dp " + s(l.dp) + " x microbatch " + s(l.microbatch) + " = " +
+                    s(l.dp * l.microbatch) + " does not divide " +
+                    (w.mode == Mode::train ? "global_batch " : "batch ") + s(batch));
   l.num_micro = batch / (l.dp * l.microbatch);
   if (l.schedule == PpSchedule::interleaved && l.num_micro % l.pp != 0)
-    throw ConfigError("parallel.microbatch", "interleaving needs micro-batches " + s(l.num_micro) +
-                                                 " to be a multiple of pp " + s(l.pp));
+    return fail(F::batch, "parallel.microbatch",
+                "interleaving needs micro-batches " + s(l.num_micro) +
+                    " to be a multiple of pp " + s(l.pp));
+  return {};
+}
+
+Layout resolve_layout(const Config &c) {
+  Layout l;
+  const LayoutCheck r = fill_layout(c, l);
+  if (!r.ok())
+    throw ConfigError(r.path, r.message);
   return l;
 }
 

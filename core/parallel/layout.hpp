@@ -17,6 +17,9 @@ struct Layout {
   i64 microbatch = 1; // sequences per micro-batch (b)
   i64 num_micro = 1;  // micro-batches per pipeline per step (m = B / (dp * b))
   bool sp = false, flash = true, uneven_pp = false;
+  // Megatron's --decoder-first/last-pipeline-num-layers: layers on the first and the last
+  // stage (0: an even share); the other stages split the rest evenly.
+  i64 first_layers = 0, last_layers = 0;
   bool overlap_tp = false, overlap_dp = true, overlap_pp = false;
   std::vector<std::string> order{"tp", "cp", "dp", "pp"}; // innermost first
   CpKind cp_kind = CpKind::ring;
@@ -24,6 +27,23 @@ struct Layout {
   PpSchedule schedule = PpSchedule::one_f_one_b;
   i64 devices() const { return dp * tp * pp * cp; }
 };
+
+// Why a layout is illegal, as a value (the planner counts these; nothing is thrown).
+enum class LayoutFault { none, heads, divisibility, pipeline, experts, devices, batch };
+const char *name_of(LayoutFault f);
+
+struct LayoutCheck {
+  LayoutFault fault = LayoutFault::none;
+  std::string path;    // the field to change
+  std::string message; // with the numbers
+  bool ok() const { return fault == LayoutFault::none; }
+};
+
+// Completes a layout whose knobs are set (tp, pp, vpp, cp, cp_kind, ulysses for USP, ep,
+// micro-batch, schedule, stage split; dp 0 = devices / (tp*pp*cp)): derives dp, the ring and
+// Ulysses parts of cp and the micro-batch count, and checks every legality rule in the
+// order resolve_layout reports them.
+LayoutCheck complete_layout(const Config &c, Layout &l);
 
 // Fills every knob left out (tp, pp, cp, ep 1; dp = devices / (tp*pp*cp); zero 0; sp when
 // tp > 1; FlashAttention on; no recompute; 1F1B, interleaved when vpp > 1) and checks
@@ -43,9 +63,21 @@ i64 axis_stride(const Layout &l, const std::string &axis);
 i64 heads_per_rank(const ModelSpec &m, i64 tp);
 i64 kv_heads_per_rank(const ModelSpec &m, i64 tp);
 
-// Transformer layers held by each pipeline stage (uneven: the first L % p stages get one more).
+// Transformer layers held by each of pp parts (uneven: the first L % p parts get one more).
 std::vector<i64> stage_layer_counts(i64 layers, i64 pp);
+// Layers of each virtual stage in model order (virtual stage c runs on pipeline rank c % pp).
+// Even or uneven_pp: L over pp*vpp chunks, the first L % (pp*vpp) one layer more. With
+// first/last stage layers (Megatron): the first and last ranks hold those, the others
+// (L - first - last) / (pp - 2) each; a rank's n layers split into vpp chunks, the first
+// n % vpp one layer more.
+std::vector<i64> chunk_layer_counts(i64 layers, const Layout &l);
 // Layer indices held by pipeline stage j (interleaved: chunks j, j+p, j+2p, ...).
 std::vector<i64> stage_layers(i64 layers, const Layout &l, i64 stage);
+// Dense and MoE layers held by each pipeline stage (size pp), without listing them.
+struct StageLayerCount {
+  i64 dense = 0, moe = 0;
+  i64 total() const { return dense + moe; }
+};
+std::vector<StageLayerCount> stage_layer_mix(const ModelSpec &m, const Layout &l);
 
 } // namespace rl

@@ -181,66 +181,66 @@ double adam_bytes_per_param(bool fp32_grads) {
   return 12 + (fp32_grads ? 4 : 2) + 12 + 2;
 }
 
-} // namespace
+// Groups placed by the layout's axis order (default tp-cp-dp-pp, innermost first);
+// Ulysses is the inner part of cp, EP the inner part of dp. The dense gradient group
+// spans dp x cp: contiguous when cp sits just inside dp, otherwise placed at dp's stride.
+struct Groups {
+  Group tp, uly, ring, dp, ep, edp, pp;
+  explicit Groups(const Layout &l) {
+    const i64 s_tp = axis_stride(l, "tp"), s_cp = axis_stride(l, "cp");
+    const i64 s_dp = axis_stride(l, "dp"), s_pp = axis_stride(l, "pp");
+    tp = {l.tp, s_tp};
+    uly = {l.ulysses, s_cp};
+    ring = {l.ring, s_cp * l.ulysses};
+    dp = {l.dp * l.cp, s_cp * l.cp == s_dp ? s_cp : s_dp};
+    ep = {l.ep, s_dp};
+    edp = {l.dp * l.cp / l.ep, s_dp * l.ep};
+    pp = {l.pp, s_pp};
+  }
+};
 
-StepTime training_step_time(const Config &c, const Layout &l) {
-  const ModelSpec &m = c.model;
-  const HardwareSpec &hw = c.hardware;
-  const ClusterSpec &cl = c.cluster;
-  const WorkloadSpec &w = c.workload;
-  if (hw.hbm_bw <= 0)
-    throw ConfigError("hardware.hbm_bw", "must be > 0 for a time estimate");
-  StepTime st;
-  st.peak = peak_flops(hw, w.precision);
-  const double s = static_cast<double>(w.seq_len);
-  const double b = static_cast<double>(l.microbatch);
-  const double h = static_cast<double>(m.hidden);
-  const double mb = static_cast<double>(l.num_micro);
-  const double tok = b * s / static_cast<double>(l.cp);
-  const double act_bytes = 2 * tok * h; // one bf16 activation [b, s/cp, h]
+// The step-time model's inputs for one layout; `acc` (when set) records the comm list.
+struct Model {
+  const Config &c;
+  const Layout &l;
+  Groups g;
+  double s, b, h, mb, tok, act_bytes;
+  Model(const Config &c_, const Layout &l_)
+      : c(c_), l(l_), g(l_), s(static_cast<double>(c_.workload.seq_len)),
+        b(static_cast<double>(l_.microbatch)), h(static_cast<double>(c_.model.hidden)),
+        mb(static_cast<double>(l_.num_micro)), tok(b * s / static_cast<double>(l_.cp)),
+        act_bytes(2 * tok * h) {} // one bf16 activation [b, s/cp, h]
 
-  // Groups placed by the layout's axis order (default tp-cp-dp-pp, innermost first);
-  // Ulysses is the inner part of cp, EP the inner part of dp. The dense gradient group
-  // spans dp x cp: contiguous when cp sits just inside dp, otherwise placed at dp's stride.
-  const i64 s_tp = axis_stride(l, "tp"), s_cp = axis_stride(l, "cp");
-  const i64 s_dp = axis_stride(l, "dp"), s_pp = axis_stride(l, "pp");
-  const Group g_tp{l.tp, s_tp};
-  const Group g_uly{l.ulysses, s_cp};
-  const Group g_ring{l.ring, s_cp * l.ulysses};
-  const Group g_dp{l.dp * l.cp, s_cp * l.cp == s_dp ? s_cp : s_dp};
-  const Group g_ep{l.ep, s_dp};
-  const Group g_edp{l.dp * l.cp / l.ep, s_dp * l.ep};
-  const Group g_pp{l.pp, s_pp};
-
-  // Per-layer collectives, forward and backward. Bytes and times are recorded per
-  // micro-batch (scaled to the step at the end); exposure is recorded for the whole step.
-  CommAcc acc;
-  struct LayerComm {
+  // Per-layer collectives, forward and backward, exposed per micro-batch. With `acc`, records
+  // bytes and times per micro-batch for `count` layers (scaled to the step at the end) and
+  // their exposure for the whole step.
+  std::pair<double, double> layer_comm(bool moe, double attn, double count, CommAcc *acc) const {
+    const ModelSpec &m = c.model;
+    const ClusterSpec &cl = c.cluster;
     double fwd_exposed = 0, bwd_exposed = 0;
-  };
-  auto layer_comm = [&](bool moe, const std::vector<OpCost> &ops, double count) {
-    LayerComm lc;
-    const double attn = attention_time(ops);
     if (l.tp > 1) {
       if (l.sp) { // Korthikanti et al. 2022: 6 AllGather + 4 ReduceScatter per layer, fwd 2 + 2
-        const CollectiveTime ag = collective_time(cl, Collective::allgather, act_bytes, g_tp);
-        const CollectiveTime rs = collective_time(cl, Collective::reduce_scatter, act_bytes, g_tp);
+        const CollectiveTime ag = collective_time(cl, Collective::allgather, act_bytes, g.tp);
+        const CollectiveTime rs = collective_time(cl, Collective::reduce_scatter, act_bytes, g.tp);
         const double fwd = 2 * ag.time + 2 * rs.time;
         const double extra_ag = l.recompute == Recompute::full ? 0.0 : 2.0;
         const double recomp = l.recompute == Recompute::full ? fwd : 0.0;
         const double bwd = (2 + extra_ag) * ag.time + 2 * rs.time + recomp;
         const double fe = l.overlap_tp ? 0 : fwd, be = l.overlap_tp ? 0 : bwd;
-        acc.add("sp", ag, count * (4 + extra_ag + (recomp > 0 ? 2 : 0)), 0);
-        acc.add("sp", rs, count * (4 + (recomp > 0 ? 2 : 0)), count * mb * (fe + be));
-        lc.fwd_exposed += fe;
-        lc.bwd_exposed += be;
+        if (acc) {
+          acc->add("sp", ag, count * (4 + extra_ag + (recomp > 0 ? 2 : 0)), 0);
+          acc->add("sp", rs, count * (4 + (recomp > 0 ? 2 : 0)), count * mb * (fe + be));
+        }
+        fwd_exposed += fe;
+        bwd_exposed += be;
       } else { // 2 AllReduce forward, 2 backward (+2 when the forward is recomputed)
-        const CollectiveTime ar = collective_time(cl, Collective::allreduce, act_bytes, g_tp);
+        const CollectiveTime ar = collective_time(cl, Collective::allreduce, act_bytes, g.tp);
         const double n_bwd = 2 + (l.recompute == Recompute::full ? 2 : 0);
         const double fe = l.overlap_tp ? 0 : 2 * ar.time, be = l.overlap_tp ? 0 : n_bwd * ar.time;
-        acc.add("tp", ar, count * (2 + n_bwd), count * mb * (fe + be));
-        lc.fwd_exposed += fe;
-        lc.bwd_exposed += be;
+        if (acc)
+          acc->add("tp", ar, count * (2 + n_bwd), count * mb * (fe + be));
+        fwd_exposed += fe;
+        bwd_exposed += be;
       }
     }
     if (l.ulysses > 1) { // AllToAll of Q, K, V and O forward; their gradients backward
@@ -248,164 +248,233 @@ StepTime training_step_time(const Config &c, const Layout &l) {
       const double kv_l = static_cast<double>(kv_heads_per_rank(m, l.tp));
       const double d = static_cast<double>(m.head_dim);
       const double buf = 2 * tok * d * (2 * a_l + 2 * kv_l); // per-device Q,K,V,O buffers
-      const CollectiveTime a2a = collective_time(cl, Collective::alltoall, buf, g_uly);
-      acc.add("ulysses", a2a, 2 * count, count * mb * 2 * a2a.time);
-      lc.fwd_exposed += a2a.time;
-      lc.bwd_exposed += a2a.time;
+      const CollectiveTime a2a = collective_time(cl, Collective::alltoall, buf, g.uly);
+      if (acc)
+        acc->add("ulysses", a2a, 2 * count, count * mb * 2 * a2a.time);
+      fwd_exposed += a2a.time;
+      bwd_exposed += a2a.time;
     }
     if (l.ring > 1) { // K, V chunks passed ring-1 times; hidden behind attention (max)
       const double kv_l = std::max(1.0, static_cast<double>(kv_heads_per_rank(m, l.tp)) /
                                             static_cast<double>(l.ulysses));
       const double chunk = 2 * 2 * b * s / static_cast<double>(l.cp) * kv_l *
                            static_cast<double>(m.head_dim); // K and V of one shard
-      const CollectiveTime p = collective_time(cl, Collective::p2p, chunk, g_ring);
+      const CollectiveTime p = collective_time(cl, Collective::p2p, chunk, g.ring);
       const double fwd = static_cast<double>(l.ring - 1) * p.time;
       const double fe = std::max(0.0, fwd - attn), be = std::max(0.0, 2 * fwd - 2 * attn);
-      CollectiveTime per = p;
-      acc.add("ring_cp", per, count * 3 * static_cast<double>(l.ring - 1), count * mb * (fe + be));
-      lc.fwd_exposed += fe;
-      lc.bwd_exposed += be;
+      if (acc)
+        acc->add("ring_cp", p, count * 3 * static_cast<double>(l.ring - 1),
+                 count * mb * (fe + be));
+      fwd_exposed += fe;
+      bwd_exposed += be;
     }
     if (moe && m.moe && l.ep > 1) { // dispatch + combine AllToAll, forward and backward
       const double buf = 2 * tok * h * static_cast<double>(m.moe->top_k) /
                          (l.sp && l.tp > 1 ? static_cast<double>(l.tp) : 1.0);
-      const CollectiveTime a2a = collective_time(cl, Collective::alltoall, buf, g_ep);
-      acc.add("ep", a2a, 4 * count, count * mb * 4 * a2a.time);
-      lc.fwd_exposed += 2 * a2a.time;
-      lc.bwd_exposed += 2 * a2a.time;
+      const CollectiveTime a2a = collective_time(cl, Collective::alltoall, buf, g.ep);
+      if (acc)
+        acc->add("ep", a2a, 4 * count, count * mb * 4 * a2a.time);
+      fwd_exposed += 2 * a2a.time;
+      bwd_exposed += 2 * a2a.time;
     }
-    return lc;
-  };
+    return {fwd_exposed, bwd_exposed};
+  }
 
   // ZeRO-3: gather each layer's weights forward and backward, reduce-scatter its gradients,
   // per micro-batch; prefetched, so only what exceeds the layer's compute is exposed.
-  auto zero3 = [&](bool moe, double fwd_compute, double count) {
+  std::pair<double, double> zero3(bool moe, double fwd_compute, double count,
+                                  CommAcc *acc) const {
     if (l.zero < 3 || l.dp * l.cp == 1)
-      return std::pair<double, double>{0, 0};
-    const StageParams lp = layer_params_per_device(m, moe, l.tp, l.ep);
-    const CollectiveTime ag = collective_time(cl, Collective::allgather, 2 * lp.total(), g_dp);
-    const CollectiveTime rs =
-        collective_time(cl, Collective::reduce_scatter, (w.fp32_grads ? 4 : 2) * lp.total(), g_dp);
+      return {0, 0};
+    const StageParams lp = layer_params_per_device(c.model, moe, l.tp, l.ep);
+    const CollectiveTime ag =
+        collective_time(c.cluster, Collective::allgather, 2 * lp.total(), g.dp);
+    const CollectiveTime rs = collective_time(c.cluster, Collective::reduce_scatter,
+                                              (c.workload.fp32_grads ? 4 : 2) * lp.total(), g.dp);
     const double fe = std::max(0.0, ag.time - fwd_compute);
     const double be = std::max(0.0, ag.time + rs.time - 2 * fwd_compute);
-    acc.add("zero3", ag, 2 * count, 0);
-    acc.add("zero3", rs, count, count * mb * (fe + be));
-    return std::pair<double, double>{fe, be};
-  };
-
-  // Slowest stage: per micro-batch forward and backward.
-  const std::vector<OpCost> dense_ops = layer_ops(m, false, l, s, hw, w.precision, w.causal_skip);
-  st.ops = dense_ops;
-  std::vector<OpCost> moe_ops;
-  if (m.moe)
-    moe_ops = layer_ops(m, true, l, s, hw, w.precision, w.causal_skip);
-  double worst = -1;
-  CommAcc worst_acc;
-  double worst_compute = 0, worst_recompute = 0, worst_fwd = 0, worst_bwd = 0;
-  const double head_fwd =
-      m.vocab > 0
-          ? gemm_cost("lm head", tok, h, static_cast<double>(m.vocab) / static_cast<double>(l.tp),
-                      1, st.peak, hw.gemm_efficiency, hw.hbm_bw)
-                .time
-          : 0.0;
-  for (i64 j = 0; j < l.pp; ++j) {
-    acc = CommAcc{};
-    double fwd = 0, bwd = 0, compute = 0, recompute = 0;
-    for (const i64 i : stage_layers(m.layers, l, j)) {
-      const bool moe = is_moe_layer(m, i);
-      const auto &ops = moe ? moe_ops : dense_ops;
-      const double f = sum_time(ops);
-      double r = 0;
-      // Recompute matches the hardware-FLOP count: full reruns the layer's forward,
-      // selective the attention-score part (Korthikanti).
-      if (l.recompute == Recompute::full)
-        r = f;
-      else if (l.recompute == Recompute::selective)
-        r = attention_time(ops);
-      const LayerComm lc = layer_comm(moe, ops, 1);
-      const auto z = zero3(moe, f, 1);
-      fwd += f + lc.fwd_exposed + z.first;
-      bwd += 2 * f + r + lc.bwd_exposed + z.second;
-      compute += 3 * f + r;
-      recompute += r;
+    if (acc) {
+      acc->add("zero3", ag, 2 * count, 0);
+      acc->add("zero3", rs, count, count * mb * (fe + be));
     }
-    if (j == l.pp - 1) {
-      fwd += head_fwd;
-      bwd += 2 * head_fwd;
-      compute += 3 * head_fwd;
-    }
-    if (l.pp > 1) { // activations to the next stage forward, gradients back
-      const double bytes = act_bytes / (l.sp && l.tp > 1 ? static_cast<double>(l.tp) : 1.0);
-      const CollectiveTime p = collective_time(cl, Collective::p2p, bytes, g_pp);
-      const double e = l.overlap_pp ? 0 : p.time;
-      acc.add("pp", p, 2 * mb, 2 * mb * e);
-      fwd += e;
-      bwd += e;
-    }
-    if (fwd + bwd > worst) {
-      worst = fwd + bwd;
-      worst_acc = acc;
-      worst_compute = compute;
-      worst_recompute = recompute;
-      worst_fwd = fwd;
-      worst_bwd = bwd;
-      st.slowest_stage = j;
-    }
+    return {fe, be};
   }
-  acc = worst_acc;
-  st.t_fwd = worst_fwd;
-  st.t_bwd = worst_bwd;
-  const double v = static_cast<double>(l.vpp), p = static_cast<double>(l.pp);
-  st.compute = mb * worst_compute;
-  st.recompute = mb * worst_recompute;
-  const double t_mb = st.t_fwd + st.t_bwd;
-  st.bubble = l.schedule == PpSchedule::gpipe ? (p - 1) * t_mb : (p - 1) / v * t_mb;
 
-  // Data-parallel sync of the slowest stage's gradients (and ZeRO's parameter gathers).
-  const StageParams sp = stage_params(m, l, st.slowest_stage);
-  double dp_exposed = 0;
-  if (l.zero < 3) {
-    const double gb = w.fp32_grads ? 4.0 : 2.0;
-    auto sync = [&](double params, const Group &g, const char *kind) {
-      if (g.n <= 1 || params <= 0)
+  LayerTimes layer(bool moe, const std::vector<OpCost> &ops) const {
+    LayerTimes t;
+    t.f = sum_time(ops);
+    t.attention = attention_time(ops);
+    // Recompute matches the hardware-FLOP count: full reruns the layer's forward,
+    // selective the attention-score part (Korthikanti).
+    if (l.recompute == Recompute::full)
+      t.r = t.f;
+    else if (l.recompute == Recompute::selective)
+      t.r = t.attention;
+    const auto lc = layer_comm(moe, t.attention, 1, nullptr);
+    const auto z = zero3(moe, t.f, 1, nullptr);
+    t.fwd = lc.first + z.first;
+    t.bwd = lc.second + z.second;
+    return t;
+  }
+
+  double head_fwd(double peak) const {
+    const ModelSpec &m = c.model;
+    return m.vocab > 0 ? gemm_cost("lm head", tok, h,
+                                   static_cast<double>(m.vocab) / static_cast<double>(l.tp), 1,
+                                   peak, c.hardware.gemm_efficiency, c.hardware.hbm_bw)
+                             .time
+                       : 0.0;
+  }
+
+  // Pipeline sends of one micro-batch (activations forward, gradients back), each way.
+  double pp_send(CommAcc *acc) const {
+    if (l.pp <= 1)
+      return 0;
+    const double bytes = act_bytes / (l.sp && l.tp > 1 ? static_cast<double>(l.tp) : 1.0);
+    const CollectiveTime p = collective_time(c.cluster, Collective::p2p, bytes, g.pp);
+    const double e = l.overlap_pp ? 0 : p.time;
+    if (acc)
+      acc->add("pp", p, 2 * mb, 2 * mb * e);
+    return e;
+  }
+
+  // Data-parallel sync of a stage's gradients (and ZeRO's parameter gathers): exposed time.
+  double dp_sync(const StageParams &sp, double t_fwd, double t_bwd, CommAcc *acc) const {
+    if (l.zero >= 3)
+      return 0;
+    const double gb = c.workload.fp32_grads ? 4.0 : 2.0;
+    double exposed = 0;
+    auto sync = [&](double params, const Group &grp, const char *kind) {
+      if (grp.n <= 1 || params <= 0)
         return;
       CollectiveTime grad, gather;
       if (l.zero >= 1) {
-        grad = collective_time(cl, Collective::reduce_scatter, gb * params, g);
-        gather = collective_time(cl, Collective::allgather, 2 * params, g);
+        grad = collective_time(c.cluster, Collective::reduce_scatter, gb * params, grp);
+        gather = collective_time(c.cluster, Collective::allgather, 2 * params, grp);
       } else {
-        grad = collective_time(cl, Collective::allreduce, gb * params, g);
+        grad = collective_time(c.cluster, Collective::allreduce, gb * params, grp);
       }
       const double bucket = std::min(1.0, kDdpBucketParams / params);
       const double grad_exposed =
-          l.overlap_dp ? std::max(grad.time - st.t_bwd, grad.time * bucket) : grad.time;
+          l.overlap_dp ? std::max(grad.time - t_bwd, grad.time * bucket) : grad.time;
       const double gather_exposed =
-          l.zero >= 1 ? (l.overlap_dp ? std::max(0.0, gather.time - st.t_fwd) : gather.time) : 0.0;
-      acc.add(kind, grad, 1, grad_exposed);
-      if (l.zero >= 1)
-        acc.add(kind, gather, 1, gather_exposed);
-      dp_exposed += grad_exposed + gather_exposed;
+          l.zero >= 1 ? (l.overlap_dp ? std::max(0.0, gather.time - t_fwd) : gather.time) : 0.0;
+      if (acc) {
+        acc->add(kind, grad, 1, grad_exposed);
+        if (l.zero >= 1)
+          acc->add(kind, gather, 1, gather_exposed);
+      }
+      exposed += grad_exposed + gather_exposed;
     };
-    sync(sp.dense, g_dp, "dp");
-    sync(sp.experts, g_edp, "dp_experts");
+    sync(sp.dense, g.dp, "dp");
+    sync(sp.experts, g.edp, "dp_experts");
+    return exposed;
   }
+};
+
+} // namespace
+
+LayerTimes layer_times(const Config &c, const Layout &l, bool moe) {
+  const WorkloadSpec &w = c.workload;
+  const Model md(c, l);
+  return md.layer(moe, layer_ops(c.model, moe, l, md.s, c.hardware, w.precision, w.causal_skip));
+}
+
+StepTime step_time_from(const Config &c, const Layout &l, const LayerTimes &dense,
+                        const LayerTimes &moe, const std::vector<StageLayerCount> &mix) {
+  const HardwareSpec &hw = c.hardware;
+  const WorkloadSpec &w = c.workload;
+  if (hw.hbm_bw <= 0)
+    throw ConfigError("hardware.hbm_bw", "must be > 0 for a time estimate");
+  const Model md(c, l);
+  StepTime st;
+  st.peak = peak_flops(hw, w.precision);
+  const double head = md.head_fwd(st.peak);
+  const double send = md.pp_send(nullptr);
+  // Slowest stage: per micro-batch forward and backward.
+  double worst = -1;
+  for (i64 j = 0; j < l.pp; ++j) {
+    const StageLayerCount &n = mix[static_cast<std::size_t>(j)];
+    const double nd = static_cast<double>(n.dense), nm = static_cast<double>(n.moe);
+    double fwd = nd * (dense.f + dense.fwd) + nm * (moe.f + moe.fwd);
+    double bwd = nd * (2 * dense.f + dense.r + dense.bwd) + nm * (2 * moe.f + moe.r + moe.bwd);
+    double compute = nd * (3 * dense.f + dense.r) + nm * (3 * moe.f + moe.r);
+    const double recompute = nd * dense.r + nm * moe.r;
+    if (j == l.pp - 1) {
+      fwd += head;
+      bwd += 2 * head;
+      compute += 3 * head;
+    }
+    fwd += send;
+    bwd += send;
+    if (fwd + bwd > worst) {
+      worst = fwd + bwd;
+      st.compute = compute;
+      st.recompute = recompute;
+      st.t_fwd = fwd;
+      st.t_bwd = bwd;
+      st.slowest_stage = j;
+    }
+  }
+  const double mb = md.mb, v = static_cast<double>(l.vpp), p = static_cast<double>(l.pp);
+  st.compute *= mb;
+  st.recompute *= mb;
+  const double t_mb = st.t_fwd + st.t_bwd;
+  st.bubble = l.schedule == PpSchedule::gpipe ? (p - 1) * t_mb : (p - 1) / v * t_mb;
+
+  const StageParams sp = stage_params(c.model, l, st.slowest_stage,
+                                      mix[static_cast<std::size_t>(st.slowest_stage)]);
+  const double dp_exposed = md.dp_sync(sp, st.t_fwd, st.t_bwd, nullptr);
   // Adam over this device's (sharded) parameters, memory-bound.
   const double shard_dense = l.zero >= 1 ? static_cast<double>(l.dp * l.cp) : 1.0;
   const double shard_exp = l.zero >= 1 ? static_cast<double>(l.dp * l.cp / l.ep) : 1.0;
   st.optimizer = (sp.dense / shard_dense + sp.experts / shard_exp) *
                  adam_bytes_per_param(w.fp32_grads) / hw.hbm_bw;
+  // Per-layer and pipeline exposure, per micro-batch on the slowest stage, over the step.
+  const StageLayerCount &n = mix[static_cast<std::size_t>(st.slowest_stage)];
+  const double nd = static_cast<double>(n.dense), nm = static_cast<double>(n.moe);
+  st.comm_exposed = dp_exposed + mb * (nd * (dense.fwd + dense.bwd) + nm * (moe.fwd + moe.bwd)) +
+                    2 * mb * send;
+  st.step = st.compute + st.comm_exposed + st.bubble + st.optimizer;
+  return st;
+}
 
-  st.comm_exposed = dp_exposed;
+StepTime training_step_time(const Config &c, const Layout &l) {
+  const ModelSpec &m = c.model;
+  const WorkloadSpec &w = c.workload;
+  const Model md(c, l);
+  const std::vector<OpCost> dense_ops = layer_ops(m, false, l, md.s, c.hardware, w.precision,
+                                                  w.causal_skip);
+  std::vector<OpCost> moe_ops;
+  if (m.moe)
+    moe_ops = layer_ops(m, true, l, md.s, c.hardware, w.precision, w.causal_skip);
+  const LayerTimes dense = md.layer(false, dense_ops);
+  const LayerTimes moe = m.moe ? md.layer(true, moe_ops) : LayerTimes{};
+  const std::vector<StageLayerCount> mix = stage_layer_mix(m, l);
+  StepTime st = step_time_from(c, l, dense, moe, mix);
+  st.ops = dense_ops;
+
+  // The communication list of the slowest stage: the same collectives, recorded.
+  CommAcc acc;
+  const StageLayerCount &n = mix[static_cast<std::size_t>(st.slowest_stage)];
+  for (const bool is_moe : {false, true}) {
+    const double count = static_cast<double>(is_moe ? n.moe : n.dense);
+    if (count <= 0)
+      continue;
+    const LayerTimes &t = is_moe ? moe : dense;
+    md.layer_comm(is_moe, t.attention, count, &acc);
+    md.zero3(is_moe, t.f, count, &acc);
+  }
+  md.pp_send(&acc);
+  md.dp_sync(stage_params(m, l, st.slowest_stage, n), st.t_fwd, st.t_bwd, &acc);
   for (auto &[k, cc] : acc.by_kind) {
-    if (k != "dp" && k != "dp_experts") {
-      // per-micro-batch exposure was recorded per layer: scale counts to the whole step
-      cc.bytes_per_device *= (k == "pp") ? 1.0 : mb;
-      cc.time *= (k == "pp") ? 1.0 : mb;
-      st.comm_exposed += cc.exposed;
+    if (k != "dp" && k != "dp_experts" && k != "pp") {
+      // bytes and times were recorded per micro-batch: scale them to the whole step
+      cc.bytes_per_device *= md.mb;
+      cc.time *= md.mb;
     }
     st.comm.push_back(cc);
   }
-  st.step = st.compute + st.comm_exposed + st.bubble + st.optimizer;
   return st;
 }
 

@@ -59,6 +59,26 @@ struct StepTime {
 
 double peak_flops(const HardwareSpec &hw, Dtype precision);
 
+// One layer type's costs on one device for one micro-batch (training): the pieces a step is
+// assembled from, computed once per layer type (and reused by the planner across the
+// layouts that share them: same tp, sp, cp split, ep, micro-batch, recompute, FlashAttention,
+// TP overlap, group placement and, under ZeRO-3, dp).
+struct LayerTimes {
+  double f = 0;         // forward compute
+  double attention = 0; // of which the attention core
+  double r = 0;         // recompute (backward)
+  double fwd = 0;       // exposed communication, forward (TP/SP, Ulysses, ring CP, EP, ZeRO-3)
+  double bwd = 0;       // exposed communication, backward
+};
+LayerTimes layer_times(const Config &c, const Layout &l, bool moe);
+
+// The step from its layer types and the stages' layer mix (stage_layer_mix): slowest stage,
+// bubble, DP sync, optimizer. Numbers only (no ops, no comm list).
+StepTime step_time_from(const Config &c, const Layout &l, const LayerTimes &dense,
+                        const LayerTimes &moe, const std::vector<StageLayerCount> &mix);
+
+// step_time_from with the explaining parts: one dense layer's operators and the slowest
+// stage's communication list.
 StepTime training_step_time(const Config &c, const Layout &l);
 
 } // namespace rl
