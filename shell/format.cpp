@@ -329,10 +329,15 @@ void print_plan(std::ostream &os, const Config &c, const PlanResult &r) {
     // Time and cost to train when the workload has a token budget (and the hardware a price).
     const bool to_train = train && c.workload.train_tokens > 0;
     const bool cost = to_train && c.hardware.price_per_hour > 0;
+    const bool orders = std::any_of(r.plans.begin(), r.plans.end(), [](const Plan &p) {
+      return !order_label(p.estimate.layout).empty();
+    });
     std::vector<std::string> head =
         train ? std::vector<std::string>{"#",  "dp",   "tp", "pp",        "vpp",  "cp",
                                          "ep", "zero", "mb", "recompute", "step", "MFU"}
               : std::vector<std::string>{"#", "dp", "tp", "pp", "cp", "ep", "TPOT", "tokens/s"};
+    if (orders)
+      head.insert(head.begin() + (train ? 10 : 6), "order");
     if (to_train)
       head.push_back("to train");
     if (cost)
@@ -350,7 +355,7 @@ void print_plan(std::ostream &os, const Config &c, const PlanResult &r) {
           train ? std::vector<std::string>{std::to_string(i + 1),
                                            std::to_string(l.dp),
                                            std::to_string(l.tp),
-                                           std::to_string(l.pp),
+                                           pp_label(l, c.model.layers),
                                            std::to_string(l.vpp),
                                            cp,
                                            std::to_string(l.ep),
@@ -367,6 +372,10 @@ void print_plan(std::ostream &os, const Config &c, const PlanResult &r) {
                                            std::to_string(l.ep),
                                            units::seconds(p.objective),
                                            units::count(e.serving.decode.tokens_per_s)};
+      if (orders) {
+        const std::string o = order_label(l);
+        row.insert(row.begin() + (train ? 10 : 6), o.empty() ? "tp-cp-dp-pp" : o);
+      }
       if (to_train)
         row.push_back(format_value(e.time_to_train, Unit::duration));
       if (cost)
@@ -376,6 +385,19 @@ void print_plan(std::ostream &os, const Config &c, const PlanResult &r) {
       t.rows.push_back(row);
     }
     t.print(os);
+  }
+  if (r.pareto.size() > 1) {
+    os << "\nTime/memory Pareto front (" << r.pareto.size()
+       << " layouts, none both faster and smaller; each shown needs 5% less memory than the "
+          "one above; all in --json):\n";
+    double shown = -1;
+    for (const auto &p : r.pareto) {
+      if (shown >= 0 && p.memory > 0.95 * shown)
+        continue;
+      shown = p.memory;
+      os << "  " << (train ? units::seconds(p.step) : units::seconds(p.objective)) << "  "
+         << units::bytes(p.memory) << "  " << p.layout << "\n";
+    }
   }
   if (!r.infeasible.empty()) {
     os << "\nClosest layouts that do not fit:\n";

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -101,20 +102,27 @@ URL, "?query", "#fragment" or a bare query. --resolved prints the configuration 
 preset expanded and every default filled, as the core sees it.
 )";
 
-const char *kPlanHelp = R"(usage: ridgeline plan CFG [--top N] [--objective O] [--json]
+const char *kPlanHelp =
+    R"(usage: ridgeline plan CFG [--top N] [--objective O] [--headroom GB] [--json]
 
 Searches every knob of "parallel" that CFG leaves out: tp (powers of two up to a node),
-pp (divisors of the layers), vpp (1, 2, 4), cp and cp_kind (ring, ulysses; only for
-sequences of 16k tokens and more), ep (MoE), zero (0-3), microbatch (1, 2, 4, 8) and
-recompute (none, selective, full); dp follows from the device count. Illegal layouts and
-those that do not fit memory are rejected before timing (counted by class); memory-only
-knobs are timed only where no cheaper fitting choice exists. Plans are ranked by step time
-(training) or time per output token (inference).
+pp (every degree dividing the devices, up to the layer count) with Megatron's stage split
+(the even one, or first and last stages holding fewer layers: Llama 3 405B's 126 layers on
+16 stages run 7, 8 x 14, 7), vpp (every interleaving depth the stages allow, uneven virtual
+stages included), cp and cp_kind (ring, ulysses, usp; sequences of 16k tokens and more),
+ep (MoE), zero (0-3), microbatch (every divisor of the per-replica batch), recompute (none,
+selective, full) and the axis order (pipeline outside or inside data parallelism); dp
+follows from the device count. Illegal layouts are counted by reason; a layout fits when it
+leaves the memory headroom free. Plans are ranked by the objective (training) or time per
+output token (inference); the time/memory Pareto front comes with them.
   --top N         plans to show (default 10)
   --objective O   training: step (default), tokens (tokens/s), time-to-train (needs
                   workload.train_tokens), cost (needs hardware.price_per_hour: cost to train
                   the token budget, or per token without one)
+  --headroom GB   memory each plan leaves free (default 1.5 GB + 5% of HBM: CUDA context,
+                  NCCL buffers, allocator fragmentation)
   --json          {"plans": [estimate + "parallel" + "why", ...], "infeasible": [...],
+                  "pareto": [{layout, parallel, objective, step, memory}, ...], "headroom",
                   "stats": {candidates, evaluated, feasible, rejected, seconds}, ...}; with
                   workload.train_tokens each plan has time_to_train (s), with a price
                   cost.{per_hour, to_train}
@@ -321,7 +329,7 @@ int cmd_plan(const Args &a) {
     std::cout << kPlanHelp;
     return 0;
   }
-  allow_options(a, {"--json", "--top", "--objective"});
+  allow_options(a, {"--json", "--top", "--objective", "--headroom"});
   const json cfg = load_config(one_positional(a, "CFG"));
   const Config c = io::parse_config(cfg);
   PlanOptions o;
@@ -345,6 +353,16 @@ int cmd_plan(const Args &a) {
         std::stoi(v) < 1)
       throw ConfigError("--top", "expected a positive integer, got \"" + v + "\"");
     o.top = std::stoi(v);
+  }
+  if (a.has("--headroom")) {
+    const std::string v = a.options.at("--headroom");
+    char *end = nullptr;
+    const double gb = std::strtod(v.c_str(), &end);
+    if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(gb) || gb < 0 ||
+        gb * 1e9 >= c.hardware.hbm_bytes)
+      throw ConfigError("--headroom",
+                        "expected GB from 0 to below the device's memory, got \"" + v + "\"");
+    o.headroom = gb * 1e9;
   }
   if (c.workload.mode == Mode::serve)
     return shell::run_serve_plan(cfg, static_cast<int>(o.top), a.has("--json"), std::cout);

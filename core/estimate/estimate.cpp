@@ -47,6 +47,19 @@ StageMemory inference_stage(const Config &c, const Layout &l, i64 stage, i64 bat
 
 } // namespace
 
+TrainTotals train_totals(const Config &c, double tokens_per_step, double step, double devices) {
+  TrainTotals t;
+  t.tokens_per_s = tokens_per_step / step;
+  t.cost_per_hour = c.hardware.price_per_hour * devices;
+  // Time and cost to train: whole steps (the last one is a full step too).
+  if (c.workload.train_tokens > 0) {
+    t.train_steps = std::ceil(c.workload.train_tokens / tokens_per_step);
+    t.time_to_train = t.train_steps * step;
+    t.cost_to_train = t.cost_per_hour * t.time_to_train / 3600;
+  }
+  return t;
+}
+
 Estimate estimate(const Config &c, bool with_time) {
   check_supported(c);
   const ModelSpec &m = c.model;
@@ -90,18 +103,16 @@ Estimate estimate(const Config &c, bool with_time) {
     if (with_time) {
       const double devices = static_cast<double>(l.devices());
       Throughput &tp = e.throughput;
-      tp.tokens_per_s = e.tokens_per_step / e.time.step;
+      const TrainTotals tt = train_totals(c, e.tokens_per_step, e.time.step, devices);
+      tp.tokens_per_s = tt.tokens_per_s;
       tp.tflops_per_device = e.model_flops_per_step / (e.time.step * devices);
       tp.hardware_tflops_per_device = e.hardware_flops_per_step / (e.time.step * devices);
       tp.mfu = tp.tflops_per_device / e.time.peak;
       tp.hfu = tp.hardware_tflops_per_device / e.time.peak;
-      // Time and cost to train: whole steps (the last one is a full step too).
-      e.cost_per_hour = c.hardware.price_per_hour * devices;
-      if (w.train_tokens > 0) {
-        e.train_steps = std::ceil(w.train_tokens / e.tokens_per_step);
-        e.time_to_train = e.train_steps * e.time.step;
-        e.cost_to_train = e.cost_per_hour * e.time_to_train / 3600;
-      }
+      e.cost_per_hour = tt.cost_per_hour;
+      e.train_steps = tt.train_steps;
+      e.time_to_train = tt.time_to_train;
+      e.cost_to_train = tt.cost_to_train;
     }
     e.uncertainty = c.hardware.time_uncertainty;
   } else { // inference: one forward over the prompt, then gen_len decode steps

@@ -69,6 +69,15 @@ struct Estimate {
   double cost_per_hour = 0, cost_to_train = 0;
 };
 
+// Rates and totals of a training step of `step` seconds on `devices` devices: tokens/s, and
+// with workload.train_tokens the whole steps to consume them, their time and (with
+// hardware.price_per_hour) their cost.
+struct TrainTotals {
+  double tokens_per_s = 0, train_steps = 0, time_to_train = 0;
+  double cost_per_hour = 0, cost_to_train = 0;
+};
+TrainTotals train_totals(const Config &c, double tokens_per_step, double step, double devices);
+
 // with_time = false stops after memory (the planner's cheap pre-check).
 Estimate estimate(const Config &c, bool with_time = true);
 

@@ -523,7 +523,8 @@ ClusterSpec parse_cluster(const json &j0, const std::string &path) {
                         "expected a boolean or one boolean per torus axis");
     }
   } else {
-    // TPU slices wrap around an axis of full extent (>= 16 on v4/v5p); How to Scale Your Model ch. 2.
+    // TPU slices wrap around an axis of full extent (>= 16 on v4/v5p); How to Scale Your Model
+    // ch. 2.
     for (const i64 a : c.torus_axes)
       c.wraparound.push_back(a >= 16);
   }

@@ -296,8 +296,17 @@ json to_json(const PlanResult &r, double seconds) {
                    {"path", i.path},
                    {"message", i.message},
                    {"overflow_bytes", i.overflow}});
+  json front = json::array();
+  for (const auto &p : r.pareto)
+    front.push_back({{"layout", p.layout},
+                     {"parallel", to_json(p.parallel)},
+                     {"objective", p.objective},
+                     {"step", p.step},
+                     {"memory", p.memory}});
   return {{"plans", plans},
           {"infeasible", inf},
+          {"pareto", front},
+          {"headroom", r.headroom},
           {"rejected", r.rejected},
           {"candidates", r.candidates},
           {"timed", r.timed},

@@ -135,9 +135,9 @@ std::vector<i64> chunk_layer_counts(i64 layers, const Layout &l) {
   const i64 share = middle > 0 ? (layers - l.first_layers - l.last_layers) / middle : 0;
   std::vector<i64> out(static_cast<std::size_t>(l.pp * l.vpp));
   for (i64 j = 0; j < l.pp; ++j) {
-    const i64 n = j == 0 && l.first_layers > 0               ? l.first_layers
+    const i64 n = j == 0 && l.first_layers > 0         ? l.first_layers
                   : j == l.pp - 1 && l.last_layers > 0 ? l.last_layers
-                                                             : share;
+                                                       : share;
     for (i64 k = 0; k < l.vpp; ++k)
       out[static_cast<std::size_t>(k * l.pp + j)] = n / l.vpp + (k < n % l.vpp ? 1 : 0);
   }
@@ -253,8 +253,8 @@ LayoutCheck complete_layout(const Config &c, Layout &l) {
   const bool split = l.first_layers > 0 || l.last_layers > 0;
   if (!l.uneven_pp && !split && m.layers % (l.pp * l.vpp) != 0)
     return fail(F::pipeline, l.vpp > 1 ? "parallel.vpp" : "parallel.pp",
-                "pp " + s(l.pp) + " x vpp " + s(l.vpp) + " does not divide layers " +
-                    s(m.layers) + " (set parallel.uneven_pp to allow uneven stages)");
+                "pp " + s(l.pp) + " x vpp " + s(l.vpp) + " does not divide layers " + s(m.layers) +
+                    " (set parallel.uneven_pp to allow uneven stages)");
   if (l.pp * l.vpp > m.layers)
     return fail(F::pipeline, "parallel.vpp",
                 "pp x vpp = " + s(l.pp * l.vpp) + " exceeds layers " + s(m.layers));
@@ -286,8 +286,8 @@ LayoutCheck complete_layout(const Config &c, Layout &l) {
   } else {
     if (devices % model_par != 0)
       return fail(F::devices, "parallel",
-                  "tp " + s(l.tp) + " x pp " + s(l.pp) + " x cp " + s(l.cp) + " = " +
-                      s(model_par) + " does not divide devices " + s(devices));
+                  "tp " + s(l.tp) + " x pp " + s(l.pp) + " x cp " + s(l.cp) + " = " + s(model_par) +
+                      " does not divide devices " + s(devices));
     l.dp = devices / model_par;
   }
 
@@ -311,8 +311,8 @@ LayoutCheck complete_layout(const Config &c, Layout &l) {
   l.num_micro = batch / (l.dp * l.microbatch);
   if (l.schedule == PpSchedule::interleaved && l.num_micro % l.pp != 0)
     return fail(F::batch, "parallel.microbatch",
-                "interleaving needs micro-batches " + s(l.num_micro) +
-                    " to be a multiple of pp " + s(l.pp));
+                "interleaving needs micro-batches " + s(l.num_micro) + " to be a multiple of pp " +
+                    s(l.pp));
   return {};
 }
 

@@ -1,13 +1,37 @@
 #include "core/planner/planner.hpp"
 
 #include "core/error.hpp"
+#include "core/memory/activations.hpp"
+#include "core/memory/model_states.hpp"
 #include "core/model/params.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <unordered_map>
 
 namespace rl {
+
+double default_headroom(const HardwareSpec &hw) {
+  return 1.5e9 + 0.05 * hw.hbm_bytes;
+}
+
+std::vector<std::pair<i64, i64>> stage_splits(i64 layers, i64 pp) {
+  if (pp < 1 || pp > layers)
+    return {};
+  if (layers % pp == 0)
+    return {{0, 0}};
+  if (pp < 2)
+    return {};
+  const i64 share = (layers + pp - 1) / pp; // the largest stage: ceil(L / pp)
+  const i64 rest = layers - share * (pp - 2);
+  if (rest < 2 || rest > 2 * share)
+    return {};
+  const i64 lo = rest / 2, hi = rest - lo;
+  if (lo == hi)
+    return {{lo, hi}};
+  return {{lo, hi}, {hi, lo}};
+}
 
 namespace {
 
@@ -18,26 +42,32 @@ std::vector<i64> powers_of_two_upto(i64 n) {
   return out;
 }
 
+std::vector<i64> divisors(i64 n) {
+  std::vector<i64> lo, hi;
+  for (i64 d = 1; d * d <= n; ++d)
+    if (n % d == 0) {
+      lo.push_back(d);
+      if (d != n / d)
+        hi.push_back(n / d);
+    }
+  lo.insert(lo.end(), hi.rbegin(), hi.rend());
+  return lo;
+}
+
 template <class T> std::vector<T> one_or(const std::optional<T> &fixed, std::vector<T> free) {
   if (fixed)
     return {*fixed};
   return free;
 }
 
-// Which class of failure a ConfigError from the layout check is.
-std::string failure_kind(const ConfigError &e) {
-  const std::string &m = e.message();
-  if (m.find("heads") != std::string::npos)
-    return "heads";
-  if (e.path() == "parallel.microbatch" || m.find("batch") != std::string::npos)
-    return "batch";
-  return "divisibility";
-}
+const std::vector<std::string> kDefaultOrder{"tp", "cp", "dp", "pp"};
+// Megatron's --use-tp-pp-dp-mapping: pipeline stages inside the data-parallel replicas.
+const std::vector<std::string> kPpInsideDp{"tp", "cp", "pp", "dp"};
 
 // The layout in a line; inference leaves out the training knobs (vpp, ZeRO, micro-batch,
 // recompute).
 std::string describe(const Layout &l, bool train) {
-  char buf[200];
+  char buf[240];
   if (!train) {
     std::snprintf(buf, sizeof buf, "dp%lld tp%lld pp%lld cp%lld ep%lld",
                   static_cast<long long>(l.dp), static_cast<long long>(l.tp),
@@ -45,15 +75,29 @@ std::string describe(const Layout &l, bool train) {
                   static_cast<long long>(l.ep));
     return buf;
   }
-  std::snprintf(buf, sizeof buf, "dp%lld tp%lld pp%lld%s cp%lld ep%lld z%lld mb%lld %s",
-                static_cast<long long>(l.dp), static_cast<long long>(l.tp),
-                static_cast<long long>(l.pp),
-                l.vpp > 1 ? ("v" + std::to_string(l.vpp)).c_str() : "",
+  std::string pp = "pp";
+  pp += std::to_string(l.pp);
+  if (l.first_layers > 0 || l.last_layers > 0) {
+    pp += '[';
+    pp += std::to_string(l.first_layers);
+    pp += "..";
+    pp += std::to_string(l.last_layers);
+    pp += ']';
+  } else if (l.uneven_pp) {
+    pp += "[uneven]";
+  }
+  if (l.vpp > 1) {
+    pp += 'v';
+    pp += std::to_string(l.vpp);
+  }
+  std::snprintf(buf, sizeof buf, "dp%lld tp%lld %s cp%lld ep%lld z%lld mb%lld %s%s",
+                static_cast<long long>(l.dp), static_cast<long long>(l.tp), pp.c_str(),
                 static_cast<long long>(l.cp), static_cast<long long>(l.ep),
                 static_cast<long long>(l.zero), static_cast<long long>(l.microbatch),
                 l.recompute == Recompute::none        ? "no-rc"
                 : l.recompute == Recompute::selective ? "sel-rc"
-                                                      : "full-rc");
+                                                      : "full-rc",
+                l.order == kDefaultOrder ? "" : " pp-inside-dp");
   return buf;
 }
 
@@ -79,27 +123,37 @@ ParallelSpec spec_of(const Layout &l) {
   p.overlap_pp = l.overlap_pp;
   if (l.uneven_pp)
     p.uneven_pp = true;
-  if (l.order != std::vector<std::string>{"tp", "cp", "dp", "pp"})
+  if (l.first_layers > 0)
+    p.first_stage_layers = l.first_layers;
+  if (l.last_layers > 0)
+    p.last_stage_layers = l.last_layers;
+  if (l.order != kDefaultOrder)
     p.order = l.order;
   return p;
 }
 
-// The value plans are ranked by (lower is better).
-double objective_of(const Estimate &e, Objective o) {
-  if (e.mode != Mode::train)
-    return e.serving.tpot;
+// The value plans are ranked by (lower is better), from a training step of `step` seconds.
+double train_objective(const Config &c, double tokens_per_step, double step, double devices,
+                       Objective o) {
+  const TrainTotals t = train_totals(c, tokens_per_step, step, devices);
   switch (o) {
   case Objective::tokens:
-    return 1 / e.throughput.tokens_per_s; // s per token: the same order as tokens/s, reversed
+    return 1 / t.tokens_per_s; // s per token: the same order as tokens/s, reversed
   case Objective::time_to_train:
-    return e.time_to_train;
+    return t.time_to_train;
   case Objective::cost:
-    return e.cost_to_train > 0 ? e.cost_to_train
-                               : e.cost_per_hour / 3600 / e.throughput.tokens_per_s;
+    return t.cost_to_train > 0 ? t.cost_to_train : t.cost_per_hour / 3600 / t.tokens_per_s;
   case Objective::step:
     break;
   }
-  return e.time.step;
+  return step;
+}
+
+double objective_of(const Config &c, const Estimate &e, Objective o) {
+  if (e.mode != Mode::train)
+    return e.serving.tpot;
+  return train_objective(c, e.tokens_per_step, e.time.step, static_cast<double>(e.layout.devices()),
+                         o);
 }
 
 // The largest time component by which plan a beats plan b.
@@ -125,15 +179,52 @@ std::string why_better(const Plan &a, const Plan &b, Objective o) {
   return buf;
 }
 
+// Everything the per-layer costs (LayerTimes) depend on besides the configuration.
+struct TimesKey {
+  i64 tp, cp, ulysses, ring, ep, mb, dp3, s_tp, s_cp, s_dp;
+  int rc;
+  bool sp, flash, overlap_tp;
+  bool operator==(const TimesKey &o) const {
+    return tp == o.tp && cp == o.cp && ulysses == o.ulysses && ring == o.ring && ep == o.ep &&
+           mb == o.mb && dp3 == o.dp3 && s_tp == o.s_tp && s_cp == o.s_cp && s_dp == o.s_dp &&
+           rc == o.rc && sp == o.sp && flash == o.flash && overlap_tp == o.overlap_tp;
+  }
+};
+struct TimesKeyHash {
+  std::size_t operator()(const TimesKey &k) const {
+    std::size_t h = 1469598103934665603ull;
+    for (const i64 v : {k.tp, k.cp, k.ulysses, k.ring, k.ep, k.mb, k.dp3, k.s_tp, k.s_cp, k.s_dp,
+                        static_cast<i64>(k.rc), static_cast<i64>(k.sp), static_cast<i64>(k.flash),
+                        static_cast<i64>(k.overlap_tp)})
+      h = (h ^ static_cast<std::size_t>(v)) * 1099511628211ull;
+    return h;
+  }
+};
+
 } // namespace
 
 struct PlanSearch::Group {
-  i64 tp, pp, cp;
+  i64 tp, cp;
   CpKind kind;
-  i64 ep, vpp, mb;
+  i64 ulysses, ep, pp, first, last;
+  bool uneven;
+  bool pp_inside_dp;
+  i64 dp;
+  std::vector<i64> vpps, mbs;
 };
 
-PlanSearch::PlanSearch(const Config &c, const PlanOptions &o) : c_(c), o_(o) {
+struct PlanSearch::Kept {
+  Layout l;
+  double objective = 0, step = 0, memory = 0;
+};
+
+struct PlanSearch::Cache {
+  std::unordered_map<TimesKey, std::pair<LayerTimes, LayerTimes>, TimesKeyHash> times;
+  std::vector<std::pair<double, Layout>> misses; // closest to fitting, by overflow
+};
+
+PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
+    : c_(c), o_(o), cache_(std::make_unique<Cache>()) {
   const ModelSpec &m = c.model;
   const ParallelSpec &fixed = c.parallel;
   train_ = c.workload.mode == Mode::train;
@@ -147,7 +238,10 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o) : c_(c), o_(o) {
                       "is required to rank by time to train (the tokens of the run)");
   if (o.objective == Objective::cost && c.hardware.price_per_hour <= 0)
     throw ConfigError("hardware.price_per_hour", "is required to rank by cost ($ per device-hour)");
+  if (c.model.family == ModelFamily::stdit3 || c.hardware.kind == HardwareKind::tx8)
+    estimate(c, false); // its own ConfigError: tx8 and video are `ridgeline tx8`'s
   r_.objective = o.objective;
+  r_.headroom = o.headroom >= 0 ? o.headroom : default_headroom(c.hardware);
   PlanResult &r = r_;
   const bool train = train_;
   const i64 devices = c.cluster.devices;
@@ -158,8 +252,10 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o) : c_(c), o_(o) {
     if (free)
       r.free_knobs.push_back(k);
   };
+  const bool split_free = !fixed.uneven_pp && !fixed.first_stage_layers && !fixed.last_stage_layers;
   note_free("tp", !fixed.tp);
   note_free("pp", !fixed.pp);
+  note_free("stage split", split_free);
   note_free("vpp", !fixed.vpp && train);
   note_free("cp", !fixed.cp);
   note_free("cp_kind", !fixed.cp_kind);
@@ -167,56 +263,120 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o) : c_(c), o_(o) {
   note_free("zero", !fixed.zero && train);
   note_free("microbatch", !fixed.microbatch && train);
   note_free("recompute", !fixed.recompute && train);
+  note_free("order", !fixed.order);
 
+  // The model must be countable at all (ConfigError otherwise), once, before the search.
+  model_params(m);
   const auto tps = one_or(fixed.tp, powers_of_two_upto(tp_cap));
-  std::vector<i64> pp_free;
-  for (i64 p = 1; p <= std::min<i64>(m.layers, 64); ++p)
-    if (m.layers % p == 0 && devices % p == 0)
-      pp_free.push_back(p);
-  const auto pps = one_or(fixed.pp, pp_free);
   const i64 seq = train ? c.workload.seq_len : c.workload.prompt_len;
   std::vector<i64> cp_free{1};
   if (seq >= 16384) // context parallelism pays only for long sequences
-    for (i64 v = 2; v <= 16; v *= 2)
+    for (i64 v = 2; v <= (seq >= 65536 ? 32 : 16); v *= 2)
       cp_free.push_back(v);
   const auto cps = one_or(fixed.cp, cp_free);
-  const auto kinds = one_or(fixed.cp_kind, std::vector<CpKind>{CpKind::ring, CpKind::ulysses});
+  const auto kinds =
+      one_or(fixed.cp_kind, std::vector<CpKind>{CpKind::ring, CpKind::ulysses, CpKind::usp});
   std::vector<i64> ep_free{1};
   if (m.moe)
     for (i64 v = 2; v <= m.moe->experts; v *= 2)
       if (m.moe->experts % v == 0)
         ep_free.push_back(v);
   const auto eps = one_or(fixed.ep, ep_free);
-  // Interleaving is a training schedule: inference runs one chunk per stage.
-  const auto vpps = one_or(fixed.vpp, train ? std::vector<i64>{1, 2, 4} : std::vector<i64>{1});
   zeros_ = one_or(fixed.zero, train ? std::vector<i64>{0, 1, 2, 3} : std::vector<i64>{0});
-  const auto mbs =
-      one_or(fixed.microbatch, train ? std::vector<i64>{1, 2, 4, 8} : std::vector<i64>{1});
   rcs_ =
       one_or(fixed.recompute,
              train ? std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full}
                    : std::vector<Recompute>{Recompute::none});
+  const i64 batch = train ? c.workload.global_batch : c.workload.batch;
 
-  // The model must be countable at all (ConfigError otherwise), once, before the search.
-  model_params(m);
-  unit_ = 1 + m.layers;
-  // Every (tp, pp, cp, kind, ep, vpp, micro-batch) in search order, before any estimate, so a
-  // cut search can say what it skipped; ZeRO and recompute vary inside each.
+  // Every (tp, cp, kind, ulysses, ep, pp, split, order) in search order, each with the vpp
+  // and micro-batch values its stages and batch allow, before any evaluation, so a cut
+  // search can say what it skipped; ZeRO and recompute vary inside each.
+  const i64 inner = static_cast<i64>(zeros_.size() * rcs_.size());
   for (const i64 tp : tps)
-    for (const i64 pp : pps)
-      for (const i64 cp : cps)
-        for (const CpKind kind : kinds) {
-          if (cp == 1 && kind != kinds.front())
-            continue; // the kind does not matter without context parallelism
-          for (const i64 ep : eps)
-            for (const i64 vpp : vpps) {
-              if (pp == 1 && vpp > 1)
-                continue;
-              for (const i64 mb : mbs)
-                groups_.push_back({tp, pp, cp, kind, ep, vpp, mb});
-            }
+    for (const i64 cp : cps)
+      for (const CpKind kind : kinds) {
+        if (cp == 1 && kind != kinds.front())
+          continue; // the kind does not matter without context parallelism
+        std::vector<i64> ulys{1};
+        if (kind == CpKind::usp) {
+          if (fixed.ulysses)
+            ulys = {*fixed.ulysses};
+          else if (cp >= 4) {
+            ulys.clear();
+            for (i64 u = 2; u < cp; u *= 2)
+              ulys.push_back(u);
+          } else {
+            continue; // USP needs both parts
+          }
         }
-  r.space = static_cast<i64>(groups_.size() * zeros_.size() * rcs_.size());
+        for (const i64 u : ulys)
+          for (const i64 ep : eps) {
+            std::vector<i64> pps;
+            if (fixed.pp)
+              pps = {*fixed.pp};
+            else
+              for (i64 p = 1; p <= std::min(m.layers, devices); ++p)
+                if (devices % (tp * cp * p) == 0)
+                  pps.push_back(p);
+            for (const i64 pp : pps) {
+              const i64 model_par = tp * cp * pp;
+              if (model_par <= 0 || devices % model_par != 0)
+                continue;
+              const i64 dp = devices / model_par;
+              if (fixed.dp && *fixed.dp != dp)
+                continue;
+              std::vector<std::pair<i64, i64>> splits;
+              bool uneven = false;
+              if (fixed.first_stage_layers || fixed.last_stage_layers)
+                splits = {
+                    {fixed.first_stage_layers.value_or(0), fixed.last_stage_layers.value_or(0)}};
+              else if (fixed.uneven_pp && *fixed.uneven_pp) {
+                splits = {{0, 0}};
+                uneven = true;
+              } else {
+                splits = stage_splits(m.layers, pp);
+                if (splits.empty() && pp <= m.layers) { // no Megatron split: the front-loaded one
+                  splits = {{0, 0}};
+                  uneven = m.layers % pp != 0;
+                }
+              }
+              std::vector<i64> mbs;
+              if (fixed.microbatch)
+                mbs = {*fixed.microbatch};
+              else if (train && batch % dp == 0)
+                mbs = divisors(batch / dp);
+              else
+                mbs = {1};
+              for (const auto &[first, last] : splits) {
+                std::vector<i64> vpps;
+                if (fixed.vpp)
+                  vpps = {*fixed.vpp};
+                else if (!train || pp == 1)
+                  vpps = {1};
+                else if (first == 0 && last == 0 && !uneven)
+                  vpps = divisors(m.layers / pp);
+                else if (first == 0 && last == 0) // front-loaded uneven chunks
+                  for (i64 v = 1; v * pp <= m.layers; ++v)
+                    vpps.push_back(v);
+                else {
+                  const i64 share = (m.layers - first - last) / std::max<i64>(pp - 2, 1);
+                  const i64 fewest = std::min(
+                      {first > 0 ? first : share, last > 0 ? last : share, pp > 2 ? share : first});
+                  for (i64 v = 1; v <= fewest; ++v)
+                    vpps.push_back(v);
+                }
+                for (const bool inside : {false, true}) {
+                  if (inside && (fixed.order || pp == 1 || dp == 1))
+                    continue;
+                  Group g{tp, cp, kind, u, ep, pp, first, last, uneven, inside, dp, vpps, mbs};
+                  r.space += static_cast<i64>(vpps.size() * mbs.size()) * inner;
+                  groups_.push_back(std::move(g));
+                }
+              }
+            }
+          }
+      }
 }
 
 PlanSearch::~PlanSearch() = default;
@@ -227,81 +387,159 @@ double PlanSearch::progress() const {
   return r_.space > 0 ? static_cast<double>(r_.candidates) / static_cast<double>(r_.space) : 1.0;
 }
 
+void PlanSearch::keep(const Layout &l, double objective, double step, double memory) {
+  // The best `top` by the objective (the first found wins a tie).
+  const std::size_t top = static_cast<std::size_t>(std::max<i64>(o_.top, 0));
+  // A layout that times and fits exactly as one already kept (e.g. another axis order on
+  // links of the same speed) is the same plan to the model: the first found stays.
+  const bool tie = std::any_of(kept_.begin(), kept_.end(), [&](const Kept &k) {
+    return k.objective == objective && k.memory == memory;
+  });
+  if (!tie && (kept_.size() < top || (top > 0 && objective < kept_.back().objective))) {
+    const auto at = std::upper_bound(kept_.begin(), kept_.end(), objective,
+                                     [](double v, const Kept &k) { return v < k.objective; });
+    kept_.insert(at, Kept{l, objective, step, memory});
+    if (kept_.size() > top)
+      kept_.pop_back();
+  }
+  // The time/memory front.
+  for (const Kept &k : front_)
+    if (k.objective <= objective && k.memory <= memory)
+      return;
+  front_.erase(
+      std::remove_if(front_.begin(), front_.end(),
+                     [&](const Kept &k) { return objective <= k.objective && memory <= k.memory; }),
+      front_.end());
+  front_.push_back(Kept{l, objective, step, memory});
+}
+
+void PlanSearch::evaluate(const Group &g, Layout &l) {
+  ++r_.candidates;
+  const LayoutCheck chk = complete_layout(c_, l);
+  if (!chk.ok()) {
+    ++r_.rejected[name_of(chk.fault)];
+    return;
+  }
+  const ModelSpec &m = c_.model;
+  double memory = 0, step = 0, objective = 0;
+  if (train_) {
+    const double s = static_cast<double>(c_.workload.seq_len);
+    const std::vector<StageLayerCount> mix = stage_layer_mix(m, l);
+    for (i64 j = 0; j < l.pp; ++j) {
+      const StageLayerCount &n = mix[static_cast<std::size_t>(j)];
+      const double total =
+          training_states(stage_params(m, l, j, n), l, c_.workload.fp32_grads).total() +
+          stage_activations(m, l, j, s, n).total();
+      memory = std::max(memory, total);
+    }
+    if (memory + r_.headroom > c_.hardware.hbm_bytes) {
+      ++r_.rejected["memory"];
+      auto &miss = cache_->misses;
+      const double over = memory + r_.headroom - c_.hardware.hbm_bytes;
+      const std::size_t cap = static_cast<std::size_t>(std::max<i64>(o_.infeasible, 0));
+      if (miss.size() < cap || (cap > 0 && over < miss.back().first)) {
+        miss.insert(std::upper_bound(miss.begin(), miss.end(), over,
+                                     [](double v, const auto &x) { return v < x.first; }),
+                    {over, l});
+        if (miss.size() > cap)
+          miss.pop_back();
+      }
+      return;
+    }
+    const i64 s_tp = axis_stride(l, "tp"), s_cp = axis_stride(l, "cp"), s_dp = axis_stride(l, "dp");
+    const TimesKey key{l.tp,
+                       l.cp,
+                       l.ulysses,
+                       l.ring,
+                       l.ep,
+                       l.microbatch,
+                       l.zero >= 3 ? l.dp : 0,
+                       s_tp,
+                       s_cp,
+                       s_dp,
+                       static_cast<int>(l.recompute),
+                       l.sp,
+                       l.flash,
+                       l.overlap_tp};
+    auto it = cache_->times.find(key);
+    if (it == cache_->times.end())
+      it = cache_->times
+               .emplace(key, std::make_pair(layer_times(c_, l, false),
+                                            m.moe ? layer_times(c_, l, true) : LayerTimes{}))
+               .first;
+    step = step_time_from(c_, l, it->second.first, it->second.second, mix).step;
+    const double tokens =
+        static_cast<double>(c_.workload.global_batch) * static_cast<double>(c_.workload.seq_len);
+    objective = train_objective(c_, tokens, step, static_cast<double>(l.devices()), o_.objective);
+  } else {
+    Config x = c_;
+    x.parallel = spec_of(l);
+    const Estimate e = estimate(x, true);
+    memory = e.memory.total;
+    if (memory + r_.headroom > c_.hardware.hbm_bytes) {
+      ++r_.rejected["memory"];
+      auto &miss = cache_->misses;
+      miss.push_back({memory + r_.headroom - c_.hardware.hbm_bytes, l});
+      std::sort(miss.begin(), miss.end(),
+                [](const auto &a, const auto &b) { return a.first < b.first; });
+      if (static_cast<i64>(miss.size()) > o_.infeasible)
+        miss.pop_back();
+      return;
+    }
+    objective = step = e.serving.tpot;
+  }
+  ++r_.feasible;
+  ++r_.timed;
+  (void)g;
+  keep(l, objective, step, memory);
+}
+
 bool PlanSearch::step(i64 units) {
   const ParallelSpec &fixed = c_.parallel;
-  const i64 stop_at = r_.work + std::max<i64>(units, unit_);
+  const i64 stop_at = r_.work + std::max<i64>(units, 1);
+  Layout base;
+  base.flash = fixed.flash_attention.value_or(true);
+  base.overlap_tp = fixed.overlap_tp.value_or(false);
+  base.overlap_dp = fixed.overlap_dp.value_or(true);
+  base.overlap_pp = fixed.overlap_pp.value_or(false);
+  if (fixed.order)
+    base.order = *fixed.order;
   while (!done_ && next_ < groups_.size()) {
     if (r_.work >= stop_at)
       return false;
     const Group &g = groups_[next_];
-    // Recompute only adds time, and ZeRO-2 times exactly as ZeRO-1 (the same reduce-scatter +
-    // all-gather): time a fitting combination only when no fitting one with less recompute
-    // and the same ZeRO time class exists.
-    std::vector<std::pair<i64, Recompute>> fitting;
-    for (const i64 z : zeros_)
-      for (const Recompute rc : rcs_) {
-        if (r_.work + unit_ > o_.budget) {
-          done_ = true; // the budget ran out: what is left is reported as skipped
-          return true;
-        }
-        r_.work += unit_;
-        ++r_.candidates;
-        Config x = c_;
-        ParallelSpec &p = x.parallel;
-        if (!fixed.dp)
-          p.dp.reset();
-        p.tp = g.tp;
-        p.pp = g.pp;
-        p.cp = g.cp;
-        p.cp_kind = g.kind;
-        p.ep = g.ep;
-        p.vpp = g.vpp;
-        p.zero = z;
-        p.microbatch = g.mb;
-        p.recompute = rc;
-        if (!fixed.sp)
-          p.sp = g.tp > 1;
-        if (!fixed.pp_schedule)
-          p.pp_schedule.reset();
-        Estimate e;
-        try {
-          e = estimate(x, false);
-        } catch (const ConfigError &err) {
-          ++r_.rejected[failure_kind(err)];
-          continue;
-        }
-        if (!e.memory.fits) {
-          ++r_.rejected["memory"];
-          Infeasible inf;
-          inf.parallel = spec_of(e.layout);
-          inf.kind = "memory";
-          inf.path = "memory";
-          inf.overflow = e.memory.total - e.memory.capacity;
-          char buf[200];
-          std::snprintf(buf, sizeof buf, "%s needs %.1f GB per device > %.1f GB",
-                        describe(e.layout, train_).c_str(), e.memory.total / 1e9,
-                        e.memory.capacity / 1e9);
-          inf.message = buf;
-          infeasible_.push_back(inf);
-          continue;
-        }
-        ++r_.feasible;
-        bool dominated = false;
-        auto time_class = [](i64 zero) { return zero == 2 ? i64{1} : zero; };
-        for (const auto &[fz, frc] : fitting)
-          dominated = dominated || (time_class(fz) == time_class(z) && frc <= rc);
-        if (dominated) {
-          ++r_.rejected["dominated"];
-          continue;
-        }
-        fitting.push_back({z, rc});
-        ++r_.timed;
-        Plan pl;
-        pl.estimate = estimate(x, true);
-        pl.parallel = spec_of(pl.estimate.layout);
-        pl.objective = objective_of(pl.estimate, o_.objective);
-        plans_.push_back(std::move(pl));
-      }
+    const i64 unit = 1 + (train_ ? g.pp : c_.model.layers);
+    Layout l = base;
+    if (g.pp_inside_dp)
+      l.order = kPpInsideDp;
+    for (const i64 vpp : g.vpps)
+      for (const i64 mb : g.mbs)
+        for (const i64 z : zeros_)
+          for (const Recompute rc : rcs_) {
+            if (r_.work + unit > o_.budget) {
+              done_ = true; // the budget ran out: what is left is reported as skipped
+              return true;
+            }
+            r_.work += unit;
+            l.tp = g.tp;
+            l.cp = g.cp;
+            l.cp_kind = g.kind;
+            l.ulysses = g.ulysses;
+            l.ep = g.ep;
+            l.pp = g.pp;
+            l.first_layers = g.first;
+            l.last_layers = g.last;
+            l.uneven_pp = g.uneven;
+            l.vpp = vpp;
+            l.microbatch = mb;
+            l.zero = z;
+            l.recompute = rc;
+            l.sp = fixed.sp.value_or(g.tp > 1);
+            l.schedule = fixed.pp_schedule.value_or(vpp > 1 ? PpSchedule::interleaved
+                                                            : PpSchedule::one_f_one_b);
+            l.dp = fixed.dp.value_or(0);
+            evaluate(g, l);
+          }
     ++next_;
   }
   done_ = true;
@@ -311,21 +549,44 @@ bool PlanSearch::step(i64 units) {
 PlanResult PlanSearch::result() const {
   PlanResult r = r_;
   r.skipped = r.space - r.candidates;
-  std::vector<Plan> plans = plans_;
-  std::sort(plans.begin(), plans.end(),
-            [](const Plan &a, const Plan &b) { return a.objective < b.objective; });
-  if (static_cast<i64>(plans.size()) > o_.top)
-    plans.resize(static_cast<std::size_t>(o_.top));
-  for (std::size_t i = 0; i < plans.size(); ++i)
-    plans[i].why = i + 1 < plans.size() ? why_better(plans[i], plans[i + 1], o_.objective)
-                                        : std::string("the last plan shown");
-  std::vector<Infeasible> infeasible = infeasible_;
-  std::sort(infeasible.begin(), infeasible.end(),
-            [](const Infeasible &a, const Infeasible &b) { return a.overflow < b.overflow; });
-  if (static_cast<i64>(infeasible.size()) > o_.infeasible)
-    infeasible.resize(static_cast<std::size_t>(o_.infeasible));
-  r.plans = std::move(plans);
-  r.infeasible = std::move(infeasible);
+  // The plans shown get the full, explaining estimate (the same numbers as the fast path).
+  auto full = [&](const Layout &l) {
+    Config x = c_;
+    x.parallel = spec_of(l);
+    return estimate(x, true);
+  };
+  for (const Kept &k : kept_) {
+    Plan pl;
+    pl.estimate = full(k.l);
+    pl.parallel = spec_of(pl.estimate.layout);
+    pl.objective = objective_of(c_, pl.estimate, o_.objective);
+    pl.searched_step = k.step;
+    pl.searched_memory = k.memory;
+    r.plans.push_back(std::move(pl));
+  }
+  for (std::size_t i = 0; i < r.plans.size(); ++i)
+    r.plans[i].why = i + 1 < r.plans.size() ? why_better(r.plans[i], r.plans[i + 1], o_.objective)
+                                            : std::string("the last plan shown");
+  for (const auto &[over, l] : cache_->misses) {
+    Infeasible inf;
+    inf.parallel = spec_of(l);
+    inf.kind = "memory";
+    inf.path = "memory";
+    inf.overflow = over;
+    const double need = over + c_.hardware.hbm_bytes - r_.headroom;
+    char buf[300];
+    std::snprintf(
+        buf, sizeof buf, "%s needs %.1f GB per device > %.1f GB (%.1f GB less %.1f GB headroom)",
+        describe(l, train_).c_str(), need / 1e9, (c_.hardware.hbm_bytes - r_.headroom) / 1e9,
+        c_.hardware.hbm_bytes / 1e9, r_.headroom / 1e9);
+    inf.message = buf;
+    r.infeasible.push_back(std::move(inf));
+  }
+  std::vector<Kept> front = front_;
+  std::sort(front.begin(), front.end(),
+            [](const Kept &a, const Kept &b) { return a.objective < b.objective; });
+  for (const Kept &k : front)
+    r.pareto.push_back({spec_of(k.l), describe(k.l, train_), k.objective, k.step, k.memory});
   return r;
 }
 

@@ -1,23 +1,34 @@
 // ridgeline planner: search every parallel knob the configuration leaves free (DP/ZeRO,
-// TP + Megatron-SP, PP with 1F1B or interleaving, ring/Ulysses context parallelism, EP,
-// micro-batch, recompute), prune by legality and memory before timing, rank by step time
-// (training) or time per output token (inference), and say why each plan wins and why the
-// best infeasible ones fail.
+// TP + Megatron-SP, every PP degree with Megatron's uneven first/last stages, every
+// interleaving depth the stages allow, ring/Ulysses/USP context parallelism, EP, every
+// micro-batch dividing the per-replica batch, recompute, the DP/PP axis order), check
+// legality as values and memory with a headroom before timing, rank by the objective, keep
+// the time/memory Pareto front, and say why each plan wins and why the best infeasible ones
+// fail. Training layouts are timed by the fast evaluator (per-layer-type costs shared by the
+// layouts that differ only in pp, vpp, dp or ZeRO); only the plans returned get the full,
+// explaining estimate, whose numbers are the same.
 #pragma once
 
 #include "core/config.hpp"
 #include "core/estimate/estimate.hpp"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace rl {
 
-// Bounded work (a count, no clock): each candidate costs one unit per model layer (the
-// estimate walks the layers); the search stops when the next one would pass the budget
-// and reports how many it never looked at. The default keeps a search near 1 s natively.
+// Bounded work (a count, no clock): each training candidate costs one unit plus one per
+// pipeline stage (the evaluator walks the stages); an inference candidate one per model layer
+// (the full estimate). The search stops when the next one would pass the budget and reports
+// how many it never looked at. The default keeps every search near 1 s natively.
 constexpr i64 kPlanBudget = 4'000'000;
+
+// Memory a plan must leave free to count as fitting (bytes): the CUDA context and library
+// workspaces (cuBLAS, NCCL buffers) outside PyTorch's allocator, about 1.5 GB, plus 5% of HBM
+// for the caching allocator's fragmentation (docs/formulas.md "Memory headroom").
+double default_headroom(const HardwareSpec &hw);
 
 // What the plans are ranked by. Training: step time, tokens/s, time to train
 // workload.train_tokens, or cost (to train it, or per token without a token budget; needs
@@ -29,13 +40,24 @@ struct PlanOptions {
   i64 infeasible = 5; // best infeasible candidates returned (closest to fitting)
   i64 budget = kPlanBudget;
   Objective objective = Objective::step;
+  double headroom = -1; // bytes a plan leaves free; < 0: default_headroom(hardware)
+};
+
+// A layout on the time/memory front: no other feasible layout is both faster (by the
+// objective) and smaller.
+struct ParetoPoint {
+  ParallelSpec parallel;
+  std::string layout; // in a line
+  double objective = 0, step = 0, memory = 0;
 };
 
 struct Plan {
   ParallelSpec parallel; // every knob decided
   Estimate estimate;
   double objective = 0; // step s, s per token, s to train, or $ (train); TPOT s (infer)
-  std::string why;      // what it wins on
+  // As the search's fast evaluator found them (equal to estimate's, tested).
+  double searched_step = 0, searched_memory = 0;
+  std::string why; // what it wins on
 };
 
 struct Infeasible {
@@ -51,14 +73,23 @@ struct PlanResult {
   std::vector<Infeasible> infeasible;
   std::map<std::string, i64> rejected; // by kind
   Objective objective = Objective::step;
-  i64 feasible = 0;   // legal layouts that fit (timed or dominated)
-  i64 candidates = 0; // layouts enumerated
-  i64 timed = 0;      // layouts that reached the step-time model
-  i64 space = 0;      // layouts the free knobs allow (counted first)
-  i64 skipped = 0;    // of those, never looked at: the budget ran out
-  i64 work = 0;       // budget units spent
+  i64 feasible = 0;    // legal layouts that fit (timed or dominated)
+  i64 candidates = 0;  // layouts enumerated
+  i64 timed = 0;       // layouts that reached the step-time model
+  i64 space = 0;       // layouts the free knobs allow (counted first)
+  i64 skipped = 0;     // of those, never looked at: the budget ran out
+  i64 work = 0;        // budget units spent
+  double headroom = 0; // bytes each plan leaves free
   std::vector<std::string> free_knobs;
+  std::vector<ParetoPoint> pareto; // time/memory front, fastest first
 };
+
+// Megatron's stage splits of `layers` over pp stages: (0, 0) for the even split when pp
+// divides the layers; otherwise the first and last stages hold fewer layers
+// (--decoder-first/last-pipeline-num-layers) and the pp - 2 others ceil(L/pp) each, the
+// remainder halved between first and last (both ways when odd): Llama 3 405B's 126 layers
+// on 16 stages give (7, 7). Empty when no such split exists.
+std::vector<std::pair<i64, i64>> stage_splits(i64 layers, i64 pp);
 
 PlanResult plan(const Config &c, const PlanOptions &o = {});
 
@@ -79,17 +110,22 @@ public:
 
 private:
   struct Group;
+  struct Kept;
+  struct Cache;
+  void evaluate(const Group &g, Layout &l);
+  void keep(const Layout &l, double objective, double step, double memory);
   Config c_;
   PlanOptions o_;
   bool train_ = true, done_ = false;
-  i64 unit_ = 1;
   std::vector<i64> zeros_;
   std::vector<Recompute> rcs_;
   std::vector<Group> groups_;
   std::size_t next_ = 0;
   PlanResult r_;
-  std::vector<Plan> plans_;
+  std::vector<Kept> kept_;  // the best `top` so far
+  std::vector<Kept> front_; // time/memory front so far
   std::vector<Infeasible> infeasible_;
+  std::unique_ptr<Cache> cache_;
 };
 
 } // namespace rl

@@ -217,4 +217,38 @@ std::vector<CompareRow> compare_rows(const std::vector<ReportRow> &before,
   return out;
 }
 
+std::string pp_label(const Layout &l, i64 layers) {
+  std::string out = std::to_string(l.pp);
+  if (l.first_layers > 0 || l.last_layers > 0) {
+    const i64 set = (l.first_layers > 0 ? 1 : 0) + (l.last_layers > 0 ? 1 : 0);
+    const i64 middle = l.pp - set;
+    const i64 share = middle > 0 ? (layers - l.first_layers - l.last_layers) / middle : 0;
+    const i64 first = l.first_layers > 0 ? l.first_layers : share;
+    const i64 last = l.last_layers > 0 ? l.last_layers : share;
+    out += ": ";
+    out += std::to_string(first);
+    if (l.pp > 2) {
+      out += '|';
+      out += std::to_string(share);
+    }
+    out += '|';
+    out += std::to_string(last);
+  } else if (l.uneven_pp && layers % (l.pp * l.vpp) != 0) {
+    out += " uneven";
+  }
+  return out;
+}
+
+std::string order_label(const Layout &l) {
+  if (l.order == std::vector<std::string>{"tp", "cp", "dp", "pp"})
+    return "";
+  std::string o;
+  for (const auto &a : l.order) {
+    if (!o.empty())
+      o += '-';
+    o += a;
+  }
+  return o;
+}
+
 } // namespace rl

@@ -35,6 +35,12 @@ struct ReportRow {
 };
 
 std::vector<ReportRow> report_rows(const Estimate &e);
+
+// A layout's pipeline in a cell: "16" (even), "16: 7|8|7" (Megatron's first|other|last
+// stage layers), "5 uneven" (the first L % p stages one layer more).
+std::string pp_label(const Layout &l, i64 layers);
+// The axis order in words when it is not the default tp-cp-dp-pp ("" otherwise).
+std::string order_label(const Layout &l);
 std::vector<ReportRow> report_rows(const ServeResult &r);
 std::vector<ReportRow> report_rows(const tx8::Tx8Result &r);
 

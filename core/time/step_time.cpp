@@ -263,8 +263,7 @@ struct Model {
       const double fwd = static_cast<double>(l.ring - 1) * p.time;
       const double fe = std::max(0.0, fwd - attn), be = std::max(0.0, 2 * fwd - 2 * attn);
       if (acc)
-        acc->add("ring_cp", p, count * 3 * static_cast<double>(l.ring - 1),
-                 count * mb * (fe + be));
+        acc->add("ring_cp", p, count * 3 * static_cast<double>(l.ring - 1), count * mb * (fe + be));
       fwd_exposed += fe;
       bwd_exposed += be;
     }
@@ -282,8 +281,7 @@ struct Model {
 
   // ZeRO-3: gather each layer's weights forward and backward, reduce-scatter its gradients,
   // per micro-batch; prefetched, so only what exceeds the layer's compute is exposed.
-  std::pair<double, double> zero3(bool moe, double fwd_compute, double count,
-                                  CommAcc *acc) const {
+  std::pair<double, double> zero3(bool moe, double fwd_compute, double count, CommAcc *acc) const {
     if (l.zero < 3 || l.dp * l.cp == 1)
       return {0, 0};
     const StageParams lp = layer_params_per_device(c.model, moe, l.tp, l.ep);
@@ -422,8 +420,8 @@ StepTime step_time_from(const Config &c, const Layout &l, const LayerTimes &dens
   const double t_mb = st.t_fwd + st.t_bwd;
   st.bubble = l.schedule == PpSchedule::gpipe ? (p - 1) * t_mb : (p - 1) / v * t_mb;
 
-  const StageParams sp = stage_params(c.model, l, st.slowest_stage,
-                                      mix[static_cast<std::size_t>(st.slowest_stage)]);
+  const StageParams sp =
+      stage_params(c.model, l, st.slowest_stage, mix[static_cast<std::size_t>(st.slowest_stage)]);
   const double dp_exposed = md.dp_sync(sp, st.t_fwd, st.t_bwd, nullptr);
   // Adam over this device's (sharded) parameters, memory-bound.
   const double shard_dense = l.zero >= 1 ? static_cast<double>(l.dp * l.cp) : 1.0;
@@ -433,8 +431,8 @@ StepTime step_time_from(const Config &c, const Layout &l, const LayerTimes &dens
   // Per-layer and pipeline exposure, per micro-batch on the slowest stage, over the step.
   const StageLayerCount &n = mix[static_cast<std::size_t>(st.slowest_stage)];
   const double nd = static_cast<double>(n.dense), nm = static_cast<double>(n.moe);
-  st.comm_exposed = dp_exposed + mb * (nd * (dense.fwd + dense.bwd) + nm * (moe.fwd + moe.bwd)) +
-                    2 * mb * send;
+  st.comm_exposed =
+      dp_exposed + mb * (nd * (dense.fwd + dense.bwd) + nm * (moe.fwd + moe.bwd)) + 2 * mb * send;
   st.step = st.compute + st.comm_exposed + st.bubble + st.optimizer;
   return st;
 }
@@ -443,8 +441,8 @@ StepTime training_step_time(const Config &c, const Layout &l) {
   const ModelSpec &m = c.model;
   const WorkloadSpec &w = c.workload;
   const Model md(c, l);
-  const std::vector<OpCost> dense_ops = layer_ops(m, false, l, md.s, c.hardware, w.precision,
-                                                  w.causal_skip);
+  const std::vector<OpCost> dense_ops =
+      layer_ops(m, false, l, md.s, c.hardware, w.precision, w.causal_skip);
   std::vector<OpCost> moe_ops;
   if (m.moe)
     moe_ops = layer_ops(m, true, l, md.s, c.hardware, w.precision, w.causal_skip);
