@@ -46,6 +46,17 @@ int main(int argc, char **argv) {
   });
   rl::PlanResult pr;
   const double plan_us = time_per_call_us(5, [&] { pr = rl::plan(free); });
+  // The planner's full space on the two largest production runs (Llama 3 405B on 16,384
+  // H100; DeepSeek-V3 on 2,048 H800), every knob free.
+  const rl::Config l405 = rl::io::parse_config(nlohmann::json::parse(
+      R"({"model": "llama3-405b", "hardware": "h100-sxm", "cluster": {"base": "dgx-h100",
+          "devices": 16384}, "workload": {"mode": "train", "global_batch": 2048, "seq_len": 8192}})"));
+  const rl::Config dsv3 = rl::io::parse_config(nlohmann::json::parse(
+      R"({"model": "deepseek-v3", "hardware": "h800", "cluster": {"base": "dgx-h100",
+          "devices": 2048}, "workload": {"mode": "train", "global_batch": 15360, "seq_len": 4096}})"));
+  rl::PlanResult p405, pds;
+  const double p405_us = time_per_call_us(3, [&] { p405 = rl::plan(l405); });
+  const double pds_us = time_per_call_us(1, [&] { pds = rl::plan(dsv3); });
   const rl::Config video = rl::io::parse_config(nlohmann::json("sora-720m-tx8-2x2"));
   rl::tx8::Tx8Result vr;
   const double video_us =
@@ -80,6 +91,15 @@ int main(int argc, char **argv) {
   std::printf("  plan, every knob free (%lld layouts, %lld timed) %10.2f ms/call\n",
               static_cast<long long>(pr.candidates), static_cast<long long>(pr.timed),
               plan_us / 1e3);
+  std::printf("  plan llama3-405b / 16,384 H100, full space (%lld layouts)  %10.2f ms/call\n",
+              static_cast<long long>(p405.candidates), p405_us / 1e3);
+  std::printf("  plan deepseek-v3 / 2,048 H800, full space (%lld layouts)  %10.2f ms/call\n",
+              static_cast<long long>(pds.candidates), pds_us / 1e3);
+  std::printf("  plan deepseek-v3: per layout enumerated                 %10.3f us/call\n",
+              pds_us / static_cast<double>(pds.candidates));
+  std::printf("  plan deepseek-v3: per layout evaluated (%lld, memory+time) %10.3f us/call\n",
+              static_cast<long long>(pds.evaluated),
+              pds_us / static_cast<double>(std::max<long long>(pds.evaluated, 1)));
   std::printf("  tx8 GEMM 4096x1152x4608+SiLU tiling search  %10.2f ms/call\n", op_us / 1e3);
   std::printf("  tx8 STDiT3-720M 720p 4 s on 2x2 (%lld op searches, all schemes) %10.2f ms/call\n",
               static_cast<long long>(vr.searches), video_us / 1e3);

@@ -24,4 +24,6 @@ for x, y in zip(na[1:], wa[1:]):
         continue
     vx, vy = float(mx.group(2)), float(my.group(2))
     print(f"  {mx.group(1).strip():62s} {vx:9.2f} {mx.group(3)}/call {vy:7.2f} {my.group(3)}/call {vy / vx if vx else 0:10.2f}x")
+    if "per layout" in x and mx.group(3) == "us" and vx > 0 and vy > 0:
+        print(f"  {'  = layouts per second':62s} {1e6 / vx / 1e6:8.2f} M/s  {1e6 / vy / 1e6:8.2f} M/s")
 PY

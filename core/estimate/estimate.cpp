@@ -85,15 +85,16 @@ Estimate estimate(const Config &c, bool with_time) {
     e.model_flops_per_token = e.model_flops_per_step / e.tokens_per_step;
     e.act_terms = layer_activations(m, false, static_cast<double>(l.microbatch), s, act_layout(l));
     const std::vector<StageLayerCount> mix = stage_layer_mix(m, l);
+    const LayerActivationBytes per_layer = layer_activation_bytes(m, l, s);
     for (i64 j = 0; j < l.pp; ++j) {
       const StageLayerCount &n = mix[static_cast<std::size_t>(j)];
       StageMemory st;
       st.stage = j;
       st.layers = n.total();
-      const StageParams p = stage_params(m, l, j, n);
+      const StageParams p = stage_params(m, e.params, l, j, n);
       st.params = p.total();
       st.states = training_states(p, l, w.fp32_grads);
-      st.activations = stage_activations(m, l, j, s, n);
+      st.activations = stage_activations(m, l, j, s, n, per_layer);
       e.stages.push_back(st);
     }
     if (with_time) {

@@ -315,7 +315,8 @@ json to_json(const PlanResult &r, double seconds) {
           {"objective", name_of(r.objective)},
           {"stats",
            {{"candidates", r.candidates},
-            {"evaluated", r.timed},
+            {"evaluated", r.evaluated},
+            {"timed", r.timed},
             {"feasible", r.feasible},
             {"rejected", r.rejected},
             {"seconds", seconds}}}};

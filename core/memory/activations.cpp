@@ -118,11 +118,27 @@ double output_activation_bytes(const ModelSpec &m, double b, double s, const Act
 }
 
 StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s) {
-  return stage_activations(m, l, stage, s, stage_layer_mix(m, l)[static_cast<std::size_t>(stage)]);
+  return stage_activations(m, l, stage, s, stage_layer_mix(m, l)[static_cast<std::size_t>(stage)],
+                           layer_activation_bytes(m, l, s));
+}
+
+LayerActivationBytes layer_activation_bytes(const ModelSpec &m, const Layout &l, double s) {
+  const ActLayout al = act_layout(l);
+  const double b = static_cast<double>(l.microbatch);
+  LayerActivationBytes out;
+  const LayerActivations dense = layer_activations(m, false, b, s, al);
+  out.kept_dense = layer_activations_kept(dense, l.recompute, m, b, s, al);
+  out.full_dense = dense.total();
+  if (m.moe) {
+    const LayerActivations moe = layer_activations(m, true, b, s, al);
+    out.kept_moe = layer_activations_kept(moe, l.recompute, m, b, s, al);
+    out.full_moe = moe.total();
+  }
+  return out;
 }
 
 StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s,
-                                   const StageLayerCount &n) {
+                                   const StageLayerCount &n, const LayerActivationBytes &per) {
   const ActLayout al = act_layout(l);
   const double b = static_cast<double>(l.microbatch);
   StageActivations out;
@@ -130,15 +146,14 @@ StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stag
     return out;
   // Average kept bytes per layer over the stage's layers (dense and MoE may mix).
   double kept = 0, full_max = 0;
-  auto add = [&](bool moe, i64 count) {
-    if (count <= 0)
-      return;
-    const LayerActivations full = layer_activations(m, moe, b, s, al);
-    kept += static_cast<double>(count) * layer_activations_kept(full, l.recompute, m, b, s, al);
-    full_max = std::max(full_max, full.total());
-  };
-  add(false, n.dense);
-  add(true, n.moe);
+  if (n.dense > 0) {
+    kept += static_cast<double>(n.dense) * per.kept_dense;
+    full_max = std::max(full_max, per.full_dense);
+  }
+  if (n.moe > 0) {
+    kept += static_cast<double>(n.moe) * per.kept_moe;
+    full_max = std::max(full_max, per.full_moe);
+  }
   const double layers = static_cast<double>(n.total());
   const double per_layer = kept / layers;
   const double layers_per_chunk = layers / static_cast<double>(l.vpp);

@@ -62,9 +62,15 @@ struct StageActivations {
 };
 
 StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s);
-// The same from the stage's dense and MoE layer counts (stage_layer_mix).
+// What one layer of each type keeps and needs while recomputed (one micro-batch, one device).
+struct LayerActivationBytes {
+  double kept_dense = 0, kept_moe = 0, full_dense = 0, full_moe = 0;
+};
+LayerActivationBytes layer_activation_bytes(const ModelSpec &m, const Layout &l, double s);
+// The same from the stage's dense and MoE layer counts (stage_layer_mix) and the per-layer
+// bytes, for callers that evaluate many stages.
 StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s,
-                                   const StageLayerCount &n);
+                                   const StageLayerCount &n, const LayerActivationBytes &per);
 
 // Korthikanti embedding/output terms, one micro-batch.
 double embedding_activation_bytes(const ModelSpec &m, double b, double s, const ActLayout &l);

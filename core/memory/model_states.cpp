@@ -23,9 +23,13 @@ double dtype_bytes(Dtype d) {
 }
 
 StageParams layer_params_per_device(const ModelSpec &m, bool moe, i64 tp, i64 ep) {
+  return layer_params_per_device(m, layer_params(m, moe), moe, tp, ep);
+}
+
+StageParams layer_params_per_device(const ModelSpec &m, const LayerParams &lp, bool moe, i64 tp,
+                                    i64 ep) {
   const double t = static_cast<double>(tp);
   const double h = static_cast<double>(m.hidden);
-  const LayerParams lp = layer_params(m, moe);
   StageParams out;
   double attn = 0, attn_bias = 0;
   if (m.mla) {
@@ -55,22 +59,24 @@ StageParams layer_params_per_device(const ModelSpec &m, bool moe, i64 tp, i64 ep
 }
 
 StageParams stage_params(const ModelSpec &m, const Layout &l, i64 stage) {
-  return stage_params(m, l, stage, stage_layer_mix(m, l)[static_cast<std::size_t>(stage)]);
+  return stage_params(m, model_params(m), l, stage,
+                      stage_layer_mix(m, l)[static_cast<std::size_t>(stage)]);
 }
 
-StageParams stage_params(const ModelSpec &m, const Layout &l, i64 stage, const StageLayerCount &n) {
+StageParams stage_params(const ModelSpec &m, const ModelParams &mp, const Layout &l, i64 stage,
+                         const StageLayerCount &n) {
   StageParams out;
   auto add = [&](bool moe, i64 count) {
     if (count <= 0)
       return;
-    const StageParams lp = layer_params_per_device(m, moe, l.tp, l.ep);
+    const StageParams lp =
+        layer_params_per_device(m, moe ? mp.moe_layer : mp.dense_layer, moe, l.tp, l.ep);
     out.dense += static_cast<double>(count) * lp.dense;
     out.experts += static_cast<double>(count) * lp.experts;
     out.largest_layer = std::max(out.largest_layer, lp.total());
   };
   add(false, n.dense);
   add(true, n.moe);
-  const ModelParams mp = model_params(m);
   const double t = static_cast<double>(l.tp);
   // Vocabulary-parallel embedding and head; positions and final norm replicated.
   if (stage == 0)

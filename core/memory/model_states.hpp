@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/config.hpp"
+#include "core/model/params.hpp"
 #include "core/parallel/layout.hpp"
 
 namespace rl {
@@ -22,9 +23,14 @@ struct StageParams {
 // parallel weights and biases split, row-parallel biases and norms replicated, KV heads
 // replicated when t > k, routed experts divided by e and each split by t).
 StageParams layer_params_per_device(const ModelSpec &m, bool moe, i64 tp, i64 ep);
+// The same from the layer's counts (model_params(m).dense_layer or .moe_layer).
+StageParams layer_params_per_device(const ModelSpec &m, const LayerParams &lp, bool moe, i64 tp,
+                                    i64 ep);
 StageParams stage_params(const ModelSpec &m, const Layout &l, i64 stage);
-// The same from the stage's dense and MoE layer counts (stage_layer_mix).
-StageParams stage_params(const ModelSpec &m, const Layout &l, i64 stage, const StageLayerCount &n);
+// The same from the stage's dense and MoE layer counts (stage_layer_mix) and the model's
+// counts (model_params), for callers that evaluate many layouts.
+StageParams stage_params(const ModelSpec &m, const ModelParams &mp, const Layout &l, i64 stage,
+                         const StageLayerCount &n);
 
 struct ModelStateBytes {
   double weights = 0;

@@ -53,6 +53,7 @@ LayoutCheck check_stage_split(const ModelSpec &m, const Layout &l) {
 }
 
 LayoutCheck fill_layout(const Config &c, Layout &l);
+LayoutCheck check_layout(const Config &c, Layout &l, bool explain);
 } // namespace
 
 const char *name_of(LayoutFault f) {
@@ -206,21 +207,32 @@ LayoutCheck fill_layout(const Config &c, Layout &l) {
 }
 } // namespace
 
-LayoutCheck complete_layout(const Config &c, Layout &l) {
+LayoutCheck complete_layout(const Config &c, Layout &l, bool explain) {
+  LayoutCheck r = check_layout(c, l, explain);
+  if (!explain)
+    r.message.clear();
+  return r;
+}
+
+namespace {
+// The rules, in the order resolve_layout reports them. Without `explain` a failure's
+// message is never built: `fail` gets a lambda.
+LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
   const ModelSpec &m = c.model;
   const WorkloadSpec &w = c.workload;
   using F = LayoutFault;
+#define RL_FAIL(f, path, msg) return explain ? fail(f, path, msg) : fail(f, {}, {})
 
   // Tensor parallel: heads, KV heads (or replicate them), MLP width.
   if (!divides(l.tp, m.heads))
-    return fail(F::heads, "parallel.tp", not_dividing(l.tp, "heads", m.heads));
+    RL_FAIL(F::heads, "parallel.tp", not_dividing(l.tp, "heads", m.heads));
   if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
-    return fail(F::heads, "parallel.tp",
+    RL_FAIL(F::heads, "parallel.tp",
                 s(l.tp) + " neither divides nor is a multiple of kv_heads " + s(m.kv_heads));
   if (!divides(l.tp, m.ffn))
-    return fail(F::divisibility, "parallel.tp", not_dividing(l.tp, "ffn", m.ffn));
+    RL_FAIL(F::divisibility, "parallel.tp", not_dividing(l.tp, "ffn", m.ffn));
   if (m.moe && !divides(l.tp, m.moe->expert_ffn))
-    return fail(F::divisibility, "parallel.tp",
+    RL_FAIL(F::divisibility, "parallel.tp",
                 not_dividing(l.tp, "moe.expert_ffn", m.moe->expert_ffn));
 
   // Sequence parallel (context): ring, Ulysses, USP.
@@ -235,44 +247,44 @@ LayoutCheck complete_layout(const Config &c, Layout &l) {
     break;
   case CpKind::usp:
     if (!divides(l.ulysses, l.cp))
-      return fail(F::divisibility, "parallel.ulysses", not_dividing(l.ulysses, "cp", l.cp));
+      RL_FAIL(F::divisibility, "parallel.ulysses", not_dividing(l.ulysses, "cp", l.cp));
     l.ring = l.cp / l.ulysses;
     break;
   }
   if (l.ulysses > 1 && m.heads % (l.tp * l.ulysses) != 0)
-    return fail(F::heads, l.cp_kind == CpKind::usp ? "parallel.ulysses" : "parallel.cp",
+    RL_FAIL(F::heads, l.cp_kind == CpKind::usp ? "parallel.ulysses" : "parallel.cp",
                 "Ulysses " + s(l.ulysses) + " x tp " + s(l.tp) + " does not divide heads " +
                     s(m.heads));
   const i64 seq = w.mode == Mode::train ? w.seq_len : w.prompt_len;
   if (l.cp > 1 && seq % l.cp != 0)
-    return fail(F::divisibility, "parallel.cp", not_dividing(l.cp, "sequence length", seq));
+    RL_FAIL(F::divisibility, "parallel.cp", not_dividing(l.cp, "sequence length", seq));
 
   // Pipeline.
   if (l.pp > m.layers)
-    return fail(F::pipeline, "parallel.pp", s(l.pp) + " exceeds layers " + s(m.layers));
+    RL_FAIL(F::pipeline, "parallel.pp", s(l.pp) + " exceeds layers " + s(m.layers));
   const bool split = l.first_layers > 0 || l.last_layers > 0;
   if (!l.uneven_pp && !split && m.layers % (l.pp * l.vpp) != 0)
-    return fail(F::pipeline, l.vpp > 1 ? "parallel.vpp" : "parallel.pp",
+    RL_FAIL(F::pipeline, l.vpp > 1 ? "parallel.vpp" : "parallel.pp",
                 "pp " + s(l.pp) + " x vpp " + s(l.vpp) + " does not divide layers " + s(m.layers) +
                     " (set parallel.uneven_pp to allow uneven stages)");
   if (l.pp * l.vpp > m.layers)
-    return fail(F::pipeline, "parallel.vpp",
+    RL_FAIL(F::pipeline, "parallel.vpp",
                 "pp x vpp = " + s(l.pp * l.vpp) + " exceeds layers " + s(m.layers));
   if (l.vpp > 1 && l.pp == 1)
-    return fail(F::pipeline, "parallel.vpp", "interleaving needs pp > 1");
+    RL_FAIL(F::pipeline, "parallel.vpp", "interleaving needs pp > 1");
   if (l.schedule == PpSchedule::interleaved && l.vpp < 2)
-    return fail(F::pipeline, "parallel.pp_schedule", "interleaved needs vpp >= 2");
+    RL_FAIL(F::pipeline, "parallel.pp_schedule", "interleaved needs vpp >= 2");
   if (l.schedule != PpSchedule::interleaved && l.vpp > 1)
-    return fail(F::pipeline, "parallel.pp_schedule",
+    RL_FAIL(F::pipeline, "parallel.pp_schedule",
                 "vpp " + s(l.vpp) + " needs the interleaved schedule");
   if (LayoutCheck r = check_stage_split(m, l); !r.ok())
     return r;
 
   // Experts.
   if (!m.moe && l.ep != 1)
-    return fail(F::experts, "parallel.ep", "is " + s(l.ep) + " but the model has no experts");
+    RL_FAIL(F::experts, "parallel.ep", "is " + s(l.ep) + " but the model has no experts");
   if (m.moe && !divides(l.ep, m.moe->experts))
-    return fail(F::experts, "parallel.ep", not_dividing(l.ep, "experts", m.moe->experts));
+    RL_FAIL(F::experts, "parallel.ep", not_dividing(l.ep, "experts", m.moe->experts));
 
   // Data parallel: after the divisibility rules above, so an error names its real cause
   // (tp 3 against heads 64, not the dp product it also breaks).
@@ -280,12 +292,12 @@ LayoutCheck complete_layout(const Config &c, Layout &l) {
   const i64 model_par = l.tp * l.pp * l.cp;
   if (l.dp > 0) {
     if (l.dp * model_par != devices)
-      return fail(F::devices, "parallel.dp",
+      RL_FAIL(F::devices, "parallel.dp",
                   "dp " + s(l.dp) + " x tp " + s(l.tp) + " x pp " + s(l.pp) + " x cp " + s(l.cp) +
                       " = " + s(l.dp * model_par) + " != devices " + s(devices));
   } else {
     if (devices % model_par != 0)
-      return fail(F::devices, "parallel",
+      RL_FAIL(F::devices, "parallel",
                   "tp " + s(l.tp) + " x pp " + s(l.pp) + " x cp " + s(l.cp) + " = " + s(model_par) +
                       " does not divide devices " + s(devices));
     l.dp = devices / model_par;
@@ -293,28 +305,30 @@ LayoutCheck complete_layout(const Config &c, Layout &l) {
 
   // Experts (the dp x cp rule waits for dp).
   if (m.moe && !divides(l.ep, l.dp * l.cp))
-    return fail(F::experts, "parallel.ep", not_dividing(l.ep, "dp x cp", l.dp * l.cp));
+    RL_FAIL(F::experts, "parallel.ep", not_dividing(l.ep, "dp x cp", l.dp * l.cp));
 
   // Batch: B = dp x b x m (a serving engine batches its requests itself).
   if (w.mode == Mode::serve) {
     if (l.cp > 1)
-      return fail(F::divisibility, "parallel.cp",
+      RL_FAIL(F::divisibility, "parallel.cp",
                   "context parallelism is not modelled for serving");
     return {};
   }
   const i64 batch = w.mode == Mode::train ? w.global_batch : w.batch;
   if (batch % (l.dp * l.microbatch) != 0)
-    return fail(F::batch, "parallel.microbatch",
+    RL_FAIL(F::batch, "parallel.microbatch",
                 "dp " + s(l.dp) + " x microbatch " + s(l.microbatch) + " = " +
                     s(l.dp * l.microbatch) + " does not divide " +
                     (w.mode == Mode::train ? "global_batch " : "batch ") + s(batch));
   l.num_micro = batch / (l.dp * l.microbatch);
   if (l.schedule == PpSchedule::interleaved && l.num_micro % l.pp != 0)
-    return fail(F::batch, "parallel.microbatch",
+    RL_FAIL(F::batch, "parallel.microbatch",
                 "interleaving needs micro-batches " + s(l.num_micro) + " to be a multiple of pp " +
                     s(l.pp));
   return {};
 }
+#undef RL_FAIL
+} // namespace
 
 Layout resolve_layout(const Config &c) {
   Layout l;

@@ -43,7 +43,8 @@ struct LayoutCheck {
 // micro-batch, schedule, stage split; dp 0 = devices / (tp*pp*cp)): derives dp, the ring and
 // Ulysses parts of cp and the micro-batch count, and checks every legality rule in the
 // order resolve_layout reports them.
-LayoutCheck complete_layout(const Config &c, Layout &l);
+// explain = false leaves the message empty (the planner counts faults by kind only).
+LayoutCheck complete_layout(const Config &c, Layout &l, bool explain = true);
 
 // Fills every knob left out (tp, pp, cp, ep 1; dp = devices / (tp*pp*cp); zero 0; sp when
 // tp > 1; FlashAttention on; no recompute; 1F1B, interleaved when vpp > 1) and checks

@@ -266,7 +266,7 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
   note_free("order", !fixed.order);
 
   // The model must be countable at all (ConfigError otherwise), once, before the search.
-  model_params(m);
+  mp_ = model_params(m);
   const auto tps = one_or(fixed.tp, powers_of_two_upto(tp_cap));
   const i64 seq = train ? c.workload.seq_len : c.workload.prompt_len;
   std::vector<i64> cp_free{1};
@@ -413,23 +413,24 @@ void PlanSearch::keep(const Layout &l, double objective, double step, double mem
   front_.push_back(Kept{l, objective, step, memory});
 }
 
-void PlanSearch::evaluate(const Group &g, Layout &l) {
+void PlanSearch::evaluate(const std::vector<StageLayerCount> &mix, Layout &l) {
   ++r_.candidates;
-  const LayoutCheck chk = complete_layout(c_, l);
+  const LayoutCheck chk = complete_layout(c_, l, false);
   if (!chk.ok()) {
     ++r_.rejected[name_of(chk.fault)];
     return;
   }
+  ++r_.evaluated;
   const ModelSpec &m = c_.model;
   double memory = 0, step = 0, objective = 0;
   if (train_) {
     const double s = static_cast<double>(c_.workload.seq_len);
-    const std::vector<StageLayerCount> mix = stage_layer_mix(m, l);
+    const LayerActivationBytes per = layer_activation_bytes(m, l, s);
     for (i64 j = 0; j < l.pp; ++j) {
       const StageLayerCount &n = mix[static_cast<std::size_t>(j)];
       const double total =
-          training_states(stage_params(m, l, j, n), l, c_.workload.fp32_grads).total() +
-          stage_activations(m, l, j, s, n).total();
+          training_states(stage_params(m, mp_, l, j, n), l, c_.workload.fp32_grads).total() +
+          stage_activations(m, l, j, s, n, per).total();
       memory = std::max(memory, total);
     }
     if (memory + r_.headroom > c_.hardware.hbm_bytes) {
@@ -467,7 +468,7 @@ void PlanSearch::evaluate(const Group &g, Layout &l) {
                .emplace(key, std::make_pair(layer_times(c_, l, false),
                                             m.moe ? layer_times(c_, l, true) : LayerTimes{}))
                .first;
-    step = step_time_from(c_, l, it->second.first, it->second.second, mix).step;
+    step = step_time_from(c_, mp_, l, it->second.first, it->second.second, mix).step;
     const double tokens =
         static_cast<double>(c_.workload.global_batch) * static_cast<double>(c_.workload.seq_len);
     objective = train_objective(c_, tokens, step, static_cast<double>(l.devices()), o_.objective);
@@ -490,7 +491,6 @@ void PlanSearch::evaluate(const Group &g, Layout &l) {
   }
   ++r_.feasible;
   ++r_.timed;
-  (void)g;
   keep(l, objective, step, memory);
 }
 
@@ -512,7 +512,14 @@ bool PlanSearch::step(i64 units) {
     Layout l = base;
     if (g.pp_inside_dp)
       l.order = kPpInsideDp;
-    for (const i64 vpp : g.vpps)
+    for (const i64 vpp : g.vpps) {
+      // The stages' layer mix depends on pp, the split and vpp only.
+      l.pp = g.pp;
+      l.vpp = vpp;
+      l.first_layers = g.first;
+      l.last_layers = g.last;
+      const std::vector<StageLayerCount> mix =
+          g.pp <= c_.model.layers ? stage_layer_mix(c_.model, l) : std::vector<StageLayerCount>{};
       for (const i64 mb : g.mbs)
         for (const i64 z : zeros_)
           for (const Recompute rc : rcs_) {
@@ -538,8 +545,9 @@ bool PlanSearch::step(i64 units) {
             l.schedule = fixed.pp_schedule.value_or(vpp > 1 ? PpSchedule::interleaved
                                                             : PpSchedule::one_f_one_b);
             l.dp = fixed.dp.value_or(0);
-            evaluate(g, l);
+            evaluate(mix, l);
           }
+    }
     ++next_;
   }
   done_ = true;

@@ -73,9 +73,10 @@ struct PlanResult {
   std::vector<Infeasible> infeasible;
   std::map<std::string, i64> rejected; // by kind
   Objective objective = Objective::step;
-  i64 feasible = 0;    // legal layouts that fit (timed or dominated)
+  i64 feasible = 0;    // legal layouts that fit (all timed)
   i64 candidates = 0;  // layouts enumerated
   i64 timed = 0;       // layouts that reached the step-time model
+  i64 evaluated = 0;   // legal layouts the model evaluated (memory; time when they fit)
   i64 space = 0;       // layouts the free knobs allow (counted first)
   i64 skipped = 0;     // of those, never looked at: the budget ran out
   i64 work = 0;        // budget units spent
@@ -112,9 +113,10 @@ private:
   struct Group;
   struct Kept;
   struct Cache;
-  void evaluate(const Group &g, Layout &l);
+  void evaluate(const std::vector<StageLayerCount> &mix, Layout &l);
   void keep(const Layout &l, double objective, double step, double memory);
   Config c_;
+  ModelParams mp_;
   PlanOptions o_;
   bool train_ = true, done_ = false;
   std::vector<i64> zeros_;

@@ -378,8 +378,9 @@ LayerTimes layer_times(const Config &c, const Layout &l, bool moe) {
   return md.layer(moe, layer_ops(c.model, moe, l, md.s, c.hardware, w.precision, w.causal_skip));
 }
 
-StepTime step_time_from(const Config &c, const Layout &l, const LayerTimes &dense,
-                        const LayerTimes &moe, const std::vector<StageLayerCount> &mix) {
+StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
+                        const LayerTimes &dense, const LayerTimes &moe,
+                        const std::vector<StageLayerCount> &mix) {
   const HardwareSpec &hw = c.hardware;
   const WorkloadSpec &w = c.workload;
   if (hw.hbm_bw <= 0)
@@ -420,8 +421,8 @@ StepTime step_time_from(const Config &c, const Layout &l, const LayerTimes &dens
   const double t_mb = st.t_fwd + st.t_bwd;
   st.bubble = l.schedule == PpSchedule::gpipe ? (p - 1) * t_mb : (p - 1) / v * t_mb;
 
-  const StageParams sp =
-      stage_params(c.model, l, st.slowest_stage, mix[static_cast<std::size_t>(st.slowest_stage)]);
+  const StageParams sp = stage_params(c.model, mp, l, st.slowest_stage,
+                                      mix[static_cast<std::size_t>(st.slowest_stage)]);
   const double dp_exposed = md.dp_sync(sp, st.t_fwd, st.t_bwd, nullptr);
   // Adam over this device's (sharded) parameters, memory-bound.
   const double shard_dense = l.zero >= 1 ? static_cast<double>(l.dp * l.cp) : 1.0;
@@ -449,7 +450,8 @@ StepTime training_step_time(const Config &c, const Layout &l) {
   const LayerTimes dense = md.layer(false, dense_ops);
   const LayerTimes moe = m.moe ? md.layer(true, moe_ops) : LayerTimes{};
   const std::vector<StageLayerCount> mix = stage_layer_mix(m, l);
-  StepTime st = step_time_from(c, l, dense, moe, mix);
+  const ModelParams mp = model_params(m);
+  StepTime st = step_time_from(c, mp, l, dense, moe, mix);
   st.ops = dense_ops;
 
   // The communication list of the slowest stage: the same collectives, recorded.
@@ -464,7 +466,7 @@ StepTime training_step_time(const Config &c, const Layout &l) {
     md.zero3(is_moe, t.f, count, &acc);
   }
   md.pp_send(&acc);
-  md.dp_sync(stage_params(m, l, st.slowest_stage, n), st.t_fwd, st.t_bwd, &acc);
+  md.dp_sync(stage_params(m, mp, l, st.slowest_stage, n), st.t_fwd, st.t_bwd, &acc);
   for (auto &[k, cc] : acc.by_kind) {
     if (k != "dp" && k != "dp_experts" && k != "pp") {
       // bytes and times were recorded per micro-batch: scale them to the whole step

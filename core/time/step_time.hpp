@@ -5,6 +5,7 @@
 
 #include "core/comm/collective.hpp"
 #include "core/config.hpp"
+#include "core/model/params.hpp"
 #include "core/parallel/layout.hpp"
 
 #include <string>
@@ -74,8 +75,9 @@ LayerTimes layer_times(const Config &c, const Layout &l, bool moe);
 
 // The step from its layer types and the stages' layer mix (stage_layer_mix): slowest stage,
 // bubble, DP sync, optimizer. Numbers only (no ops, no comm list).
-StepTime step_time_from(const Config &c, const Layout &l, const LayerTimes &dense,
-                        const LayerTimes &moe, const std::vector<StageLayerCount> &mix);
+StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
+                        const LayerTimes &dense, const LayerTimes &moe,
+                        const std::vector<StageLayerCount> &mix);
 
 // step_time_from with the explaining parts: one dense layer's operators and the slowest
 // stage's communication list.
