@@ -167,3 +167,15 @@ TEST_CASE("A format that does not apply to the mode is refused before any output
         "workload.mode: export writes launches for train, infer and serve configurations, not "
         "video");
 }
+
+TEST_CASE("export: Megatron's uneven first/last stages become its flags", "[export]") {
+  // Llama 3 405B as Meta split it: 7 layers on the first and last of 16 stages.
+  Config c = test::config(R"({"model": "llama3-405b", "hardware": "h100-sxm",
+    "cluster": {"base": "dgx-h100", "devices": 16384}, "workload": {"mode": "train",
+    "global_batch": 2048, "seq_len": 8192}, "parallel": {"tp": 8, "pp": 16,
+    "first_stage_layers": 7, "last_stage_layers": 7}})");
+  const std::string mg = io::launch_export(c, resolve_layout(c), "megatron");
+  CHECK(mg.find("--decoder-first-pipeline-num-layers 7") != std::string::npos);
+  CHECK(mg.find("--decoder-last-pipeline-num-layers 7") != std::string::npos);
+  CHECK(mg.find("--pipeline-model-parallel-size 16") != std::string::npos);
+}

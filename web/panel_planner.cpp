@@ -10,11 +10,14 @@
 #include "core/io/estimate_json.hpp"
 #include "core/io/units.hpp"
 #include "core/parallel/layout.hpp"
+#include "core/report/report.hpp"
 #include "web/exports.hpp"
 #include "web/panels.hpp"
+#include "web/plot.hpp"
 #include "web/widgets.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace rl::web {
@@ -34,6 +37,7 @@ struct Knob {
 constexpr Knob kKnobs[] = {
     {"tp", "tp", false, false},
     {"pp", "pp", false, false},
+    {"first_stage_layers", "stage split", false, false},
     {"vpp", "vpp", true, false},
     {"cp", "cp", false, false},
     {"cp_kind", "cp kind", false, false},
@@ -48,6 +52,9 @@ bool applies(const Knob &k, const Config &c) {
 }
 
 bool pinned(const AppState &s, const std::string &key) {
+  if (key == "first_stage_layers") // the stage split: either uneven rule
+    return s.parallel_knob(key).has_value() || s.parallel_knob("last_stage_layers").has_value() ||
+           s.parallel_knob("uneven_pp").has_value();
   return s.parallel_knob(key).has_value();
 }
 
@@ -64,6 +71,11 @@ Config search_config(const AppState &s, const PlannerUi &p, const Config &c) {
   if (fr("tp")) {
     q.tp.reset();
     q.sp.reset();
+  }
+  if (fr("pp") || fr("first_stage_layers")) {
+    q.first_stage_layers.reset();
+    q.last_stage_layers.reset();
+    q.uneven_pp.reset();
   }
   if (fr("pp") || fr("vpp")) {
     q.pp_schedule.reset();
@@ -101,6 +113,7 @@ void run_search(const AppState &s, PlannerUi &p, const Config &c) {
   PlanOptions o;
   o.top = p.top;
   o.objective = c.workload.mode == Mode::train ? p.objective : Objective::step;
+  o.headroom = p.headroom_gb >= 0 ? p.headroom_gb * 1e9 : -1;
   p.result.reset();
   p.running.reset();
   p.cancelled = false;
@@ -307,7 +320,7 @@ int draw_plans(const AppState &s, PlannerUi &p, bool train, float height) {
     };
     cell(kDp, str(l.dp));
     cell(kTp, str(l.tp));
-    cell(kPp, str(l.pp));
+    cell(kPp, pp_label(l, s.view_config() ? s.view_config()->model.layers : l.pp));
     cell(kVpp, str(l.vpp));
     cell(kCp, l.cp > 1 ? str(l.cp) + " " + io::name_of(l.cp_kind) : str(l.cp));
     cell(kEp, str(l.ep));
@@ -332,6 +345,80 @@ int draw_plans(const AppState &s, PlannerUi &p, bool train, float height) {
   ImGui::EndTable();
   ui::table_export_end();
   return clicked;
+}
+
+std::string tick_bytes(double v) {
+  return plot::tick(units::bytes(v));
+}
+std::string tick_seconds(double v) {
+  return plot::tick(units::seconds(v));
+}
+
+// The time/memory Pareto front: every layout no other one beats on both (objective against
+// memory per device), the plan ranked first ringed, the usable memory (capacity less
+// headroom) dashed.
+void draw_pareto(const PlanResult &r, double capacity, bool train, float height) {
+  ImGui::TextUnformatted("Time/memory Pareto front");
+  ui::help_marker("Each point is a layout that no other fitting layout beats on both time and "
+                  "memory: moving left saves memory (recompute, ZeRO, deeper pipelines) and "
+                  "costs time. The dashed line is the device's memory less the headroom. Hover "
+                  "a point for its layout.");
+  if (r.pareto.empty())
+    return;
+  double x0 = 1e300, x1 = 0, y0 = 1e300, y1 = 0;
+  for (const ParetoPoint &p : r.pareto) {
+    x0 = std::min(x0, p.memory);
+    x1 = std::max(x1, p.memory);
+    const double y = train ? p.step : p.objective;
+    y0 = std::min(y0, y);
+    y1 = std::max(y1, y);
+  }
+  const double usable = capacity - r.headroom;
+  x1 = std::max(x1, usable);
+  double xl, xh, yl, yh;
+  plot::log_range(std::max(x0, 1.0), std::max(x1, 1.0), 1.15, 0.3, xl, xh);
+  plot::log_range(std::max(y0, 1e-9), std::max(y1, 1e-9), 1.15, 0.3, yl, yh);
+  const float w = std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 46);
+  const plot::LogLog g =
+      plot::begin_loglog(ImVec2(w, height), xl, xh, yl, yh, tick_bytes, tick_seconds,
+                         "memory per device", train ? "step time" : "TPOT");
+  ImDrawList *dl = ImGui::GetWindowDrawList();
+  const ImU32 line = ImGui::GetColorU32(ui::color::accent);
+  plot::dashed_line(dl, g.at(usable, yl), g.at(usable, yh), ImGui::GetColorU32(ui::color::warn));
+  std::vector<ParetoPoint> by_memory = r.pareto;
+  std::sort(by_memory.begin(), by_memory.end(),
+            [](const ParetoPoint &a, const ParetoPoint &b) { return a.memory < b.memory; });
+  const ParetoPoint *hovered = nullptr;
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  for (std::size_t i = 0; i < by_memory.size(); ++i) {
+    const ParetoPoint &p = by_memory[i];
+    const ImVec2 a = g.at(p.memory, train ? p.step : p.objective);
+    if (i + 1 < by_memory.size()) { // the front as a staircase
+      const ParetoPoint &q = by_memory[i + 1];
+      const ImVec2 b = g.at(q.memory, train ? q.step : q.objective);
+      dl->AddLine(a, ImVec2(b.x, a.y), line, 1.2f);
+      dl->AddLine(ImVec2(b.x, a.y), b, line, 1.2f);
+    }
+    dl->AddCircleFilled(a, 3.5f, line);
+    const float dx = mouse.x - a.x, dy = mouse.y - a.y;
+    if (dx * dx + dy * dy < 49)
+      hovered = &p;
+  }
+  if (!r.plans.empty()) {
+    const Plan &best = r.plans.front();
+    const ImVec2 b =
+        g.at(best.estimate.memory.total,
+             train && best.estimate.has_time ? best.estimate.time.step : best.objective);
+    dl->AddCircle(b, 7, ImGui::GetColorU32(ui::color::ok), 0, 2);
+  }
+  if (hovered) {
+    ImGui::BeginTooltip();
+    ImGui::TextUnformatted(hovered->layout.c_str());
+    ImGui::Text("%s %s, memory %s", train ? "step" : "TPOT",
+                units::seconds(train ? hovered->step : hovered->objective).c_str(),
+                units::bytes(hovered->memory).c_str());
+    ImGui::EndTooltip();
+  }
 }
 
 void draw_infeasible(const PlanResult &r) {
@@ -474,12 +561,31 @@ void draw_planner_panel(AppState &s, UiState &ui) {
       ImGui::SetTooltip("time to train needs Workload > Train tokens; cost needs the "
                         "accelerator's price ($ per device-hour).");
   }
+  {
+    // The memory a plan must leave free (default: 1.5 GB + 5% of HBM).
+    ImGui::SameLine();
+    ImGui::AlignTextToFramePadding();
+    ui::text_dim("headroom");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4.5f);
+    float gb = static_cast<float>(p.headroom_gb >= 0 ? p.headroom_gb
+                                                     : default_headroom(c->hardware) / 1e9);
+    if (ImGui::InputFloat("##headroom", &gb, 0, 0, "%.1f GB",
+                          ImGuiInputTextFlags_EnterReturnsTrue) &&
+        std::isfinite(gb))
+      p.headroom_gb = std::clamp(static_cast<double>(gb), 0.0, 0.95 * c->hardware.hbm_bytes / 1e9);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Memory each plan leaves free to count as fitting: the CUDA context and "
+                        "library workspaces (cuBLAS, NCCL buffers) outside PyTorch's allocator, "
+                        "and its fragmentation. Default 1.5 GB + 5%% of HBM.");
+  }
   ImGui::SameLine(0, 16);
   draw_knob_toggles(s, p, *c);
 
   // The search: when asked, or when what it would search changed while the panel is open.
   std::string sig = s.config_key() + "|top " + std::to_string(p.top) + "|objective " +
-                    std::to_string(static_cast<int>(p.objective)) + "|free";
+                    std::to_string(static_cast<int>(p.objective)) + "|headroom " +
+                    std::to_string(p.headroom_gb) + "|free";
   for (const Knob &k : kKnobs)
     if (is_free(s, p, k.key))
       sig += std::string(" ") + k.key;
@@ -530,12 +636,13 @@ void draw_planner_panel(AppState &s, UiState &ui) {
                                            : ui::color::warn,
                      kind + " " + units::grouped(n));
   }
-  ui::help_marker("Candidates are checked before they are timed (planner.cpp). memory: the "
-                  "worst stage does not fit the device. divisibility: a degree does not divide "
-                  "the devices, layers or sequence. heads: tp does not divide the heads. "
-                  "batch: the batch does not split into dp x micro-batch. dominated: fits, but "
-                  "the same layout with less recompute and an equal ZeRO time class fits too, "
-                  "so it cannot be faster. Ranked by " +
+  ui::help_marker("Candidates are checked before they are timed. memory: the worst stage "
+                  "does not leave the headroom free. heads: tp (or Ulysses) does not divide the "
+                  "heads. divisibility: a degree does not divide the MLP width or sequence. "
+                  "pipeline: the stages cannot hold the layers (split, vpp, schedule). experts: "
+                  "ep does not divide the experts or dp x cp. devices: the degrees do not "
+                  "divide the devices. batch: the batch does not split into dp x micro-batch "
+                  "(or, interleaved, into a multiple of pp micro-batches). Ranked by " +
                   std::string(train ? "step time" : "time per output token (TPOT)") + ".");
   if (r.free_knobs.empty()) {
     ImGui::SameLine(0, 16);
@@ -546,7 +653,9 @@ void draw_planner_panel(AppState &s, UiState &ui) {
   // The table, then the closest infeasible layouts under it.
   const float line = ImGui::GetTextLineHeightWithSpacing();
   const float inf_h = line * static_cast<float>(1 + r.infeasible.size()) + 10;
-  const float table_h = std::max(line * 4, ImGui::GetContentRegionAvail().y - inf_h);
+  const float plot_h = r.pareto.size() > 1 ? ImGui::GetFontSize() * 13 : 0.0f;
+  const float table_h =
+      std::max(line * 4, ImGui::GetContentRegionAvail().y - inf_h - plot_h - line * 2);
   if (r.plans.empty()) {
     ui::text_colored(ui::color::error,
                      r.infeasible.empty()
@@ -565,6 +674,10 @@ void draw_planner_panel(AppState &s, UiState &ui) {
       s.set_parallel_object(par);
       return; // the configuration changed: the next frame searches again
     }
+  }
+  if (plot_h > 0) {
+    const double capacity = s.view_config() ? s.view_config()->hardware.hbm_bytes : 0;
+    draw_pareto(r, capacity, train, plot_h);
   }
   draw_infeasible(r);
 }

@@ -20,6 +20,7 @@ struct PlannerUi {
   std::set<std::string> freed; // knobs the configuration pins that the search frees anyway
   int top = 10;
   Objective objective = Objective::step; // what the plans are ranked by (training)
+  double headroom_gb = -1;               // memory each plan leaves free; < 0: the default
   bool search = false;                   // "Search" pressed this frame
   std::string signature;                 // configuration + freed + top of the last search
   std::optional<PlanResult> result;

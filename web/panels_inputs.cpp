@@ -804,7 +804,8 @@ void draw_parallel_section(AppState &s) {
                    "The s^2 score tensors are never stored: only fp32 softmax statistics 4asb."))
     s.set_parallel("flash_attention", flash);
 
-  const bool uneven = s.parallel_knob("uneven_pp").value_or(json(false)) == json(true);
+  const bool uneven = s.parallel_knob("uneven_pp").value_or(json(false)) == json(true) ||
+                      s.parallel_knob("first_stage_layers") || s.parallel_knob("last_stage_layers");
   i64 v_pp = pp;
   if (ui::combo_int(
           "pp", "parallel.pp", v_pp,
@@ -823,6 +824,30 @@ void draw_parallel_section(AppState &s) {
           "Pipeline stages: the layers are split over p devices. Values: divisors of the layer "
           "count."))
     s.set_parallel("pp", v_pp);
+
+  if (pp > 1 && !serve) {
+    // Megatron's uneven stages: fewer layers on the first and last stages (the embedding
+    // and the LM head sit there), the other stages an equal share of the rest.
+    for (const char *key : {"first_stage_layers", "last_stage_layers"}) {
+      const bool first = std::string(key) == "first_stage_layers";
+      i64 v = knob(s, key, 0);
+      if (ui::input_int(first ? "First stage layers" : "Last stage layers",
+                        std::string("parallel.") + key, v,
+                        first ? "Megatron's --decoder-first-pipeline-num-layers: layers on the "
+                                "first pipeline stage; the stages without a count share the "
+                                "rest evenly (Llama 3 405B: 7 of 126 on 16 stages). 0: an even "
+                                "share."
+                              : "Megatron's --decoder-last-pipeline-num-layers: layers on the "
+                                "last pipeline stage, which also holds the LM head. 0: an even "
+                                "share.",
+                        1)) {
+        if (v > 0)
+          s.set_parallel(key, v);
+        else
+          s.erase_parallel(key);
+      }
+    }
+  }
 
   if (train) {
     i64 v_vpp = vpp;

@@ -105,7 +105,7 @@ std::string megatron(const Config &c, const Layout &l) {
   if (l.vpp > 1) {
     // A virtual stage holds layers / (pp x vpp) layers (Narayanan et al. 2021, sec. 2.2.2).
     // Uneven stages have no such count: give the number of virtual stages per rank instead.
-    if (m.layers % (l.pp * l.vpp) == 0)
+    if (m.layers % (l.pp * l.vpp) == 0 && l.first_layers == 0 && l.last_layers == 0)
       add("--num-layers-per-virtual-pipeline-stage " + s(m.layers / (l.pp * l.vpp)));
     else
       add("--num-virtual-stages-per-pipeline-rank " + s(l.vpp));
@@ -113,6 +113,10 @@ std::string megatron(const Config &c, const Layout &l) {
   if (l.schedule == PpSchedule::gpipe)
     notes.push_back(
         "GPipe has no Megatron flag: Megatron runs 1F1B (fewer micro-batches in flight)");
+  if (l.first_layers > 0)
+    add("--decoder-first-pipeline-num-layers " + s(l.first_layers));
+  if (l.last_layers > 0)
+    add("--decoder-last-pipeline-num-layers " + s(l.last_layers));
   if (l.uneven_pp)
     notes.push_back("uneven stages: set --decoder-first-pipeline-num-layers / "
                     "--decoder-last-pipeline-num-layers to the split you want");

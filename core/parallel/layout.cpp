@@ -228,12 +228,12 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
     RL_FAIL(F::heads, "parallel.tp", not_dividing(l.tp, "heads", m.heads));
   if (m.kv_heads % l.tp != 0 && l.tp % m.kv_heads != 0)
     RL_FAIL(F::heads, "parallel.tp",
-                s(l.tp) + " neither divides nor is a multiple of kv_heads " + s(m.kv_heads));
+            s(l.tp) + " neither divides nor is a multiple of kv_heads " + s(m.kv_heads));
   if (!divides(l.tp, m.ffn))
     RL_FAIL(F::divisibility, "parallel.tp", not_dividing(l.tp, "ffn", m.ffn));
   if (m.moe && !divides(l.tp, m.moe->expert_ffn))
     RL_FAIL(F::divisibility, "parallel.tp",
-                not_dividing(l.tp, "moe.expert_ffn", m.moe->expert_ffn));
+            not_dividing(l.tp, "moe.expert_ffn", m.moe->expert_ffn));
 
   // Sequence parallel (context): ring, Ulysses, USP.
   switch (l.cp_kind) {
@@ -253,8 +253,8 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
   }
   if (l.ulysses > 1 && m.heads % (l.tp * l.ulysses) != 0)
     RL_FAIL(F::heads, l.cp_kind == CpKind::usp ? "parallel.ulysses" : "parallel.cp",
-                "Ulysses " + s(l.ulysses) + " x tp " + s(l.tp) + " does not divide heads " +
-                    s(m.heads));
+            "Ulysses " + s(l.ulysses) + " x tp " + s(l.tp) + " does not divide heads " +
+                s(m.heads));
   const i64 seq = w.mode == Mode::train ? w.seq_len : w.prompt_len;
   if (l.cp > 1 && seq % l.cp != 0)
     RL_FAIL(F::divisibility, "parallel.cp", not_dividing(l.cp, "sequence length", seq));
@@ -265,18 +265,18 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
   const bool split = l.first_layers > 0 || l.last_layers > 0;
   if (!l.uneven_pp && !split && m.layers % (l.pp * l.vpp) != 0)
     RL_FAIL(F::pipeline, l.vpp > 1 ? "parallel.vpp" : "parallel.pp",
-                "pp " + s(l.pp) + " x vpp " + s(l.vpp) + " does not divide layers " + s(m.layers) +
-                    " (set parallel.uneven_pp to allow uneven stages)");
+            "pp " + s(l.pp) + " x vpp " + s(l.vpp) + " does not divide layers " + s(m.layers) +
+                " (set parallel.uneven_pp to allow uneven stages)");
   if (l.pp * l.vpp > m.layers)
     RL_FAIL(F::pipeline, "parallel.vpp",
-                "pp x vpp = " + s(l.pp * l.vpp) + " exceeds layers " + s(m.layers));
+            "pp x vpp = " + s(l.pp * l.vpp) + " exceeds layers " + s(m.layers));
   if (l.vpp > 1 && l.pp == 1)
     RL_FAIL(F::pipeline, "parallel.vpp", "interleaving needs pp > 1");
   if (l.schedule == PpSchedule::interleaved && l.vpp < 2)
     RL_FAIL(F::pipeline, "parallel.pp_schedule", "interleaved needs vpp >= 2");
   if (l.schedule != PpSchedule::interleaved && l.vpp > 1)
     RL_FAIL(F::pipeline, "parallel.pp_schedule",
-                "vpp " + s(l.vpp) + " needs the interleaved schedule");
+            "vpp " + s(l.vpp) + " needs the interleaved schedule");
   if (LayoutCheck r = check_stage_split(m, l); !r.ok())
     return r;
 
@@ -293,13 +293,13 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
   if (l.dp > 0) {
     if (l.dp * model_par != devices)
       RL_FAIL(F::devices, "parallel.dp",
-                  "dp " + s(l.dp) + " x tp " + s(l.tp) + " x pp " + s(l.pp) + " x cp " + s(l.cp) +
-                      " = " + s(l.dp * model_par) + " != devices " + s(devices));
+              "dp " + s(l.dp) + " x tp " + s(l.tp) + " x pp " + s(l.pp) + " x cp " + s(l.cp) +
+                  " = " + s(l.dp * model_par) + " != devices " + s(devices));
   } else {
     if (devices % model_par != 0)
       RL_FAIL(F::devices, "parallel",
-                  "tp " + s(l.tp) + " x pp " + s(l.pp) + " x cp " + s(l.cp) + " = " + s(model_par) +
-                      " does not divide devices " + s(devices));
+              "tp " + s(l.tp) + " x pp " + s(l.pp) + " x cp " + s(l.cp) + " = " + s(model_par) +
+                  " does not divide devices " + s(devices));
     l.dp = devices / model_par;
   }
 
@@ -310,21 +310,20 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
   // Batch: B = dp x b x m (a serving engine batches its requests itself).
   if (w.mode == Mode::serve) {
     if (l.cp > 1)
-      RL_FAIL(F::divisibility, "parallel.cp",
-                  "context parallelism is not modelled for serving");
+      RL_FAIL(F::divisibility, "parallel.cp", "context parallelism is not modelled for serving");
     return {};
   }
   const i64 batch = w.mode == Mode::train ? w.global_batch : w.batch;
   if (batch % (l.dp * l.microbatch) != 0)
     RL_FAIL(F::batch, "parallel.microbatch",
-                "dp " + s(l.dp) + " x microbatch " + s(l.microbatch) + " = " +
-                    s(l.dp * l.microbatch) + " does not divide " +
-                    (w.mode == Mode::train ? "global_batch " : "batch ") + s(batch));
+            "dp " + s(l.dp) + " x microbatch " + s(l.microbatch) + " = " + s(l.dp * l.microbatch) +
+                " does not divide " + (w.mode == Mode::train ? "global_batch " : "batch ") +
+                s(batch));
   l.num_micro = batch / (l.dp * l.microbatch);
   if (l.schedule == PpSchedule::interleaved && l.num_micro % l.pp != 0)
     RL_FAIL(F::batch, "parallel.microbatch",
-                "interleaving needs micro-batches " + s(l.num_micro) + " to be a multiple of pp " +
-                    s(l.pp));
+            "interleaving needs micro-batches " + s(l.num_micro) + " to be a multiple of pp " +
+                s(l.pp));
   return {};
 }
 #undef RL_FAIL
