@@ -184,8 +184,6 @@ struct ServeSpec {
   i64 block_size = 16;          // KV tokens per paged block (vLLM block_size)
   double memory_fraction = 0.9; // of HBM the engine may use (vLLM gpu_memory_utilization)
   i64 prefill_instances = 0;    // > 0: disaggregated, this many replicas only prefill
-  // serving planner: hardware choices ("name" or "name@cluster"); empty: the config's own
-  std::vector<std::string> hardware_options;
 };
 
 struct WorkloadSpec {
@@ -197,6 +195,12 @@ struct WorkloadSpec {
   bool fp32_grads = false;
   bool causal_skip = false;
   double train_tokens = 0; // the token budget of the run (0: not given): time and cost to train
+  // The planners' hardware choices ("name" or "name@cluster"; empty: the config's own), and
+  // the training planner's device counts (empty: the cluster's) and deadline (days, 0: none):
+  // "what should I run on".
+  std::vector<std::string> hardware_options;
+  std::vector<i64> device_options;
+  double deadline_days = 0;
   // infer
   i64 batch = 0;
   i64 prompt_len = 0;

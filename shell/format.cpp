@@ -406,6 +406,75 @@ void print_plan(std::ostream &os, const Config &c, const PlanResult &r) {
   }
 }
 
+void print_joint_plan(std::ostream &os, const Config &c, const JointPlanResult &r) {
+  const WorkloadSpec &w = c.workload;
+  os << "ridgeline plan: what to run " << c.model.name << " on (" << r.choices.size()
+     << " hardware and device choices, each with its fastest layout";
+  if (w.train_tokens > 0)
+    os << "; " << units::count(w.train_tokens) << " tokens";
+  if (r.deadline > 0)
+    os << " within " << format_value(r.deadline, Unit::duration);
+  os << ")\n\n";
+  Table t{{"#", "hardware", "cluster", "devices", "layout", "step", "MFU", "to train", "cost",
+           "deadline"},
+          {}};
+  for (std::size_t i = 0; i < r.choices.size(); ++i) {
+    const ChoicePlan &x = r.choices[i];
+    std::vector<std::string> row{std::to_string(i + 1), x.hardware, x.cluster,
+                                 std::to_string(x.devices)};
+    if (x.result.plans.empty()) {
+      row.insert(row.end(), {"no layout fits", "-", "-", "-", "-", "-"});
+    } else {
+      const Estimate &e = x.result.plans.front().estimate;
+      const Layout &l = e.layout;
+      std::string lay;
+      const auto knob = [&](const char *k, const std::string &v) {
+        lay += lay.empty() ? "" : " ";
+        lay += k;
+        lay += v;
+      };
+      knob("dp", std::to_string(l.dp));
+      knob("tp", std::to_string(l.tp));
+      knob("pp", pp_label(l, c.model.layers));
+      if (l.vpp > 1)
+        knob("v", std::to_string(l.vpp));
+      if (l.ep > 1)
+        knob("ep", std::to_string(l.ep));
+      knob("z", std::to_string(l.zero));
+      row.push_back(lay);
+      row.push_back(units::seconds(e.time.step));
+      row.push_back(units::percent(e.throughput.mfu));
+      row.push_back(x.time_to_train > 0 ? format_value(x.time_to_train, Unit::duration) : "-");
+      row.push_back(e.cost_to_train > 0   ? format_value(e.cost_to_train, Unit::dollars)
+                    : e.cost_per_hour > 0 ? format_value(e.cost_per_hour, Unit::dollars) + "/h"
+                                          : "no price");
+      row.push_back(r.deadline <= 0 ? "" : x.meets_deadline ? "meets" : "misses");
+    }
+    t.rows.push_back(row);
+  }
+  t.print(os);
+  auto name = [&](i64 i) {
+    const ChoicePlan &x = r.choices[static_cast<std::size_t>(i)];
+    std::string n = std::to_string(x.devices);
+    n += " x ";
+    n += x.hardware;
+    n += " (#";
+    n += std::to_string(i + 1);
+    n += ')';
+    return n;
+  };
+  const char *within = r.deadline > 0 ? " meeting the deadline" : "";
+  os << "\nfastest" << within << ": " << (r.fastest >= 0 ? name(r.fastest) : "none") << "\n";
+  os << "cheapest" << within << ": "
+     << (r.cheapest >= 0 ? name(r.cheapest) : "none (a price per device-hour is needed)") << "\n";
+  if (r.front.size() > 1) {
+    os << "time/cost Pareto front:";
+    for (const i64 i : r.front)
+      os << " #" << i + 1;
+    os << "\n";
+  }
+}
+
 void print_presets(std::ostream &os, const nlohmann::json &names) {
   for (auto it = names.begin(); it != names.end(); ++it) {
     os << it.key() << ":\n ";

@@ -22,6 +22,8 @@ void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows);
 void print_fit(std::ostream &os, const std::vector<FitResult> &fits);
 void print_sweep(std::ostream &os, const DecodeCurve &curve);
 void print_plan(std::ostream &os, const Config &c, const PlanResult &r);
+// "What should I run on": one row per (hardware, devices) choice with its best plan.
+void print_joint_plan(std::ostream &os, const Config &c, const JointPlanResult &r);
 void print_presets(std::ostream &os, const nlohmann::json &names);
 void print_sp_comparison(std::ostream &os, const Config &c, const SpComparison &cmp);
 

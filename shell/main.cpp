@@ -366,6 +366,21 @@ int cmd_plan(const Args &a) {
   }
   if (c.workload.mode == Mode::serve)
     return shell::run_serve_plan(cfg, static_cast<int>(o.top), a.has("--json"), std::cout);
+  if (c.workload.mode == Mode::train &&
+      (!c.workload.hardware_options.empty() || !c.workload.device_options.empty())) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const JointPlanResult r = plan_choices(io::planner_choices(cfg), o);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (a.has("--json"))
+      std::cout << io::dump(io::to_json(r, seconds), 2) << "\n";
+    else
+      shell::print_joint_plan(std::cout, c, r);
+    if (r.fastest < 0)
+      std::cerr << "parallel: no choice has a layout that fits"
+                << (r.deadline > 0 ? " and meets the deadline" : "") << "\n";
+    return r.fastest < 0 ? 2 : 0;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   const PlanResult r = plan(c, o);
   const double seconds =

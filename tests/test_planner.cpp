@@ -1,6 +1,7 @@
 // The planner: legality and memory pruning, ranking, and pruning that never loses the best.
 #include "helpers.hpp"
 
+#include "core/io/serve_json.hpp"
 #include "core/planner/planner.hpp"
 
 using namespace rl;
@@ -284,4 +285,71 @@ TEST_CASE("planner: the production layouts of Llama 3 405B and DeepSeek-V3 are m
   // Its pp 16 plans use Megatron's uneven split of 61 layers (ceil 4 on the middle stages).
   const Layout &dl = dpinned.plans[0].estimate.layout;
   CHECK(dl.first_layers + dl.last_layers == 5);
+}
+
+TEST_CASE("planner: what to run on (hardware x devices, a deadline)", "[planner]") {
+  // LLaMA-3 70B on 15T tokens (Dubey et al. 2024) within 120 days, on H100 or A100 nodes,
+  // 1024 or 2048 of them.
+  const nlohmann::json cfg = nlohmann::json::parse(R"({"model": "llama3-70b",
+    "hardware": "h100-sxm", "cluster": {"base": "dgx-h100", "devices": 1024},
+    "workload": {"mode": "train", "global_batch": 1024, "seq_len": 8192, "train_tokens": 15e12,
+      "hardware_options": ["h100-sxm", "a100-80gb@dgx-a100"], "device_options": [1024, 2048],
+      "deadline_days": 120}})");
+  const std::vector<Config> choices = io::planner_choices(cfg);
+  REQUIRE(choices.size() == 4);
+  CHECK(choices[0].cluster.devices == 1024);
+  CHECK(choices[1].cluster.devices == 2048);
+  CHECK(choices[2].hardware.name == "a100-80gb");
+  CHECK(choices[2].cluster.devices_per_node == 8);
+  PlanOptions o;
+  o.top = 2;
+  const JointPlanResult r = plan_choices(choices, o);
+  REQUIRE(r.choices.size() == 4);
+  CHECK(r.deadline == 120 * 86400.0);
+  double fastest = 1e300, cheapest = 1e300;
+  for (std::size_t i = 0; i < r.choices.size(); ++i) {
+    const ChoicePlan &x = r.choices[i];
+    REQUIRE(!x.result.plans.empty());
+    // Each choice's best plan is the single-choice search's.
+    CHECK(x.result.plans[0].objective == plan(choices[i], o).plans[0].objective);
+    const Estimate &e = x.result.plans[0].estimate;
+    // $ = devices x price x hours (h100-sxm $3.00, a100-80gb $1.80 per device-hour).
+    const double price = i < 2 ? 3.0 : 1.8;
+    CHECK(x.cost == Approx(static_cast<double>(x.devices) * price * e.time_to_train / 3600));
+    CHECK(x.meets_deadline == (e.time_to_train <= r.deadline));
+    if (x.meets_deadline) {
+      fastest = std::min(fastest, x.time_to_train);
+      cheapest = std::min(cheapest, x.cost);
+    }
+  }
+  REQUIRE(r.fastest >= 0);
+  REQUIRE(r.cheapest >= 0);
+  CHECK(r.choices[static_cast<std::size_t>(r.fastest)].time_to_train == fastest);
+  CHECK(r.choices[static_cast<std::size_t>(r.cheapest)].cost == cheapest);
+  // Twice the H100s train faster; no layout on the front is beaten on both time and cost.
+  CHECK(r.choices[1].time_to_train < r.choices[0].time_to_train);
+  REQUIRE(!r.front.empty());
+  for (const i64 a : r.front)
+    for (std::size_t b = 0; b < r.choices.size(); ++b) {
+      const ChoicePlan &x = r.choices[static_cast<std::size_t>(a)], &y = r.choices[b];
+      CHECK_FALSE((y.time_to_train < x.time_to_train && y.cost < x.cost));
+    }
+}
+
+TEST_CASE("planner: device options and the deadline are checked", "[planner]") {
+  const Config c = test::config(R"({"model": "llama3-8b", "hardware": "h100-sxm",
+    "cluster": {"base": "dgx-h100", "devices": 64}, "workload": {"mode": "train",
+    "global_batch": 64, "seq_len": 4096, "device_options": {"min": 512, "max": 4096}}})");
+  CHECK(c.workload.device_options == std::vector<i64>{512, 1024, 2048, 4096});
+  CHECK(test::error_of([] {
+          test::config(R"({"model": "llama3-8b", "hardware": "h100-sxm", "cluster": "dgx-h100",
+            "workload": {"mode": "train", "global_batch": 64, "seq_len": 4096,
+            "deadline_days": 30}})");
+        }) == "workload.deadline_days: needs workload.train_tokens (the deadline is for training "
+              "them)");
+  CHECK(test::error_of([] {
+          test::config(R"({"model": "llama3-8b", "hardware": "h100-sxm", "cluster": "dgx-h100",
+            "workload": {"mode": "train", "global_batch": 64, "seq_len": 4096,
+            "device_options": {"min": 64, "max": 8}}})");
+        }) == "workload.device_options.max: 8 is below min 64");
 }

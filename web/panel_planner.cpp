@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/io/config_json.hpp"
 #include "core/io/estimate_json.hpp"
+#include "core/io/serve_json.hpp"
 #include "core/io/units.hpp"
 #include "core/parallel/layout.hpp"
 #include "core/report/report.hpp"
@@ -116,10 +117,20 @@ void run_search(const AppState &s, PlannerUi &p, const Config &c) {
   o.headroom = p.headroom_gb >= 0 ? p.headroom_gb * 1e9 : -1;
   p.result.reset();
   p.running.reset();
+  p.joint.reset();
+  p.joint_running.reset();
   p.cancelled = false;
   p.error.clear();
   try {
-    p.running.emplace(search_config(s, p, c), o);
+    const WorkloadSpec &w = c.workload;
+    if (w.mode == Mode::train && (!w.hardware_options.empty() || !w.device_options.empty())) {
+      std::vector<Config> choices = io::planner_choices(s.user());
+      for (Config &x : choices)
+        x = search_config(s, p, x);
+      p.joint_running.emplace(std::move(choices), o);
+    } else {
+      p.running.emplace(search_config(s, p, c), o);
+    }
   } catch (const ConfigError &e) {
     p.error = e.path().empty() ? e.message() : e.path() + ": " + e.message();
   } catch (const std::exception &e) {
@@ -131,13 +142,21 @@ void run_search(const AppState &s, PlannerUi &p, const Config &c) {
 
 // One frame's share of the running search; its result once it is over (or cancelled).
 void step_search(PlannerUi &p, bool cancel) {
-  if (!p.running)
+  if (!p.running && !p.joint_running)
     return;
   try {
-    const bool over = cancel || p.running->step(kUnitsPerFrame);
-    if (!over)
-      return;
-    p.result = p.running->result();
+    if (p.joint_running) {
+      const bool over = cancel || p.joint_running->step(kUnitsPerFrame);
+      if (!over)
+        return;
+      p.joint = p.joint_running->result();
+      p.joint_running.reset();
+    } else {
+      const bool over = cancel || p.running->step(kUnitsPerFrame);
+      if (!over)
+        return;
+      p.result = p.running->result();
+    }
   } catch (const ConfigError &e) {
     p.error = e.path().empty() ? e.message() : e.path() + ": " + e.message();
   } catch (const std::exception &e) {
@@ -145,6 +164,7 @@ void step_search(PlannerUi &p, bool cancel) {
   }
   p.cancelled = cancel;
   p.running.reset();
+  p.joint_running.reset();
   p.seconds = ImGui::GetTime() - p.started;
   p.order.clear(); // rank order, then the table's sort
   p.resort = true;
@@ -500,6 +520,157 @@ void draw_knob_toggles(const AppState &s, PlannerUi &p, const Config &c) {
     p.freed.clear();
 }
 
+// "What should I run on": one row per (hardware, devices) choice with its fastest layout;
+// the fastest and the cheapest meeting the deadline marked; a click applies the choice
+// (accelerator, cluster, device count and layout). Then time against cost, each choice a
+// point.
+void draw_joint(AppState &s, PlannerUi &p, const Config &c) {
+  const JointPlanResult &r = *p.joint;
+  std::string head = std::to_string(r.choices.size()) + " hardware and device choices";
+  if (c.workload.train_tokens > 0) {
+    head += ", ";
+    head += units::count(c.workload.train_tokens);
+    head += " tokens";
+  }
+  if (r.deadline > 0) {
+    head += " within ";
+    head += format_value(r.deadline, Unit::duration);
+  }
+  ImGui::TextUnformatted(head.c_str());
+  ui::help_marker("Each choice is searched over every free layout knob; its fastest layout is "
+                  "shown. Fastest and cheapest are among the choices that meet the deadline. "
+                  "Click a row to run on it.");
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
+                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY;
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  const float table_h = std::min(line * static_cast<float>(r.choices.size() + 2),
+                                 ImGui::GetContentRegionAvail().y - ImGui::GetFontSize() * 15);
+  ui::table_export("choices");
+  int clicked = -1;
+  if (ImGui::BeginTable("choices", 10, flags, ImVec2(0, std::max(table_h, line * 3)))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    for (const char *h : {"#", "hardware", "cluster", "devices", "layout", "step", "MFU",
+                          "to train", "cost", "deadline"})
+      ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (std::size_t i = 0; i < r.choices.size(); ++i) {
+      const ChoicePlan &x = r.choices[i];
+      const bool fastest = static_cast<i64>(i) == r.fastest;
+      const bool cheapest = static_cast<i64>(i) == r.cheapest;
+      const ImVec4 *col = fastest || cheapest ? &ui::color::ok : nullptr;
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::PushID(static_cast<int>(i));
+      if (ImGui::Selectable("##choice", false, ImGuiSelectableFlags_SpanAllColumns) &&
+          !x.result.plans.empty())
+        clicked = static_cast<int>(i);
+      ImGui::PopID();
+      ImGui::SameLine(0, 0);
+      std::string tag = std::to_string(i + 1);
+      if (fastest)
+        tag += " fastest";
+      if (cheapest)
+        tag += " cheapest";
+      ui::text_colored(col ? *col : ui::color::dim, tag);
+      const auto cell = [&](int k, const std::string &v) {
+        ImGui::TableSetColumnIndex(k);
+        ui::text_right(v, col);
+      };
+      cell(1, x.hardware);
+      cell(2, x.cluster);
+      cell(3, str(x.devices));
+      if (x.result.plans.empty()) {
+        cell(4, "no layout fits");
+        continue;
+      }
+      const Estimate &e = x.result.plans.front().estimate;
+      const Layout &l = e.layout;
+      std::string lay = "dp";
+      lay += str(l.dp);
+      lay += " tp";
+      lay += str(l.tp);
+      lay += " pp";
+      lay += pp_label(l, c.model.layers);
+      if (l.vpp > 1) {
+        lay += " v";
+        lay += str(l.vpp);
+      }
+      lay += " z";
+      lay += str(l.zero);
+      cell(4, lay);
+      cell(5, units::seconds(e.time.step));
+      cell(6, units::percent(e.throughput.mfu));
+      cell(7, x.time_to_train > 0 ? format_value(x.time_to_train, Unit::duration) : "-");
+      cell(8, e.cost_to_train > 0 ? format_value(e.cost_to_train, Unit::dollars) : "-");
+      cell(9, r.deadline <= 0 ? "" : x.meets_deadline ? "meets" : "misses");
+    }
+    ImGui::EndTable();
+  }
+  ui::table_export_end();
+  if (clicked >= 0) {
+    const ChoicePlan &x = r.choices[static_cast<std::size_t>(clicked)];
+    s.set_preset("hardware", x.hardware);
+    if (x.cluster != c.cluster.name && !x.cluster.empty())
+      s.set_preset("cluster", x.cluster);
+    s.set_field("cluster", "devices", x.devices);
+    Config choice = c;
+    choice.cluster.devices = x.devices;
+    s.set_parallel_object(s.plan_parallel(choice, x.result.plans.front()));
+    return;
+  }
+  // Time against cost, one point per choice with a price.
+  double t0 = 1e300, t1 = 0, c0 = 1e300, c1 = 0;
+  for (const ChoicePlan &x : r.choices)
+    if (!x.result.plans.empty() && x.cost > 0 && x.time_to_train > 0) {
+      t0 = std::min(t0, x.time_to_train);
+      t1 = std::max(t1, x.time_to_train);
+      c0 = std::min(c0, x.cost);
+      c1 = std::max(c1, x.cost);
+    }
+  if (t1 <= 0)
+    return;
+  ImGui::TextUnformatted("Time to train against cost");
+  double xl, xh, yl, yh;
+  plot::log_range(t0, t1, 1.2, 0.3, xl, xh);
+  plot::log_range(c0, c1, 1.2, 0.3, yl, yh);
+  const float w = std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 46);
+  const plot::LogLog g = plot::begin_loglog(
+      ImVec2(w, ImGui::GetFontSize() * 12), xl, xh, yl, yh,
+      [](double v) { return plot::tick(format_value(v, Unit::duration)); },
+      [](double v) { return plot::tick(format_value(v, Unit::dollars)); }, "time to train",
+      "cost to train");
+  ImDrawList *dl = ImGui::GetWindowDrawList();
+  if (r.deadline > 0 && r.deadline >= xl && r.deadline <= xh)
+    plot::dashed_line(dl, g.at(r.deadline, yl), g.at(r.deadline, yh),
+                      ImGui::GetColorU32(ui::color::warn));
+  plot::Labels labels(g.p0, g.p1);
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const ChoicePlan *hovered = nullptr;
+  for (std::size_t i = 0; i < r.choices.size(); ++i) {
+    const ChoicePlan &x = r.choices[i];
+    if (x.result.plans.empty() || x.cost <= 0 || x.time_to_train <= 0)
+      continue;
+    const bool on_front =
+        std::find(r.front.begin(), r.front.end(), static_cast<i64>(i)) != r.front.end();
+    const ImVec2 a = g.at(x.time_to_train, x.cost);
+    const ImU32 col = ImGui::GetColorU32(on_front ? ui::color::ok : ui::color::accent);
+    dl->AddCircleFilled(a, on_front ? 4.5f : 3.5f, col);
+    labels.block(ImVec2(a.x - 4, a.y - 4), ImVec2(a.x + 4, a.y + 4));
+    labels.add(dl, a, 4, std::to_string(x.devices) + " " + x.hardware, col);
+    const float dx = mouse.x - a.x, dy = mouse.y - a.y;
+    if (dx * dx + dy * dy < 49)
+      hovered = &x;
+  }
+  if (hovered) {
+    ImGui::BeginTooltip();
+    ImGui::Text("%lld x %s: %s to train, %s", static_cast<long long>(hovered->devices),
+                hovered->hardware.c_str(),
+                format_value(hovered->time_to_train, Unit::duration).c_str(),
+                format_value(hovered->cost, Unit::dollars).c_str());
+    ImGui::EndTooltip();
+  }
+}
+
 } // namespace
 
 // [SECTION] panel
@@ -593,6 +764,21 @@ void draw_planner_panel(AppState &s, UiState &ui) {
     run_search(s, p, *c);
     p.signature = sig;
     p.search = false;
+  }
+  if (p.joint_running) {
+    ImGui::ProgressBar(static_cast<float>(p.joint_running->progress()),
+                       ImVec2(ImGui::GetFontSize() * 16, 0));
+    ImGui::SameLine();
+    const bool cancel = ImGui::SmallButton("Cancel");
+    ImGui::SameLine();
+    ui::text_dim("searching every hardware and device choice...");
+    step_search(p, cancel);
+    if (p.joint_running)
+      return;
+  }
+  if (p.joint && p.error.empty()) {
+    draw_joint(s, p, *c);
+    return;
   }
   if (p.running) {
     // Spread over frames: a progress bar and Cancel (keeps what was found so far).

@@ -280,7 +280,7 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
     su.plan_error.clear();
     su.plan_seconds = 0;
     try {
-      su.search.emplace(io::serve_choices(s.user()));
+      su.search.emplace(io::planner_choices(s.user()));
     } catch (const ConfigError &e) {
       su.plan_error = e.path() + ": " + e.message();
     } catch (const std::exception &e) {

@@ -25,8 +25,12 @@ struct PlannerUi {
   std::string signature;                 // configuration + freed + top of the last search
   std::optional<PlanResult> result;
   std::optional<PlanSearch> running; // a search in progress, stepped once per frame
-  bool cancelled = false;            // the result is what a cancelled search had found
-  double started = 0;                // ImGui time the running search began
+  // "What should I run on" (workload.hardware_options / device_options): every choice's
+  // search, a choice at a time.
+  std::optional<JointPlanSearch> joint_running;
+  std::optional<JointPlanResult> joint;
+  bool cancelled = false; // the result is what a cancelled search had found
+  double started = 0;     // ImGui time the running search began
   std::string error;
   double seconds = 0;             // wall time of the last search
   std::vector<std::size_t> order; // rows in the table's sort order

@@ -12,6 +12,8 @@
 
 #include <imgui_stdlib.h>
 
+#include <cstdlib>
+
 #include <algorithm>
 
 namespace rl::web {
@@ -352,28 +354,11 @@ void bound_and_kv_fields(AppState &s) {
                "head, an AllToAll each way per layer).");
 }
 
-// workload.mode "serve": the request stream, the SLO and the scheduler (`ridgeline serve`).
-template <class F> void draw_serve_workload(AppState &s, F &dtype_field) {
-  if (s.field("workload", "trace").is_array()) {
-    ui::text_dim("Requests from a trace of " + std::to_string(s.field("workload", "trace").size()) +
-                 " entries.");
-  } else {
-    num_field(s, "workload", "request_rate", "Request rate", 1, "%.3g req/s",
-              "Poisson arrivals per second, over all instances (each of N instances sees "
-              "rate / N).");
-    int_field(s, "workload", "requests", "Requests", "Requests simulated (at most 1,000,000).");
-    int_field(s, "workload", "prompt_len", "Prompt tokens", "Mean prompt length.");
-    int_field(s, "workload", "gen_len", "Output tokens", "Mean output length.");
-    string_field(s, "workload", "length_dist", "Lengths", {"fixed", "exponential", "uniform"},
-                 "fixed",
-                 "Distribution of prompt and output lengths about their means: fixed, "
-                 "exponential (at most 8x the mean) or uniform on [1, 2 x mean - 1].");
-  }
-  // the hardware the serving planner may choose from (workload.hardware_options)
+// The hardware a planner may choose from (workload.hardware_options): one checkbox per
+// preset, three to a row. Shared by the serving planner and the training planner.
+void plan_on_row(AppState &s, const char *help) {
   {
-    ui::row_label("Plan on", "workload.hardware_options",
-                  "Hardware presets the Deployments tab searches (none ticked: the accelerator "
-                  "above, on its cluster). Each runs on the cluster above.");
+    ui::row_label("Plan on", "workload.hardware_options", help);
     ui::text_dim("the planner may pick");
     json opts = s.field("workload", "hardware_options");
     if (!opts.is_array())
@@ -411,6 +396,27 @@ template <class F> void draw_serve_workload(AppState &s, F &dtype_field) {
       s.set_field("workload", "hardware_options", opts);
     ui::field_error("workload.hardware_options");
   }
+}
+
+// workload.mode "serve": the request stream, the SLO and the scheduler (`ridgeline serve`).
+template <class F> void draw_serve_workload(AppState &s, F &dtype_field) {
+  if (s.field("workload", "trace").is_array()) {
+    ui::text_dim("Requests from a trace of " + std::to_string(s.field("workload", "trace").size()) +
+                 " entries.");
+  } else {
+    num_field(s, "workload", "request_rate", "Request rate", 1, "%.3g req/s",
+              "Poisson arrivals per second, over all instances (each of N instances sees "
+              "rate / N).");
+    int_field(s, "workload", "requests", "Requests", "Requests simulated (at most 1,000,000).");
+    int_field(s, "workload", "prompt_len", "Prompt tokens", "Mean prompt length.");
+    int_field(s, "workload", "gen_len", "Output tokens", "Mean output length.");
+    string_field(s, "workload", "length_dist", "Lengths", {"fixed", "exponential", "uniform"},
+                 "fixed",
+                 "Distribution of prompt and output lengths about their means: fixed, "
+                 "exponential (at most 8x the mean) or uniform on [1, 2 x mean - 1].");
+  }
+  plan_on_row(s, "Hardware presets the Deployments tab searches (none ticked: the accelerator "
+                 "above, on its cluster). Each runs on the cluster above.");
   num_field(s, "workload", "slo.ttft", "SLO: TTFT", 1e3, "%.0f ms",
             "Time to first token target (0: none).");
   num_field(s, "workload", "slo.tpot", "SLO: TPOT", 1e3, "%.1f ms",
@@ -551,6 +557,61 @@ void draw_workload_section(AppState &s) {
         } else if (s.effective().contains("workload") && s.effective().at("workload").is_object()) {
           json wl = s.effective().at("workload");
           wl.erase("train_tokens");
+          s.set_workload(wl);
+        }
+      }
+    }
+    // "What should I run on": the planner searches these with the layout.
+    plan_on_row(s, "Hardware presets the planner also searches, each with the layout (none "
+                   "ticked: the accelerator above). Each runs on the cluster above, with the "
+                   "same device count unless Devices to try lists others.");
+    {
+      json cur = s.field("workload", "device_options");
+      std::string text;
+      if (cur.is_array())
+        for (const auto &v : cur)
+          if (v.is_number_integer()) {
+            if (!text.empty())
+              text += ", ";
+            text += std::to_string(v.get<i64>());
+          }
+      ui::row_label("Devices to try", "workload.device_options",
+                    "Device counts the planner searches (e.g. 512, 1024, 2048), each with the "
+                    "layout and every ticked accelerator; empty: the cluster's.");
+      ImGui::SetNextItemWidth(-1);
+      if (ImGui::InputText("##device_options", &text, ImGuiInputTextFlags_EnterReturnsTrue)) {
+        json list = json::array();
+        std::size_t pos = 0;
+        while (pos < text.size()) {
+          const std::size_t end = std::min(text.find(',', pos), text.size());
+          const std::string cell = text.substr(pos, end - pos);
+          char *stop = nullptr;
+          const long long v = std::strtoll(cell.c_str(), &stop, 10);
+          if (stop != cell.c_str())
+            list.push_back(v);
+          pos = end + 1;
+        }
+        if (list.empty()) {
+          json wl = s.effective().value("workload", json::object());
+          wl.erase("device_options");
+          s.set_workload(wl);
+        } else {
+          s.set_field("workload", "device_options", list);
+        }
+      }
+      ui::field_error("workload.device_options");
+    }
+    if (as_num(s.field("workload", "train_tokens"), 0) > 0) {
+      double days = as_num(s.field("workload", "deadline_days"), 0);
+      if (ui::input_scaled("Deadline", "workload.deadline_days", days, 1, "%.0f days",
+                           "Training must finish the token budget within this many days (0: "
+                           "no deadline); the planner returns the fastest and the cheapest "
+                           "choices that do.")) {
+        if (days > 0) {
+          s.set_field("workload", "deadline_days", days);
+        } else {
+          json wl = s.effective().value("workload", json::object());
+          wl.erase("deadline_days");
           s.set_workload(wl);
         }
       }

@@ -51,7 +51,7 @@ std::string plan(const std::string &config_json, int top) {
     if (c.workload.mode == Mode::serve) {
       ServePlanOptions so;
       so.top = top;
-      return io::to_json(plan_serving(io::serve_choices(j), so));
+      return io::to_json(plan_serving(io::planner_choices(j), so));
     }
     PlanOptions o;
     o.top = top;

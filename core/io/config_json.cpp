@@ -688,6 +688,11 @@ void parse_serve(ObjectReader &r, WorkloadSpec &w) {
                             std::to_string(s.max_batch) +
                             ": every running sequence decodes one token per iteration");
   }
+}
+
+// The planners' choices: hardware presets ("name" or "name@cluster") and, for training,
+// device counts (a list, or {"min", "max"}: min, 2 min, 4 min, ... up to max) and a deadline.
+void parse_options(ObjectReader &r, WorkloadSpec &w, bool train) {
   if (const json *ho = r.opt_child("hardware_options")) {
     const std::string hp = r.path_of("hardware_options");
     if (!ho->is_array() || ho->size() > 32)
@@ -704,9 +709,31 @@ void parse_serve(ObjectReader &r, WorkloadSpec &w) {
           !is_preset("cluster", name.substr(name.find('@') + 1)))
         throw ConfigError(hp + "[" + std::to_string(i) + "]",
                           "\"" + name.substr(name.find('@') + 1) + "\" is not a cluster preset");
-      s.hardware_options.push_back(name);
+      w.hardware_options.push_back(name);
     }
   }
+  if (!train)
+    return;
+  if (const json *d = r.opt_child("device_options")) {
+    const std::string dp = r.path_of("device_options");
+    if (d->is_object()) {
+      ObjectReader o(*d, dp);
+      const i64 lo = o.req_int("min", 1, kMaxCount);
+      const i64 hi = o.req_int("max", 1, kMaxCount);
+      o.finish();
+      if (hi < lo)
+        throw ConfigError(o.path_of("max"),
+                          std::to_string(hi) + " is below min " + std::to_string(lo));
+      for (i64 n = lo; n <= hi && w.device_options.size() < 32; n *= 2)
+        w.device_options.push_back(n);
+    } else {
+      w.device_options = parse_int_array(*d, dp, 1, kMaxCount, 1, 32);
+    }
+  }
+  w.deadline_days = r.opt_num("deadline_days", 1e-3, 1e5).value_or(0);
+  if (w.deadline_days > 0 && w.train_tokens <= 0)
+    throw ConfigError(r.path_of("deadline_days"),
+                      "needs workload.train_tokens (the deadline is for training them)");
 }
 } // namespace
 
@@ -722,6 +749,7 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
     w.fp32_grads = r.opt_bool("fp32_grads").value_or(false);
     w.causal_skip = r.opt_bool("causal_skip").value_or(false);
     w.train_tokens = r.opt_num("train_tokens", 1.0, 1e18).value_or(0);
+    parse_options(r, w, true);
     break;
   case Mode::infer:
     w.batch = r.req_int("batch", 1, kMaxCount);
@@ -742,6 +770,7 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
     break;
   case Mode::serve:
     parse_serve(r, w);
+    parse_options(r, w, false);
     break;
   case Mode::tx8_op: {
     const json *o = r.opt_child("op");
@@ -1058,6 +1087,12 @@ json to_json(const WorkloadSpec &w) {
               {"causal_skip", w.causal_skip}});
     if (w.train_tokens > 0)
       j["train_tokens"] = w.train_tokens;
+    if (!w.hardware_options.empty())
+      j["hardware_options"] = w.hardware_options;
+    if (!w.device_options.empty())
+      j["device_options"] = w.device_options;
+    if (w.deadline_days > 0)
+      j["deadline_days"] = w.deadline_days;
     break;
   case Mode::infer:
     j.update({{"batch", w.batch},
@@ -1101,8 +1136,8 @@ json to_json(const WorkloadSpec &w) {
                       {"block_size", s.block_size},
                       {"memory_fraction", s.memory_fraction},
                       {"prefill_instances", s.prefill_instances}};
-    if (!s.hardware_options.empty())
-      j["hardware_options"] = s.hardware_options;
+    if (!w.hardware_options.empty())
+      j["hardware_options"] = w.hardware_options;
     break;
   }
   case Mode::tx8_op: {

@@ -322,4 +322,43 @@ json to_json(const PlanResult &r, double seconds) {
             {"seconds", seconds}}}};
 }
 
+json to_json(const JointPlanResult &r, double seconds) {
+  json choices = json::array();
+  for (const ChoicePlan &c : r.choices) {
+    json search = to_json(c.result);
+    json best = search["plans"].empty() ? json() : search["plans"][0];
+    choices.push_back({{"hardware", c.hardware},
+                       {"cluster", c.cluster},
+                       {"devices", c.devices},
+                       {"time_to_train", c.time_to_train},
+                       {"cost", c.cost},
+                       {"meets_deadline", c.meets_deadline},
+                       {"best", best},
+                       {"search",
+                        {{"candidates", c.result.candidates},
+                         {"evaluated", c.result.evaluated},
+                         {"feasible", c.result.feasible},
+                         {"rejected", c.result.rejected},
+                         {"pareto", search["pareto"]}}}});
+  }
+  auto index = [](i64 i) { return i < 0 ? json() : json(i); };
+  i64 candidates = 0, evaluated = 0, feasible = 0;
+  for (const ChoicePlan &c : r.choices) {
+    candidates += c.result.candidates;
+    evaluated += c.result.evaluated;
+    feasible += c.result.feasible;
+  }
+  return {{"choices", choices},
+          {"fastest", index(r.fastest)},
+          {"cheapest", index(r.cheapest)},
+          {"pareto_cost", r.front},
+          {"deadline_s", r.deadline},
+          {"stats",
+           {{"choices", r.choices.size()},
+            {"candidates", candidates},
+            {"evaluated", evaluated},
+            {"feasible", feasible},
+            {"seconds", seconds}}}};
+}
+
 } // namespace rl::io

@@ -92,22 +92,37 @@ json to_json(const ServePlanResult &r) {
             {"rejected", rej}}}};
 }
 
-std::vector<Config> serve_choices(const json &config) {
+std::vector<Config> planner_choices(const json &config) {
   const json full = expand_scenario(config);
   const Config c = parse_config(full);
+  const WorkloadSpec &w = c.workload;
+  const bool train = w.mode == Mode::train;
+  std::vector<std::string> hardware = w.hardware_options;
+  if (hardware.empty())
+    hardware.push_back(""); // the configuration's own
+  std::vector<i64> devices = w.device_options;
+  if (devices.empty())
+    devices.push_back(0); // the cluster's own
   std::vector<Config> out;
-  if (c.workload.serve.hardware_options.empty()) {
-    out.push_back(c);
-    return out;
-  }
-  for (const std::string &name : c.workload.serve.hardware_options) {
-    json k = full;
-    const auto at = name.find('@');
-    k["hardware"] = name.substr(0, at);
-    if (at != std::string::npos)
-      k["cluster"] = name.substr(at + 1);
-    out.push_back(parse_config(k));
-  }
+  for (const std::string &name : hardware)
+    for (const i64 n : devices) {
+      json k = full;
+      if (!name.empty()) {
+        const auto at = name.find('@');
+        k["hardware"] = name.substr(0, at);
+        if (at != std::string::npos) {
+          k["cluster"] = name.substr(at + 1);
+          if (train) // training keeps its device count on the other machine
+            k["cluster"] = {{"base", name.substr(at + 1)}, {"devices", c.cluster.devices}};
+        }
+      }
+      if (n > 0) {
+        if (!k["cluster"].is_object())
+          k["cluster"] = {{"base", k["cluster"]}};
+        k["cluster"]["devices"] = n;
+      }
+      out.push_back(parse_config(k));
+    }
   return out;
 }
 

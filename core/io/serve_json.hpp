@@ -15,9 +15,11 @@ nlohmann::json to_json(const Percentiles &p);
 nlohmann::json to_json(const ServeResult &r);
 nlohmann::json to_json(const ServePlanResult &r);
 
-// The configurations a serving plan searches: `config` once per entry of
-// workload.hardware_options ("name" or "name@cluster"), or `config` alone.
-std::vector<Config> serve_choices(const nlohmann::json &config);
+// The configurations a planner searches: `config` once per entry of
+// workload.hardware_options ("name" or "name@cluster": the cluster preset too) and, for
+// training, per workload.device_options count (training keeps its device count on another
+// cluster preset); `config` alone without options.
+std::vector<Config> planner_choices(const nlohmann::json &config);
 
 // Latency percentiles and throughput over request rates (the page's and CLI's curve):
 // the configuration's deployment simulated at each rate of `rates`, with at most

@@ -605,4 +605,96 @@ PlanResult plan(const Config &c, const PlanOptions &o) {
   return s.result();
 }
 
+JointPlanSearch::JointPlanSearch(std::vector<Config> choices, const PlanOptions &o)
+    : choices_(std::move(choices)), o_(o) {
+  if (choices_.empty())
+    throw ConfigError("workload.hardware_options", "no hardware to plan on");
+  for (const Config &c : choices_)
+    PlanSearch(c, o_); // every choice's preconditions first (ConfigError naming the field)
+}
+
+double JointPlanSearch::progress() const {
+  const double per = 1.0 / static_cast<double>(choices_.size());
+  return per * (static_cast<double>(next_) + (running_ ? running_->progress() : 0.0));
+}
+
+bool JointPlanSearch::step(i64 units) {
+  if (done())
+    return true;
+  if (!running_)
+    running_.emplace(choices_[next_], o_);
+  if (running_->step(units)) {
+    results_.push_back(running_->result());
+    running_.reset();
+    ++next_;
+  }
+  return done();
+}
+
+JointPlanResult JointPlanSearch::result() const {
+  JointPlanResult out;
+  out.deadline = choices_.front().workload.deadline_days * 86400;
+  for (std::size_t i = 0; i < results_.size(); ++i) {
+    const Config &c = choices_[i];
+    ChoicePlan cp;
+    cp.hardware = c.hardware.name;
+    cp.cluster = c.cluster.name;
+    cp.devices = c.cluster.devices;
+    cp.result = results_[i];
+    if (!cp.result.plans.empty()) {
+      const Estimate &e = cp.result.plans.front().estimate;
+      cp.time_to_train = e.time_to_train;
+      cp.cost = e.cost_to_train > 0 ? e.cost_to_train
+                : e.cost_per_hour > 0 && e.throughput.tokens_per_s > 0
+                    ? e.cost_per_hour / 3600 / e.throughput.tokens_per_s
+                    : 0.0;
+      cp.meets_deadline = out.deadline <= 0 || e.time_to_train <= out.deadline;
+    }
+    out.choices.push_back(std::move(cp));
+  }
+  // Time: to train the budget, else the step (the same global batch on every choice).
+  auto time_of = [&](const ChoicePlan &x) {
+    return x.time_to_train > 0 ? x.time_to_train : x.result.plans.front().estimate.time.step;
+  };
+  for (std::size_t i = 0; i < out.choices.size(); ++i) {
+    const ChoicePlan &x = out.choices[i];
+    if (x.result.plans.empty() || !x.meets_deadline)
+      continue;
+    const i64 k = static_cast<i64>(i);
+    if (out.fastest < 0 || time_of(x) < time_of(out.choices[static_cast<std::size_t>(out.fastest)]))
+      out.fastest = k;
+    if (x.cost > 0 &&
+        (out.cheapest < 0 || x.cost < out.choices[static_cast<std::size_t>(out.cheapest)].cost))
+      out.cheapest = k;
+  }
+  // The time/cost front over the choices with a plan and a price.
+  for (std::size_t i = 0; i < out.choices.size(); ++i) {
+    const ChoicePlan &x = out.choices[i];
+    if (x.result.plans.empty() || x.cost <= 0)
+      continue;
+    bool dominated = false;
+    for (std::size_t j = 0; j < out.choices.size() && !dominated; ++j) {
+      const ChoicePlan &y = out.choices[j];
+      if (j == i || y.result.plans.empty() || y.cost <= 0)
+        continue;
+      dominated = time_of(y) <= time_of(x) && y.cost <= x.cost &&
+                  (time_of(y) < time_of(x) || y.cost < x.cost || j < i);
+    }
+    if (!dominated)
+      out.front.push_back(static_cast<i64>(i));
+  }
+  std::sort(out.front.begin(), out.front.end(), [&](i64 a, i64 b) {
+    return time_of(out.choices[static_cast<std::size_t>(a)]) <
+           time_of(out.choices[static_cast<std::size_t>(b)]);
+  });
+  return out;
+}
+
+JointPlanResult plan_choices(const std::vector<Config> &choices, const PlanOptions &o) {
+  JointPlanSearch s(choices, o);
+  while (!s.step(o.budget)) {
+  }
+  return s.result();
+}
+
 } // namespace rl

@@ -14,6 +14,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -129,5 +130,43 @@ private:
   std::vector<Infeasible> infeasible_;
   std::unique_ptr<Cache> cache_;
 };
+
+// "What should I run on": the layout search on every (hardware, device count) choice of
+// the configuration (workload.hardware_options x workload.device_options, expanded by the io
+// layer), each choice's best plan, and the fastest and the cheapest of them that train
+// workload.train_tokens within workload.deadline_days.
+struct ChoicePlan {
+  std::string hardware, cluster;
+  i64 devices = 0;
+  PlanResult result;          // the layout search on this choice (plans empty: nothing fits)
+  double time_to_train = 0;   // of its best plan (s; 0 without a token budget)
+  double cost = 0;            // to train the budget, or $ per token without one; 0: no price
+  bool meets_deadline = true; // its best plan trains the budget within the deadline
+};
+struct JointPlanResult {
+  std::vector<ChoicePlan> choices; // in the configuration's order
+  i64 fastest = -1, cheapest = -1; // meeting the deadline, with a plan (-1: none)
+  std::vector<i64> front;          // time/cost Pareto front over the choices' best plans
+  double deadline = 0;             // s (0: none)
+};
+
+// The same in steps (a choice's layout search at a time), for the page.
+class JointPlanSearch {
+public:
+  JointPlanSearch(std::vector<Config> choices, const PlanOptions &o); // ConfigError as plan()
+  bool step(i64 units);
+  bool done() const { return next_ >= choices_.size(); }
+  double progress() const;
+  JointPlanResult result() const;
+
+private:
+  std::vector<Config> choices_;
+  PlanOptions o_;
+  std::size_t next_ = 0;
+  std::optional<PlanSearch> running_;
+  std::vector<PlanResult> results_;
+};
+
+JointPlanResult plan_choices(const std::vector<Config> &choices, const PlanOptions &o = {});
 
 } // namespace rl
