@@ -329,6 +329,7 @@ int draw_plans(const AppState &s, PlannerUi &p, bool train, float height) {
                               ImGuiSelectableFlags_AllowItemOverlap))
       clicked = static_cast<int>(i);
     const bool hovered = ImGui::IsItemHovered();
+    ui::note_rect("plan " + str(static_cast<i64>(i) + 1)); // the e2e test clicks rows by rank
     ImGui::PopID();
     ImGui::SameLine(0, 0);
     ui::text_right(is_current ? std::string("\xe2\x86\x92 ") + str(static_cast<i64>(i) + 1)
@@ -564,6 +565,7 @@ void draw_joint(AppState &s, PlannerUi &p, const Config &c) {
       if (ImGui::Selectable("##choice", false, ImGuiSelectableFlags_SpanAllColumns) &&
           !x.result.plans.empty())
         clicked = static_cast<int>(i);
+      ui::note_rect("choice " + str(static_cast<i64>(i) + 1));
       ImGui::PopID();
       ImGui::SameLine(0, 0);
       std::string tag = std::to_string(i + 1);

@@ -257,9 +257,14 @@ EOF
 browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=hf" "$out/dom_flow_hf.html" 30000
 browse dump "$base?scenario=sora-720m-tx8-2x2#e2e-flow=resolution" "$out/dom_flow_resolution.html" 30000
 browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=compare" "$out/dom_flow_compare.html" 30000
+browse dump "$base?scenario=llama3-70b-h100-1024&tab=planner-all#e2e-flow=planner" "$out/dom_flow_planner.html" 30000
+"$cli" plan '{"model": "llama3-70b", "hardware": "h100-sxm", "cluster": "dgx-h100-1024",
+  "workload": {"mode": "train", "global_batch": 1024, "seq_len": 8192, "precision": "bf16"}}' \
+  --json --top 1 >"$out/plan_free.json" || fail "the CLI's free plan failed"
 python3 - "$out" <<'EOF' || fail "a user flow failed (files in $out)"
 import sys
-from page_checks import Checks, flow_steps
+import math
+from page_checks import Checks, flow_steps, load
 
 out = sys.argv[1]
 c = Checks()
@@ -296,6 +301,17 @@ c.expect("compare: the step-time row compares pinned and current",
 c.expect("compare: the link carries both (pin= and the edit)",
          "cluster.devices=2048" in dev["url"] and "pin=" in dev["url"], dev["url"])
 open(f"{out}/compare_link.txt", "w").write(dev["url"].split("?", 1)[1])
+# Planner: every knob free, the search spread over frames, then a click on plan 1 applies
+# the CLI's best layout (the same step time, and its knobs in the configuration).
+pl = flow_steps(out, "dom_flow_planner.html")["apply"]
+best = load(out, "plan_free.json")["plans"][0]
+par = pl["user"].get("parallel", {})
+c.expect("planner: clicking plan 1 applies the CLI's best layout (tp, pp, ZeRO, micro-batch)",
+         all(par.get(k) == best["parallel"][k] for k in ("tp", "pp", "zero", "microbatch")),
+         f"{par} vs {best['parallel']}")
+c.expect("planner: the applied layout times as the CLI's best plan (1e-9 rel)",
+         math.isclose(pl["estimate"]["time"]["step"], best["time"]["step"], rel_tol=1e-9),
+         f'{pl["estimate"]["time"]["step"]} vs {best["time"]["step"]}')
 c.exit()
 EOF
 # The compare link as shared: reopened, it shows the same pin, edit and tab.
