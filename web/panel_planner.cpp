@@ -841,9 +841,14 @@ void draw_planner_panel(AppState &s, UiState &ui) {
   // The table, then the closest infeasible layouts under it.
   const float line = ImGui::GetTextLineHeightWithSpacing();
   const float inf_h = line * static_cast<float>(1 + r.infeasible.size()) + 10;
-  const float plot_h = r.pareto.size() > 1 ? ImGui::GetFontSize() * 13 : 0.0f;
-  const float table_h =
-      std::max(line * 4, ImGui::GetContentRegionAvail().y - inf_h - plot_h - line * 2);
+  // The plot takes what the table's first rows leave, up to 13 lines; hidden when small.
+  const float avail = ImGui::GetContentRegionAvail().y;
+  float plot_h = r.pareto.size() > 1
+                     ? std::min(ImGui::GetFontSize() * 13, avail - inf_h - line * 8)
+                     : 0.0f;
+  if (plot_h < ImGui::GetFontSize() * 7)
+    plot_h = 0;
+  const float table_h = std::max(line * 4, avail - inf_h - (plot_h > 0 ? plot_h + line * 2 : 0));
   if (r.plans.empty()) {
     ui::text_colored(ui::color::error,
                      r.infeasible.empty()

@@ -568,19 +568,33 @@ void draw_workload_section(AppState &s) {
     {
       json cur = s.field("workload", "device_options");
       std::string text;
-      if (cur.is_array())
+      if (cur.is_array()) {
         for (const auto &v : cur)
           if (v.is_number_integer()) {
             if (!text.empty())
               text += ", ";
             text += std::to_string(v.get<i64>());
           }
+      } else if (cur.is_object() && cur.value("min", json()).is_number_integer() &&
+                 cur.value("max", json()).is_number_integer()) {
+        text = std::to_string(cur["min"].get<i64>());
+        text += "..";
+        text += std::to_string(cur["max"].get<i64>());
+      }
       ui::row_label("Devices to try", "workload.device_options",
-                    "Device counts the planner searches (e.g. 512, 1024, 2048), each with the "
-                    "layout and every ticked accelerator; empty: the cluster's.");
+                    "Device counts the planner searches (e.g. 512, 1024, 2048, or 512..4096 for "
+                    "512 doubling up to 4096), each with the layout and every ticked "
+                    "accelerator; empty: the cluster's.");
       ImGui::SetNextItemWidth(-1);
       if (ImGui::InputText("##device_options", &text, ImGuiInputTextFlags_EnterReturnsTrue)) {
         json list = json::array();
+        const std::size_t dots = text.find("..");
+        if (dots != std::string::npos) { // a range: min, 2 min, 4 min, ... up to max
+          list = json::object();
+          list["min"] = std::strtoll(text.substr(0, dots).c_str(), nullptr, 10);
+          list["max"] = std::strtoll(text.substr(dots + 2).c_str(), nullptr, 10);
+          text.clear();
+        }
         std::size_t pos = 0;
         while (pos < text.size()) {
           const std::size_t end = std::min(text.find(',', pos), text.size());

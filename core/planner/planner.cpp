@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <unordered_map>
 
@@ -192,12 +193,12 @@ struct TimesKey {
 };
 struct TimesKeyHash {
   std::size_t operator()(const TimesKey &k) const {
-    std::size_t h = 1469598103934665603ull;
+    std::uint64_t h = 1469598103934665603ull; // FNV-1a, 64-bit on every target
     for (const i64 v : {k.tp, k.cp, k.ulysses, k.ring, k.ep, k.mb, k.dp3, k.s_tp, k.s_cp, k.s_dp,
                         static_cast<i64>(k.rc), static_cast<i64>(k.sp), static_cast<i64>(k.flash),
                         static_cast<i64>(k.overlap_tp)})
-      h = (h ^ static_cast<std::size_t>(v)) * 1099511628211ull;
-    return h;
+      h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ull;
+    return static_cast<std::size_t>(h ^ (h >> 32));
   }
 };
 
