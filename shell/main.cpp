@@ -324,6 +324,14 @@ int cmd_estimate(const Args &a) {
   return 0;
 }
 
+// f's result, with its wall time in `seconds` (the CLI measures; the core has no clock).
+template <class F> auto timed(double &seconds, F &&f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto out = f();
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
 int cmd_plan(const Args &a) {
   if (a.has("--help")) {
     std::cout << kPlanHelp;
@@ -368,10 +376,9 @@ int cmd_plan(const Args &a) {
     return shell::run_serve_plan(cfg, static_cast<int>(o.top), a.has("--json"), std::cout);
   if (c.workload.mode == Mode::train &&
       (!c.workload.hardware_options.empty() || !c.workload.device_options.empty())) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const JointPlanResult r = plan_choices(io::planner_choices(cfg), o);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double seconds = 0;
+    const JointPlanResult r =
+        timed(seconds, [&] { return plan_choices(io::planner_choices(cfg), o); });
     if (a.has("--json"))
       std::cout << io::dump(io::to_json(r, seconds), 2) << "\n";
     else
@@ -381,10 +388,8 @@ int cmd_plan(const Args &a) {
                 << (r.deadline > 0 ? " and meets the deadline" : "") << "\n";
     return r.fastest < 0 ? 2 : 0;
   }
-  const auto t0 = std::chrono::steady_clock::now();
-  const PlanResult r = plan(c, o);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double seconds = 0;
+  const PlanResult r = timed(seconds, [&] { return plan(c, o); });
   if (a.has("--json"))
     std::cout << io::dump(io::to_json(r, seconds), 2) << "\n";
   else
