@@ -1,6 +1,7 @@
 // The planner: legality and memory pruning, ranking, and pruning that never loses the best.
 #include "helpers.hpp"
 
+#include "core/io/estimate_json.hpp"
 #include "core/io/serve_json.hpp"
 #include "core/planner/planner.hpp"
 
@@ -326,6 +327,11 @@ TEST_CASE("planner: what to run on (hardware x devices, a deadline)", "[planner]
   REQUIRE(r.cheapest >= 0);
   CHECK(r.choices[static_cast<std::size_t>(r.fastest)].time_to_train == fastest);
   CHECK(r.choices[static_cast<std::size_t>(r.cheapest)].cost == cheapest);
+  // JSON: every choice's best plan, fastest first (the fastest meets the deadline here).
+  const nlohmann::json j = io::to_json(r);
+  REQUIRE(j["plans"].size() == 4);
+  CHECK(j["plans"][0]["choice"] == r.fastest);
+  CHECK(j["fastest"] == r.fastest);
   // Twice the H100s train faster; no layout on the front is beaten on both time and cost.
   CHECK(r.choices[1].time_to_train < r.choices[0].time_to_train);
   REQUIRE(!r.front.empty());

@@ -343,12 +343,36 @@ json to_json(const JointPlanResult &r, double seconds) {
   }
   auto index = [](i64 i) { return i < 0 ? json() : json(i); };
   i64 candidates = 0, evaluated = 0, feasible = 0;
+  std::map<std::string, i64> rejected;
   for (const ChoicePlan &c : r.choices) {
     candidates += c.result.candidates;
     evaluated += c.result.evaluated;
     feasible += c.result.feasible;
+    for (const auto &[k, n] : c.result.rejected)
+      rejected[k] += n;
   }
-  return {{"choices", choices},
+  // "plans": every choice's best plan (an estimate + its parallel object, with the choice's
+  // hardware and devices), fastest first, as a single-choice search lists its plans.
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < r.choices.size(); ++i)
+    if (!choices[i]["best"].is_null())
+      order.push_back(i);
+  auto time_of = [&](std::size_t i) {
+    const ChoicePlan &c = r.choices[i];
+    return c.time_to_train > 0 ? c.time_to_train : c.result.plans.front().estimate.time.step;
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return time_of(a) < time_of(b); });
+  json plans = json::array();
+  for (const std::size_t i : order) {
+    json p = choices[i]["best"];
+    p["hardware"] = r.choices[i].hardware;
+    p["devices"] = r.choices[i].devices;
+    p["choice"] = i;
+    plans.push_back(p);
+  }
+  return {{"plans", plans},
+          {"choices", choices},
           {"fastest", index(r.fastest)},
           {"cheapest", index(r.cheapest)},
           {"pareto_cost", r.front},
@@ -358,6 +382,7 @@ json to_json(const JointPlanResult &r, double seconds) {
             {"candidates", candidates},
             {"evaluated", evaluated},
             {"feasible", feasible},
+            {"rejected", rejected},
             {"seconds", seconds}}}};
 }
 

@@ -25,9 +25,10 @@ namespace rl::io {
 nlohmann::json to_json(const SpComparison &c);
 // `seconds`: the search's wall time, measured by the caller (the core keeps no clock).
 nlohmann::json to_json(const PlanResult &r, double seconds = 0);
-// "What should I run on": every choice with its best plan (its whole search in "search"),
-// "fastest" and "cheapest" (indices into "choices", null when none meets the deadline) and
-// "pareto_cost" (the time/cost front, indices).
+// "What should I run on": "plans" (every choice's best plan, fastest first, with its
+// "hardware", "devices" and "choice"), "choices" (each with its best plan and search
+// statistics), "fastest" and "cheapest" (indices into "choices", null when none meets the
+// deadline), "pareto_cost" (the time/cost front, indices) and "stats" summed over choices.
 nlohmann::json to_json(const JointPlanResult &r, double seconds = 0);
 const char *name_of(Objective o);
 } // namespace rl::io
