@@ -838,17 +838,23 @@ void draw_planner_panel(AppState &s, UiState &ui) {
                      "Every knob is pinned: free some above (or 'free all') to search.");
   }
 
-  // The table, then the closest infeasible layouts under it.
+  // The table, then the closest infeasible layouts under it; the Pareto plot beside them on
+  // a wide panel, else under the table when the rows leave room for it.
   const float line = ImGui::GetTextLineHeightWithSpacing();
   const float inf_h = line * static_cast<float>(1 + r.infeasible.size()) + 10;
-  // The plot takes what the table's first rows leave, up to 13 lines; hidden when small.
+  const double capacity = s.view_config() ? s.view_config()->hardware.hbm_bytes : 0;
+  const bool side =
+      r.pareto.size() > 1 && ImGui::GetContentRegionAvail().x > ImGui::GetFontSize() * 70;
+  if (side)
+    ImGui::BeginChild("##plans_left", ImVec2(ImGui::GetContentRegionAvail().x * 0.7f, 0));
   const float avail = ImGui::GetContentRegionAvail().y;
-  float plot_h = r.pareto.size() > 1
+  float plot_h = !side && r.pareto.size() > 1
                      ? std::min(ImGui::GetFontSize() * 13, avail - inf_h - line * 8)
                      : 0.0f;
   if (plot_h < ImGui::GetFontSize() * 7)
     plot_h = 0;
   const float table_h = std::max(line * 4, avail - inf_h - (plot_h > 0 ? plot_h + line * 2 : 0));
+  bool applied = false;
   if (r.plans.empty()) {
     ui::text_colored(ui::color::error,
                      r.infeasible.empty()
@@ -865,14 +871,23 @@ void draw_planner_panel(AppState &s, UiState &ui) {
           p.freed.insert(k.key);
       const json par = s.plan_parallel(*c, pl);
       s.set_parallel_object(par);
-      return; // the configuration changed: the next frame searches again
+      applied = true; // the configuration changed: the next frame searches again
     }
   }
-  if (plot_h > 0) {
-    const double capacity = s.view_config() ? s.view_config()->hardware.hbm_bytes : 0;
-    draw_pareto(r, capacity, train, plot_h);
+  if (!applied) {
+    if (plot_h > 0)
+      draw_pareto(r, capacity, train, plot_h);
+    draw_infeasible(r);
   }
-  draw_infeasible(r);
+  if (side) {
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("##pareto_right", ImVec2(0, 0));
+    if (!applied)
+      draw_pareto(r, capacity, train,
+                  std::max(ImGui::GetFontSize() * 6, ImGui::GetContentRegionAvail().y - line * 2));
+    ImGui::EndChild();
+  }
 }
 
 } // namespace rl::web
