@@ -422,6 +422,23 @@ void PlanSearch::evaluate(const std::vector<StageLayerCount> &mix, Layout &l) {
     return;
   }
   ++r_.evaluated;
+  // Fits with the headroom free; otherwise counted, and kept among the closest misses.
+  const auto fits = [&](double memory) {
+    if (memory + r_.headroom <= c_.hardware.hbm_bytes)
+      return true;
+    ++r_.rejected["memory"];
+    auto &miss = cache_->misses;
+    const double over = memory + r_.headroom - c_.hardware.hbm_bytes;
+    const std::size_t cap = static_cast<std::size_t>(std::max<i64>(o_.infeasible, 0));
+    if (miss.size() < cap || (cap > 0 && over < miss.back().first)) {
+      miss.insert(std::upper_bound(miss.begin(), miss.end(), over,
+                                   [](double v, const auto &x) { return v < x.first; }),
+                  {over, l});
+      if (miss.size() > cap)
+        miss.pop_back();
+    }
+    return false;
+  };
   const ModelSpec &m = c_.model;
   double memory = 0, step = 0, objective = 0;
   if (train_) {
@@ -434,20 +451,8 @@ void PlanSearch::evaluate(const std::vector<StageLayerCount> &mix, Layout &l) {
           stage_activations(m, l, j, s, n, per).total();
       memory = std::max(memory, total);
     }
-    if (memory + r_.headroom > c_.hardware.hbm_bytes) {
-      ++r_.rejected["memory"];
-      auto &miss = cache_->misses;
-      const double over = memory + r_.headroom - c_.hardware.hbm_bytes;
-      const std::size_t cap = static_cast<std::size_t>(std::max<i64>(o_.infeasible, 0));
-      if (miss.size() < cap || (cap > 0 && over < miss.back().first)) {
-        miss.insert(std::upper_bound(miss.begin(), miss.end(), over,
-                                     [](double v, const auto &x) { return v < x.first; }),
-                    {over, l});
-        if (miss.size() > cap)
-          miss.pop_back();
-      }
+    if (!fits(memory))
       return;
-    }
     const i64 s_tp = axis_stride(l, "tp"), s_cp = axis_stride(l, "cp"), s_dp = axis_stride(l, "dp");
     const TimesKey key{l.tp,
                        l.cp,
@@ -478,16 +483,8 @@ void PlanSearch::evaluate(const std::vector<StageLayerCount> &mix, Layout &l) {
     x.parallel = spec_of(l);
     const Estimate e = estimate(x, true);
     memory = e.memory.total;
-    if (memory + r_.headroom > c_.hardware.hbm_bytes) {
-      ++r_.rejected["memory"];
-      auto &miss = cache_->misses;
-      miss.push_back({memory + r_.headroom - c_.hardware.hbm_bytes, l});
-      std::sort(miss.begin(), miss.end(),
-                [](const auto &a, const auto &b) { return a.first < b.first; });
-      if (static_cast<i64>(miss.size()) > o_.infeasible)
-        miss.pop_back();
+    if (!fits(memory))
       return;
-    }
     objective = step = e.serving.tpot;
   }
   ++r_.feasible;
