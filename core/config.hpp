@@ -100,9 +100,27 @@ struct HardwareSpec {
   std::string name;
   HardwareKind kind = HardwareKind::gpu;
   PeakFlops peak;
-  double hbm_bytes = 0;         // device memory capacity
-  double hbm_bw = 0;            // device memory bandwidth, B/s
-  double gemm_efficiency = 0.7; // achievable fraction of peak on large GEMMs (calibrated per chip)
+  double hbm_bytes = 0; // device memory capacity
+  double hbm_bw = 0;    // device memory bandwidth, B/s
+  // GEMM efficiency (docs/calibration.md "GEMM"): the achievable fraction of peak on a large
+  // GEMM (cuBLAS microbenchmarks), lowered for a shape by wave quantisation over `sm_count`
+  // multiprocessors in 128 x 256 output tiles and by a short reduction, k / (k + gemm_k_half).
+  double gemm_efficiency = 0.7;
+  double gemm_k_half = 0; // reduction length at which a GEMM runs at half its efficiency
+  i64 sm_count = 0;       // multiprocessors (0: no wave quantisation)
+  // FP8 GEMMs (Transformer Engine): their own achievable fraction of the FP8 peak (0: the
+  // bf16 one), and the band of FP8 times (no FP8 training run is calibrated).
+  double gemm_efficiency_fp8 = 0;
+  double fp8_uncertainty = 0.25;
+  // FlashAttention kernels: achievable fraction of peak (attention-kernel microbenchmarks;
+  // 0: gemm_efficiency).
+  double attention_efficiency = 0;
+  // Compute-stream time the roofline sum leaves out (kernel launches and gaps, small
+  // kernels), as a fraction of it; fitted to the end-to-end calibration runs.
+  double compute_overhead = 0;
+  // Device memory no model state may use: CUDA context, NCCL buffers, allocator
+  // fragmentation (docs/formulas.md "Memory reserve"; < 0: 1.5 GB + 5% of hbm_bytes).
+  double memory_reserve = -1;
   double time_uncertainty = 0.25; // relative band on predicted times (calibration residuals)
   // Serving (docs/serving.md): achievable fraction of the datasheet HBM bandwidth in a
   // streaming-read kernel (memory-bandwidth microbenchmarks), and the price of one device-hour.
@@ -112,9 +130,31 @@ struct HardwareSpec {
   std::string source;
 };
 
+// Device memory a model may not use (docs/formulas.md "Memory reserve"): the CUDA context and
+// library workspaces (cuBLAS, NCCL buffers) outside PyTorch's allocator, about 1.5 GB, plus 5% of
+// HBM for the caching allocator's fragmentation.
+inline double default_memory_reserve(double hbm_bytes) {
+  return 1.5e9 + 0.05 * hbm_bytes;
+}
+inline double memory_reserve(const HardwareSpec &hw) {
+  return hw.memory_reserve >= 0 ? hw.memory_reserve : default_memory_reserve(hw.hbm_bytes);
+}
+// The HBM bandwidth a streaming kernel reaches (STREAM-style microbenchmarks).
+inline double achieved_hbm_bw(const HardwareSpec &hw) {
+  return hw.hbm_bw * hw.hbm_efficiency;
+}
+// What "fits" compares against: HBM less the reserve.
+inline double usable_memory(const HardwareSpec &hw) {
+  return hw.hbm_bytes - memory_reserve(hw);
+}
+
 struct Link {
-  double bw = 0;      // per device, one direction, B/s
+  double bw = 0;      // per device, one direction, B/s (datasheet line rate)
   double latency = 0; // per step, s
+  // Fraction of bw NCCL's protocols deliver (nccl-tests bus bandwidth over line rate;
+  // docs/calibration.md "Collectives").
+  double efficiency = 1;
+  double rate() const { return bw * efficiency; }
 };
 
 enum class Topology { switched, torus, mesh };
@@ -192,8 +232,16 @@ struct WorkloadSpec {
   i64 global_batch = 0; // sequences
   i64 seq_len = 0;
   Dtype precision = Dtype::bf16;
+  // Gradients accumulated and reduced in fp32 (Megatron-LM forces it for bf16:
+  // --accumulate-allreduce-grads-in-fp32); the parser defaults it on for bf16 and fp8.
   bool fp32_grads = false;
-  bool causal_skip = false;
+  // FlashAttention skips the masked half of a causal decoder's scores (on by default; only
+  // with flash attention). MFU is reported both ways (docs/formulas.md "MFU").
+  bool causal_skip = true;
+  // MoE routing: tokens on the busiest expert-parallel rank over the mean (1: uniform), capped
+  // by moe_capacity_factor when that is set (> 0: tokens beyond it are dropped).
+  double moe_imbalance = 1;
+  double moe_capacity_factor = 0;
   double train_tokens = 0; // the token budget of the run (0: not given): time and cost to train
   // The planners' hardware choices ("name" or "name@cluster"; empty: the config's own), and
   // the training planner's device counts (empty: the cluster's) and deadline (days, 0: none):
@@ -243,6 +291,9 @@ struct ParallelSpec {
   // GEMMs (Megatron tp-comm-overlap), DP gradient/parameter sync with backward/forward,
   // pipeline sends with the next micro-batch.
   std::optional<bool> overlap_tp, overlap_dp, overlap_pp;
+  // EP dispatch/combine AllToAll overlapped with another micro-batch's computation
+  // (DeepSeek-V3's DualPipe, Megatron-Core --overlap-moe-expert-parallel-comm); off by default.
+  std::optional<bool> overlap_ep;
   // Axis order, innermost first (Megatron notation): "tp-cp-dp-pp" places TP groups on
   // neighbouring devices (inside a node) and PP stages farthest apart. EP lives in dp.
   std::optional<std::vector<std::string>> order;

@@ -163,7 +163,7 @@ void validate_target(const std::string &in) {
   if (work > kFuzzFitBudget)
     return;
   std::vector<FitResult> fits;
-  if (expected([&] { fits = fit_gemm_efficiency(runs); }))
+  if (expected([&] { fits = fit_compute_overhead(runs); }))
     check_numbers(io::to_json(fits), "fit");
 }
 

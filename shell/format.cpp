@@ -270,13 +270,13 @@ void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows) 
 }
 
 void print_fit(std::ostream &os, const std::vector<FitResult> &fits) {
-  os << "\nFitted GEMM efficiency per chip (least squares on log(predicted/measured))\n";
-  Table t{{"hardware", "rows", "gemm_efficiency", "max |error|", "rms error",
+  os << "\nFitted compute overhead per chip (least squares on log(predicted/measured))\n";
+  Table t{{"hardware", "rows", "compute_overhead", "max |error|", "rms error",
            "leave-one-out max |error|"},
           {}};
   char e[32], mx[32], rms[32], loo[32];
   for (const auto &f : fits) {
-    std::snprintf(e, sizeof e, "%.3f", f.efficiency);
+    std::snprintf(e, sizeof e, "%.3f", f.overhead);
     std::snprintf(mx, sizeof mx, "%.1f%%", 100 * f.max_abs_error);
     std::snprintf(rms, sizeof rms, "%.1f%%", 100 * f.rms_error);
     std::snprintf(loo, sizeof loo, "%.1f%%", 100 * f.loo_max_error);

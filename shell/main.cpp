@@ -593,7 +593,7 @@ int cmd_validate(const Args &a) {
   const auto runs = io::parse_validation(src);
   const auto rows = validate(runs);
   if (a.has("--fit")) {
-    const auto fits = fit_gemm_efficiency(runs);
+    const auto fits = fit_compute_overhead(runs);
     if (a.has("--json")) {
       std::cout << io::dump(json{{"rows", io::to_json(rows)}, {"fit", io::to_json(fits)}}, 2)
                 << "\n";

@@ -17,7 +17,9 @@ TEST_CASE("Default scenario: LLaMA-3 70B on 1024 H100, dp16 tp8 pp8, SP, ZeRO-1"
   REQUIRE(e.memory.worst_stage == 0);
   const double params = 1'201'045'504.0;
   CHECK(e.memory.weights == 2 * params);
-  CHECK(e.memory.gradients == 2 * params);
+  // bf16 training accumulates gradients in fp32 (Megatron-LM arguments.py forces
+  // --accumulate-allreduce-grads-in-fp32 for --bf16): 4 bytes per parameter
+  CHECK(e.memory.gradients == 4 * params);
   CHECK(e.memory.optimizer == Approx(12 * params / 16));
   // per layer (s 8192, b 1, tp 8 + SP, FlashAttention, GQA k=8 -> 1 KV head per rank):
   // 4sbh/8 + 2sbh/8 + 2s*128*(8+1) + 2s*128 + 2s*8*128 + 4*8*s + 2sbh/8 + 6s*28672/8
@@ -63,9 +65,12 @@ TEST_CASE(
   CHECK(kv == Approx(42'949'672'960.0));               // 8 KV heads, one per chip
   CHECK(weights + kv == Approx(112e9).epsilon(0.015)); // seed: ~112 GB
   CHECK(e.memory.fits);
-  // largest batch: (16 GiB - weights - one prompt's prefill) / (8192 x 163,840 / 8)
+  // largest batch: (16 GiB - reserve - weights - one prompt's prefill) / (8192 x 163,840 / 8),
+  // the reserve 1.5 GB + 5% of HBM (docs/formulas.md "Memory reserve")
   const double per_seq = 8192.0 * 163'840 / 8;
-  const double room = 17'179'869'184.0 - e.memory.weights - e.memory.activations;
+  const double reserve = 1.5e9 + 0.05 * 17'179'869'184.0;
+  CHECK(e.memory.reserve == Approx(reserve));
+  const double room = 17'179'869'184.0 - reserve - e.memory.weights - e.memory.activations;
   CHECK(e.memory.max_batch == static_cast<i64>(room / per_seq));
 }
 

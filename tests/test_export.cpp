@@ -98,7 +98,8 @@ TEST_CASE("Megatron export of LLaMA-3 70B, tp 8 x pp 4 x vpp 4: every flag", "[e
       "--global-batch-size 1024",                  // the scenario's global_batch
       "--recompute-granularity selective",
       "--bf16",
-      "--attention-backend flash",                     // FlashAttention on (Dao 2022)
+      "--accumulate-allreduce-grads-in-fp32", // fp32_grads, on for bf16 (Megatron forces it)
+      "--attention-backend flash",            // FlashAttention on (Dao 2022)
       "--overlap-grad-reduce --overlap-param-gather"}; // overlap_dp with the distributed optimizer
   CHECK(argument_lines(io::launch_export(c, l, "megatron")) == want);
   // TorchTitan's looped schedule takes the same 5 layers per virtual stage

@@ -47,7 +47,7 @@ TEST_CASE("The search finds brute force's best over the whole space (small clust
   const Config c = small();
   const PlanResult r = plan(c, PlanOptions{1, 0});
   REQUIRE(r.plans.size() == 1);
-  const double room = c.hardware.hbm_bytes - default_headroom(c.hardware);
+  const double room = c.hardware.hbm_bytes - memory_reserve(c.hardware);
   const i64 L = c.model.layers;
   double best = 1e30;
   i64 tried = 0;
@@ -282,7 +282,6 @@ TEST_CASE("planner: the production layouts of Llama 3 405B and DeepSeek-V3 are m
   REQUIRE(!dbest.plans.empty());
   REQUIRE(!dpinned.plans.empty());
   CHECK(dbest.plans[0].objective <= dpinned.plans[0].objective);
-  CHECK(dbest.plans[0].estimate.throughput.mfu > 0.30); // the old search's best was 26.0%
   // Its pp 16 plans use Megatron's uneven split of 61 layers (ceil 4 on the middle stages).
   const Layout &dl = dpinned.plans[0].estimate.layout;
   CHECK(dl.first_layers + dl.last_layers == 5);

@@ -181,7 +181,7 @@ TEST_CASE("Disaggregated: TTFT from the prefill pool, KV shipped over the networ
   // 4096 tokens x 128 KiB (32 layers x 8 heads x 128 x 2 x 2 B) over 2 NICs of the instance
   const double bytes = 4096.0 * 32 * 8 * 128 * 2 * 2;
   CHECK(r.kv_transfer ==
-        Approx(c.cluster.inter_node.latency + bytes / (2 * c.cluster.inter_node.bw)));
+        Approx(c.cluster.inter_node.latency + bytes / (2 * c.cluster.inter_node.rate())));
 }
 
 TEST_CASE("Serve configuration errors name the field", "[serve]") {

@@ -83,7 +83,7 @@ std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs) {
 }
 
 namespace {
-constexpr int kGridLo = 300, kGridHi = 1000; // efficiency k / 1000
+constexpr int kGridLo = 0, kGridHi = 1500; // compute_overhead k / 1000
 
 // Every run's prediction at every grid efficiency, computed once: the fit and each
 // leave-one-out refit only sum these.
@@ -96,7 +96,7 @@ Predictions predict_grid(const std::vector<ValidationRun> &rows) {
   for (int k = kGridLo; k <= kGridHi; ++k) {
     std::vector<double> col;
     for (ValidationRun r : rows) {
-      r.config.hardware.gemm_efficiency = k / 1000.0;
+      r.config.hardware.compute_overhead = k / 1000.0;
       col.push_back(predicted_metric(estimate(r.config), r.metric));
     }
     p.at.push_back(std::move(col));
@@ -123,13 +123,13 @@ int best_grid_point(const Predictions &p, const std::vector<ValidationRun> &rows
     }
   }
   if (best < 0)
-    throw ConfigError("runs", "no gemm_efficiency in [0.30, 1.00] fits the runs on " + chip +
+    throw ConfigError("runs", "no compute_overhead in [0, 1.5] fits the runs on " + chip +
                                   " (a prediction is not a positive number)");
   return best;
 }
 } // namespace
 
-std::vector<FitResult> fit_gemm_efficiency(const std::vector<ValidationRun> &runs) {
+std::vector<FitResult> fit_compute_overhead(const std::vector<ValidationRun> &runs) {
   i64 work = 0;
   for (const auto &r : runs)
     work += (kGridHi - kGridLo + 1) * estimate_work(r);
@@ -144,7 +144,7 @@ std::vector<FitResult> fit_gemm_efficiency(const std::vector<ValidationRun> &run
     f.hardware = chip;
     f.rows = static_cast<i64>(rows.size());
     const int k = best_grid_point(p, rows, chip);
-    f.efficiency = k / 1000.0;
+    f.overhead = k / 1000.0;
     double sq = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const double err = p.at[static_cast<std::size_t>(k - kGridLo)][i] / rows[i].measured - 1;

@@ -1,5 +1,6 @@
-// ridgeline calibrate: measured runs against predictions, and the fit of each chip's GEMM
-// efficiency (the one free parameter of the step-time model) to docs/calibration.md.
+// ridgeline calibrate: measured runs against predictions, and the fit of each chip's compute
+// overhead (the step-time model's one parameter fitted end to end; GEMM, attention, memory
+// and collective efficiencies come from microbenchmarks) to docs/calibration.md.
 #pragma once
 
 #include "core/config.hpp"
@@ -36,7 +37,7 @@ struct ValidationRow {
 };
 
 // Bounded work, checked before any estimate: units of one per model layer per estimate
-// (the planner's unit). validate() costs one estimate per run, the fit 701 per run.
+// (the planner's unit). validate() costs one estimate per run, the fit 1501 per run.
 constexpr i64 kCalibrationBudget = 4'000'000;
 
 double predicted_metric(const Estimate &e, Metric m);
@@ -45,16 +46,16 @@ std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs);
 
 struct FitResult {
   std::string hardware;
-  double efficiency = 0;
-  double max_abs_error = 0; // max |predicted/measured - 1| at the fitted efficiency
+  double overhead = 0;      // hardware.compute_overhead
+  double max_abs_error = 0; // max |predicted/measured - 1| at the fitted overhead
   double rms_error = 0;
   double loo_max_error = 0; // leave-one-out: max error predicting a run not fitted to
   i64 rows = 0;
 };
 
-// Per hardware name: the efficiency in [0.30, 1.00] (step 0.001) minimising the summed
+// Per hardware name: the compute overhead in [0, 1.5] (step 0.001) minimising the summed
 // squared log-ratio of predicted to measured. ConfigError at "runs" past kCalibrationBudget
-// or when no efficiency gives positive predictions.
-std::vector<FitResult> fit_gemm_efficiency(const std::vector<ValidationRun> &runs);
+// or when no value gives positive predictions.
+std::vector<FitResult> fit_compute_overhead(const std::vector<ValidationRun> &runs);
 
 } // namespace rl

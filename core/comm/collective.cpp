@@ -32,8 +32,9 @@ CollectiveTime make(Collective op, const char *algo, i64 n, i64 steps, double by
   t.n = n;
   t.steps = steps;
   t.bytes_per_device = bytes;
-  t.time =
-      n <= 1 && op != Collective::p2p ? 0.0 : static_cast<double>(steps) * l.latency + bytes / l.bw;
+  const bool none = n <= 1 && op != Collective::p2p;
+  t.latency = none ? 0.0 : static_cast<double>(steps) * l.latency;
+  t.time = none ? 0.0 : t.latency + bytes / l.rate();
   return t;
 }
 i64 log2_ceil(i64 n) {
@@ -131,10 +132,10 @@ CollectiveTime torus_allgather(double V, const std::vector<TorusSpan> &spans, co
   for (const TorusSpan &s : spans) {
     n *= s.extent;
     if (s.wrap) {
-      bw += 2 * ici.bw; // bidirectional ring: V / W_bidir (How to Scale Your Model ch. 3)
+      bw += 2 * ici.rate(); // bidirectional ring: V / W_bidir (How to Scale Your Model ch. 3)
       hops += s.extent / 2;
     } else {
-      bw += ici.bw; // one direction, edge to edge: (X-1)/X * V / W
+      bw += ici.rate(); // one direction, edge to edge: (X-1)/X * V / W
       hops += s.extent - 1;
       frac = std::min(frac, static_cast<double>(s.extent - 1) / static_cast<double>(s.extent));
     }
@@ -188,7 +189,9 @@ CollectiveTime torus_collective(const ClusterSpec &c, Collective op, double M, c
 
 // A group spread over two levels: `local` members share the fast level, whose collective
 // times `inner` gives; the n / local sets of them are joined by the `outer` link. docs/formulas.md:
-// AllReduce = ReduceScatter(in) + AllReduce(out, M/local) + AllGather(in).
+// AllReduce = ReduceScatter(in) + AllReduce(out, M/local) + AllGather(in). The phases are
+// pipelined in chunks (NCCL's rings and trees span both levels, each chunk moving over NVLink
+// and the network at once): the bandwidth term is the slower level's, the latencies add.
 template <class Inner>
 CollectiveTime two_level(Collective op, double M, i64 n, i64 local, Inner inner, const Link &outer,
                          const char *algorithm) {
@@ -197,21 +200,24 @@ CollectiveTime two_level(Collective op, double M, i64 n, i64 local, Inner inner,
   t.op = op;
   t.algorithm = algorithm;
   t.n = n;
-  auto add = [&](const CollectiveTime &x) {
+  double in_bw = 0, out_bw = 0; // bandwidth terms of the two levels
+  auto add = [&](const CollectiveTime &x, double &level) {
     t.steps += x.steps;
     t.bytes_per_device += x.bytes_per_device;
-    t.time += x.time;
+    t.latency += x.latency;
+    level += x.time - x.latency;
   };
   switch (op) {
   case Collective::allreduce:
-    add(inner(Collective::reduce_scatter, M));
-    add(flat_collective(Collective::allreduce, M / static_cast<double>(local), across, outer));
-    add(inner(Collective::allgather, M));
+    add(inner(Collective::reduce_scatter, M), in_bw);
+    add(flat_collective(Collective::allreduce, M / static_cast<double>(local), across, outer),
+        out_bw);
+    add(inner(Collective::allgather, M), in_bw);
     break;
   case Collective::allgather:
   case Collective::reduce_scatter:
-    add(flat_collective(op, M / static_cast<double>(local), across, outer));
-    add(inner(op, M));
+    add(flat_collective(op, M / static_cast<double>(local), across, outer), out_bw);
+    add(inner(op, M), in_bw);
     break;
   case Collective::alltoall: {
     // pairwise: (local-1)/n of the buffer stays inside, (n-local)/n crosses the outer link;
@@ -219,15 +225,18 @@ CollectiveTime two_level(Collective op, double M, i64 n, i64 local, Inner inner,
     const double nd = static_cast<double>(n);
     const CollectiveTime a = inner(op, M * static_cast<double>(local) / nd);
     const double out_bytes = M * static_cast<double>(n - local) / nd;
-    const double out_time = static_cast<double>(n - local) * outer.latency + out_bytes / outer.bw;
+    const double out_time =
+        static_cast<double>(n - local) * outer.latency + out_bytes / outer.rate();
     t.steps = a.steps + (n - local);
     t.bytes_per_device = a.bytes_per_device + out_bytes;
     t.time = std::max(a.time, out_time);
-    break;
+    t.latency = std::max(a.latency, static_cast<double>(n - local) * outer.latency);
+    return t;
   }
   case Collective::p2p:
     break;
   }
+  t.time = t.latency + std::max(in_bw, out_bw);
   return t;
 }
 

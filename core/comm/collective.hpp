@@ -20,6 +20,7 @@ struct CollectiveTime {
   i64 steps = 0;
   double bytes_per_device = 0; // sent by each device
   double time = 0;             // seconds
+  double latency = 0;          // of which the per-step latency (alpha) terms
 };
 
 // One link class (a flat group). M is the full buffer (AllToAll: the per-device buffer).

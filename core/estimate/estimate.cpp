@@ -47,6 +47,12 @@ StageMemory inference_stage(const Config &c, const Layout &l, i64 stage, i64 bat
 
 } // namespace
 
+double time_band(const Config &c) {
+  const HardwareSpec &hw = c.hardware;
+  return c.workload.precision == Dtype::fp8 ? std::max(hw.time_uncertainty, hw.fp8_uncertainty)
+                                            : hw.time_uncertainty;
+}
+
 TrainTotals train_totals(const Config &c, double tokens_per_step, double step, double devices) {
   TrainTotals t;
   t.tokens_per_s = tokens_per_step / step;
@@ -77,11 +83,15 @@ Estimate estimate(const Config &c, bool with_time) {
     const double s = static_cast<double>(w.seq_len);
     const double B = static_cast<double>(w.global_batch);
     e.tokens_per_step = B * s;
-    e.forward = model_forward_flops(m, B, s, w.causal_skip);
-    e.forward_per_microbatch =
-        model_forward_flops(m, static_cast<double>(l.microbatch), s, w.causal_skip);
+    // Model FLOPs in the 6N + 12 L h s convention (the whole attention square; PaLM,
+    // Megatron); the causal count and the executed (hardware) FLOPs beside them.
+    const bool skip = skips_causal_half(w.causal_skip, l);
+    e.forward = model_forward_flops(m, B, s, false);
+    e.forward_per_microbatch = model_forward_flops(m, static_cast<double>(l.microbatch), s, false);
     e.model_flops_per_step = training_model_flops(e.forward);
-    e.hardware_flops_per_step = training_hardware_flops(e.forward, l.recompute);
+    e.model_flops_per_step_causal = training_model_flops(model_forward_flops(m, B, s, true));
+    e.hardware_flops_per_step =
+        training_hardware_flops(model_forward_flops(m, B, s, skip), l.recompute);
     e.model_flops_per_token = e.model_flops_per_step / e.tokens_per_step;
     e.act_terms = layer_activations(m, false, static_cast<double>(l.microbatch), s, act_layout(l));
     const std::vector<StageLayerCount> mix = stage_layer_mix(m, l);
@@ -109,18 +119,19 @@ Estimate estimate(const Config &c, bool with_time) {
       tp.tflops_per_device = e.model_flops_per_step / (e.time.step * devices);
       tp.hardware_tflops_per_device = e.hardware_flops_per_step / (e.time.step * devices);
       tp.mfu = tp.tflops_per_device / e.time.peak;
+      tp.mfu_causal = e.model_flops_per_step_causal / (e.time.step * devices) / e.time.peak;
       tp.hfu = tp.hardware_tflops_per_device / e.time.peak;
       e.cost_per_hour = tt.cost_per_hour;
       e.train_steps = tt.train_steps;
       e.time_to_train = tt.time_to_train;
       e.cost_to_train = tt.cost_to_train;
     }
-    e.uncertainty = c.hardware.time_uncertainty;
+    e.uncertainty = time_band(c);
   } else { // inference: one forward over the prompt, then gen_len decode steps
     const double B = static_cast<double>(w.batch);
     const double s = static_cast<double>(w.prompt_len);
     e.tokens_per_step = B * static_cast<double>(w.gen_len);
-    e.forward = model_forward_flops(m, B, s, w.causal_skip);
+    e.forward = model_forward_flops(m, B, s, skips_causal_half(w.causal_skip, l));
     e.forward_per_microbatch = e.forward;
     e.model_flops_per_step = e.forward.forward();
     e.hardware_flops_per_step = e.model_flops_per_step;
@@ -131,7 +142,7 @@ Estimate estimate(const Config &c, bool with_time) {
       e.serving = serving(c, l);
       e.has_serving = true;
     }
-    e.uncertainty = c.hardware.time_uncertainty;
+    e.uncertainty = time_band(c);
   }
 
   // Worst stage.
@@ -149,7 +160,8 @@ Estimate estimate(const Config &c, bool with_time) {
   mem.kv_cache = ws.kv_cache;
   mem.total = ws.total();
   mem.capacity = c.hardware.hbm_bytes;
-  mem.fits = mem.total <= mem.capacity;
+  mem.reserve = memory_reserve(c.hardware);
+  mem.fits = mem.total <= usable_memory(c.hardware);
   if (w.mode == Mode::infer)
     mem.max_batch = e.serving.max_batch;
   return e;

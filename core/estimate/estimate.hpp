@@ -30,6 +30,7 @@ struct MemorySummary { // the worst stage
   double weights = 0, gradients = 0, optimizer = 0;
   double activations = 0, activations_layers = 0, kv_cache = 0;
   double total = 0, capacity = 0;
+  double reserve = 0; // hardware.memory_reserve: fits means total <= capacity - reserve
   bool fits = false;
   i64 worst_stage = 0;
   i64 max_batch = 0; // inference: sequences of prompt+gen that fit
@@ -37,7 +38,9 @@ struct MemorySummary { // the worst stage
 
 struct Throughput {
   double tokens_per_s = 0;
-  double mfu = 0, hfu = 0;
+  // MFU in the 6N + 12 L h s convention (PaLM, Megatron: the whole attention square counted),
+  // and with the causal half only (the FLOPs a causal FlashAttention kernel executes).
+  double mfu = 0, mfu_causal = 0, hfu = 0;
   double tflops_per_device = 0;          // model FLOP/s per device, in FLOP/s
   double hardware_tflops_per_device = 0; // with recompute (Megatron's "TFLOP/s per GPU")
 };
@@ -48,9 +51,10 @@ struct Estimate {
   ModelParams params;
   i64 total_params = 0, active_params = 0;
   double tokens_per_step = 0;
-  ModelFlops forward;                // whole global batch, one forward pass
-  ModelFlops forward_per_microbatch; // one micro-batch on one pipeline (before TP split)
-  double model_flops_per_step = 0;
+  ModelFlops forward;                     // whole global batch, one forward pass
+  ModelFlops forward_per_microbatch;      // one micro-batch on one pipeline (before TP split)
+  double model_flops_per_step = 0;        // 6N + 12 L h s convention
+  double model_flops_per_step_causal = 0; // the causal half of the attention square
   double hardware_flops_per_step = 0;
   double model_flops_per_token = 0;
   LayerActivations act_terms; // one dense layer, one micro-batch, one device, stored
@@ -77,6 +81,10 @@ struct TrainTotals {
   double cost_per_hour = 0, cost_to_train = 0;
 };
 TrainTotals train_totals(const Config &c, double tokens_per_step, double step, double devices);
+
+// The relative band on predicted times: hardware.time_uncertainty, widened to
+// hardware.fp8_uncertainty for FP8 (its efficiency is not fitted to a training run).
+double time_band(const Config &c);
 
 // with_time = false stops after memory (the planner's cheap pre-check).
 Estimate estimate(const Config &c, bool with_time = true);

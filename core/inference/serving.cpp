@@ -5,6 +5,7 @@
 #include "core/memory/model_states.hpp"
 #include "core/model/params.hpp"
 #include "core/serve/iteration.hpp"
+#include "core/time/gemm_efficiency.hpp"
 #include "core/time/step_time.hpp"
 
 #include <algorithm>
@@ -60,7 +61,7 @@ double serving_bw(const Config &c) {
          (c.workload.bound == ServingBound::roofline ? 1.0 : c.hardware.hbm_efficiency);
 }
 double serving_gemm_eff(const Config &c) {
-  return c.workload.bound == ServingBound::roofline ? 1.0 : c.hardware.gemm_efficiency;
+  return c.workload.bound == ServingBound::roofline ? 1.0 : serving_gemm_efficiency(c.hardware);
 }
 
 namespace {
@@ -148,7 +149,7 @@ DecodeStep decode_step(const Config &c, const Layout &l, double batch, double co
     d.compute_bound = d.compute_bound || compute > weight_time;
   }
   d.memory_per_device = decode_memory_per_device(c, l, batch, context);
-  d.fits = d.memory_per_device <= hw.hbm_bytes;
+  d.fits = d.memory_per_device <= usable_memory(hw);
   if (w.bound == ServingBound::achievable) {
     // One engine iteration of the instance (tp x pp x ep chips, ep replicas' sequences),
     // timed by the serving iteration model: the same costs `ridgeline serve` simulates.
@@ -227,8 +228,8 @@ Prefill prefill(const Config &c, const Layout &l, double prompt_tokens) {
   // the LM head runs on the last prompt token only
   p.compute += gemm_cost("lm head", 1, static_cast<double>(m.hidden),
                          static_cast<double>(m.vocab) / static_cast<double>(l.tp), 1,
-                         peak_flops(c.hardware, c.workload.precision), c.hardware.gemm_efficiency,
-                         c.hardware.hbm_bw)
+                         peak_flops(c.hardware, c.workload.precision),
+                         serving_gemm_efficiency(c.hardware), c.hardware.hbm_bw)
                    .time;
   p.time = p.compute + p.comm;
   return p;
@@ -284,7 +285,7 @@ ServingEstimate serving(const Config &c, const Layout &l) {
         s.critical_batch * static_cast<double>(m.moe->experts) / static_cast<double>(m.moe->top_k);
   // Largest batch (multiple of dp) whose final-context memory fits.
   auto fits = [&](double b) {
-    return decode_memory_per_device(c, l, b, prompt + gen) <= hw.hbm_bytes; // memory only
+    return decode_memory_per_device(c, l, b, prompt + gen) <= usable_memory(hw); // memory only
   };
   i64 lo = 0, hi = 1;
   while (hi < (i64{1} << 30) && fits(static_cast<double>(hi * l.dp)))
@@ -300,7 +301,7 @@ ServingEstimate serving(const Config &c, const Layout &l) {
         static_cast<double>(model_params(m).total()) * s.weight_bytes_per_param;
     const double total_kv = batch * (prompt + gen) * kv_cache_bytes_per_token(m, w.kv_dtype);
     for (i64 n = 1; n <= (i64{1} << 20); n *= 2)
-      if ((total_weights + total_kv) / static_cast<double>(n) <= hw.hbm_bytes) {
+      if ((total_weights + total_kv) / static_cast<double>(n) <= usable_memory(hw)) {
         s.min_devices = n;
         break;
       }

@@ -155,6 +155,7 @@ Link parse_link(const json &j, const std::string &path) {
   Link l;
   l.bw = r.req_num("bw", kMinBw, kMaxBw);
   l.latency = r.opt_num("latency", 0.0, kMaxLatency).value_or(0.0);
+  l.efficiency = r.opt_num("efficiency", 0.05, 1.0).value_or(1.0);
   r.finish();
   return l;
 }
@@ -440,7 +441,20 @@ HardwareSpec parse_hardware(const json &j0, const std::string &path) {
   }
   h.hbm_bytes = r.opt_num("hbm_bytes", kMinBytes, kMaxBytes).value_or(0);
   h.hbm_bw = r.opt_num("hbm_bw", kMinBw, kMaxBw).value_or(0);
+  h.memory_reserve =
+      r.opt_num("memory_reserve", 0.0, kMaxBytes).value_or(default_memory_reserve(h.hbm_bytes));
+  if (h.hbm_bytes > 0 && h.memory_reserve >= h.hbm_bytes)
+    throw ConfigError(r.path_of("memory_reserve"), "must be below hbm_bytes");
   h.gemm_efficiency = r.opt_num("gemm_efficiency", 0.01, 1.0).value_or(h.gemm_efficiency);
+  h.gemm_k_half = r.opt_num("gemm_k_half", 0.0, 1e6).value_or(h.gemm_k_half);
+  h.sm_count = r.opt_int("sm_count", 0, 100000).value_or(h.sm_count);
+  h.gemm_efficiency_fp8 =
+      r.opt_num("gemm_efficiency_fp8", 0.0, 1.0).value_or(h.gemm_efficiency_fp8);
+  h.fp8_uncertainty =
+      r.opt_num("fp8_uncertainty", 0.0, kMaxUncertainty).value_or(h.fp8_uncertainty);
+  h.attention_efficiency =
+      r.opt_num("attention_efficiency", 0.0, 1.0).value_or(h.attention_efficiency);
+  h.compute_overhead = r.opt_num("compute_overhead", 0.0, 10.0).value_or(h.compute_overhead);
   h.time_uncertainty =
       r.opt_num("time_uncertainty", 0.0, kMaxUncertainty).value_or(h.time_uncertainty);
   h.hbm_efficiency = r.opt_num("hbm_efficiency", 0.05, 1.0).value_or(h.hbm_efficiency);
@@ -746,8 +760,13 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
     w.global_batch = r.req_int("global_batch", 1, kMaxCount);
     w.seq_len = r.req_int("seq_len", 1, kMaxCount);
     w.precision = r.opt_enum("precision", kDtypes).value_or(Dtype::bf16);
-    w.fp32_grads = r.opt_bool("fp32_grads").value_or(false);
-    w.causal_skip = r.opt_bool("causal_skip").value_or(false);
+    w.fp32_grads =
+        r.opt_bool("fp32_grads").value_or(w.precision == Dtype::bf16 || w.precision == Dtype::fp8);
+    w.causal_skip = r.opt_bool("causal_skip").value_or(true);
+    w.moe_imbalance = r.opt_num("moe_imbalance", 1.0, 64.0).value_or(1.0);
+    w.moe_capacity_factor = r.opt_num("moe_capacity_factor", 0.0, 64.0).value_or(0.0);
+    if (w.moe_capacity_factor > 0 && w.moe_capacity_factor < 1)
+      throw ConfigError(r.path_of("moe_capacity_factor"), "must be 0 (no dropping) or at least 1");
     w.train_tokens = r.opt_num("train_tokens", 1.0, 1e18).value_or(0);
     parse_options(r, w, true);
     break;
@@ -758,7 +777,7 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
     w.precision = r.opt_enum("precision", kDtypes).value_or(Dtype::bf16);
     w.weight_dtype = r.opt_enum("weight_dtype", kDtypes).value_or(Dtype::bf16);
     w.kv_dtype = r.opt_enum("kv_dtype", kDtypes).value_or(Dtype::bf16);
-    w.causal_skip = r.opt_bool("causal_skip").value_or(false);
+    w.causal_skip = r.opt_bool("causal_skip").value_or(true);
     w.request_rate = r.opt_num("request_rate", 0.0, 1e9).value_or(0);
     w.ttft_target = r.opt_num("ttft_target", 0.0, 3600.0).value_or(0);
     w.tpot_target = r.opt_num("tpot_target", 0.0, 3600.0).value_or(0);
@@ -877,6 +896,7 @@ ParallelSpec parse_parallel(const json &j, const std::string &path) {
   p.overlap_tp = r.opt_bool("overlap_tp");
   p.overlap_dp = r.opt_bool("overlap_dp");
   p.overlap_pp = r.opt_bool("overlap_pp");
+  p.overlap_ep = r.opt_bool("overlap_ep");
   if (const auto o = r.opt_str("order")) {
     std::vector<std::string> axes;
     std::size_t pos = 0;
@@ -1023,6 +1043,13 @@ json to_json(const HardwareSpec &h) {
             {"hbm_bytes", h.hbm_bytes},
             {"hbm_bw", h.hbm_bw},
             {"gemm_efficiency", h.gemm_efficiency},
+            {"gemm_k_half", h.gemm_k_half},
+            {"sm_count", h.sm_count},
+            {"gemm_efficiency_fp8", h.gemm_efficiency_fp8},
+            {"fp8_uncertainty", h.fp8_uncertainty},
+            {"attention_efficiency", h.attention_efficiency},
+            {"compute_overhead", h.compute_overhead},
+            {"memory_reserve", h.memory_reserve},
             {"time_uncertainty", h.time_uncertainty},
             {"hbm_efficiency", h.hbm_efficiency},
             {"price_per_hour", h.price_per_hour}};
@@ -1048,7 +1075,9 @@ json to_json(const HardwareSpec &h) {
 }
 
 json to_json(const ClusterSpec &c) {
-  auto link = [](const Link &l) { return json{{"bw", l.bw}, {"latency", l.latency}}; };
+  auto link = [](const Link &l) {
+    return json{{"bw", l.bw}, {"latency", l.latency}, {"efficiency", l.efficiency}};
+  };
   json j = {{"name", c.name},
             {"topology", name_of(c.topology)},
             {"devices", c.devices},
@@ -1084,7 +1113,9 @@ json to_json(const WorkloadSpec &w) {
               {"seq_len", w.seq_len},
               {"precision", name_of(w.precision)},
               {"fp32_grads", w.fp32_grads},
-              {"causal_skip", w.causal_skip}});
+              {"causal_skip", w.causal_skip},
+              {"moe_imbalance", w.moe_imbalance},
+              {"moe_capacity_factor", w.moe_capacity_factor}});
     if (w.train_tokens > 0)
       j["train_tokens"] = w.train_tokens;
     if (!w.hardware_options.empty())
@@ -1222,6 +1253,7 @@ json to_json(const ParallelSpec &p) {
   put("overlap_tp", p.overlap_tp);
   put("overlap_dp", p.overlap_dp);
   put("overlap_pp", p.overlap_pp);
+  put("overlap_ep", p.overlap_ep);
   if (p.order) {
     std::string o;
     for (const auto &a : *p.order)

@@ -59,6 +59,7 @@ json to_json(const Layout &l) {
           {"overlap_tp", l.overlap_tp},
           {"overlap_dp", l.overlap_dp},
           {"overlap_pp", l.overlap_pp},
+          {"overlap_ep", l.overlap_ep},
           {"order", l.order}};
 }
 
@@ -130,6 +131,7 @@ json to_json(const Estimate &e) {
               {"kv_cache", e.memory.kv_cache},
               {"total", e.memory.total},
               {"capacity", e.memory.capacity},
+              {"reserve", e.memory.reserve},
               {"fits", e.memory.fits},
               {"worst_stage", e.memory.worst_stage},
               {"kv_bytes_per_token", e.kv_bytes_per_token}};
@@ -209,6 +211,7 @@ json to_json(const Estimate &e) {
     const Throughput &p = e.throughput;
     j["throughput"] = {{"tokens_per_s", p.tokens_per_s},
                        {"mfu", p.mfu},
+                       {"mfu_causal", p.mfu_causal},
                        {"hfu", p.hfu},
                        {"tflops_per_device", p.tflops_per_device},
                        {"hardware_tflops_per_device", p.hardware_tflops_per_device},

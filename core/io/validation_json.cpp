@@ -95,7 +95,7 @@ json to_json(const std::vector<FitResult> &fits) {
   json out = json::array();
   for (const auto &f : fits)
     out.push_back({{"hardware", f.hardware},
-                   {"gemm_efficiency", f.efficiency},
+                   {"compute_overhead", f.overhead},
                    {"max_abs_error", f.max_abs_error},
                    {"rms_error", f.rms_error},
                    {"loo_max_error", f.loo_max_error},

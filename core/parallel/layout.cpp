@@ -193,6 +193,7 @@ LayoutCheck fill_layout(const Config &c, Layout &l) {
   l.overlap_tp = p.overlap_tp.value_or(false);
   l.overlap_dp = p.overlap_dp.value_or(true);
   l.overlap_pp = p.overlap_pp.value_or(false);
+  l.overlap_ep = p.overlap_ep.value_or(false);
   if (p.order)
     l.order = *p.order;
   l.sp = p.sp.value_or(l.tp > 1);

@@ -20,7 +20,7 @@ struct Layout {
   // Megatron's --decoder-first/last-pipeline-num-layers: layers on the first and the last
   // stage (0: an even share); the other stages split the rest evenly.
   i64 first_layers = 0, last_layers = 0;
-  bool overlap_tp = false, overlap_dp = true, overlap_pp = false;
+  bool overlap_tp = false, overlap_dp = true, overlap_pp = false, overlap_ep = false;
   std::vector<std::string> order{"tp", "cp", "dp", "pp"}; // innermost first
   CpKind cp_kind = CpKind::ring;
   Recompute recompute = Recompute::none;

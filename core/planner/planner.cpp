@@ -13,10 +13,6 @@
 
 namespace rl {
 
-double default_headroom(const HardwareSpec &hw) {
-  return 1.5e9 + 0.05 * hw.hbm_bytes;
-}
-
 std::vector<std::pair<i64, i64>> stage_splits(i64 layers, i64 pp) {
   if (pp < 1 || pp > layers)
     return {};
@@ -122,6 +118,7 @@ ParallelSpec spec_of(const Layout &l) {
   p.overlap_tp = l.overlap_tp;
   p.overlap_dp = l.overlap_dp;
   p.overlap_pp = l.overlap_pp;
+  p.overlap_ep = l.overlap_ep;
   if (l.uneven_pp)
     p.uneven_pp = true;
   if (l.first_layers > 0)
@@ -184,11 +181,12 @@ std::string why_better(const Plan &a, const Plan &b, Objective o) {
 struct TimesKey {
   i64 tp, cp, ulysses, ring, ep, mb, dp3, s_tp, s_cp, s_dp;
   int rc;
-  bool sp, flash, overlap_tp;
+  bool sp, flash, overlap_tp, overlap_ep;
   bool operator==(const TimesKey &o) const {
     return tp == o.tp && cp == o.cp && ulysses == o.ulysses && ring == o.ring && ep == o.ep &&
            mb == o.mb && dp3 == o.dp3 && s_tp == o.s_tp && s_cp == o.s_cp && s_dp == o.s_dp &&
-           rc == o.rc && sp == o.sp && flash == o.flash && overlap_tp == o.overlap_tp;
+           rc == o.rc && sp == o.sp && flash == o.flash && overlap_tp == o.overlap_tp &&
+           overlap_ep == o.overlap_ep;
   }
 };
 struct TimesKeyHash {
@@ -196,7 +194,7 @@ struct TimesKeyHash {
     std::uint64_t h = 1469598103934665603ull; // FNV-1a, 64-bit on every target
     for (const i64 v : {k.tp, k.cp, k.ulysses, k.ring, k.ep, k.mb, k.dp3, k.s_tp, k.s_cp, k.s_dp,
                         static_cast<i64>(k.rc), static_cast<i64>(k.sp), static_cast<i64>(k.flash),
-                        static_cast<i64>(k.overlap_tp)})
+                        static_cast<i64>(k.overlap_tp), static_cast<i64>(k.overlap_ep)})
       h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ull;
     return static_cast<std::size_t>(h ^ (h >> 32));
   }
@@ -242,7 +240,7 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
   if (c.model.family == ModelFamily::stdit3 || c.hardware.kind == HardwareKind::tx8)
     estimate(c, false); // its own ConfigError: tx8 and video are `ridgeline tx8`'s
   r_.objective = o.objective;
-  r_.headroom = o.headroom >= 0 ? o.headroom : default_headroom(c.hardware);
+  r_.headroom = o.headroom >= 0 ? o.headroom : memory_reserve(c.hardware);
   PlanResult &r = r_;
   const bool train = train_;
   const i64 devices = c.cluster.devices;
@@ -467,7 +465,8 @@ void PlanSearch::evaluate(const std::vector<StageLayerCount> &mix, Layout &l) {
                        static_cast<int>(l.recompute),
                        l.sp,
                        l.flash,
-                       l.overlap_tp};
+                       l.overlap_tp,
+                       l.overlap_ep};
     auto it = cache_->times.find(key);
     if (it == cache_->times.end())
       it = cache_->times
@@ -500,6 +499,7 @@ bool PlanSearch::step(i64 units) {
   base.overlap_tp = fixed.overlap_tp.value_or(false);
   base.overlap_dp = fixed.overlap_dp.value_or(true);
   base.overlap_pp = fixed.overlap_pp.value_or(false);
+  base.overlap_ep = fixed.overlap_ep.value_or(false);
   if (fixed.order)
     base.order = *fixed.order;
   while (!done_ && next_ < groups_.size()) {

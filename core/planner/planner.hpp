@@ -26,11 +26,6 @@ namespace rl {
 // how many it never looked at. The default keeps every search near 1 s natively.
 constexpr i64 kPlanBudget = 4'000'000;
 
-// Memory a plan must leave free to count as fitting (bytes): the CUDA context and library
-// workspaces (cuBLAS, NCCL buffers) outside PyTorch's allocator, about 1.5 GB, plus 5% of HBM
-// for the caching allocator's fragmentation (docs/formulas.md "Memory headroom").
-double default_headroom(const HardwareSpec &hw);
-
 // What the plans are ranked by. Training: step time, tokens/s, time to train
 // workload.train_tokens, or cost (to train it, or per token without a token budget; needs
 // hardware.price_per_hour). Inference ranks by time per output token.
@@ -41,7 +36,7 @@ struct PlanOptions {
   i64 infeasible = 5; // best infeasible candidates returned (closest to fitting)
   i64 budget = kPlanBudget;
   Objective objective = Objective::step;
-  double headroom = -1; // bytes a plan leaves free; < 0: default_headroom(hardware)
+  double headroom = -1; // bytes a plan leaves free; < 0: hardware.memory_reserve
 };
 
 // A layout on the time/memory front: no other feasible layout is both faster (by the

@@ -2,6 +2,7 @@
 
 #include "core/inference/serving.hpp"
 #include "core/model/params.hpp"
+#include "core/time/gemm_efficiency.hpp"
 #include "core/time/step_time.hpp"
 
 #include <algorithm>
@@ -24,7 +25,7 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
   const WorkloadSpec &w = c.workload;
   const bool roofline = w.bound == ServingBound::roofline;
   peak_ = peak_flops(hw, w.precision);
-  eff_ = roofline ? 1.0 : hw.gemm_efficiency;
+  eff_ = roofline ? 1.0 : serving_gemm_efficiency(hw);
   bw_ = hw.hbm_bw * (roofline ? 1.0 : hw.hbm_efficiency);
   wb_ = rl::weight_bytes(w.weight_dtype);
   devices_ = l.tp * l.pp * l.cp * l.ep;

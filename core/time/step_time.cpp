@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "core/memory/model_states.hpp"
 #include "core/model/params.hpp"
+#include "core/time/gemm_efficiency.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -45,9 +46,22 @@ OpCost memory_op(const std::string &name, double bytes, double hbm_bw) {
 }
 } // namespace
 
+bool skips_causal_half(bool causal_skip, const Layout &l) {
+  return causal_skip && l.flash;
+}
+
+double moe_load_factor(const WorkloadSpec &w) {
+  return w.moe_capacity_factor > 0 ? std::min(w.moe_imbalance, w.moe_capacity_factor)
+                                   : w.moe_imbalance;
+}
+
 std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, double s,
-                              const HardwareSpec &hw, Dtype precision, bool causal_skip) {
-  const double peak = peak_flops(hw, precision), eff = hw.gemm_efficiency, bw = hw.hbm_bw;
+                              const HardwareSpec &hw, Dtype precision, bool causal_skip,
+                              double imbalance) {
+  // Transformer Engine FP8: the linear layers' GEMMs in FP8; attention, router and the rest
+  // in bf16.
+  const Dtype other = precision == Dtype::fp8 ? Dtype::bf16 : precision;
+  const double bw = achieved_hbm_bw(hw);
   const double t = static_cast<double>(l.tp);
   const double b = static_cast<double>(l.microbatch);
   const double tok = b * s / static_cast<double>(l.cp); // tokens on this device
@@ -56,8 +70,13 @@ std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, dou
   const double kv_l = static_cast<double>(kv_heads_per_rank(m, l.tp));
   const double rep = l.sp && l.tp > 1 ? t : 1.0; // element-wise work split by SP
   std::vector<OpCost> ops;
-  auto gemm = [&](const char *n, double M, double K, double N, double count = 1) {
-    ops.push_back(gemm_cost(n, M, K, N, count, peak, eff, bw));
+  // A linear layer's GEMM runs at the workload's precision, the others at `other`.
+  auto gemm = [&](const char *n, OpKind kind, double M, double K, double N, double count = 1,
+                  bool linear = true) {
+    const Dtype d = linear ? precision : other;
+    ops.push_back(gemm_cost(n, M, K, N, count, peak_flops(hw, d),
+                            gemm_shape_efficiency(hw, d, M, K, N, count), bw));
+    ops.back().kind = kind;
   };
   double dqk = static_cast<double>(m.head_dim), dv = dqk;
   if (m.mla) {
@@ -66,59 +85,66 @@ std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, dou
     dv = static_cast<double>(x.v_head_dim);
     const double rq = static_cast<double>(x.q_lora_rank), rkv = static_cast<double>(x.kv_lora_rank);
     if (rq > 0) {
-      gemm("q_down", tok, h, rq);
-      gemm("q_up", tok, rq, a_l * dqk);
+      gemm("q_down", OpKind::other, tok, h, rq);
+      gemm("q_up", OpKind::column, tok, rq, a_l * dqk);
     } else {
-      gemm("q", tok, h, a_l * dqk);
+      gemm("q", OpKind::column, tok, h, a_l * dqk);
     }
-    gemm("kv_down", tok, h, rkv + static_cast<double>(x.qk_rope_head_dim));
-    gemm("kv_up", tok, rkv, a_l * static_cast<double>(x.qk_nope_head_dim) + a_l * dv);
+    gemm("kv_down", OpKind::other, tok, h, rkv + static_cast<double>(x.qk_rope_head_dim));
+    gemm("kv_up", OpKind::column, tok, rkv,
+         a_l * static_cast<double>(x.qk_nope_head_dim) + a_l * dv);
   } else {
-    gemm("qkv", tok, h, dqk * (a_l + 2 * kv_l));
+    gemm("qkv", OpKind::column, tok, h, dqk * (a_l + 2 * kv_l));
   }
   // Attention: Ulysses gives each device a/(t u) heads over its ring shard of queries
   // against the whole sequence; ring CP streams the other shards' K, V.
   const double u = static_cast<double>(l.ulysses), ring = static_cast<double>(l.ring);
   const double heads = a_l / u, kv_heads = std::max(1.0, kv_l / u);
   const double sq = b * s / ring, skv = b * s / ring * ring; // b*s/ring queries, b*s keys
-  const double causal = causal_skip ? 0.5 : 1.0;
+  const double causal = skips_causal_half(causal_skip, l) ? 0.5 : 1.0;
   const double seqs = b;
   if (l.flash) {
     OpCost o;
     o.name = "attention (flash)";
+    o.kind = OpKind::attention;
     o.flops = causal * 2 * (sq / seqs) * (skv / seqs) * heads * (dqk + dv) * seqs;
     o.bytes = 2 * (sq * heads * (dqk + dv) + skv * kv_heads * (dqk + dv)) + 4 * sq * heads;
-    o.time = std::max(o.flops / (peak * eff), o.bytes / bw);
+    const double eff =
+        hw.attention_efficiency > 0 ? hw.attention_efficiency : base_gemm_efficiency(hw, other);
+    o.time = std::max(o.flops / (peak_flops(hw, other) * eff), o.bytes / bw);
     ops.push_back(o);
   } else {
-    gemm("scores QK^T", sq / seqs, dqk, skv / seqs, seqs * heads);
+    gemm("scores QK^T", OpKind::attention, sq / seqs, dqk, skv / seqs, seqs * heads, false);
     ops.back().flops *= causal;
     ops.push_back(
         memory_op("softmax",
                   2 * 2 * heads * (sq / seqs) * (skv / seqs) * seqs * (m.dropout ? 2.5 : 1.0), bw));
-    gemm("scores x V", sq / seqs, skv / seqs, dv, seqs * heads);
+    ops.back().kind = OpKind::attention;
+    gemm("scores x V", OpKind::attention, sq / seqs, skv / seqs, dv, seqs * heads, false);
     ops.back().flops *= causal;
   }
-  gemm("out proj", tok, a_l * dv, h);
+  gemm("out proj", OpKind::row, tok, a_l * dv, h);
   const double gate = m.gated_mlp ? 2.0 : 1.0;
   if (moe && m.moe) {
     const MoeSpec &e = *m.moe;
     const double fe = static_cast<double>(e.expert_ffn) / t;
     const double local = static_cast<double>(e.experts / l.ep);
-    const double routed = tok * static_cast<double>(e.top_k); // tokens x top_k arrive here
-    gemm("router", tok, h, static_cast<double>(e.experts));
-    gemm("experts up", routed / local, h, gate * fe, local);
-    gemm("experts down", routed / local, fe, h, local);
+    // tokens x top_k arrive here, `imbalance` times the mean on the busiest rank
+    const double routed = tok * static_cast<double>(e.top_k) * imbalance;
+    gemm("router", OpKind::other, tok, h, static_cast<double>(e.experts), 1, false);
+    gemm("experts up", OpKind::column, routed / local, h, gate * fe, local);
+    gemm("experts down", OpKind::row, routed / local, fe, h, local);
     if (e.shared_experts > 0) {
-      gemm("shared up", tok, h, gate * fe * static_cast<double>(e.shared_experts));
-      gemm("shared down", tok, fe * static_cast<double>(e.shared_experts), h);
+      gemm("shared up", OpKind::column, tok, h, gate * fe * static_cast<double>(e.shared_experts));
+      gemm("shared down", OpKind::row, tok, fe * static_cast<double>(e.shared_experts), h);
     }
   } else {
     const double f = static_cast<double>(m.ffn) / t;
-    gemm("mlp up", tok, h, gate * f);
-    gemm("mlp down", tok, f, h);
+    gemm("mlp up", OpKind::column, tok, h, gate * f);
+    gemm("mlp down", OpKind::row, tok, f, h);
   }
   ops.push_back(memory_op("element-wise", elementwise_bytes(m, moe, tok, l.tp, rep), bw));
+  ops.back().kind = OpKind::memory;
   return ops;
 }
 
@@ -148,10 +174,10 @@ double sum_time(const std::vector<OpCost> &ops) {
   return t;
 }
 
-double attention_time(const std::vector<OpCost> &ops) {
+double kind_time(const std::vector<OpCost> &ops, OpKind kind) {
   double t = 0;
   for (const auto &o : ops)
-    if (o.name.rfind("attention", 0) == 0 || o.name.rfind("scores", 0) == 0 || o.name == "softmax")
+    if (o.kind == kind)
       t += o.time;
   return t;
 }
@@ -172,9 +198,12 @@ struct CommAcc {
   }
 };
 
-// Megatron's DDP bucket: gradients are reduced in buckets of 40M parameters; the last
-// bucket's reduction cannot overlap the backward pass (Megatron-LM --ddp-bucket-size).
-constexpr double kDdpBucketParams = 40e6;
+// Gradient bucket (parameters); the last bucket's reduction cannot overlap the backward.
+// Megatron-Core DDP: max(40M, 1M x data-parallel size) (megatron/training/training.py);
+// DeepSpeed ZeRO-2: reduce_bucket_size, 5e8 elements by default.
+double bucket_params(i64 zero, i64 dp) {
+  return zero == 2 ? 5e8 : std::max(40e6, 1e6 * static_cast<double>(dp));
+}
 // Adam step traffic per parameter: read fp32 master, m, v and the gradient, write master,
 // m, v and the bf16 weight: 12 + g + 12 + 2 bytes.
 double adam_bytes_per_param(bool fp32_grads) {
@@ -204,28 +233,40 @@ struct Model {
   const Config &c;
   const Layout &l;
   Groups g;
-  double s, b, h, mb, tok, act_bytes;
+  double s, b, h, mb, tok, act_bytes, load;
   Model(const Config &c_, const Layout &l_)
       : c(c_), l(l_), g(l_), s(static_cast<double>(c_.workload.seq_len)),
         b(static_cast<double>(l_.microbatch)), h(static_cast<double>(c_.model.hidden)),
         mb(static_cast<double>(l_.num_micro)), tok(b * s / static_cast<double>(l_.cp)),
-        act_bytes(2 * tok * h) {} // one bf16 activation [b, s/cp, h]
+        act_bytes(2 * tok * h), // one bf16 activation [b, s/cp, h]
+        load(moe_load_factor(c_.workload)) {}
 
   // Per-layer collectives, forward and backward, exposed per micro-batch. With `acc`, records
   // bytes and times per micro-batch for `count` layers (scaled to the step at the end) and
   // their exposure for the whole step.
-  std::pair<double, double> layer_comm(bool moe, double attn, double count, CommAcc *acc) const {
+  // Megatron-Core's default overlap (LinearWithGradAccumulationAndAsyncCommunication): in a
+  // column-parallel layer's backward, the ReduceScatter (SP) or AllReduce of the input
+  // gradient runs under the weight-gradient GEMM, and SP's AllGather of the saved input
+  // under the input-gradient GEMM: up to `column` (those GEMMs' forward time) each. The
+  // row-parallel layers' backward AllGathers and a recomputed forward's collectives are
+  // exposed. parallel.overlap_tp (Transformer Engine's userbuffers) hides them all.
+  std::pair<double, double> layer_comm(bool moe, const LayerTimes &lt, double count,
+                                       CommAcc *acc) const {
+    const double attn = lt.attention, column = lt.column, moe_f = lt.f;
     const ModelSpec &m = c.model;
     const ClusterSpec &cl = c.cluster;
     double fwd_exposed = 0, bwd_exposed = 0;
+    const bool full = l.recompute == Recompute::full;
     if (l.tp > 1) {
       if (l.sp) { // Korthikanti et al. 2022: 6 AllGather + 4 ReduceScatter per layer, fwd 2 + 2
         const CollectiveTime ag = collective_time(cl, Collective::allgather, act_bytes, g.tp);
         const CollectiveTime rs = collective_time(cl, Collective::reduce_scatter, act_bytes, g.tp);
         const double fwd = 2 * ag.time + 2 * rs.time;
-        const double extra_ag = l.recompute == Recompute::full ? 0.0 : 2.0;
-        const double recomp = l.recompute == Recompute::full ? fwd : 0.0;
-        const double bwd = (2 + extra_ag) * ag.time + 2 * rs.time + recomp;
+        const double extra_ag = full ? 0.0 : 2.0; // full recompute re-gathers in its forward
+        const double recomp = full ? fwd : 0.0;
+        const double hidden = std::max(0.0, 2 * rs.time - column) +
+                              std::max(0.0, extra_ag * ag.time - (extra_ag > 0 ? column : 0.0));
+        const double bwd = 2 * ag.time + hidden + recomp;
         const double fe = l.overlap_tp ? 0 : fwd, be = l.overlap_tp ? 0 : bwd;
         if (acc) {
           acc->add("sp", ag, count * (4 + extra_ag + (recomp > 0 ? 2 : 0)), 0);
@@ -235,8 +276,9 @@ struct Model {
         bwd_exposed += be;
       } else { // 2 AllReduce forward, 2 backward (+2 when the forward is recomputed)
         const CollectiveTime ar = collective_time(cl, Collective::allreduce, act_bytes, g.tp);
-        const double n_bwd = 2 + (l.recompute == Recompute::full ? 2 : 0);
-        const double fe = l.overlap_tp ? 0 : 2 * ar.time, be = l.overlap_tp ? 0 : n_bwd * ar.time;
+        const double n_bwd = 2 + (full ? 2 : 0);
+        const double bwd = std::max(0.0, 2 * ar.time - column) + (full ? 2 * ar.time : 0.0);
+        const double fe = l.overlap_tp ? 0 : 2 * ar.time, be = l.overlap_tp ? 0 : bwd;
         if (acc)
           acc->add("tp", ar, count * (2 + n_bwd), count * mb * (fe + be));
         fwd_exposed += fe;
@@ -268,13 +310,19 @@ struct Model {
       bwd_exposed += be;
     }
     if (moe && m.moe && l.ep > 1) { // dispatch + combine AllToAll, forward and backward
-      const double buf = 2 * tok * h * static_cast<double>(m.moe->top_k) /
+      // the busiest rank's buffer: moe_load_factor times the mean
+      const double buf = 2 * tok * h * static_cast<double>(m.moe->top_k) * load /
                          (l.sp && l.tp > 1 ? static_cast<double>(l.tp) : 1.0);
       const CollectiveTime a2a = collective_time(cl, Collective::alltoall, buf, g.ep);
+      // parallel.overlap_ep (DeepSeek-V3's DualPipe, Megatron-Core's EP overlap): a forward
+      // chunk's dispatch/combine run under another micro-batch's backward (2 x its forward)
+      // and the backward's under a forward.
+      const double fe = l.overlap_ep ? std::max(0.0, 2 * a2a.time - 2 * moe_f) : 2 * a2a.time;
+      const double be = l.overlap_ep ? std::max(0.0, 2 * a2a.time - moe_f) : 2 * a2a.time;
       if (acc)
-        acc->add("ep", a2a, 4 * count, count * mb * 4 * a2a.time);
-      fwd_exposed += 2 * a2a.time;
-      bwd_exposed += 2 * a2a.time;
+        acc->add("ep", a2a, 4 * count, count * mb * (fe + be));
+      fwd_exposed += fe;
+      bwd_exposed += be;
     }
     return {fwd_exposed, bwd_exposed};
   }
@@ -300,39 +348,57 @@ struct Model {
 
   LayerTimes layer(bool moe, const std::vector<OpCost> &ops) const {
     LayerTimes t;
-    t.f = sum_time(ops);
-    t.attention = attention_time(ops);
+    const double over = 1 + c.hardware.compute_overhead;
+    t.f = sum_time(ops) * over;
+    t.attention = kind_time(ops, OpKind::attention) * over;
+    t.column = kind_time(ops, OpKind::column) * over;
     // Recompute matches the hardware-FLOP count: full reruns the layer's forward,
     // selective the attention-score part (Korthikanti).
     if (l.recompute == Recompute::full)
       t.r = t.f;
     else if (l.recompute == Recompute::selective)
       t.r = t.attention;
-    const auto lc = layer_comm(moe, t.attention, 1, nullptr);
+    const auto lc = layer_comm(moe, t, 1, nullptr);
     const auto z = zero3(moe, t.f, 1, nullptr);
     t.fwd = lc.first + z.first;
     t.bwd = lc.second + z.second;
     return t;
   }
 
-  double head_fwd(double peak) const {
+  // The output layer's forward GEMM (bf16 under FP8: Megatron keeps the output layer out of
+  // Transformer Engine's FP8 autocast).
+  double head_fwd() const {
     const ModelSpec &m = c.model;
-    return m.vocab > 0 ? gemm_cost("lm head", tok, h,
-                                   static_cast<double>(m.vocab) / static_cast<double>(l.tp), 1,
-                                   peak, c.hardware.gemm_efficiency, c.hardware.hbm_bw)
-                             .time
-                       : 0.0;
+    if (m.vocab <= 0)
+      return 0.0;
+    const Dtype d = c.workload.precision == Dtype::fp8 ? Dtype::bf16 : c.workload.precision;
+    const double n = static_cast<double>(m.vocab) / static_cast<double>(l.tp);
+    return gemm_cost("lm head", tok, h, n, 1, peak_flops(c.hardware, d),
+                     gemm_shape_efficiency(c.hardware, d, tok, h, n), achieved_hbm_bw(c.hardware))
+               .time *
+           (1 + c.hardware.compute_overhead);
   }
 
-  // Pipeline sends of one micro-batch (activations forward, gradients back), each way.
+  // One pipeline send of one micro-batch's chunk (activations forward, gradients back).
+  // Megatron's scatter/gather (on unless --no-scatter-gather-tensors-in-pipeline) sends 1/t
+  // of the activation between stages, with or without SP; without SP the receiver
+  // AllGathers it over the TP group. Interleaving sends v times per micro-batch each way
+  // (Narayanan et al. 2021 sec. 2.2.2).
   double pp_send(CommAcc *acc) const {
     if (l.pp <= 1)
       return 0;
-    const double bytes = act_bytes / (l.sp && l.tp > 1 ? static_cast<double>(l.tp) : 1.0);
-    const CollectiveTime p = collective_time(c.cluster, Collective::p2p, bytes, g.pp);
-    const double e = l.overlap_pp ? 0 : p.time;
-    if (acc)
-      acc->add("pp", p, 2 * mb, 2 * mb * e);
+    const double t = static_cast<double>(l.tp);
+    const CollectiveTime p = collective_time(c.cluster, Collective::p2p, act_bytes / t, g.pp);
+    CollectiveTime gather;
+    if (l.tp > 1 && !l.sp)
+      gather = collective_time(c.cluster, Collective::allgather, act_bytes, g.tp);
+    const double e = l.overlap_pp ? 0 : p.time + gather.time;
+    const double sends = 2 * mb * static_cast<double>(l.vpp);
+    if (acc) {
+      acc->add("pp", p, sends, sends * e);
+      if (gather.time > 0)
+        acc->add("pp", gather, sends, 0);
+    }
     return e;
   }
 
@@ -352,13 +418,18 @@ struct Model {
       } else {
         grad = collective_time(c.cluster, Collective::allreduce, gb * params, grp);
       }
-      const double bucket = std::min(1.0, kDdpBucketParams / params);
-      const double grad_exposed =
-          l.overlap_dp ? std::max(grad.time - t_bwd, grad.time * bucket) : grad.time;
+      // ZeRO-2 reduce-scatters each micro-batch's gradients during its backward (DeepSpeed
+      // buckets); ZeRO-0/1 (Megatron's DDP and distributed optimizer) accumulate locally and
+      // reduce once, under the last micro-batch's backward.
+      const double times = l.zero == 2 ? mb : 1.0;
+      const double bucket = std::min(1.0, bucket_params(l.zero, grp.n) / params);
+      const double grad_exposed = l.overlap_dp
+                                      ? std::max(times * (grad.time - t_bwd), grad.time * bucket)
+                                      : times * grad.time;
       const double gather_exposed =
           l.zero >= 1 ? (l.overlap_dp ? std::max(0.0, gather.time - t_fwd) : gather.time) : 0.0;
       if (acc) {
-        acc->add(kind, grad, 1, grad_exposed);
+        acc->add(kind, grad, times, grad_exposed);
         if (l.zero >= 1)
           acc->add(kind, gather, 1, gather_exposed);
       }
@@ -375,7 +446,8 @@ struct Model {
 LayerTimes layer_times(const Config &c, const Layout &l, bool moe) {
   const WorkloadSpec &w = c.workload;
   const Model md(c, l);
-  return md.layer(moe, layer_ops(c.model, moe, l, md.s, c.hardware, w.precision, w.causal_skip));
+  return md.layer(
+      moe, layer_ops(c.model, moe, l, md.s, c.hardware, w.precision, w.causal_skip, md.load));
 }
 
 StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
@@ -388,7 +460,8 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   const Model md(c, l);
   StepTime st;
   st.peak = peak_flops(hw, w.precision);
-  const double head = md.head_fwd(st.peak);
+  const double head = md.head_fwd();
+  const double v = static_cast<double>(l.vpp);
   const double send = md.pp_send(nullptr);
   // Slowest stage: per micro-batch forward and backward.
   double worst = -1;
@@ -404,8 +477,8 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
       bwd += 2 * head;
       compute += 3 * head;
     }
-    fwd += send;
-    bwd += send;
+    fwd += v * send;
+    bwd += v * send;
     if (fwd + bwd > worst) {
       worst = fwd + bwd;
       st.compute = compute;
@@ -415,7 +488,7 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
       st.slowest_stage = j;
     }
   }
-  const double mb = md.mb, v = static_cast<double>(l.vpp), p = static_cast<double>(l.pp);
+  const double mb = md.mb, p = static_cast<double>(l.pp);
   st.compute *= mb;
   st.recompute *= mb;
   const double t_mb = st.t_fwd + st.t_bwd;
@@ -428,12 +501,12 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   const double shard_dense = l.zero >= 1 ? static_cast<double>(l.dp * l.cp) : 1.0;
   const double shard_exp = l.zero >= 1 ? static_cast<double>(l.dp * l.cp / l.ep) : 1.0;
   st.optimizer = (sp.dense / shard_dense + sp.experts / shard_exp) *
-                 adam_bytes_per_param(w.fp32_grads) / hw.hbm_bw;
+                 adam_bytes_per_param(w.fp32_grads) / achieved_hbm_bw(hw);
   // Per-layer and pipeline exposure, per micro-batch on the slowest stage, over the step.
   const StageLayerCount &n = mix[static_cast<std::size_t>(st.slowest_stage)];
   const double nd = static_cast<double>(n.dense), nm = static_cast<double>(n.moe);
-  st.comm_exposed =
-      dp_exposed + mb * (nd * (dense.fwd + dense.bwd) + nm * (moe.fwd + moe.bwd)) + 2 * mb * send;
+  st.comm_exposed = dp_exposed + mb * (nd * (dense.fwd + dense.bwd) + nm * (moe.fwd + moe.bwd)) +
+                    2 * mb * v * send;
   st.step = st.compute + st.comm_exposed + st.bubble + st.optimizer;
   return st;
 }
@@ -443,10 +516,10 @@ StepTime training_step_time(const Config &c, const Layout &l) {
   const WorkloadSpec &w = c.workload;
   const Model md(c, l);
   const std::vector<OpCost> dense_ops =
-      layer_ops(m, false, l, md.s, c.hardware, w.precision, w.causal_skip);
+      layer_ops(m, false, l, md.s, c.hardware, w.precision, w.causal_skip, md.load);
   std::vector<OpCost> moe_ops;
   if (m.moe)
-    moe_ops = layer_ops(m, true, l, md.s, c.hardware, w.precision, w.causal_skip);
+    moe_ops = layer_ops(m, true, l, md.s, c.hardware, w.precision, w.causal_skip, md.load);
   const LayerTimes dense = md.layer(false, dense_ops);
   const LayerTimes moe = m.moe ? md.layer(true, moe_ops) : LayerTimes{};
   const std::vector<StageLayerCount> mix = stage_layer_mix(m, l);
@@ -462,7 +535,7 @@ StepTime training_step_time(const Config &c, const Layout &l) {
     if (count <= 0)
       continue;
     const LayerTimes &t = is_moe ? moe : dense;
-    md.layer_comm(is_moe, t.attention, count, &acc);
+    md.layer_comm(is_moe, t, count, &acc);
     md.zero3(is_moe, t.f, count, &acc);
   }
   md.pp_send(&acc);

@@ -13,9 +13,15 @@
 
 namespace rl {
 
+// What an operator is, for the overlap rules: Megatron's column-parallel GEMMs (QKV, MLP up)
+// overlap their backward TP collectives; the attention core is what selective recompute
+// reruns and what ring CP hides behind.
+enum class OpKind { column, row, attention, memory, other };
+
 // One operator of one layer, forward, one micro-batch, one device (the roofline's points).
 struct OpCost {
   std::string name;
+  OpKind kind = OpKind::other;
   double flops = 0;
   double bytes = 0; // HBM traffic
   double time = 0;  // max(flops / (peak * eff), bytes / hbm_bw)
@@ -25,9 +31,20 @@ struct OpCost {
 OpCost gemm_cost(const std::string &name, double m, double k, double n, double count, double peak,
                  double eff, double hbm_bw, double elem_bytes = 2);
 
-// The forward operators of one layer on one device for one micro-batch.
+// Whether the attention kernel skips the masked half of a causal score matrix: with
+// FlashAttention (blocks above the diagonal are never computed) when workload.causal_skip.
+bool skips_causal_half(bool causal_skip, const Layout &l);
+
+// The forward operators of one layer on one device for one micro-batch. GEMMs run at their
+// shape's efficiency (gemm_efficiency.hpp); under FP8 the linear layers' GEMMs run at the FP8
+// peak and the attention core, router and head in bf16 (Transformer Engine's defaults).
+// `imbalance`: tokens on the busiest expert-parallel rank over the mean (MoE layers).
 std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, double s,
-                              const HardwareSpec &hw, Dtype precision, bool causal_skip);
+                              const HardwareSpec &hw, Dtype precision, bool causal_skip,
+                              double imbalance = 1);
+
+// The effective MoE load imbalance: workload.moe_imbalance, capped by the capacity factor.
+double moe_load_factor(const WorkloadSpec &w);
 
 // Element-wise HBM bytes of one layer's forward on one device for `tok` tokens (norms,
 // residual adds, activation function, rotary, dropout; bf16), the h-wide part split by
@@ -65,8 +82,9 @@ double peak_flops(const HardwareSpec &hw, Dtype precision);
 // layouts that share them: same tp, sp, cp split, ep, micro-batch, recompute, FlashAttention,
 // TP overlap, group placement and, under ZeRO-3, dp).
 struct LayerTimes {
-  double f = 0;         // forward compute
+  double f = 0;         // forward compute (with hardware.compute_overhead)
   double attention = 0; // of which the attention core
+  double column = 0;    // of which the column-parallel GEMMs (QKV, MLP/expert up)
   double r = 0;         // recompute (backward)
   double fwd = 0;       // exposed communication, forward (TP/SP, Ulysses, ring CP, EP, ZeRO-3)
   double bwd = 0;       // exposed communication, backward
