@@ -256,7 +256,9 @@ void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows) 
   char m[32], p[32], e[32], b[32];
   for (const auto &r : rows) {
     const bool pct = r.metric == Metric::mfu || r.metric == Metric::hfu;
-    const double scale = pct ? 100 : (r.metric == Metric::step_time ? 1 : 1e-12);
+    const bool flops = r.metric == Metric::tflops_per_device ||
+                       r.metric == Metric::hardware_tflops_per_device;
+    const double scale = pct ? 100 : (flops ? 1e-12 : 1);
     const char *fmt = pct ? "%.1f%%" : "%.1f";
     std::snprintf(m, sizeof m, fmt, r.measured * scale);
     std::snprintf(p, sizeof p, fmt, r.predicted * scale);
@@ -266,7 +268,24 @@ void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows) 
                       std::fabs(r.error) <= r.band ? "ok" : "OUTSIDE"});
   }
   t.print(os);
-  os << "  (tflops columns in TFLOP/s)\n";
+  const ErrorSummary sm = summarize(rows);
+  std::snprintf(m, sizeof m, "%.1f%%", 100 * sm.median_abs_error);
+  std::snprintf(p, sizeof p, "%.1f%%", 100 * sm.max_abs_error);
+  os << "  (tflops columns in TFLOP/s, step time in s) " << sm.rows << " runs: median |error| " << m
+     << ", max " << p << ", " << sm.within_band << " within their band\n";
+}
+
+void print_components(std::ostream &os, const std::vector<ComponentRow> &rows) {
+  Table t{{"component", "kind", "measured", "predicted", "error", ""}, {}};
+  char m[32], p[32], e[32];
+  for (const auto &r : rows) {
+    const double scale = r.unit == "TFLOP/s" ? 1e-12 : 1e-9;
+    std::snprintf(m, sizeof m, "%.1f %s", r.measured * scale, r.unit.c_str());
+    std::snprintf(p, sizeof p, "%.1f %s", r.predicted * scale, r.unit.c_str());
+    std::snprintf(e, sizeof e, "%+.1f%%", 100 * r.error);
+    t.rows.push_back({r.name, name_of_component(r.kind), m, p, e, r.fitted ? "fitted" : "check"});
+  }
+  t.print(os);
 }
 
 void print_fit(std::ostream &os, const std::vector<FitResult> &fits) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/calibrate/calibration.hpp"
+#include "core/calibrate/components.hpp"
 #include "core/comm/collective.hpp"
 #include "core/config.hpp"
 #include "core/estimate/estimate.hpp"
@@ -20,6 +21,8 @@ void print_collective(std::ostream &os, const ClusterSpec &c, double bytes, cons
                       const CollectiveTime &t);
 void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows);
 void print_fit(std::ostream &os, const std::vector<FitResult> &fits);
+// The component microbenchmark checks (`ridgeline validate`).
+void print_components(std::ostream &os, const std::vector<ComponentRow> &rows);
 void print_sweep(std::ostream &os, const DecodeCurve &curve);
 void print_plan(std::ostream &os, const Config &c, const PlanResult &r);
 // "What should I run on": one row per (hardware, devices) choice with its best plan.

@@ -65,7 +65,8 @@ commands:
                                  time and bytes of one collective on a cluster
   validate [FILE] [--fit] [--json]
                                  predicted vs measured for a list of runs (default: the
-                                 embedded calibration set); --fit refits GEMM efficiency
+                                 embedded component, calibration and held-out
+                                 sets); --fit refits the compute overhead
   export CFG --format F          launch arguments for the layout (train: megatron,
                                  deepspeed, torchtitan, free knobs planned first;
                                  infer/serve: vllm)
@@ -164,9 +165,11 @@ const char *kValidateHelp = R"(usage: ridgeline validate [FILE] [--fit] [--json]
 Runs each measured configuration through the model and prints predicted vs measured with
 the relative error and the band ridgeline reports for that chip. FILE holds {"runs": [{"name",
 "config": <configuration>, "measured": {"mfu" | "step_time" | "tokens_per_s" |
-"tflops_per_device" | "hardware_tflops_per_device": value}}]}; without FILE the embedded
-calibration set (docs/calibration.md) is used. --fit refits each chip's gemm_efficiency
-to the runs (least squares on the log-ratio) and prints the fitted values and residuals.
+"tflops_per_device" | "hardware_tflops_per_device": value}}]}. Without FILE: the model's
+components against published microbenchmarks (cuBLAS GEMMs, FlashAttention, NCCL bus
+bandwidth, STREAM), the calibration runs and the held-out runs (docs/calibration.md).
+--fit refits each chip's compute_overhead to the runs (least squares on the log-ratio;
+without FILE, to the calibration runs) and prints the fitted values and residuals.
 )";
 
 const char *kPresetsHelp = R"(usage: ridgeline presets [KIND] [NAME] [--json]
@@ -533,22 +536,13 @@ int cmd_collective(const Args &a) {
   const ClusterSpec c = io::parse_cluster(cj, "cluster");
   if (!a.has("--op") || !a.has("--bytes"))
     throw Usage("`collective` needs --op and --bytes");
-  static const std::pair<const char *, Collective> ops[] = {
-      {"allreduce", Collective::allreduce},
-      {"allgather", Collective::allgather},
-      {"reduce_scatter", Collective::reduce_scatter},
-      {"alltoall", Collective::alltoall},
-      {"p2p", Collective::p2p}};
   const std::string opname = a.options.at("--op");
-  Collective op = Collective::allreduce;
-  bool known = false;
-  for (const auto &[n, o] : ops)
-    if (opname == n)
-      op = o, known = true;
+  const std::optional<Collective> known = collective_of(opname);
   if (!known)
     throw ConfigError("--op",
                       "\"" + opname +
                           "\" is not one of allreduce, allgather, reduce_scatter, alltoall, p2p");
+  const Collective op = *known;
   const double bytes = parse_number(a, "--bytes", 1, 1e15);
   Group g{c.devices, 1};
   if (a.has("--group"))
@@ -583,30 +577,59 @@ int cmd_validate(const Args &a) {
   allow_options(a, {"--fit", "--json"});
   if (a.positional.size() > 1)
     throw Usage("`validate` takes at most one FILE");
-  json src = json("calibration");
-  if (a.positional.size() == 1) {
+  if (a.positional.size() == 1) { // one file of runs
     const auto text = read_file(a.positional[0]);
     if (!text)
       throw ConfigError("", "cannot read \"" + a.positional[0] + "\": no such file");
-    src = parse_file_json(a.positional[0], *text);
-  }
-  const auto runs = io::parse_validation(src);
-  const auto rows = validate(runs);
-  if (a.has("--fit")) {
-    const auto fits = fit_compute_overhead(runs);
-    if (a.has("--json")) {
-      std::cout << io::dump(json{{"rows", io::to_json(rows)}, {"fit", io::to_json(fits)}}, 2)
-                << "\n";
+    const auto runs = io::parse_validation(parse_file_json(a.positional[0], *text));
+    const auto rows = validate(runs);
+    if (a.has("--fit")) {
+      const auto fits = fit_compute_overhead(runs);
+      if (a.has("--json")) {
+        std::cout << io::dump(json{{"rows", io::to_json(rows)}, {"fit", io::to_json(fits)}}, 2)
+                  << "\n";
+        return 0;
+      }
+      shell::print_validation(std::cout, rows);
+      shell::print_fit(std::cout, fits);
       return 0;
     }
-    shell::print_validation(std::cout, rows);
-    shell::print_fit(std::cout, fits);
+    if (a.has("--json"))
+      std::cout << io::dump(io::to_json(rows), 2) << "\n";
+    else
+      shell::print_validation(std::cout, rows);
     return 0;
   }
-  if (a.has("--json"))
-    std::cout << io::dump(io::to_json(rows), 2) << "\n";
-  else
-    shell::print_validation(std::cout, rows);
+  // The embedded sets: component microbenchmarks, the calibration runs (fitted) and the
+  // held-out runs (never fitted).
+  const auto components = check_components(io::parse_components(json("components")));
+  const auto calibration = io::parse_validation(json("calibration"));
+  const auto cal_rows = validate(calibration);
+  const auto held_rows = validate(io::parse_validation(json("heldout")));
+  const bool fit = a.has("--fit");
+  if (a.has("--json")) {
+    const ErrorSummary hs = summarize(held_rows);
+    json out = {{"components", io::to_json(components)},
+                {"calibration", io::to_json(cal_rows)},
+                {"heldout", io::to_json(held_rows)},
+                {"heldout_summary",
+                 {{"runs", hs.rows},
+                  {"median_abs_error", hs.median_abs_error},
+                  {"max_abs_error", hs.max_abs_error},
+                  {"within_band", hs.within_band}}}};
+    if (fit)
+      out["fit"] = io::to_json(fit_compute_overhead(calibration));
+    std::cout << io::dump(out, 2) << "\n";
+    return 0;
+  }
+  std::cout << "Components against published microbenchmarks (docs/calibration.md)\n";
+  shell::print_components(std::cout, components);
+  std::cout << "\nCalibration runs (compute_overhead is fitted to these)\n";
+  shell::print_validation(std::cout, cal_rows);
+  if (fit)
+    shell::print_fit(std::cout, fit_compute_overhead(calibration));
+  std::cout << "\nHeld-out runs (never fitted: how the model does on runs it has not seen)\n";
+  shell::print_validation(std::cout, held_rows);
   return 0;
 }
 

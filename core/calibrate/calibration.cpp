@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -80,6 +81,23 @@ std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs) {
     out.push_back(row);
   }
   return out;
+}
+
+ErrorSummary summarize(const std::vector<ValidationRow> &rows) {
+  ErrorSummary s;
+  std::vector<double> errs;
+  for (const auto &r : rows) {
+    errs.push_back(std::fabs(r.error));
+    s.within_band += std::fabs(r.error) <= r.band ? 1 : 0;
+  }
+  s.rows = static_cast<i64>(errs.size());
+  if (errs.empty())
+    return s;
+  std::sort(errs.begin(), errs.end());
+  const std::size_t n = errs.size();
+  s.median_abs_error = n % 2 ? errs[n / 2] : (errs[n / 2 - 1] + errs[n / 2]) / 2;
+  s.max_abs_error = errs.back();
+  return s;
 }
 
 namespace {

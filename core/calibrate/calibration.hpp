@@ -44,6 +44,14 @@ double predicted_metric(const Estimate &e, Metric m);
 // ConfigError at "runs" when the runs need more than kCalibrationBudget.
 std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs);
 
+// How far a set of predictions is off: the median and the largest |predicted/measured - 1|,
+// and how many rows lie within their band.
+struct ErrorSummary {
+  i64 rows = 0, within_band = 0;
+  double median_abs_error = 0, max_abs_error = 0;
+};
+ErrorSummary summarize(const std::vector<ValidationRow> &rows);
+
 struct FitResult {
   std::string hardware;
   double overhead = 0;      // hardware.compute_overhead

@@ -23,6 +23,14 @@ const char *name_of_collective(Collective c) {
   return "?";
 }
 
+std::optional<Collective> collective_of(const std::string &name) {
+  for (const Collective c : {Collective::allreduce, Collective::allgather,
+                             Collective::reduce_scatter, Collective::alltoall, Collective::p2p})
+    if (name == name_of_collective(c))
+      return c;
+  return std::nullopt;
+}
+
 namespace {
 CollectiveTime make(Collective op, const char *algo, i64 n, i64 steps, double bytes,
                     const Link &l) {

@@ -5,6 +5,7 @@
 
 #include "core/config.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@ namespace rl {
 
 enum class Collective { allreduce, allgather, reduce_scatter, alltoall, p2p };
 const char *name_of_collective(Collective c);
+// The collective named `name` (name_of_collective's names); nullopt when there is none.
+std::optional<Collective> collective_of(const std::string &name);
 
 struct CollectiveTime {
   Collective op = Collective::allreduce;

@@ -103,4 +103,102 @@ json to_json(const std::vector<FitResult> &fits) {
   return out;
 }
 
+namespace {
+constexpr i64 kMaxDim = i64{1} << 30;
+constexpr std::pair<const char *, ComponentKind> kComponentKinds[] = {
+    {"gemm", ComponentKind::gemm},
+    {"attention", ComponentKind::attention},
+    {"collective", ComponentKind::collective},
+    {"hbm", ComponentKind::hbm}};
+constexpr std::pair<const char *, Dtype> kGemmDtypes[] = {{"bf16", Dtype::bf16},
+                                                          {"fp16", Dtype::fp16},
+                                                          {"fp8", Dtype::fp8}};
+
+template <class F> auto nested(const ObjectReader &r, const char *key, F parse) {
+  try {
+    return parse();
+  } catch (const ConfigError &e) {
+    throw ConfigError(join_path(r.path_of(key), e.path()), e.message());
+  }
+}
+} // namespace
+
+std::vector<ComponentPoint> parse_components(const json &j0) {
+  json j = j0;
+  if (j.is_string())
+    j = preset_json("validation", j.get<std::string>(), "");
+  ObjectReader top(j, "");
+  top.opt_str("name");
+  top.opt_str("source");
+  top.opt_str("notes");
+  const json *points = top.opt_child("points");
+  if (!points || !points->is_array())
+    throw ConfigError("points", "is required: an array of microbenchmark points");
+  top.finish();
+  constexpr std::size_t kMaxPoints = 1000;
+  if (points->size() > kMaxPoints)
+    throw ConfigError("points", std::to_string(points->size()) + " points; the limit is " +
+                                    std::to_string(kMaxPoints));
+  std::vector<ComponentPoint> out;
+  for (std::size_t i = 0; i < points->size(); ++i) {
+    ObjectReader r((*points)[i], "points[" + std::to_string(i) + "]");
+    ComponentPoint p;
+    p.name = r.opt_str("name").value_or(r.path());
+    p.source = r.opt_str("source").value_or("");
+    const auto kind = r.opt_enum("kind", kComponentKinds);
+    if (!kind)
+      throw ConfigError(r.path_of("kind"), "is required (gemm, attention, collective, hbm)");
+    p.kind = *kind;
+    p.fitted = r.opt_bool("fitted").value_or(false);
+    p.measured = r.req_num("measured", 1e-6, 1e30);
+    if (p.kind == ComponentKind::collective) {
+      const json *cl = r.opt_child("cluster");
+      if (!cl)
+        throw ConfigError(r.path_of("cluster"), "is required");
+      p.cluster = nested(r, "cluster", [&] { return parse_cluster(*cl, ""); });
+      const std::string op = r.opt_str("op").value_or("allreduce");
+      const std::optional<Collective> c = collective_of(op);
+      if (!c)
+        throw ConfigError(r.path_of("op"), "\"" + op + "\" is not a collective");
+      p.op = *c;
+      p.group = r.req_int("group", 2, p.cluster.devices);
+      p.bytes = r.req_num("bytes", 1, 1e15);
+    } else {
+      const json *hw = r.opt_child("hardware");
+      if (!hw)
+        throw ConfigError(r.path_of("hardware"), "is required");
+      p.hardware = nested(r, "hardware", [&] { return parse_hardware(*hw, ""); });
+      p.precision = r.opt_enum("precision", kGemmDtypes).value_or(Dtype::bf16);
+      if (p.kind == ComponentKind::gemm) {
+        p.m = static_cast<double>(r.req_int("m", 1, kMaxDim));
+        p.n = static_cast<double>(r.req_int("n", 1, kMaxDim));
+        p.k = static_cast<double>(r.req_int("k", 1, kMaxDim));
+      } else if (p.kind == ComponentKind::attention) {
+        p.batch = static_cast<double>(r.req_int("batch", 1, kMaxDim));
+        p.heads = static_cast<double>(r.req_int("heads", 1, kMaxDim));
+        p.seq = static_cast<double>(r.req_int("seq", 1, kMaxDim));
+        p.head_dim = static_cast<double>(r.req_int("head_dim", 1, 4096));
+        p.causal = r.opt_bool("causal").value_or(false);
+      }
+    }
+    r.finish();
+    out.push_back(p);
+  }
+  return out;
+}
+
+json to_json(const std::vector<ComponentRow> &rows) {
+  json out = json::array();
+  for (const auto &r : rows)
+    out.push_back({{"name", r.name},
+                   {"kind", name_of_component(r.kind)},
+                   {"unit", r.unit},
+                   {"measured", r.measured},
+                   {"predicted", r.predicted},
+                   {"error", r.error},
+                   {"fitted", r.fitted},
+                   {"source", r.source}});
+  return out;
+}
+
 } // namespace rl::io

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/calibrate/calibration.hpp"
+#include "core/calibrate/components.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -13,5 +14,9 @@ namespace rl::io {
 std::vector<ValidationRun> parse_validation(const nlohmann::json &j);
 nlohmann::json to_json(const std::vector<ValidationRow> &rows);
 nlohmann::json to_json(const std::vector<FitResult> &fits);
+// {"points": [{"name", "kind": gemm | attention | collective | hbm, "source", "measured",
+// "fitted", and the kind's fields}]} or a preset name ("components").
+std::vector<ComponentPoint> parse_components(const nlohmann::json &j);
+nlohmann::json to_json(const std::vector<ComponentRow> &rows);
 
 } // namespace rl::io

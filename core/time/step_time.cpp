@@ -75,7 +75,8 @@ std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, dou
                   bool linear = true) {
     const Dtype d = linear ? precision : other;
     ops.push_back(gemm_cost(n, M, K, N, count, peak_flops(hw, d),
-                            gemm_shape_efficiency(hw, d, M, K, N, count), bw));
+                            gemm_shape_efficiency(hw, d, M, K, N, count), bw,
+                            d == Dtype::fp8 ? 1.0 : 2.0)); // FP8 operands are one byte
     ops.back().kind = kind;
   };
   double dqk = static_cast<double>(m.head_dim), dv = dqk;
