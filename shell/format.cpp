@@ -256,8 +256,8 @@ void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows) 
   char m[32], p[32], e[32], b[32];
   for (const auto &r : rows) {
     const bool pct = r.metric == Metric::mfu || r.metric == Metric::hfu;
-    const bool flops = r.metric == Metric::tflops_per_device ||
-                       r.metric == Metric::hardware_tflops_per_device;
+    const bool flops =
+        r.metric == Metric::tflops_per_device || r.metric == Metric::hardware_tflops_per_device;
     const double scale = pct ? 100 : (flops ? 1e-12 : 1);
     const char *fmt = pct ? "%.1f%%" : "%.1f";
     std::snprintf(m, sizeof m, fmt, r.measured * scale);

@@ -21,8 +21,7 @@ const char *name_of_component(ComponentKind k) {
   return "?";
 }
 
-double flash_attention_flops(double batch, double heads, double seq, double head_dim,
-                             bool causal) {
+double flash_attention_flops(double batch, double heads, double seq, double head_dim, bool causal) {
   return 3.5 * 4 * batch * seq * seq * heads * head_dim / (causal ? 2.0 : 1.0);
 }
 
@@ -48,8 +47,8 @@ double attention_rate(const ComponentPoint &p) {
   const HardwareSpec &hw = p.hardware;
   const double fwd = flash_attention_flops(p.batch, p.heads, p.seq, p.head_dim, p.causal) / 3.5;
   const double bytes = 2 * 4 * p.batch * p.seq * p.heads * p.head_dim; // Q, K, V, O
-  const double eff = hw.attention_efficiency > 0 ? hw.attention_efficiency
-                                                 : base_gemm_efficiency(hw, p.precision);
+  const double eff =
+      hw.attention_efficiency > 0 ? hw.attention_efficiency : base_gemm_efficiency(hw, p.precision);
   const double t_fwd =
       std::max(fwd / (peak_flops(hw, p.precision) * eff), bytes / achieved_hbm_bw(hw));
   return 3.5 * fwd / (3 * t_fwd);

@@ -21,7 +21,7 @@ struct ComponentPoint {
   HardwareSpec hardware; // gemm, attention, hbm
   ClusterSpec cluster;   // collective
   Dtype precision = Dtype::bf16;
-  double m = 0, n = 0, k = 0;                        // gemm [m x k] x [k x n]
+  double m = 0, n = 0, k = 0;                         // gemm [m x k] x [k x n]
   double batch = 0, heads = 0, seq = 0, head_dim = 0; // attention
   bool causal = false;
   Collective op = Collective::allreduce; // collective

@@ -110,9 +110,8 @@ constexpr std::pair<const char *, ComponentKind> kComponentKinds[] = {
     {"attention", ComponentKind::attention},
     {"collective", ComponentKind::collective},
     {"hbm", ComponentKind::hbm}};
-constexpr std::pair<const char *, Dtype> kGemmDtypes[] = {{"bf16", Dtype::bf16},
-                                                          {"fp16", Dtype::fp16},
-                                                          {"fp8", Dtype::fp8}};
+constexpr std::pair<const char *, Dtype> kGemmDtypes[] = {
+    {"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"fp8", Dtype::fp8}};
 
 template <class F> auto nested(const ObjectReader &r, const char *key, F parse) {
   try {

@@ -46,6 +46,10 @@ OpCost memory_op(const std::string &name, double bytes, double hbm_bw) {
 }
 } // namespace
 
+double ddp_bucket_params(i64 zero, i64 dp) {
+  return zero == 2 ? 5e8 : std::max(40e6, 1e6 * static_cast<double>(dp));
+}
+
 bool skips_causal_half(bool causal_skip, const Layout &l) {
   return causal_skip && l.flash;
 }
@@ -199,12 +203,6 @@ struct CommAcc {
   }
 };
 
-// Gradient bucket (parameters); the last bucket's reduction cannot overlap the backward.
-// Megatron-Core DDP: max(40M, 1M x data-parallel size) (megatron/training/training.py);
-// DeepSpeed ZeRO-2: reduce_bucket_size, 5e8 elements by default.
-double bucket_params(i64 zero, i64 dp) {
-  return zero == 2 ? 5e8 : std::max(40e6, 1e6 * static_cast<double>(dp));
-}
 // Adam step traffic per parameter: read fp32 master, m, v and the gradient, write master,
 // m, v and the bf16 weight: 12 + g + 12 + 2 bytes.
 double adam_bytes_per_param(bool fp32_grads) {
@@ -423,7 +421,7 @@ struct Model {
       // buckets); ZeRO-0/1 (Megatron's DDP and distributed optimizer) accumulate locally and
       // reduce once, under the last micro-batch's backward.
       const double times = l.zero == 2 ? mb : 1.0;
-      const double bucket = std::min(1.0, bucket_params(l.zero, grp.n) / params);
+      const double bucket = std::min(1.0, ddp_bucket_params(l.zero, grp.n) / params);
       const double grad_exposed = l.overlap_dp
                                       ? std::max(times * (grad.time - t_bwd), grad.time * bucket)
                                       : times * grad.time;

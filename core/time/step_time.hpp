@@ -31,6 +31,11 @@ struct OpCost {
 OpCost gemm_cost(const std::string &name, double m, double k, double n, double count, double peak,
                  double eff, double hbm_bw, double elem_bytes = 2);
 
+// Gradient bucket in parameters; the last bucket's reduction cannot overlap the backward.
+// Megatron-Core DDP: max(40M, 1M x data-parallel size) (distributed_data_parallel.py);
+// DeepSpeed ZeRO-2: reduce_bucket_size, 5e8 elements (deepspeed/runtime/zero/config.py).
+double ddp_bucket_params(i64 zero, i64 dp);
+
 // Whether the attention kernel skips the masked half of a causal score matrix: with
 // FlashAttention (blocks above the diagonal are never computed) when workload.causal_skip.
 bool skips_causal_half(bool causal_skip, const Layout &l);
