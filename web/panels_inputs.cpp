@@ -223,14 +223,39 @@ void draw_hardware_section(AppState &s) {
     scaled_field(s, "hardware", "hbm_bytes", "Memory GB", 1e-9, "%.1f",
                  "Device memory capacity (1 GB = 1e9 B): the memory bar's capacity line.");
     scaled_field(s, "hardware", "hbm_bw", "Memory GB/s", 1e-9, "%.0f", "Device memory bandwidth.");
+    scaled_field(s, "hardware", "hbm_efficiency", "HBM efficiency", 100, "%.0f %%",
+                 "Share of the datasheet bandwidth a streaming kernel reaches (STREAM triad; "
+                 "docs/calibration.md). Element-wise work, the optimizer and serving run at it "
+                 "(serving: unless bound is roofline).");
+    scaled_field(s, "hardware", "memory_reserve", "Reserve GB", 1e-9, "%.1f",
+                 "Memory no model state may use: CUDA context, NCCL buffers, allocator "
+                 "fragmentation (default 1.5 GB + 5% of HBM). Fits means total <= HBM - reserve.");
     if (as_str(s.field("workload", "mode")) == "serve" ||
-        as_str(s.field("workload", "mode")) == "infer") {
-      scaled_field(s, "hardware", "hbm_efficiency", "HBM efficiency", 100, "%.0f %%",
-                   "Share of the datasheet bandwidth a streaming read reaches (memory-bandwidth "
-                   "microbenchmarks; docs/serving.md). Serving runs at it unless bound is "
-                   "roofline.");
+        as_str(s.field("workload", "mode")) == "infer")
       scaled_field(s, "hardware", "price_per_hour", "Price $/h", 1, "%.2f",
                    "Price of one device-hour: cost per hour and per million output tokens.");
+    if (ImGui::TreeNode("Efficiencies (calibrated)")) {
+      scaled_field(s, "hardware", "gemm_efficiency", "GEMM efficiency", 100, "%.1f %%",
+                   "Large-GEMM fraction of peak (cuBLAS microbenchmarks); a shape loses to wave "
+                   "quantisation and a short K (docs/calibration.md 'GEMM').");
+      scaled_field(s, "hardware", "gemm_k_half", "GEMM K half", 1, "%.0f",
+                   "Reduction length at which a GEMM runs at half its efficiency: k / (k + "
+                   "k_half), bf16 (FP8 twice it).");
+      int_field(s, "hardware", "sm_count", "SMs",
+                "Streaming multiprocessors: output tiles run in waves over them (0: no wave "
+                "quantisation).");
+      scaled_field(s, "hardware", "attention_efficiency", "Attention efficiency", 100, "%.1f %%",
+                   "FlashAttention's fraction of peak, forward + backward in the model's 3x "
+                   "forward (FlashAttention-2/3 benchmarks; 0: the GEMM efficiency).");
+      scaled_field(s, "hardware", "gemm_efficiency_fp8", "FP8 GEMM efficiency", 100, "%.1f %%",
+                   "Large FP8 GEMMs' fraction of the FP8 peak (0: the bf16 one).");
+      scaled_field(s, "hardware", "compute_overhead", "Compute overhead", 100, "%.1f %%",
+                   "Compute-stream time the component model leaves out (kernel gaps, small "
+                   "kernels, sustained clocks), fitted to the calibration runs "
+                   "(`ridgeline validate --fit`).");
+      scaled_field(s, "hardware", "time_uncertainty", "Time band", 100, "+/-%.1f %%",
+                   "The band on predicted times: the calibration's leave-one-out error.");
+      ImGui::TreePop();
     }
   }
   ui::section_error("hardware");
@@ -274,6 +299,14 @@ void draw_hardware_section(AppState &s) {
   const char *bw_help = "Per device, one direction (1 GB/s = 1e9 B/s).";
   scaled_field(s, "cluster", "intra_node.bw", "Intra-node GB/s", 1e-9, "%.0f", bw_help);
   scaled_field(s, "cluster", "inter_node.bw", "Inter-node GB/s", 1e-9, "%.1f", bw_help);
+  const char *eff_help = "Share of the line rate NCCL delivers (nccl-tests bus bandwidth over "
+                         "the link's rate; docs/calibration.md 'Collectives').";
+  if (s.field("cluster", "intra_node").is_object())
+    scaled_field(s, "cluster", "intra_node.efficiency", "Intra-node eff.", 100, "%.1f %%",
+                 eff_help);
+  if (s.field("cluster", "inter_node").is_object())
+    scaled_field(s, "cluster", "inter_node.efficiency", "Inter-node eff.", 100, "%.1f %%",
+                 eff_help);
   scaled_field(s, "cluster", "ici.bw", "ICI link GB/s", 1e-9, "%.1f",
                "TPU inter-chip link, per link, one direction.");
   scaled_field(s, "cluster", "dcn.bw", "DCN GB/s", 1e-9, "%.1f", "Between TPU slices, per device.");
@@ -631,12 +664,22 @@ void draw_workload_section(AppState &s) {
       }
     }
     bool_field(s, "workload", "fp32_grads", "fp32 grads",
-               "Gradients kept in fp32 (4 B/param, Megatron main-grads) instead of bf16.");
+               "Gradients accumulated and reduced in fp32 (4 B/param): on by default for bf16 "
+               "and fp8, as Megatron-LM forces it (--accumulate-allreduce-grads-in-fp32).");
     ImGui::SameLine(ui::kSecondColumn);
   }
   bool_field(s, "workload", "causal_skip", "Causal skip",
-             "Count only the lower triangle of the attention scores (halves the score GEMMs, "
-             "as FlashAttention does).");
+             "FlashAttention skips the masked half of a causal score matrix (Dao 2023). On by "
+             "default; no effect without FlashAttention. MFU counts the whole square either "
+             "way (6N + 12 L h s); Results also gives the causal MFU.");
+  if (mode == "train" && s.field("model", "moe").is_object()) {
+    scaled_field(s, "workload", "moe_imbalance", "MoE imbalance", 1, "%.2f x",
+                 "Tokens on the busiest expert-parallel rank over the mean (1: uniform "
+                 "routing): its expert GEMMs and AllToAll grow by it.");
+    scaled_field(s, "workload", "moe_capacity_factor", "Capacity factor", 1, "%.2f",
+                 "Megatron's --moe-expert-capacity-factor: tokens beyond it are dropped, so it "
+                 "caps the imbalance (0: no dropping).");
+  }
   ui::section_error("workload");
 }
 
@@ -695,6 +738,14 @@ bool knob_bool(const AppState &s, const std::string &key, bool dflt) {
       return e->layout.sp;
     if (key == "flash_attention")
       return e->layout.flash;
+    if (key == "overlap_tp")
+      return e->layout.overlap_tp;
+    if (key == "overlap_dp")
+      return e->layout.overlap_dp;
+    if (key == "overlap_pp")
+      return e->layout.overlap_pp;
+    if (key == "overlap_ep")
+      return e->layout.overlap_ep;
   }
   return dflt;
 }
@@ -878,6 +929,44 @@ void draw_parallel_section(AppState &s) {
       ui::checkbox("FlashAttention", "parallel.flash_attention", flash,
                    "The s^2 score tensors are never stored: only fp32 softmax statistics 4asb."))
     s.set_parallel("flash_attention", flash);
+  if (!serve && s.field("workload", "mode") == json("train")) {
+    // Overlap of communication with compute (docs/formulas.md "Step time"): each defaults to
+    // Megatron-Core's behaviour.
+    struct Overlap {
+      const char *key, *label, *help;
+      bool dflt;
+    };
+    const Overlap overlaps[] = {
+        {"overlap_tp", "TP comm overlap",
+         "Transformer Engine's userbuffers (--tp-comm-overlap): "
+         "every TP/SP collective hidden behind a GEMM. Off: Megatron still hides the backward "
+         "input-gradient collectives behind the weight-gradient GEMMs.",
+         false},
+        {"overlap_dp", "DP overlap",
+         "Gradient reduce-scatter/all-reduce under the last "
+         "micro-batch's backward, parameter gathers under the forward (--overlap-grad-reduce, "
+         "--overlap-param-gather); the last bucket stays exposed.",
+         true},
+        {"overlap_pp", "PP overlap",
+         "Pipeline sends hidden behind the next micro-batch "
+         "(--overlap-p2p-communication).",
+         false},
+        {"overlap_ep", "EP overlap",
+         "MoE dispatch/combine AllToAll under another "
+         "micro-batch's computation (DeepSeek-V3's DualPipe, "
+         "--overlap-moe-expert-parallel-comm).",
+         false}};
+    int col = 0;
+    for (const Overlap &o : overlaps) {
+      if (std::string(o.key) == "overlap_ep" && !s.field("model", "moe").is_object())
+        continue;
+      bool v = knob_bool(s, o.key, o.dflt);
+      if (col++ % 2)
+        ImGui::SameLine(ui::kSecondColumn);
+      if (ui::checkbox(o.label, std::string("parallel.") + o.key, v, o.help))
+        s.set_parallel(o.key, v);
+    }
+  }
 
   const bool uneven = s.parallel_knob("uneven_pp").value_or(json(false)) == json(true) ||
                       s.parallel_knob("first_stage_layers") || s.parallel_knob("last_stage_layers");

@@ -281,15 +281,20 @@ void draw_memory_bar(const Config &c, const Estimate &e) {
   ImGui::TextUnformatted("Memory per device");
   ImGui::SameLine();
   ui::text_dim("(worst stage " + str(mem.worst_stage) + " of " + str(e.layout.pp) + ")");
-  ui::help_marker("The pipeline stage with the largest total. Capacity is the accelerator's "
+  ui::help_marker("The pipeline stage with the largest total. Usable is the accelerator's "
                   "memory (" +
-                  c.hardware.name + ": " + units::bytes(mem.capacity) + "); 1 GB = 1e9 B.");
+                  c.hardware.name + ": " + units::bytes(mem.capacity) + ") less the reserve (" +
+                  units::bytes(mem.reserve) +
+                  ": CUDA context, NCCL buffers, allocator fragmentation; "
+                  "hardware.memory_reserve); 1 GB = 1e9 B.");
   const auto segs = memory_segments(c, e);
-  ui::stacked_bar(segs, std::max(mem.total, mem.capacity) * 1.04, mem.capacity,
-                  "capacity " + units::bytes(mem.capacity), &units::bytes);
-  const double frac = mem.capacity > 0 ? mem.total / mem.capacity : 0;
-  const std::string verdict = units::bytes(mem.total) + " of " + units::bytes(mem.capacity) + " (" +
-                              units::percent(frac) + ")";
+  const double usable = mem.capacity - mem.reserve;
+  ui::stacked_bar(segs, std::max(mem.total, mem.capacity) * 1.04, usable,
+                  "usable " + units::bytes(usable), &units::bytes);
+  const double frac = usable > 0 ? mem.total / usable : 0;
+  const std::string verdict = units::bytes(mem.total) + " of " + units::bytes(usable) +
+                              " usable (" + units::percent(frac) + "; HBM " +
+                              units::bytes(mem.capacity) + ")";
   if (mem.fits)
     ui::text_colored(ui::color::ok, "Fits: " + verdict);
   else
@@ -332,12 +337,16 @@ void draw_step_time(const Config &c, const Estimate &e) {
   std::snprintf(band, sizeof band, "+/-%.0f%%", 100 * u);
   ui::help_marker("The range is the calibration band (" + std::string(band) +
                   ", hardware.time_uncertainty). Tokens/s = B x s / step.");
-  std::snprintf(line, sizeof line, "MFU %.1f%% (%.1f .. %.1f)   HFU %.1f%%   %s per device",
-                100 * p.mfu, 100 * p.mfu / (1 + u), 100 * p.mfu / (1 - u), 100 * p.hfu,
-                units::flop_rate(p.tflops_per_device).c_str());
+  std::snprintf(line, sizeof line,
+                "MFU %.1f%% (%.1f .. %.1f)   causal MFU %.1f%%   HFU %.1f%%   %s per device",
+                100 * p.mfu, 100 * p.mfu / (1 + u), 100 * p.mfu / (1 - u), 100 * p.mfu_causal,
+                100 * p.hfu, units::flop_rate(p.tflops_per_device).c_str());
   ImGui::TextUnformatted(line);
-  ui::help_marker("MFU = model FLOPs / (step x devices x peak); HFU counts recompute too "
-                  "(docs/formulas.md). Per device: model FLOP/s achieved.");
+  ui::help_marker("MFU = model FLOPs / (step x devices x peak), model FLOPs in the 6N + 12 L h s "
+                  "convention (PaLM, Megatron: the whole attention square); causal MFU counts "
+                  "only the causal half of the square, the FLOPs a causal FlashAttention kernel "
+                  "executes. HFU counts recompute too (docs/formulas.md 'MFU'). Per device: "
+                  "model FLOP/s achieved.");
 }
 
 void draw_serving(const Estimate &e) {
