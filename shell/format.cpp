@@ -154,12 +154,12 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
   if (e.has_time) {
     const StepTime &t = e.time;
     const Throughput &p = e.throughput;
-    char line[160];
+    char line[224];
     std::snprintf(line, sizeof line,
-                  "\nStep time (slowest stage %lld; GEMM efficiency %.3f, band +/-%.0f%% from "
-                  "calibration)\n",
+                  "\nStep time (slowest stage %lld; large-GEMM efficiency %.3f, compute "
+                  "overhead %.3f, band +/-%.0f%% from calibration)\n",
                   static_cast<long long>(t.slowest_stage), c.hardware.gemm_efficiency,
-                  100 * e.uncertainty);
+                  c.hardware.compute_overhead, 100 * e.uncertainty);
     os << line;
     Table tt{{"part", "time", "share"}, {}};
     auto trow = [&](const char *n, double v) {
@@ -175,13 +175,13 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
     tt.rows.push_back({"step", units::seconds(t.step), "100%"});
     tt.print(os);
     std::snprintf(line, sizeof line,
-                  "  step %s (%s .. %s); %.0f tokens/s; MFU %.1f%% (%.1f .. %.1f); HFU %.1f%%; "
-                  "%.0f TFLOP/s per device\n",
+                  "  step %s (%s .. %s); %.0f tokens/s; MFU %.1f%% (%.1f .. %.1f; causal "
+                  "%.1f%%); HFU %.1f%%; %.0f TFLOP/s per device\n",
                   units::seconds(t.step).c_str(),
                   units::seconds(t.step * (1 - e.uncertainty)).c_str(),
                   units::seconds(t.step * (1 + e.uncertainty)).c_str(), p.tokens_per_s, 100 * p.mfu,
-                  100 * p.mfu / (1 + e.uncertainty), 100 * p.mfu / (1 - e.uncertainty), 100 * p.hfu,
-                  p.tflops_per_device / 1e12);
+                  100 * p.mfu / (1 + e.uncertainty), 100 * p.mfu / (1 - e.uncertainty),
+                  100 * p.mfu_causal, 100 * p.hfu, p.tflops_per_device / 1e12);
     os << line;
     if (!t.comm.empty()) {
       os << "\nCommunication per step, per device\n";
