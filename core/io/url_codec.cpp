@@ -155,7 +155,9 @@ void flatten(const json &j, const std::string &key, const std::string &path,
     if (const auto b = j.find("base"); b != j.end()) {
       if (!b->is_string())
         throw ConfigError(join_path(path, "base"), "expected a preset name");
-      out.push_back(key + "=" + encode_scalar(*b, path));
+      // alone, {"base": X} stays an object ("key.base=X"): "key=X" would decode to the
+      // string X, which next to a scenario means something else
+      out.push_back(key + (j.size() == 1 ? ".base=" : "=") + encode_scalar(*b, path));
     }
     for (auto it = j.begin(); it != j.end(); ++it) {
       if (it.key() == "base")

@@ -46,6 +46,14 @@ OpCost memory_op(const std::string &name, double bytes, double hbm_bw) {
 }
 } // namespace
 
+namespace {
+// Transformer Engine FP8: only the linear layers' GEMMs run in FP8; attention, the router
+// and the output layer (outside Megatron's FP8 autocast) stay bf16.
+Dtype outside_fp8_autocast(Dtype precision) {
+  return precision == Dtype::fp8 ? Dtype::bf16 : precision;
+}
+} // namespace
+
 double ddp_bucket_params(i64 zero, i64 dp) {
   return zero == 2 ? 5e8 : std::max(40e6, 1e6 * static_cast<double>(dp));
 }
@@ -62,9 +70,7 @@ double moe_load_factor(const WorkloadSpec &w) {
 std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, double s,
                               const HardwareSpec &hw, Dtype precision, bool causal_skip,
                               double imbalance) {
-  // Transformer Engine FP8: the linear layers' GEMMs in FP8; attention, router and the rest
-  // in bf16.
-  const Dtype other = precision == Dtype::fp8 ? Dtype::bf16 : precision;
+  const Dtype other = outside_fp8_autocast(precision);
   const double bw = achieved_hbm_bw(hw);
   const double t = static_cast<double>(l.tp);
   const double b = static_cast<double>(l.microbatch);
@@ -370,7 +376,7 @@ struct Model {
     const ModelSpec &m = c.model;
     if (m.vocab <= 0)
       return 0.0;
-    const Dtype d = c.workload.precision == Dtype::fp8 ? Dtype::bf16 : c.workload.precision;
+    const Dtype d = outside_fp8_autocast(c.workload.precision);
     const double n = static_cast<double>(m.vocab) / static_cast<double>(l.tp);
     return gemm_cost("lm head", tok, h, n, 1, peak_flops(c.hardware, d),
                      gemm_shape_efficiency(c.hardware, d, tok, h, n), achieved_hbm_bw(c.hardware))
