@@ -351,13 +351,16 @@ void draw_roofline_panel(const AppState &s, UiState &ui) {
            std::string(" forward operators, one micro-batch (b ") + str(l.microbatch) + " x s " +
            str(c->workload.seq_len) + "), on one device (tp " + str(l.tp) + (l.sp ? " + SP" : "") +
            ", cp " + str(l.cp) + (moe ? std::string(", ep ") + str(l.ep) : "") + ")";
-    help = "Each GEMM: time = max(FLOPs / (peak x GEMM efficiency), HBM bytes / bandwidth) "
-           "(docs/formulas.md 'Step time'; core layer_ops, the points Estimate.time.ops carries). "
-           "Achieved FLOP/s = FLOPs / time, so every point sits on the roof: the chart shows "
-           "which limit binds and how far from the ridge. FlashAttention keeps the score "
-           "matrix in SRAM (its bytes are Q, K, V, O). 'element-wise' (norms, residuals, "
-           "activation, rotary) has no FLOPs: bytes only, listed in the table. Backward runs "
-           "the same GEMMs twice.";
+    help =
+        "Each GEMM: time = max(FLOPs / (peak x its shape's GEMM efficiency), HBM bytes / "
+        "achieved bandwidth) "
+        "(docs/formulas.md 'Step time'; core layer_ops, the points Estimate.time.ops carries). "
+        "Achieved FLOP/s = FLOPs / time, so every point sits on or under the roof (under it "
+        "by its shape's efficiency loss, or by the achieved share of HBM bandwidth): the "
+        "chart shows which limit binds and how far from the ridge. FlashAttention keeps the score "
+        "matrix in SRAM (its bytes are Q, K, V, O). 'element-wise' (norms, residuals, "
+        "activation, rotary) has no FLOPs: bytes only, listed in the table. Backward runs "
+        "the same GEMMs twice.";
   } else {
     // Prefill: the operators the core's prefill() sums (one prompt, micro-batch 1).
     roof.peak = peak_flops(hw, c->workload.precision);
@@ -411,8 +414,10 @@ void draw_roofline_panel(const AppState &s, UiState &ui) {
                 units::bandwidth(roof.bw).c_str(), roof.ridge());
   ui::text_dim(buf);
   ui::help_marker("Ridge point = peak x efficiency / HBM bandwidth: operators with fewer FLOPs "
-                  "per byte are bandwidth-bound. GEMM efficiency is calibrated per chip "
-                  "(hardware.gemm_efficiency; `ridgeline validate --fit`).");
+                  "per byte are bandwidth-bound. The roof is the large-GEMM efficiency "
+                  "(hardware.gemm_efficiency, from cuBLAS microbenchmarks); each GEMM runs at "
+                  "its shape's efficiency, below it (wave quantisation, short K; "
+                  "docs/calibration.md), so points sit under the roof.");
 
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float gap = ImGui::GetStyle().ItemSpacing.x * 2;

@@ -234,8 +234,10 @@ void draw_hardware_section(AppState &s) {
         as_str(s.field("workload", "mode")) == "infer")
       scaled_field(s, "hardware", "price_per_hour", "Price $/h", 1, "%.2f",
                    "Price of one device-hour: cost per hour and per million output tokens.");
-    if (ImGui::TreeNode("Efficiencies (calibrated)")) {
-      scaled_field(s, "hardware", "gemm_efficiency", "GEMM efficiency", 100, "%.1f %%",
+    const bool efficiencies = ImGui::TreeNode("Efficiencies (calibrated)");
+    ui::note_rect("hardware.efficiencies"); // where the e2e flow clicks
+    if (efficiencies) {
+      scaled_field(s, "hardware", "gemm_efficiency", "GEMM eff.", 100, "%.1f %%",
                    "Large-GEMM fraction of peak (cuBLAS microbenchmarks); a shape loses to wave "
                    "quantisation and a short K (docs/calibration.md 'GEMM').");
       scaled_field(s, "hardware", "gemm_k_half", "GEMM K half", 1, "%.0f",
@@ -244,10 +246,10 @@ void draw_hardware_section(AppState &s) {
       int_field(s, "hardware", "sm_count", "SMs",
                 "Streaming multiprocessors: output tiles run in waves over them (0: no wave "
                 "quantisation).");
-      scaled_field(s, "hardware", "attention_efficiency", "Attention efficiency", 100, "%.1f %%",
+      scaled_field(s, "hardware", "attention_efficiency", "Attention eff.", 100, "%.1f %%",
                    "FlashAttention's fraction of peak, forward + backward in the model's 3x "
                    "forward (FlashAttention-2/3 benchmarks; 0: the GEMM efficiency).");
-      scaled_field(s, "hardware", "gemm_efficiency_fp8", "FP8 GEMM efficiency", 100, "%.1f %%",
+      scaled_field(s, "hardware", "gemm_efficiency_fp8", "FP8 GEMM eff.", 100, "%.1f %%",
                    "Large FP8 GEMMs' fraction of the FP8 peak (0: the bf16 one).");
       scaled_field(s, "hardware", "compute_overhead", "Compute overhead", 100, "%.1f %%",
                    "Compute-stream time the component model leaves out (kernel gaps, small "

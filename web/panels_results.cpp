@@ -155,8 +155,11 @@ void draw_size_and_compute(const Config &c, const Estimate &e) {
            "(4bshf plain); LM head 2bshv once. Matmuls only, 2mnk per GEMM. docs/formulas.md "
            "'FLOPs'.");
     kv_row("Hardware FLOPs / step", units::flops(e.hardware_flops_per_step),
-           "Model FLOPs plus recompute: selective re-runs the attention-score GEMMs, full re-runs "
-           "every layer's forward. Used for HFU; MFU uses model FLOPs.");
+           "The FLOPs executed: model FLOPs plus recompute (selective re-runs the "
+           "attention-score GEMMs, full re-runs every layer's forward), with only the causal "
+           "half of the score matrix when FlashAttention skips the masked blocks (so it can be "
+           "below the model FLOPs, which count the whole square). Used for HFU; MFU uses "
+           "model FLOPs.");
     char ratio[48];
     std::snprintf(ratio, sizeof ratio,
                   e.active_params != e.total_params ? "= %.2f x active" : "= %.2f x params",

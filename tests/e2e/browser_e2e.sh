@@ -258,6 +258,7 @@ browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=hf" "$out/dom_flow_hf.
 browse dump "$base?scenario=sora-720m-tx8-2x2#e2e-flow=resolution" "$out/dom_flow_resolution.html" 30000
 browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=compare" "$out/dom_flow_compare.html" 30000
 browse dump "$base?scenario=llama3-70b-h100-1024&tab=planner-all#e2e-flow=planner" "$out/dom_flow_planner.html" 30000
+browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=efficiencies" "$out/dom_flow_efficiencies.html" 30000
 "$cli" plan '{"model": "llama3-70b", "hardware": "h100-sxm", "cluster": "dgx-h100-1024",
   "workload": {"mode": "train", "global_batch": 1024, "seq_len": 8192, "precision": "bf16"}}' \
   --json --top 1 >"$out/plan_free.json" || fail "the CLI's free plan failed"
@@ -314,6 +315,13 @@ c.expect("planner: clicking plan 1 applies the CLI's best layout (tp, pp, ZeRO, 
 c.expect("planner: the applied layout times as the CLI's best plan (1e-9 rel)",
          math.isclose(pl["estimate"]["time"]["step"], best["time"]["step"], rel_tol=1e-9),
          f'{pl["estimate"]["time"]["step"]} vs {best["time"]["step"]}')
+# Efficiencies: the calibrated parameters appear when the Hardware node is clicked open,
+# and the page's estimate carries the calibrated compute overhead's effect (the CLI's).
+ef = flow_steps(out, "dom_flow_efficiencies.html")
+c.expect("efficiencies: closed, the calibrated fields are not drawn",
+         ef["closed"]["rects"]["compute_overhead"] is None, str(ef["closed"]["rects"]))
+c.expect("efficiencies: a click opens them (compute overhead drawn)",
+         ef["open"]["rects"]["compute_overhead"] is not None, str(ef["open"]["rects"]))
 c.exit()
 EOF
 # The compare link as shared: reopened, it shows the same pin, edit and tab.
