@@ -178,10 +178,11 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
                   "  step %s (%s .. %s); %.0f tokens/s; MFU %.1f%% (%.1f .. %.1f; causal "
                   "%.1f%%); HFU %.1f%%; %.0f TFLOP/s per device\n",
                   units::seconds(t.step).c_str(),
-                  units::seconds(t.step * (1 - e.uncertainty)).c_str(),
-                  units::seconds(t.step * (1 + e.uncertainty)).c_str(), p.tokens_per_s, 100 * p.mfu,
-                  100 * p.mfu / (1 + e.uncertainty), 100 * p.mfu / (1 - e.uncertainty),
-                  100 * p.mfu_causal, 100 * p.hfu, p.tflops_per_device / 1e12);
+                  units::seconds(time_band_of(t.step, e.uncertainty).low).c_str(),
+                  units::seconds(time_band_of(t.step, e.uncertainty).high).c_str(), p.tokens_per_s,
+                  100 * p.mfu, 100 * rate_band_of(p.mfu, e.uncertainty).low,
+                  100 * rate_band_of(p.mfu, e.uncertainty).high, 100 * p.mfu_causal, 100 * p.hfu,
+                  p.tflops_per_device / 1e12);
     os << line;
     if (!t.comm.empty()) {
       os << "\nCommunication per step, per device\n";

@@ -41,11 +41,20 @@ std::string plan_default(const std::string &config_json) {
 }
 // api::tx8 without the reference preset tilings (`ridgeline tx8 CFG --json`), and with them
 // (`--presets`).
-std::string tx8_default(const std::string &config_json) {
-  return rl::api::tx8(config_json, false);
-}
+// With its wall time in search.seconds (measured here: the core keeps no clock).
 std::string tx8_presets(const std::string &config_json, bool presets) {
-  return rl::api::tx8(config_json, presets);
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string out = rl::api::tx8(config_json, presets);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+  if (j.is_object() && j.contains("search") && j.at("search").is_object()) {
+    j["search"]["seconds"] = s;
+    return j.dump();
+  }
+  return out;
+}
+std::string tx8_default(const std::string &config_json) {
+  return tx8_presets(config_json, false);
 }
 
 // The app's current configuration, resolved (presets expanded, defaults filled).

@@ -413,7 +413,7 @@ void op_tooltip(const tx8::OpRow &o) {
                 units::percent(k.utilization).c_str());
   ui::text_dim(std::string("search: ") + str(st.candidates) + " tilings, " + str(st.pruned_sram) +
                std::string(" over SRAM, ") + str(st.pruned_bound) + " cut by the bound, " +
-               str(st.evaluated) + " evaluated in " + t_(st.seconds) +
+               str(st.evaluated) + " evaluated" +
                (o.cached ? " (shape searched earlier: cached)" : ""));
   ImGui::EndTooltip();
 }
@@ -559,11 +559,9 @@ void draw_one_op(const Config &c, const tx8::Tx8Result &r) {
     ui::table_export_end();
   }
   const tx8::SearchStats &st = row.map.search;
-  ui::text_dim(
-      std::string("search: ") + str(st.candidates) + " tilings, " + str(st.pruned_sram) +
-      std::string(" rejected by SRAM, ") + str(st.pruned_bound) + " cut by the lower bound, " +
-      str(st.evaluated) + " evaluated" +
-      (st.seconds > 0 ? std::string(", in ") + units::seconds(st.seconds) : std::string()));
+  ui::text_dim(std::string("search: ") + str(st.candidates) + " tilings, " + str(st.pruned_sram) +
+               std::string(" rejected by SRAM, ") + str(st.pruned_bound) +
+               " cut by the lower bound, " + str(st.evaluated) + " evaluated");
 }
 
 } // namespace
@@ -630,7 +628,8 @@ void draw_tx8_panel(AppState &s) {
         "Search: " +
         str(r->searches) + " operator searches (" + str(r->cache_hits) +
         " repeats served from the cache)" +
-        (r->search_s > 0 ? std::string(" in ") + units::seconds(r->search_s) : std::string()) +
+        (s.estimate_seconds() > 0 ? std::string(" in ") + units::seconds(s.estimate_seconds())
+                                  : std::string()) +
         ".");
     draw_ops(*r, true, std::max(row_h * 4, ImGui::GetContentRegionAvail().y));
   }

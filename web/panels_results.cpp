@@ -334,7 +334,8 @@ void draw_step_time(const Config &c, const Estimate &e) {
   ui::legend("time_legend", segs, t.step, &time_str);
   char line[200];
   std::snprintf(line, sizeof line, "Step %s (%s .. %s)   %s tokens/s", time_str(t.step).c_str(),
-                time_str(t.step * (1 - u)).c_str(), time_str(t.step * (1 + u)).c_str(),
+                time_str(time_band_of(t.step, u).low).c_str(),
+                time_str(time_band_of(t.step, u).high).c_str(),
                 units::count(p.tokens_per_s).c_str());
   ImGui::TextUnformatted(line);
   std::snprintf(band, sizeof band, "+/-%.0f%%", 100 * u);
@@ -342,8 +343,8 @@ void draw_step_time(const Config &c, const Estimate &e) {
                   ", hardware.time_uncertainty). Tokens/s = B x s / step.");
   std::snprintf(line, sizeof line,
                 "MFU %.1f%% (%.1f .. %.1f)   causal MFU %.1f%%   HFU %.1f%%   %s per device",
-                100 * p.mfu, 100 * p.mfu / (1 + u), 100 * p.mfu / (1 - u), 100 * p.mfu_causal,
-                100 * p.hfu, units::flop_rate(p.tflops_per_device).c_str());
+                100 * p.mfu, 100 * rate_band_of(p.mfu, u).low, 100 * rate_band_of(p.mfu, u).high,
+                100 * p.mfu_causal, 100 * p.hfu, units::flop_rate(p.tflops_per_device).c_str());
   ImGui::TextUnformatted(line);
   ui::help_marker("MFU = model FLOPs / (step x devices x peak), model FLOPs in the 6N + 12 L h s "
                   "convention (PaLM, Megatron: the whole attention square); causal MFU counts "

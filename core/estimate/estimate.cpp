@@ -53,6 +53,15 @@ double time_band(const Config &c) {
                                             : hw.time_uncertainty;
 }
 
+Band time_band_of(double t, double u) {
+  return {t * (1 - u), t * (1 + u)};
+}
+
+Band rate_band_of(double r, double u) {
+  // u < 1 (the parser's kMaxUncertainty): the upper bound stays finite
+  return {r / (1 + u), r / std::max(1e-9, 1 - u)};
+}
+
 TrainTotals train_totals(const Config &c, double tokens_per_step, double step, double devices) {
   TrainTotals t;
   t.tokens_per_s = tokens_per_step / step;

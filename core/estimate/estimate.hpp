@@ -86,6 +86,15 @@ TrainTotals train_totals(const Config &c, double tokens_per_step, double step, d
 // hardware.fp8_uncertainty for FP8 (its efficiency is not fitted to a training run).
 double time_band(const Config &c);
 
+// The band around a predicted time t with relative uncertainty u: [t (1 - u), t (1 + u)];
+// around a rate r that divides by the time (MFU, tokens/s): [r / (1 + u), r / (1 - u)].
+// One rule for the CLI, the JSON and the page.
+struct Band {
+  double low = 0, high = 0;
+};
+Band time_band_of(double t, double u);
+Band rate_band_of(double r, double u);
+
 // with_time = false stops after memory (the planner's cheap pre-check).
 Estimate estimate(const Config &c, bool with_time = true);
 

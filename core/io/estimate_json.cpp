@@ -161,10 +161,10 @@ json to_json(const Estimate &e) {
     j["latency"] = {{"ttft", sv.ttft},
                     {"tpot", sv.tpot},
                     {"request", sv.request_latency},
-                    {"ttft_low", sv.ttft * (1 - u)},
-                    {"ttft_high", sv.ttft * (1 + u)},
-                    {"tpot_low", sv.tpot * (1 - u)},
-                    {"tpot_high", sv.tpot * (1 + u)},
+                    {"ttft_low", time_band_of(sv.ttft, u).low},
+                    {"ttft_high", time_band_of(sv.ttft, u).high},
+                    {"tpot_low", time_band_of(sv.tpot, u).low},
+                    {"tpot_high", time_band_of(sv.tpot, u).high},
                     {"uncertainty", u}};
     j["throughput"] = {{"tokens_per_s", sv.decode.tokens_per_s},
                        {"tokens_per_s_per_chip", sv.decode.tokens_per_s_per_chip},
@@ -205,8 +205,8 @@ json to_json(const Estimate &e) {
                  {"microbatch_forward", t.t_fwd},
                  {"microbatch_backward", t.t_bwd},
                  {"slowest_stage", t.slowest_stage},
-                 {"step_low", t.step * (1 - u)},
-                 {"step_high", t.step * (1 + u)},
+                 {"step_low", time_band_of(t.step, u).low},
+                 {"step_high", time_band_of(t.step, u).high},
                  {"uncertainty", u}};
     const Throughput &p = e.throughput;
     j["throughput"] = {{"tokens_per_s", p.tokens_per_s},
@@ -215,8 +215,8 @@ json to_json(const Estimate &e) {
                        {"hfu", p.hfu},
                        {"tflops_per_device", p.tflops_per_device},
                        {"hardware_tflops_per_device", p.hardware_tflops_per_device},
-                       {"mfu_low", p.mfu / (1 + u)},
-                       {"mfu_high", p.mfu / std::max(1e-9, 1 - u)}};
+                       {"mfu_low", rate_band_of(p.mfu, u).low},
+                       {"mfu_high", rate_band_of(p.mfu, u).high}};
     if (e.train_steps > 0) {
       j["train_steps"] = e.train_steps;
       j["time_to_train"] = e.time_to_train;

@@ -33,8 +33,7 @@ json to_json(const tx8::OpMapping &m) {
           {"sram_bytes", c.sram_bytes},
           {"rounds", c.rounds},
           {"search",
-           {{"seconds", m.search.seconds},
-            {"candidates", m.search.candidates},
+           {{"candidates", m.search.candidates},
             {"pruned_sram", m.search.pruned_sram},
             {"pruned_bound", m.search.pruned_bound},
             {"evaluated", m.search.evaluated},
@@ -94,8 +93,7 @@ json to_json(const tx8::Tx8Result &r) {
               {"once", r.once},
               {"flops_per_step", r.flops_per_step},
               {"utilization", r.utilization}}},
-            {"search",
-             {{"seconds", r.search_s}, {"searches", r.searches}, {"cache_hits", r.cache_hits}}}};
+            {"search", {{"searches", r.searches}, {"cache_hits", r.cache_hits}}}};
   if (r.presets) {
     j["presets"] = {{"per_step", r.preset_per_step}, {"latency", r.preset_latency}};
     if (!r.preset_error.empty())

@@ -4,7 +4,6 @@
 #include "core/tx8/arch.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 namespace rl::tx8 {
@@ -328,7 +327,6 @@ OpCost evaluate_flash(const Tx8Spec &a, const FlashOp &op, const FlashTiling &t0
 
 FlashMapping map_flash(const Tx8Spec &a, const FlashOp &op, const FlashChoice &ch,
                        const std::string &path) {
-  const auto t0 = std::chrono::steady_clock::now();
   if (op.groups < 1 || op.seq_q < 1 || op.seq_kv < 1 || op.head_dim < 1)
     throw ConfigError(path, "flash-attention dimensions must be >= 1");
   const double cap = a.sram_usable_bytes;
@@ -443,8 +441,6 @@ FlashMapping map_flash(const Tx8Spec &a, const FlashOp &op, const FlashChoice &c
                                 " h_f " + std::to_string(smallest.heads_fused) + ") needs " +
                                 bytes_mib(smallest_sram) + " > " + bytes_mib(cap) +
                                 " usable per tile");
-  best.search.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return best;
 }
 

@@ -4,7 +4,6 @@
 #include "core/tx8/arch.hpp"
 
 #include <algorithm>
-#include <chrono>
 
 namespace rl::tx8 {
 
@@ -133,7 +132,6 @@ OpCost evaluate_gemm(const Tx8Spec &a, const GemmOp &op, const GemmTiling &t) {
 
 GemmMapping map_gemm(const Tx8Spec &a, const GemmOp &op, const GemmChoice &ch,
                      const std::string &path) {
-  const auto t0 = std::chrono::steady_clock::now();
   if (op.m < 1 || op.k < 1 || op.n < 1)
     throw ConfigError(path, "GEMM dimensions must be >= 1");
   const double cap = a.sram_usable_bytes;
@@ -229,8 +227,6 @@ GemmMapping map_gemm(const Tx8Spec &a, const GemmOp &op, const GemmChoice &ch,
                                 " Tk " + std::to_string(smallest.tk) + ") needs " +
                                 bytes_mib(smallest_sram) + " > " + bytes_mib(cap) +
                                 " usable per tile");
-  best.search.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return best;
 }
 

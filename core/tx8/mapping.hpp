@@ -36,12 +36,11 @@ constexpr i64 kMaxSearchEvaluations = 100'000; // full cost evaluations (the exp
 
 // How the search went: candidates enumerated, rejected by SRAM before evaluation, cut by
 // the lower bound before evaluation, fully evaluated; tilings of the full space never
-// looked at (thinned ladders, the candidate budget; a double: the space may pass 2^63);
-// wall time.
+// looked at (thinned ladders, the candidate budget; a double: the space may pass 2^63).
+// No wall time: the core keeps no clock (the CLI and the page time the whole search).
 struct SearchStats {
   i64 candidates = 0, pruned_sram = 0, pruned_bound = 0, evaluated = 0;
   double skipped = 0;
-  double seconds = 0;
 };
 
 // One operator mapped, as the request and the CLI show it.

@@ -7,7 +7,6 @@
 #include "core/tx8/vector.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <memory>
 
 namespace rl::tx8 {
@@ -385,7 +384,6 @@ mesh_splits(const Config &c) {
 struct Tx8Solve::Impl {
   Config c;
   Tx8Options o;
-  std::chrono::steady_clock::duration spent{};
   MapCache cache;
   // The planner's candidates: every scheme on every split of the mesh into equal stage
   // sub-meshes, evaluated one per step unit.
@@ -495,7 +493,6 @@ void Tx8Solve::Impl::choose() {
 }
 
 Tx8Solve::Tx8Solve(const Config &c, const Tx8Options &o) : impl_(std::make_unique<Impl>()) {
-  const auto t0 = std::chrono::steady_clock::now();
   Impl &m = *impl_;
   m.c = c;
   m.o = o;
@@ -529,8 +526,6 @@ Tx8Solve::Tx8Solve(const Config &c, const Tx8Options &o) : impl_(std::make_uniqu
     r.searches = 1;
     r.ops.push_back(std::move(row));
     m.finished = true;
-    m.spent = std::chrono::steady_clock::now() - t0;
-    r.search_s = std::chrono::duration<double>(m.spent).count();
     return;
   }
   if (c.workload.mode != Mode::video)
@@ -546,7 +541,6 @@ Tx8Solve::Tx8Solve(const Config &c, const Tx8Options &o) : impl_(std::make_uniqu
     for (const auto &[meshes, layers] : mesh_splits(c))
       for (const SpScheme &s : schemes_for(c.model, meshes.front().dies()))
         m.candidates.push_back({meshes, layers, s});
-  m.spent = std::chrono::steady_clock::now() - t0;
 }
 
 Tx8Solve::~Tx8Solve() = default;
@@ -557,15 +551,12 @@ bool Tx8Solve::step(i64 evaluations) {
   Impl &m = *impl_;
   if (m.finished)
     return true;
-  const auto t0 = std::chrono::steady_clock::now();
   for (i64 k = 0; k < evaluations && m.next < m.candidates.size(); ++k)
     m.evaluate_next();
   if (m.next >= m.candidates.size()) {
     m.choose();
     m.finished = true;
   }
-  m.spent += std::chrono::steady_clock::now() - t0;
-  m.r.search_s = std::chrono::duration<double>(m.spent).count();
   return m.finished;
 }
 

@@ -88,8 +88,7 @@ struct Tx8Result {
   std::vector<SchemeRow> schemes; // best first
   std::string chosen_by;          // "parallel.sp_kind" or "planner"
   // search
-  double search_s = 0; // wall time of the whole run
-  i64 searches = 0;    // operator searches run (cache misses)
+  i64 searches = 0; // operator searches run (cache misses)
   i64 cache_hits = 0;
 };
 
@@ -121,7 +120,7 @@ Tx8Result solve(const Config &c, const Tx8Options &o);
 
 // The same in steps, so a page can spread a video request over frames: step(n) evaluates up
 // to n of the planner's (scheme, mesh split) candidates and, after the last, maps the chosen
-// one; result() is then what solve() returns (tested equal, wall time aside).
+// one; result() is then what solve() returns (tested equal).
 class Tx8Solve {
 public:
   Tx8Solve(const Config &c, const Tx8Options &o); // ConfigError as solve()

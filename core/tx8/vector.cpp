@@ -4,7 +4,6 @@
 #include "core/tx8/arch.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 namespace rl::tx8 {
@@ -109,7 +108,6 @@ OpCost evaluate_vector(const Tx8Spec &a, const VectorOp &op, i64 s) {
 
 VectorMapping map_vector(const Tx8Spec &a, const VectorOp &op, std::optional<i64> fixed,
                          const std::string &path) {
-  const auto t0 = std::chrono::steady_clock::now();
   if (op.rows < 1 || op.width < 1)
     throw ConfigError(path, "vector rows and width must be >= 1");
   const i64 full = ceil_div(op.rows, a.tiles);
@@ -150,8 +148,6 @@ VectorMapping map_vector(const Tx8Spec &a, const VectorOp &op, std::optional<i64
       }
     }
   }
-  best.search.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return best;
 }
 
