@@ -4,7 +4,7 @@
 #include "core/io/units.hpp"
 #include "web/exports.hpp"
 #include "web/panels.hpp"
-#include "web/pipeline_schedule.hpp"
+#include "core/parallel/pipeline_schedule.hpp"
 #include "web/widgets.hpp"
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 #include "core/memory/activations.hpp"
 
 #include "core/model/params.hpp"
+#include "core/parallel/pipeline_schedule.hpp"
 
 #include <algorithm>
 
@@ -83,18 +84,10 @@ double layer_activations_kept(const LayerActivations &full, Recompute r, const M
 }
 
 double chunks_in_flight(const Layout &l, i64 stage) {
-  const double m = static_cast<double>(l.num_micro);
-  const double p = static_cast<double>(l.pp), v = static_cast<double>(l.vpp);
-  const double j = static_cast<double>(stage);
-  switch (l.schedule) {
-  case PpSchedule::gpipe:
-    return m;
-  case PpSchedule::one_f_one_b:
-    return std::min(p - j, m);
-  case PpSchedule::interleaved:
-    return std::min(2 * (p - j - 1) + (v - 1) * p + 1, m * v);
-  }
-  return 1;
+  // the warm-up forwards plus the one in flight, at most every chunk of every micro-batch
+  const i64 v = l.schedule == PpSchedule::interleaved ? l.vpp : 1;
+  return static_cast<double>(
+      std::min(warmup_forwards(l.schedule, l.pp, v, l.num_micro, stage) + 1, l.num_micro * v));
 }
 
 double embedding_activation_bytes(const ModelSpec &m, double b, double s, const ActLayout &l) {

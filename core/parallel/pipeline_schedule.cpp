@@ -1,8 +1,20 @@
-#include "web/pipeline_schedule.hpp"
+#include "core/parallel/pipeline_schedule.hpp"
 
 #include <algorithm>
 
-namespace rl::web {
+namespace rl {
+
+i64 warmup_forwards(PpSchedule schedule, i64 p, i64 v, i64 m, i64 stage) {
+  switch (schedule) {
+  case PpSchedule::gpipe:
+    return m;
+  case PpSchedule::one_f_one_b:
+    return std::min(p - stage - 1, m);
+  case PpSchedule::interleaved:
+    return std::min((p - stage - 1) * 2 + (v - 1) * p, m * v);
+  }
+  return 0;
+}
 
 namespace {
 
@@ -22,7 +34,7 @@ std::vector<Op> stage_order(PpSchedule s, i64 p, i64 v, i64 m, i64 j) {
     return ops;
   }
   if (s == PpSchedule::one_f_one_b || v == 1) {
-    const i64 warmup = std::min(p - j - 1, m);
+    const i64 warmup = warmup_forwards(PpSchedule::one_f_one_b, p, 1, m, j);
     for (i64 i = 0; i < warmup; ++i)
       ops.push_back({i, 0, false});
     for (i64 i = 0; i < m - warmup; ++i) {
@@ -37,7 +49,7 @@ std::vector<Op> stage_order(PpSchedule s, i64 p, i64 v, i64 m, i64 j) {
   const i64 total = m * v;
   auto fwd = [&](i64 k) { return Op{(k / (p * v)) * p + k % p, (k % (p * v)) / p, false}; };
   auto bwd = [&](i64 k) { return Op{(k / (p * v)) * p + k % p, v - 1 - (k % (p * v)) / p, true}; };
-  const i64 warmup = std::min((p - j - 1) * 2 + (v - 1) * p, total);
+  const i64 warmup = warmup_forwards(PpSchedule::interleaved, p, v, m, j);
   for (i64 k = 0; k < warmup; ++k)
     ops.push_back(fwd(k));
   for (i64 i = 0; i < total - warmup; ++i) {
@@ -132,4 +144,4 @@ PipeTimeline simulate_pipeline(PpSchedule schedule, i64 p, i64 v, i64 m) {
   return t;
 }
 
-} // namespace rl::web
+} // namespace rl

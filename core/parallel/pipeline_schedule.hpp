@@ -1,4 +1,4 @@
-// ridgeline web: the pipeline schedule as a timeline (for the Gantt panel).
+// ridgeline parallel: the pipeline schedule as a timeline (the page's Gantt panel draws it).
 // Each device runs its passes in Megatron's order (GPipe: all forwards then all backwards;
 // 1F1B: p-j-1 warm-up forwards, then one forward / one backward; interleaved: warm-up
 // 2(p-j-1) + (v-1)p model-chunk forwards, chunks in groups of p micro-batches); a pass starts
@@ -12,7 +12,13 @@
 #include <string>
 #include <vector>
 
-namespace rl::web {
+namespace rl {
+
+// Forward passes stage j runs before its first backward (Megatron-LM's schedules): GPipe all
+// m; 1F1B min(p - j - 1, m); interleaved min(2 (p - j - 1) + (v - 1) p, m v) model-chunk
+// forwards. The activation memory of a stage holds these plus the one in flight
+// (core/memory/activations.cpp).
+i64 warmup_forwards(PpSchedule schedule, i64 p, i64 v, i64 m, i64 stage);
 
 struct PipePass {
   i64 stage = 0, microbatch = 0, chunk = 0;
@@ -41,4 +47,4 @@ inline double bubble_fraction_formula(i64 p, i64 v, i64 m) {
   return m > 0 && v > 0 ? static_cast<double>(p - 1) / static_cast<double>(v * m) : 0;
 }
 
-} // namespace rl::web
+} // namespace rl
