@@ -66,13 +66,13 @@ double serving_gemm_eff(const Config &c) {
 
 namespace {
 Group tp_group(const Layout &l) {
-  return Group{l.tp, axis_stride(l, "tp")};
+  return layout_groups(l).tp;
 }
 Group ep_group(const Layout &l) {
-  return Group{l.ep, axis_stride(l, "dp")};
+  return layout_groups(l).ep;
 }
 Group pp_group(const Layout &l) {
-  return Group{l.pp, axis_stride(l, "pp")};
+  return layout_groups(l).pp;
 }
 
 } // namespace

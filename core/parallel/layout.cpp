@@ -113,6 +113,20 @@ i64 axis_stride(const Layout &l, const std::string &axis) {
   return stride;
 }
 
+LayoutGroups layout_groups(const Layout &l) {
+  const i64 s_tp = axis_stride(l, "tp"), s_cp = axis_stride(l, "cp");
+  const i64 s_dp = axis_stride(l, "dp"), s_pp = axis_stride(l, "pp");
+  LayoutGroups g;
+  g.tp = {l.tp, s_tp};
+  g.uly = {l.ulysses, s_cp};
+  g.ring = {l.ring, s_cp * l.ulysses};
+  g.dp = {l.dp * l.cp, s_cp * l.cp == s_dp ? s_cp : s_dp};
+  g.ep = {l.ep, s_dp};
+  g.edp = {l.dp * l.cp / l.ep, s_dp * l.ep};
+  g.pp = {l.pp, s_pp};
+  return g;
+}
+
 i64 heads_per_rank(const ModelSpec &m, i64 tp) {
   return m.heads / tp;
 }

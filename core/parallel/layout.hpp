@@ -1,6 +1,7 @@
 // ridgeline parallel: a complete parallel layout (every knob decided) and its legality.
 #pragma once
 
+#include "core/comm/collective.hpp"
 #include "core/config.hpp"
 
 #include <string>
@@ -59,6 +60,16 @@ std::string knob_error(const Config &c, const std::string &knob, i64 value);
 // Distance in device order between neighbours of one axis ("tp", "cp", "dp", "pp"): the
 // product of the degrees of the axes placed inside it.
 i64 axis_stride(const Layout &l, const std::string &axis);
+
+// The communication groups of a layout, placed by its axis order (default tp-cp-dp-pp,
+// innermost first); Ulysses is the inner part of cp, EP the inner part of dp. The dense
+// gradient group spans dp x cp: contiguous when cp sits just inside dp, otherwise placed at
+// dp's stride. The one placement the step time, the serving model and the serving simulator
+// all use.
+struct LayoutGroups {
+  Group tp, uly, ring, dp, ep, edp, pp;
+};
+LayoutGroups layout_groups(const Layout &l);
 
 // Query heads, and KV heads, one TP rank holds (KV heads replicated when tp > kv_heads).
 i64 heads_per_rank(const ModelSpec &m, i64 tp);

@@ -53,9 +53,10 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
     weight_bytes_ = std::max(weight_bytes_, stage_params(m, l, j).total() * wb_);
     kv_token_bytes_ = std::max(kv_token_bytes_, layers * kv_layer_chip_);
   }
-  tp_g_ = Group{l.tp, axis_stride(l, "tp")};
-  ep_g_ = Group{l.ep, axis_stride(l, "dp")};
-  pp_g_ = Group{l.pp, axis_stride(l, "pp")};
+  const LayoutGroups g = layout_groups(l);
+  tp_g_ = g.tp;
+  ep_g_ = g.ep;
+  pp_g_ = g.pp;
 }
 
 double IterationModel::kv_tokens(double budget_per_chip) const {

@@ -215,32 +215,14 @@ double adam_bytes_per_param(bool fp32_grads) {
   return 12 + (fp32_grads ? 4 : 2) + 12 + 2;
 }
 
-// Groups placed by the layout's axis order (default tp-cp-dp-pp, innermost first);
-// Ulysses is the inner part of cp, EP the inner part of dp. The dense gradient group
-// spans dp x cp: contiguous when cp sits just inside dp, otherwise placed at dp's stride.
-struct Groups {
-  Group tp, uly, ring, dp, ep, edp, pp;
-  explicit Groups(const Layout &l) {
-    const i64 s_tp = axis_stride(l, "tp"), s_cp = axis_stride(l, "cp");
-    const i64 s_dp = axis_stride(l, "dp"), s_pp = axis_stride(l, "pp");
-    tp = {l.tp, s_tp};
-    uly = {l.ulysses, s_cp};
-    ring = {l.ring, s_cp * l.ulysses};
-    dp = {l.dp * l.cp, s_cp * l.cp == s_dp ? s_cp : s_dp};
-    ep = {l.ep, s_dp};
-    edp = {l.dp * l.cp / l.ep, s_dp * l.ep};
-    pp = {l.pp, s_pp};
-  }
-};
-
 // The step-time model's inputs for one layout; `acc` (when set) records the comm list.
 struct Model {
   const Config &c;
   const Layout &l;
-  Groups g;
+  LayoutGroups g;
   double s, b, h, mb, tok, act_bytes, load;
   Model(const Config &c_, const Layout &l_)
-      : c(c_), l(l_), g(l_), s(static_cast<double>(c_.workload.seq_len)),
+      : c(c_), l(l_), g(layout_groups(l_)), s(static_cast<double>(c_.workload.seq_len)),
         b(static_cast<double>(l_.microbatch)), h(static_cast<double>(c_.model.hidden)),
         mb(static_cast<double>(l_.num_micro)), tok(b * s / static_cast<double>(l_.cp)),
         act_bytes(2 * tok * h), // one bf16 activation [b, s/cp, h]
