@@ -25,22 +25,18 @@ void check_supported(const Config &c) {
     throw ConfigError("hardware", "tx8 dies are modelled by `ridgeline tx8`");
 }
 
-// Inference memory on stage j: weights in weight_dtype, KV for this replica's share of the
-// batch at the final context (heads, then batch, split over TP: How to Scale Your Model ch. 7), and
-// one prompt's prefill working set of one layer (requests are prefilled one at a time).
+// Inference memory on stage j at the final context (inference_stage_bytes).
 StageMemory inference_stage(const Config &c, const Layout &l, i64 stage, i64 batch) {
-  const ModelSpec &m = c.model;
   const WorkloadSpec &w = c.workload;
+  const InferenceStageBytes b = inference_stage_bytes(
+      c, l, stage, static_cast<double>(batch), static_cast<double>(w.prompt_len + w.gen_len));
   StageMemory s;
   s.stage = stage;
-  const StageParams p = stage_params(m, l, stage);
-  s.layers = static_cast<i64>(stage_layers(m.layers, l, stage).size());
-  s.params = p.total();
-  s.states.weights = p.total() * weight_bytes(w.weight_dtype);
-  s.kv_cache = kv_per_chip(m, l, static_cast<double>(batch) / static_cast<double>(l.dp),
-                           static_cast<double>(w.prompt_len + w.gen_len),
-                           static_cast<double>(s.layers), w.kv_dtype, w.kv_sharding);
-  s.activations.layers = prefill_working_set(m, l, static_cast<double>(w.prompt_len));
+  s.layers = static_cast<i64>(b.layers);
+  s.params = b.params;
+  s.states.weights = b.weights;
+  s.kv_cache = b.kv;
+  s.activations.layers = b.working_set;
   s.activations.layers_in_flight = 1;
   return s;
 }

@@ -82,17 +82,24 @@ double prefill_working_set(const ModelSpec &m, const Layout &l, double prompt) {
   return layer_activations(m, false, 1, prompt, ActLayout{al.tp, al.sp, al.seq_div, true}).total();
 }
 
-double decode_memory_per_device(const Config &c, const Layout &l, double batch, double context) {
+InferenceStageBytes inference_stage_bytes(const Config &c, const Layout &l, i64 stage, double batch,
+                                          double context) {
   const ModelSpec &m = c.model;
   const WorkloadSpec &w = c.workload;
-  const double br = batch / static_cast<double>(l.dp);
-  const double ws = prefill_working_set(m, l, static_cast<double>(w.prompt_len));
+  InferenceStageBytes b;
+  b.layers = static_cast<double>(stage_layers(m.layers, l, stage).size());
+  b.params = stage_params(m, l, stage).total();
+  b.weights = b.params * weight_bytes(w.weight_dtype);
+  b.kv = kv_per_chip(m, l, batch / static_cast<double>(l.dp), context, b.layers, w.kv_dtype,
+                     w.kv_sharding);
+  b.working_set = prefill_working_set(m, l, static_cast<double>(w.prompt_len));
+  return b;
+}
+
+double decode_memory_per_device(const Config &c, const Layout &l, double batch, double context) {
   double worst = 0;
-  for (i64 j = 0; j < l.pp; ++j) {
-    const double layers = static_cast<double>(stage_layers(m.layers, l, j).size());
-    const double kv = kv_per_chip(m, l, br, context, layers, w.kv_dtype, w.kv_sharding);
-    worst = std::max(worst, stage_params(m, l, j).total() * weight_bytes(w.weight_dtype) + kv + ws);
-  }
+  for (i64 j = 0; j < l.pp; ++j)
+    worst = std::max(worst, inference_stage_bytes(c, l, j, batch, context).total());
   return worst;
 }
 

@@ -82,6 +82,19 @@ double prefill_working_set(const ModelSpec &m, const Layout &l, double prompt);
 // Memory of one chip of the worst stage while decoding: its weights, the KV of its share of
 // `batch` sequences at `context` tokens, one prompt's prefill working set.
 double decode_memory_per_device(const Config &c, const Layout &l, double batch, double context);
+
+// One device of pipeline stage `stage` serving `batch` sequences (over all dp replicas) at
+// `context` tokens: weights in weight_dtype, the KV cache of this replica's share (heads,
+// then batch, split over TP: How to Scale Your Model ch. 7) and one prompt's prefill working
+// set of one layer (requests are prefilled one at a time). The one rule behind
+// `estimate`'s inference stages and the decode memory above.
+struct InferenceStageBytes {
+  double layers = 0, params = 0;
+  double weights = 0, kv = 0, working_set = 0;
+  double total() const { return weights + kv + working_set; }
+};
+InferenceStageBytes inference_stage_bytes(const Config &c, const Layout &l, i64 stage, double batch,
+                                          double context);
 DecodeStep decode_step(const Config &c, const Layout &l, double batch, double context);
 Prefill prefill(const Config &c, const Layout &l, double prompt_tokens);
 ServingEstimate serving(const Config &c, const Layout &l);
