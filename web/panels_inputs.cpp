@@ -860,10 +860,9 @@ void draw_parallel_section(AppState &s) {
   const i64 devices = cfg->cluster.devices;
   const i64 tp = knob(s, "tp", 1), pp = knob(s, "pp", 1), cp = knob(s, "cp", 1);
   const i64 vpp = knob(s, "vpp", 1);
-  const i64 model_par = tp * pp * cp;
   const i64 seq = train ? w.seq_len : w.prompt_len;
   const i64 batch = train ? w.global_batch : w.batch;
-  const i64 dp = model_par > 0 && devices % model_par == 0 ? devices / model_par : 0;
+  const i64 dp = derived_dp(devices, tp, pp, cp);
   const std::string cp_kind = knob_str(s, "cp_kind", "ring");
 
   // Serving: instances of tp x pp x ep chips; no sequence split, micro-batches or SP knobs.
@@ -891,8 +890,8 @@ void draw_parallel_section(AppState &s) {
                   static_cast<long long>(devices), static_cast<long long>(tp),
                   static_cast<long long>(pp), static_cast<long long>(cp));
     else
-      ui::text_colored(ui::color::error, "tp x pp x cp = " + str(model_par) + " does not divide " +
-                                             str(devices) + " devices");
+      ui::text_colored(ui::color::error, "tp x pp x cp = " + str(tp * pp * cp) +
+                                             " does not divide " + str(devices) + " devices");
   }
   if (const auto pinned = s.parallel_knob("dp"); pinned && *pinned != json(dp)) {
     ImGui::SameLine();

@@ -113,6 +113,11 @@ i64 axis_stride(const Layout &l, const std::string &axis) {
   return stride;
 }
 
+i64 derived_dp(i64 devices, i64 tp, i64 pp, i64 cp) {
+  const i64 model_par = tp * pp * cp;
+  return model_par > 0 && devices % model_par == 0 ? devices / model_par : 0;
+}
+
 LayoutGroups layout_groups(const Layout &l) {
   const i64 s_tp = axis_stride(l, "tp"), s_cp = axis_stride(l, "cp");
   const i64 s_dp = axis_stride(l, "dp"), s_pp = axis_stride(l, "pp");
@@ -311,11 +316,11 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
               "dp " + s(l.dp) + " x tp " + s(l.tp) + " x pp " + s(l.pp) + " x cp " + s(l.cp) +
                   " = " + s(l.dp * model_par) + " != devices " + s(devices));
   } else {
-    if (devices % model_par != 0)
+    l.dp = derived_dp(devices, l.tp, l.pp, l.cp);
+    if (l.dp == 0)
       RL_FAIL(F::devices, "parallel",
               "tp " + s(l.tp) + " x pp " + s(l.pp) + " x cp " + s(l.cp) + " = " + s(model_par) +
                   " does not divide devices " + s(devices));
-    l.dp = devices / model_par;
   }
 
   // Experts (the dp x cp rule waits for dp).

@@ -61,6 +61,10 @@ std::string knob_error(const Config &c, const std::string &knob, i64 value);
 // product of the degrees of the axes placed inside it.
 i64 axis_stride(const Layout &l, const std::string &axis);
 
+// dp = devices / (tp x pp x cp): the one place it is derived (0 when tp x pp x cp does not
+// divide the devices).
+i64 derived_dp(i64 devices, i64 tp, i64 pp, i64 cp);
+
 // The communication groups of a layout, placed by its axis order (default tp-cp-dp-pp,
 // innermost first); Ulysses is the inner part of cp, EP the inner part of dp. The dense
 // gradient group spans dp x cp: contiguous when cp sits just inside dp, otherwise placed at

@@ -319,10 +319,9 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
                 if (devices % (tp * cp * p) == 0)
                   pps.push_back(p);
             for (const i64 pp : pps) {
-              const i64 model_par = tp * cp * pp;
-              if (model_par <= 0 || devices % model_par != 0)
+              const i64 dp = derived_dp(devices, tp, pp, cp);
+              if (dp == 0)
                 continue;
-              const i64 dp = devices / model_par;
               if (fixed.dp && *fixed.dp != dp)
                 continue;
               std::vector<std::pair<i64, i64>> splits;
