@@ -173,11 +173,11 @@ void validate_target(const std::string &in) {
   std::vector<ValidationRow> rows;
   if (expected([&] { rows = validate(runs); }))
     check_numbers(io::to_json(rows), "rows");
-  // In-harness budget: the fit costs 701 estimates per run; the CLI allows up to
+  // In-harness budget: the fit costs 1501 estimates per run; the CLI allows up to
   // kCalibrationBudget units (about a second natively), too slow for every fuzz input.
   long long work = 0;
   for (const auto &r : runs)
-    work += 701 * (1 + r.config.model.layers);
+    work += 1501 * (1 + r.config.model.layers);
   if (work > kFuzzFitBudget)
     return;
   std::vector<FitResult> fits;
