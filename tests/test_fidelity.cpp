@@ -215,7 +215,7 @@ TEST_CASE("GEMM efficiency: wave quantisation and short reductions", "[time][fid
 TEST_CASE("Components reproduce their fitted microbenchmark points within the stated bands",
           "[calibration][fidelity]") {
   // docs/calibration.md: GEMM +/-15%, attention +/-25% (short causal sequences), collectives
-  // +/-35% (16 MB on A100: the protocol ramp), HBM +/-5%
+  // +/-40% (16 MB on A100: the protocol ramp), HBM +/-5%
   const auto rows = check_components(io::parse_components(json("components")));
   REQUIRE(rows.size() >= 40);
   for (const auto &r : rows) {
@@ -224,7 +224,7 @@ TEST_CASE("Components reproduce their fitted microbenchmark points within the st
     INFO(r.name << " error " << r.error);
     const double band = r.kind == ComponentKind::gemm         ? 0.15
                         : r.kind == ComponentKind::attention  ? 0.25
-                        : r.kind == ComponentKind::collective ? 0.35
+                        : r.kind == ComponentKind::collective ? 0.40
                                                               : 0.05;
     CHECK(std::fabs(r.error) <= band);
   }
