@@ -1,8 +1,8 @@
 // ridgeline fuzz: one check per entry point that takes user text (config JSON for
 // estimate/resolve/sweep and plan, URL decode with a round trip, tx8, validation files, the
-// Hugging Face importer, the serve simulation and its request traces). Each runs the input through the entry point
-// and throws Breach when the contract of issue 13 is broken: a foreign exception, an error
-// without a path or message in plain words, an internal error, a non-finite number in an
+// Hugging Face importer, the serve simulation and its request traces). Each runs the input through
+// the entry point and throws Breach when the contract of issue 13 is broken: a foreign exception,
+// an error without a path or message in plain words, an internal error, a non-finite number in an
 // answer, a band without a positive lower bound, a URL that does not decode back to the
 // same configuration. libFuzzer drives them (fuzz/fuzz_main.cpp, scripts/fuzz.sh); the test
 // suite replays every input that ever failed (fuzz/regressions/<target>/, embedded).
@@ -31,7 +31,10 @@ void check(const std::string &name, const std::string &input);
 // In-harness work budget for the planner (budget units, see PlanOptions::budget): the
 // fuzzers try many inputs a second, so they search a smaller space than the CLI.
 constexpr long long kFuzzPlanBudget = 20000;
-// ... and fit validation runs only up to this many units (701 per run and model layer).
+// ... and fit validation runs only up to this many units (1501 per run and model layer).
 constexpr long long kFuzzFitBudget = 300000;
+// ... and simulate serving only up to about this many engine iterations (requests x (prompt
+// chunks + generated tokens)): the CLI allows kServeIterationBudget (a long run under ASan).
+constexpr double kFuzzServeIterations = 200000;
 
 } // namespace rl::fuzz
