@@ -2,9 +2,9 @@
 // interleaved or GPipe) for the current pp, vpp and micro-batch count, bubble shaded.
 #include "core/io/config_json.hpp"
 #include "core/io/units.hpp"
+#include "core/parallel/pipeline_schedule.hpp"
 #include "web/exports.hpp"
 #include "web/panels.hpp"
-#include "core/parallel/pipeline_schedule.hpp"
 #include "web/widgets.hpp"
 
 #include <algorithm>

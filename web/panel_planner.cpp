@@ -741,8 +741,8 @@ void draw_planner_panel(AppState &s, UiState &ui) {
     ui::text_dim("headroom");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4.5f);
-    float gb = static_cast<float>(p.headroom_gb >= 0 ? p.headroom_gb
-                                                     : memory_reserve(c->hardware) / 1e9);
+    float gb =
+        static_cast<float>(p.headroom_gb >= 0 ? p.headroom_gb : memory_reserve(c->hardware) / 1e9);
     if (ImGui::InputFloat("##headroom", &gb, 0, 0, "%.1f GB",
                           ImGuiInputTextFlags_EnterReturnsTrue) &&
         std::isfinite(gb))

@@ -426,8 +426,9 @@ void ServeSimulation::Impl::next_phase() {
       continue;
     const double bytes = static_cast<double>(tr[i].prompt) * model->kv_bytes_per_token_model();
     const double x =
-        net.bw > 0 ? net.latency + bytes / (net.rate() * static_cast<double>(res.devices_per_instance))
-                   : 0;
+        net.bw > 0
+            ? net.latency + bytes / (net.rate() * static_cast<double>(res.devices_per_instance))
+            : 0;
     transfer_sum += x;
     at[i] = tr[i].first + x;
     if (tr[i].gen > 1)
