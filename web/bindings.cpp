@@ -23,35 +23,31 @@ void run_frames(int n); // main.cpp
 
 namespace {
 
-// api::plan with the CLI's default of 10 plans (`ridgeline plan CFG --json`).
-// With its wall time in stats.seconds (measured here: the core keeps no clock).
-std::string plan_top(const std::string &config_json, int top) {
+// The JSON answer of `call`, with its wall time in answer[section].seconds (measured here:
+// the core keeps no clock).
+template <class F> std::string timed_answer(const char *section, F &&call) {
   const auto t0 = std::chrono::steady_clock::now();
-  const std::string out = rl::api::plan(config_json, top);
+  const std::string out = call();
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
-  if (j.is_object() && j.contains("stats") && j.at("stats").is_object()) {
-    j["stats"]["seconds"] = s;
+  if (j.is_object() && j.contains(section) && j.at(section).is_object()) {
+    j[section]["seconds"] = s;
     return j.dump();
   }
   return out;
+}
+
+// api::plan with the CLI's default of 10 plans (`ridgeline plan CFG --json`).
+std::string plan_top(const std::string &config_json, int top) {
+  return timed_answer("stats", [&] { return rl::api::plan(config_json, top); });
 }
 std::string plan_default(const std::string &config_json) {
   return plan_top(config_json, 10);
 }
 // api::tx8 without the reference preset tilings (`ridgeline tx8 CFG --json`), and with them
 // (`--presets`).
-// With its wall time in search.seconds (measured here: the core keeps no clock).
 std::string tx8_presets(const std::string &config_json, bool presets) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::string out = rl::api::tx8(config_json, presets);
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
-  if (j.is_object() && j.contains("search") && j.at("search").is_object()) {
-    j["search"]["seconds"] = s;
-    return j.dump();
-  }
-  return out;
+  return timed_answer("search", [&] { return rl::api::tx8(config_json, presets); });
 }
 std::string tx8_default(const std::string &config_json) {
   return tx8_presets(config_json, false);
