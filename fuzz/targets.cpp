@@ -150,20 +150,20 @@ void tx8_target(const std::string &in) {
     check_answer(api::tx8(in, false)); // the page's answer to a bad configuration
     return;
   }
-  if (c.workload.mode == Mode::video) {
-    // In-harness budget: a whole request compares every scheme on every mesh split (the
-    // page's default, ~0.1 s a request); the fuzzer maps the request once, unplanned, so
-    // the mappers see many more shapes per second.
-    tx8::Tx8Options o;
-    o.plan = false;
-    tx8::Tx8Result r;
+  // In-harness budget: each operator's search looks at kFuzzTx8Budget tilings, and a video
+  // request is mapped once, unplanned (the page's default compares every scheme on every
+  // mesh split, ~0.1 s a request), so the mappers see many more shapes a second.
+  tx8::Tx8Options o;
+  o.plan = false;
+  o.budget = kFuzzTx8Budget;
+  tx8::Tx8Result r;
+  if (expected([&] { r = tx8::solve(c, o); }))
+    check_numbers(io::to_json(r), "tx8");
+  if (c.workload.mode == Mode::tx8_op) {
+    o.compare_presets = true;
     if (expected([&] { r = tx8::solve(c, o); }))
-      check_numbers(io::to_json(r), "tx8");
-    return;
+      check_numbers(io::to_json(r), "tx8 presets");
   }
-  check_answer(api::tx8(in, false));
-  if (c.workload.mode == Mode::tx8_op)
-    check_answer(api::tx8(in, true));
 }
 
 void validate_target(const std::string &in) {
@@ -198,22 +198,28 @@ void hf_target(const std::string &in) {
   check_answer(api::estimate(io::dump(cfg)));
 }
 
+// Engine iterations a serve simulation may take, bounded above: every request's prefill
+// chunks and decode steps as if none were batched with another.
+double serve_iterations(const Config &c) {
+  const ServeSpec &s = c.workload.serve;
+  const double chunk = static_cast<double>(std::max<i64>(1, s.chunk));
+  if (s.trace.empty())
+    return static_cast<double>(s.requests) * (static_cast<double>(c.workload.prompt_len) / chunk +
+                                              static_cast<double>(c.workload.gen_len));
+  double n = 0;
+  for (const auto &r : s.trace)
+    n += r[1] / chunk + r[2];
+  return n;
+}
+
 void serve_target(const std::string &in) {
   Config c;
+  // In-harness budget: the parser and the checks see every input, the simulation only
+  // the ones of a bounded size.
   if (expected([&] { c = io::parse_config(io::parse_json_text(in)); }) &&
-      c.workload.mode == Mode::serve) {
-    // In-harness budget: the parser and the checks see every input, the simulation only
-    // the ones of a bounded size.
-    const ServeSpec &s = c.workload.serve;
-    const double requests =
-        s.trace.empty() ? static_cast<double>(s.requests) : static_cast<double>(s.trace.size());
-    const double per_request = static_cast<double>(c.workload.prompt_len) /
-                                   static_cast<double>(std::max<i64>(1, s.chunk)) +
-                               static_cast<double>(c.workload.gen_len);
-    if (requests * per_request > kFuzzServeIterations) {
-      check_answer(api::resolve(in));
-      return;
-    }
+      c.workload.mode == Mode::serve && serve_iterations(c) > kFuzzServeIterations) {
+    check_answer(api::resolve(in));
+    return;
   }
   check_answer(api::serve(in));
 }
@@ -224,12 +230,13 @@ void trace_target(const std::string &in) {
   json trace;
   if (!expected([&] { trace = io::trace_from_text(in); }))
     return;
-  // In-harness budget: the parser and the trace checks see every input; the simulation
-  // (about 1 ms per request of the trace) only traces of up to 64 requests.
-  if (trace.is_array() && trace.size() > 64)
-    return;
   json cfg;
   if (!expected([&] { cfg = io::with_trace(json("llama3-70b-h100-serve"), trace); }))
+    return;
+  // In-harness budget: the parser and the trace checks see every input; the simulation
+  // only traces of at most kFuzzTraceIterations engine iterations.
+  Config c;
+  if (expected([&] { c = io::parse_config(cfg); }) && serve_iterations(c) > kFuzzTraceIterations)
     return;
   check_answer(api::serve(io::dump(cfg)));
 }

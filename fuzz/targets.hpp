@@ -8,6 +8,8 @@
 // suite replays every input that ever failed (fuzz/regressions/<target>/, embedded).
 #pragma once
 
+#include "core/tx8/mapping.hpp"
+
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,5 +38,11 @@ constexpr long long kFuzzFitBudget = 300000;
 // ... and simulate serving only up to about this many engine iterations (requests x (prompt
 // chunks + generated tokens)): the CLI allows kServeIterationBudget (a long run under ASan).
 constexpr double kFuzzServeIterations = 200000;
+// ... and a request trace's simulation to fewer (a trace's requests are drawn by the fuzzer
+// one by one, so most of them are small).
+constexpr double kFuzzTraceIterations = 20000;
+// ... and search each tx8 operator within this budget (the CLI's: 10^6 tilings, 10^5
+// evaluated).
+constexpr tx8::SearchBudget kFuzzTx8Budget{4000, 400};
 
 } // namespace rl::fuzz

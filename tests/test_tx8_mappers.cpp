@@ -409,3 +409,29 @@ TEST_CASE("tx8 search: rounded-up tiles beat divisors-only tilings", "[tx8]") {
   CHECK(parts[0].per_tile == 9);           // ceil(129 / 16)
   CHECK(parts[1].count == 3);
 }
+
+TEST_CASE("tx8 search budget: a smaller one evaluates at most its count and reports the rest",
+          "[tx8]") {
+  const Tx8Spec a = chip();
+  const GemmOp op{108000, 1152, 3456, false, false, false}; // an STDiT3 projection
+  const GemmMapping full = map_gemm(a, op, {}, "op");
+  GemmChoice small;
+  small.budget = {5000, 20};
+  const GemmMapping quick = map_gemm(a, op, small, "op");
+  CHECK(full.search.evaluated > 20); // the default budget looks further
+  CHECK(quick.search.evaluated <= 20);
+  CHECK(quick.search.candidates <= 5000);
+  CHECK(quick.search.skipped > full.search.skipped);
+  // the cut search never beats the full one: both take the best of what they evaluated
+  CHECK(quick.cost.latency >= full.cost.latency * (1 - 1e-12));
+
+  const FlashOp fa{16 * 16, 32768, 32768, 72, false, false};
+  FlashChoice fc;
+  fc.budget = {2000, 100};
+  const FlashMapping fq = map_flash(a, fa, fc, "op");
+  CHECK(fq.search.evaluated <= 100);
+  // enumeration stops at the budget; a heads ladder cut by SRAM (at most 1024 sizes) is
+  // counted in one go without being looked at
+  CHECK(fq.search.candidates <= 2000 + 1024);
+  CHECK(fq.cost.latency >= map_flash(a, fa, {}, "op").cost.latency * (1 - 1e-12));
+}

@@ -382,8 +382,8 @@ FlashMapping map_flash(const Tx8Spec &a, const FlashOp &op, const FlashChoice &c
                                      ? std::vector<i64>{std::min(*ch.heads_fused, hf_all)}
                                      : tile_candidates(hf_all, 1, 1024);
     for (std::size_t i = 0; i < hfs.size(); ++i) {
-      if (best.search.candidates >= kMaxSearchCandidates ||
-          best.search.evaluated >= kMaxSearchEvaluations)
+      if (best.search.candidates >= ch.budget.candidates ||
+          best.search.evaluated >= ch.budget.evaluations)
         return; // the budget is spent: the rest is counted as skipped
       const FlashTiling t{o, tx, ty, hfs[i], pack};
       const double sram = flash_sram_bytes(a, op, t);

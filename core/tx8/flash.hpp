@@ -56,6 +56,7 @@ struct FlashChoice {
   std::optional<LoopOrder> order;
   std::optional<i64> tx, ty, heads_fused;
   bool prune = true;
+  SearchBudget budget;
 };
 
 struct FlashMapping {

@@ -151,7 +151,7 @@ GemmMapping map_gemm(const Tx8Spec &a, const GemmOp &op, const GemmChoice &ch,
   // Bounded work: thin each free dimension to kMaxTileCandidates sizes, and to 64 when
   // the three together would pass the candidate budget (2 x 64^3 < kMaxSearchCandidates).
   double space = 0;
-  const i64 per_stationary = kMaxSearchCandidates / static_cast<i64>(sts.size());
+  const i64 per_stationary = ch.budget.candidates / static_cast<i64>(sts.size());
   for (const Stationary st : sts) {
     const bool in = st == Stationary::input;
     const i64 rows = in ? op.m : op.n, cols = in ? op.n : op.m;
@@ -185,7 +185,8 @@ GemmMapping map_gemm(const Tx8Spec &a, const GemmOp &op, const GemmChoice &ch,
         const i64 kb = ceil_div(op.k, std::min(tk, op.k));
         const double bound = std::max(model_bytes(a, model, mb, kb) / a.dram_bw, flops_bound);
         for (const i64 tc : tcs) {
-          if (best.search.evaluated >= kMaxSearchEvaluations)
+          if (best.search.evaluated >= ch.budget.evaluations ||
+              best.search.candidates >= ch.budget.candidates)
             break; // the budget is spent: the rest is counted as skipped
           const GemmTiling t{st, in ? tr : tc, in ? tc : tr, tk};
           ++best.search.candidates;

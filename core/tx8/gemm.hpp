@@ -43,6 +43,7 @@ struct GemmChoice {
   std::optional<Stationary> stationary;
   std::optional<i64> tm, tn, tk;
   bool prune = true; // false: evaluate every candidate (brute force, for tests)
+  SearchBudget budget;
 };
 
 struct GemmMapping {

@@ -19,11 +19,11 @@ OpCost cost_of(const Seq &s) {
   return c;
 }
 
-std::vector<Part> split_blocks(i64 total, i64 tile, i64 tiles) {
+Parts split_blocks(i64 total, i64 tile, i64 tiles) {
   const i64 super = tile * tiles;
   const i64 n = ceil_div(total, super);
   const i64 rem = total - (n - 1) * super;
-  std::vector<Part> out;
+  Parts out;
   if (rem < super)
     out.push_back({rem, ceil_div(rem, tiles), 1});
   if (n - (rem < super ? 1 : 0) > 0)
@@ -31,22 +31,22 @@ std::vector<Part> split_blocks(i64 total, i64 tile, i64 tiles) {
   return out;
 }
 
-i64 block_count(const std::vector<Part> &parts) {
+i64 block_count(const Parts &parts) {
   double n = 0;
   for (const Part &p : parts)
     n += p.count;
   return static_cast<i64>(n);
 }
 
-i64 max_per_tile(const std::vector<Part> &parts) {
+i64 max_per_tile(const Parts &parts) {
   i64 m = 0;
   for (const Part &p : parts)
     m = std::max(m, p.per_tile);
   return m;
 }
 
-std::vector<Run> with_ends(const std::vector<Part> &parts) {
-  std::vector<Run> runs;
+Runs with_ends(const Parts &parts) {
+  Runs runs;
   const double total = static_cast<double>(block_count(parts));
   double seen = 0;
   for (const Part &p : parts) {

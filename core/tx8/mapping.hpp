@@ -4,6 +4,7 @@
 #include "core/config.hpp"
 #include "core/tx8/pipeline.hpp"
 
+#include <array>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,13 @@ constexpr i64 kMaxTileCandidates = 128;
 constexpr i64 kMaxSearchCandidates = 1'000'000;
 constexpr i64 kMaxSearchEvaluations = 100'000; // full cost evaluations (the expensive step)
 
+// The work one operator's search may do; the defaults are the limits above, a caller may
+// give less (a quicker, possibly worse answer, with the rest counted as skipped).
+struct SearchBudget {
+  i64 candidates = kMaxSearchCandidates;
+  i64 evaluations = kMaxSearchEvaluations;
+};
+
 // How the search went: candidates enumerated, rejected by SRAM before evaluation, cut by
 // the lower bound before evaluation, fully evaluated; tilings of the full space never
 // looked at (thinned ladders, the candidate budget; a double: the space may pass 2^63).
@@ -58,6 +66,21 @@ struct OpMapping {
 // Fills the derived fields of a cost from a pipeline sequence.
 OpCost cost_of(const Seq &s);
 
+// A list of at most N values kept inline, without the heap: the searches build these for
+// every candidate tiling, and an allocation there cost more than the cost model.
+template <class T, std::size_t N> class InlineList {
+public:
+  void push_back(const T &v) { items_[size_++] = v; } // callers stay within N (see below)
+  const T *begin() const { return items_.data(); }
+  const T *end() const { return items_.data() + size_; }
+  std::size_t size() const { return size_; }
+  const T &operator[](std::size_t i) const { return items_[i]; }
+
+private:
+  std::array<T, N> items_{};
+  std::size_t size_ = 0;
+};
+
 // One run of equal blocks along a dimension: `size` elements per block (the whole die),
 // `per_tile` of them on the busiest tile, `count` blocks.
 struct Part {
@@ -67,9 +90,11 @@ struct Part {
 // `total` cut into super-blocks of tiles*tile elements, tile elements per tile; the
 // remainder super-block is spread evenly over the tiles and goes first (so a new tiny
 // block never ends the pipeline, and latency never falls as a dimension grows).
-std::vector<Part> split_blocks(i64 total, i64 tile, i64 tiles);
-i64 block_count(const std::vector<Part> &parts);
-i64 max_per_tile(const std::vector<Part> &parts);
+// At most two runs: the remainder and the full super-blocks.
+using Parts = InlineList<Part, 2>;
+Parts split_blocks(i64 total, i64 tile, i64 tiles);
+i64 block_count(const Parts &parts);
+i64 max_per_tile(const Parts &parts);
 
 // The blocks in order with the first and the last one marked (K chunks: partial sums;
 // KV blocks: Q loads and O stores).
@@ -78,7 +103,9 @@ struct Run {
   double count = 0;
   bool first = false, last = false;
 };
-std::vector<Run> with_ends(const std::vector<Part> &parts);
+// At most four: the first part's first block and middle, the second part's middle and last.
+using Runs = InlineList<Run, 4>;
+Runs with_ends(const Parts &parts);
 
 // Tile sizes the search tries along a dimension whose per-tile share is at most `full`:
 // multiples of the granule below it, and `full` itself (rounded-up tiles, not divisors).

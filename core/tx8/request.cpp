@@ -71,17 +71,21 @@ OpMapping map_spec(const Tx8Spec &a, const OpSpec &op, bool preset, MapCache &ca
   const std::string at = path + " (" + op.name + ")";
   OpMapping m;
   switch (op.kind) {
-  case OpKind::gemm:
-    m = describe(op.gemm,
-                 map_gemm(a, op.gemm, use_preset ? seed_gemm_choice(op.preset) : GemmChoice{}, at));
+  case OpKind::gemm: {
+    GemmChoice ch = use_preset ? seed_gemm_choice(op.preset) : GemmChoice{};
+    ch.budget = cache.budget;
+    m = describe(op.gemm, map_gemm(a, op.gemm, ch, at));
     break;
+  }
   case OpKind::vector:
     m = describe(op.vec, map_vector(a, op.vec, std::nullopt, at));
     break;
-  case OpKind::flash:
-    m = describe(op.flash,
-                 map_flash(a, op.flash, use_preset ? seed_flash_choice() : FlashChoice{}, at));
+  case OpKind::flash: {
+    FlashChoice ch = use_preset ? seed_flash_choice() : FlashChoice{};
+    ch.budget = cache.budget;
+    m = describe(op.flash, map_flash(a, op.flash, ch, at));
     break;
+  }
   }
   cache.done.emplace(key, m);
   return m;
@@ -103,9 +107,11 @@ FlashOp flash_of(const Tx8OpSpec &o) {
 }
 } // namespace
 
-OpMapping map_config_op(const Tx8Spec &a, const Tx8OpSpec &o, const std::string &path) {
+OpMapping map_config_op(const Tx8Spec &a, const Tx8OpSpec &o, const std::string &path,
+                        const SearchBudget &budget) {
   if (o.type == "gemm") {
     GemmChoice c;
+    c.budget = budget;
     if (o.stationary == "input")
       c.stationary = Stationary::input;
     else if (o.stationary == "weight")
@@ -127,6 +133,7 @@ OpMapping map_config_op(const Tx8Spec &a, const Tx8OpSpec &o, const std::string 
     return describe(vector_of(o), map_vector(a, vector_of(o), s, path));
   }
   FlashChoice c;
+  c.budget = budget;
   c.order = loop_order_of(o.loop_order);
   if (o.heads_fused > 0)
     c.heads_fused = o.heads_fused;
@@ -137,13 +144,18 @@ OpMapping map_config_op(const Tx8Spec &a, const Tx8OpSpec &o, const std::string 
   return describe(flash_of(o), map_flash(a, flash_of(o), c, path));
 }
 
-OpMapping map_config_op_preset(const Tx8Spec &a, const Tx8OpSpec &o, const std::string &path) {
-  if (o.type == "gemm")
-    return describe(gemm_of(o),
-                    map_gemm(a, gemm_of(o), seed_gemm_choice(SeedPreset::projection), path));
+OpMapping map_config_op_preset(const Tx8Spec &a, const Tx8OpSpec &o, const std::string &path,
+                               const SearchBudget &budget) {
+  if (o.type == "gemm") {
+    GemmChoice c = seed_gemm_choice(SeedPreset::projection);
+    c.budget = budget;
+    return describe(gemm_of(o), map_gemm(a, gemm_of(o), c, path));
+  }
   if (o.type == "vector")
     return describe(vector_of(o), map_vector(a, vector_of(o), std::nullopt, path));
-  return describe(flash_of(o), map_flash(a, flash_of(o), seed_flash_choice(), path));
+  FlashChoice c = seed_flash_choice();
+  c.budget = budget;
+  return describe(flash_of(o), map_flash(a, flash_of(o), c, path));
 }
 
 // [SECTION] schemes
@@ -496,6 +508,7 @@ Tx8Solve::Tx8Solve(const Config &c, const Tx8Options &o) : impl_(std::make_uniqu
   Impl &m = *impl_;
   m.c = c;
   m.o = o;
+  m.cache.budget = o.budget;
   Tx8Result &r = m.r;
   const Tx8Spec &a = arch_of(c.hardware, "hardware");
   if (c.workload.mode == Mode::tx8_op) {
@@ -503,11 +516,11 @@ Tx8Solve::Tx8Solve(const Config &c, const Tx8Options &o) : impl_(std::make_uniqu
     OpRow row;
     row.name = op.name.empty() ? op.type : op.name;
     row.block = "op";
-    row.map = map_config_op(a, op, "workload.op");
+    row.map = map_config_op(a, op, "workload.op", o.budget);
     if (o.compare_presets) {
       row.has_preset = op.type != "vector";
       try {
-        row.preset = map_config_op_preset(a, op, "workload.op");
+        row.preset = map_config_op_preset(a, op, "workload.op", o.budget);
       } catch (const ConfigError &e) {
         row.preset_error = e.message();
         r.preset_error = e.message();

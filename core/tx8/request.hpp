@@ -20,6 +20,7 @@ namespace rl::tx8 {
 struct Tx8Options {
   bool compare_presets = false; // also map with the reference preset tilings
   bool plan = true;             // video: compare schemes and mesh splits
+  SearchBudget budget;          // each operator's search
 };
 
 struct OpRow {
@@ -92,19 +93,23 @@ struct Tx8Result {
   i64 cache_hits = 0;
 };
 
-// Memo of operator searches within one run (no globals): equal shapes map once.
+// Memo of operator searches within one run (no globals): equal shapes map once, all with
+// the run's search budget.
 struct MapCache {
   std::map<std::string, OpMapping> done;
   i64 hits = 0, misses = 0;
+  SearchBudget budget;
 };
 
 // One operator of the workload mapped (searched, or with the reference preset tiling).
 OpMapping map_spec(const Tx8Spec &a, const OpSpec &op, bool seed_preset, MapCache &cache,
                    const std::string &path);
 // One operator given as a config (mode tx8-op), honouring its fixed choices.
-OpMapping map_config_op(const Tx8Spec &a, const Tx8OpSpec &op, const std::string &path);
+OpMapping map_config_op(const Tx8Spec &a, const Tx8OpSpec &op, const std::string &path,
+                        const SearchBudget &budget = {});
 // The same operator with LLMPerf-for-TiledArch's preset tiling for its type.
-OpMapping map_config_op_preset(const Tx8Spec &a, const Tx8OpSpec &op, const std::string &path);
+OpMapping map_config_op_preset(const Tx8Spec &a, const Tx8OpSpec &op, const std::string &path,
+                               const SearchBudget &budget = {});
 
 // The schemes a sub-mesh of `dies` dies allows for the model: DSP, Ulysses, Ring,
 // Megatron-SP, USP u x c (heads permitting); one entry on a single die.
