@@ -16,7 +16,7 @@ import sys
 # memory needs the layout, the layout's checks need memory; inference <-> serve: the
 # serving model and its simulator share the iteration model).
 RANKS = [
-    {"config.hpp", "error.hpp"},
+    {"config.hpp", "error.hpp", "schema"},
     {"model", "comm", "tx8"},
     {"memory", "parallel"},
     {"time"},

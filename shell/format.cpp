@@ -504,6 +504,27 @@ void print_presets(std::ostream &os, const nlohmann::json &names) {
   }
 }
 
+void print_fields(std::ostream &os, const nlohmann::json &fields) {
+  Table t{{"field", "type", "range", "unit", "default", "meaning"}};
+  t.left = {true, true, false, true, false, true};
+  auto num = [](const nlohmann::json &v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v.get<double>());
+    return std::string(b);
+  };
+  for (const auto &f : fields) {
+    const std::string range =
+        f.contains("min") ? num(f["min"]) + " .. " + num(f["max"]) : std::string("-");
+    const auto &d = f["default"];
+    const std::string dflt = d.is_string()    ? d.get<std::string>()
+                             : d.is_boolean() ? (d.get<bool>() ? "true" : "false")
+                                              : num(d);
+    t.rows.push_back({f["path"].get<std::string>(), f["type"].get<std::string>(), range,
+                      f["unit"].get<std::string>(), dflt, f["help"].get<std::string>()});
+  }
+  t.print(os);
+}
+
 void print_sp_comparison(std::ostream &os, const Config &c, const SpComparison &cmp) {
   os << "DSP paper (Zhao et al. 2024) comparison of parallelisms in training: " << c.model.name
      << ", N = " << cmp.degree << ", micro-batch " << cmp.b << ", seq " << cmp.s

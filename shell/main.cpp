@@ -9,6 +9,7 @@
 #include "core/io/json_reader.hpp"
 #include "core/io/launch_export.hpp"
 #include "core/io/presets.hpp"
+#include "core/io/schema_json.hpp"
 #include "core/io/serve_json.hpp"
 #include "core/io/units.hpp"
 #include "core/io/url_codec.hpp"
@@ -73,6 +74,8 @@ commands:
   url CFG                        the shareable URL query of a configuration
   url --decode STR [--resolved]  the configuration a URL holds (--resolved: presets expanded)
   presets [KIND] [NAME]          list presets, or print one (KIND: model|hardware|cluster|scenario)
+  fields [SECTION] [--json]      the configuration's tunable fields: type, range, unit,
+                                 default and meaning (SECTION: hardware|cluster|workload)
 
 CFG is a JSON file, a scenario preset name (see `ridgeline presets scenario`), or inline JSON.
 Run `ridgeline <command> --help` for a command's options.
@@ -667,6 +670,38 @@ int cmd_presets(const Args &a) {
   return 0;
 }
 
+const char *kFieldsHelp = R"(usage: ridgeline fields [SECTION] [--json]
+
+The configuration's tunable fields, from the schema the parser, the printer and the web
+page's input panel are driven by: path, type, accepted range, unit, default and meaning.
+SECTION (hardware, cluster or workload) lists one section's. "see help": required, or its
+default derives from another field. Model, layout and workload-shape fields are described in
+the README's configuration section.
+)";
+
+int cmd_fields(const Args &a) {
+  if (a.has("--help")) {
+    std::cout << kFieldsHelp;
+    return 0;
+  }
+  allow_options(a, {"--json"});
+  if (a.positional.size() > 1)
+    throw Usage("`fields` takes at most SECTION");
+  const std::string section = a.positional.empty() ? "" : a.positional[0];
+  if (!section.empty() && section != "hardware" && section != "cluster" && section != "workload")
+    throw ConfigError("", "unknown section \"" + section + "\" (hardware, cluster, workload)");
+  json rows = json::array();
+  for (const json &f : io::fields_json())
+    if (section.empty() || f["path"].get<std::string>().rfind(section + ".", 0) == 0)
+      rows.push_back(f);
+  if (a.has("--json")) {
+    std::cout << io::dump(rows, 2) << "\n";
+    return 0;
+  }
+  shell::print_fields(std::cout, rows);
+  return 0;
+}
+
 int run(int argc, char **argv) {
   bool json_out = false;
   for (int i = 1; i < argc; ++i)
@@ -691,6 +726,8 @@ int run(int argc, char **argv) {
       return cmd_export(a);
     if (a.command == "presets")
       return cmd_presets(a);
+    if (a.command == "fields")
+      return cmd_fields(a);
     if (a.command == "collective")
       return cmd_collective(a);
     if (a.command == "validate")

@@ -7,6 +7,7 @@
 #include "core/io/presets.hpp"
 #include "core/io/units.hpp"
 #include "core/parallel/layout.hpp"
+#include "core/schema/fields.hpp"
 #include "web/panels.hpp"
 #include "web/widgets.hpp"
 
@@ -153,6 +154,68 @@ void bool_field(AppState &s, const char *section, const char *key, const char *l
     s.set_field(section, key, v);
 }
 
+schema::Modes mode_bit_of(const std::string &mode) {
+  const std::pair<const char *, Mode> modes[] = {{"train", Mode::train},
+                                                 {"infer", Mode::infer},
+                                                 {"serve", Mode::serve},
+                                                 {"video", Mode::video},
+                                                 {"tx8-op", Mode::tx8_op}};
+  for (const auto &[name, m] : modes)
+    if (mode == name)
+      return schema::mode_bit(m);
+  return schema::mode_bit(Mode::train);
+}
+
+// One row of the schema (core/schema/fields.hpp) as the widget of its type; `key` is its
+// path below the section, `label` what the row says.
+void schema_row(AppState &s, const char *section, const schema::FieldInfo &i,
+                const std::string &key, const std::string &label) {
+  switch (i.type) {
+  case schema::FieldType::integer:
+    int_field(s, section, key.c_str(), label.c_str(), i.help);
+    break;
+  case schema::FieldType::number:
+    scaled_field(s, section, key.c_str(), label.c_str(), i.scale, i.format, i.help);
+    break;
+  case schema::FieldType::boolean:
+    bool_field(s, section, key.c_str(), label.c_str(), i.help);
+    break;
+  }
+}
+
+// The rows of a table in one object and page group that apply to the workload's mode, in
+// table order.
+template <class S>
+void schema_rows(AppState &s, const char *section, const std::vector<schema::Field<S>> &t,
+                 const char *object, const char *group) {
+  const schema::Modes mode = mode_bit_of(as_str(s.field("workload", "mode"), "train"));
+  for (const schema::Field<S> &f : t)
+    if (std::string(f.info.object) == object && std::string(f.info.group) == group &&
+        (f.info.modes & mode))
+      schema_row(s, section, f.info, f.info.path(), f.info.label);
+}
+
+// A folded group of rows ("Efficiencies (calibrated)"); `rect` names it for the e2e flows.
+template <class S>
+void schema_group(AppState &s, const char *section, const std::vector<schema::Field<S>> &t,
+                  const char *object, const char *group, const char *rect) {
+  const bool open = ImGui::TreeNode(group);
+  ui::note_rect(rect);
+  if (open) {
+    schema_rows(s, section, t, object, group);
+    ImGui::TreePop();
+  }
+}
+
+// A cluster link's rows (bandwidth, latency, efficiency), labelled "Intra-node GB/s".
+void link_rows(AppState &s, const char *link, const char *name) {
+  if (!s.field("cluster", link).is_object())
+    return;
+  for (const schema::Field<Link> &f : schema::link_fields())
+    schema_row(s, "cluster", f.info, std::string(link) + "." + f.info.key,
+               std::string(name) + " " + f.info.label);
+}
+
 } // namespace
 
 // [SECTION] model
@@ -206,59 +269,15 @@ void draw_hardware_section(AppState &s) {
   preset_combo(s, "hardware", "Accelerator");
   const bool tx8 = as_str(s.field("hardware", "kind")) == "tx8";
   if (tx8) { // a tx8 die: tiles with SRAM, DRAM shared by the die, a NoC between the tiles
-    int_field(s, "hardware", "tx8.tiles", "Tiles per die", "Tiles of one die (a 4x4 mesh).");
-    scaled_field(s, "hardware", "tx8.gemm_flops", "GEMM TFLOP/s", 1e-12, "%.2f",
-                 "GEMM unit throughput of one tile (bf16), per tile.");
-    scaled_field(s, "hardware", "tx8.vector_ops", "Vector Gop/s", 1e-9, "%.2f",
-                 "Vector unit throughput of one tile (norms, softmax, element-wise).");
-    scaled_field(s, "hardware", "tx8.sram_bytes", "SRAM MiB", 1.0 / 1048576, "%.2f",
-                 "SRAM of one tile (1 MiB = 1,048,576 B); the mapper uses sram_usable_bytes.");
-    scaled_field(s, "hardware", "tx8.dram_bw", "DRAM GB/s", 1e-9, "%.1f",
-                 "DRAM bandwidth of one die, shared by its tiles.");
-    scaled_field(s, "hardware", "tx8.noc_bw", "NoC GB/s", 1e-9, "%.1f",
-                 "Bandwidth of one NoC link between tiles, per direction.");
+    schema_rows(s, "hardware", schema::tx8_fields(), "tx8", "");
+    schema_group(s, "hardware", schema::tx8_fields(), "tx8", "Tile details",
+                 "hardware.tile_details");
   } else {
     scaled_field(s, "hardware", "peak_flops.bf16", "bf16 TFLOP/s", 1e-12, "%.1f",
                  "Dense bf16 tensor throughput per device (datasheet, no sparsity).");
-    scaled_field(s, "hardware", "hbm_bytes", "Memory GB", 1e-9, "%.1f",
-                 "Device memory capacity (1 GB = 1e9 B): the memory bar's capacity line.");
-    scaled_field(s, "hardware", "hbm_bw", "Memory GB/s", 1e-9, "%.0f", "Device memory bandwidth.");
-    scaled_field(s, "hardware", "hbm_efficiency", "HBM efficiency", 100, "%.0f %%",
-                 "Share of the datasheet bandwidth a streaming kernel reaches (STREAM triad; "
-                 "docs/calibration.md). Element-wise work, the optimizer and serving run at it "
-                 "(serving: unless bound is roofline).");
-    scaled_field(s, "hardware", "memory_reserve", "Reserve GB", 1e-9, "%.1f",
-                 "Memory no model state may use: CUDA context, NCCL buffers, allocator "
-                 "fragmentation (default 1.5 GB + 5% of HBM). Fits means total <= HBM - reserve.");
-    if (as_str(s.field("workload", "mode")) == "serve" ||
-        as_str(s.field("workload", "mode")) == "infer")
-      scaled_field(s, "hardware", "price_per_hour", "Price $/h", 1, "%.2f",
-                   "Price of one device-hour: cost per hour and per million output tokens.");
-    const bool efficiencies = ImGui::TreeNode("Efficiencies (calibrated)");
-    ui::note_rect("hardware.efficiencies"); // where the e2e flow clicks
-    if (efficiencies) {
-      scaled_field(s, "hardware", "gemm_efficiency", "GEMM eff.", 100, "%.1f %%",
-                   "Large-GEMM fraction of peak (cuBLAS microbenchmarks); a shape loses to wave "
-                   "quantisation and a short K (docs/calibration.md 'GEMM').");
-      scaled_field(s, "hardware", "gemm_k_half", "GEMM K half", 1, "%.0f",
-                   "Reduction length at which a GEMM runs at half its efficiency: k / (k + "
-                   "k_half), bf16 (FP8 twice it).");
-      int_field(s, "hardware", "sm_count", "SMs",
-                "Streaming multiprocessors: output tiles run in waves over them (0: no wave "
-                "quantisation).");
-      scaled_field(s, "hardware", "attention_efficiency", "Attention eff.", 100, "%.1f %%",
-                   "FlashAttention's fraction of peak, forward + backward in the model's 3x "
-                   "forward (FlashAttention-2/3 benchmarks; 0: the GEMM efficiency).");
-      scaled_field(s, "hardware", "gemm_efficiency_fp8", "FP8 GEMM eff.", 100, "%.1f %%",
-                   "Large FP8 GEMMs' fraction of the FP8 peak (0: the bf16 one).");
-      scaled_field(s, "hardware", "compute_overhead", "Compute overhead", 100, "%.1f %%",
-                   "Compute-stream time the component model leaves out (kernel gaps, small "
-                   "kernels, sustained clocks), fitted to the calibration runs "
-                   "(`ridgeline validate --fit`).");
-      scaled_field(s, "hardware", "time_uncertainty", "Time band", 100, "+/-%.1f %%",
-                   "The band on predicted times: the calibration's leave-one-out error.");
-      ImGui::TreePop();
-    }
+    schema_rows(s, "hardware", schema::hardware_fields(), "", "");
+    schema_group(s, "hardware", schema::hardware_fields(), "", "Efficiencies (calibrated)",
+                 "hardware.efficiencies");
   }
   ui::section_error("hardware");
 
@@ -271,10 +290,7 @@ void draw_hardware_section(AppState &s) {
     ImGui::Text("%lld x %lld = %lld dies", static_cast<long long>(as_int(die_mesh[0])),
                 static_cast<long long>(as_int(die_mesh[1])),
                 static_cast<long long>(as_int(die_mesh[0]) * as_int(die_mesh[1])));
-    scaled_field(s, "cluster", "d2d.bw", "D2D GB/s", 1e-9, "%.1f",
-                 "One die-to-die link, per direction (1 GB/s = 1e9 B/s).");
-    scaled_field(s, "cluster", "d2d.latency", "D2D hop us", 1e6, "%.3f",
-                 "Latency of one die-to-die hop, in microseconds.");
+    link_rows(s, "d2d", "D2D");
     ui::section_error("cluster");
     return;
   }
@@ -298,20 +314,10 @@ void draw_hardware_section(AppState &s) {
   }
   int_field(s, "cluster", "devices_per_node", "Devices / node",
             "Devices behind one NVLink/NVSwitch domain (node).", 1);
-  const char *bw_help = "Per device, one direction (1 GB/s = 1e9 B/s).";
-  scaled_field(s, "cluster", "intra_node.bw", "Intra-node GB/s", 1e-9, "%.0f", bw_help);
-  scaled_field(s, "cluster", "inter_node.bw", "Inter-node GB/s", 1e-9, "%.1f", bw_help);
-  const char *eff_help = "Share of the line rate NCCL delivers (nccl-tests bus bandwidth over "
-                         "the link's rate; docs/calibration.md 'Collectives').";
-  if (s.field("cluster", "intra_node").is_object())
-    scaled_field(s, "cluster", "intra_node.efficiency", "Intra-node eff.", 100, "%.1f %%",
-                 eff_help);
-  if (s.field("cluster", "inter_node").is_object())
-    scaled_field(s, "cluster", "inter_node.efficiency", "Inter-node eff.", 100, "%.1f %%",
-                 eff_help);
-  scaled_field(s, "cluster", "ici.bw", "ICI link GB/s", 1e-9, "%.1f",
-               "TPU inter-chip link, per link, one direction.");
-  scaled_field(s, "cluster", "dcn.bw", "DCN GB/s", 1e-9, "%.1f", "Between TPU slices, per device.");
+  link_rows(s, "intra_node", "Intra-node");
+  link_rows(s, "inter_node", "Inter-node");
+  link_rows(s, "ici", "ICI link");
+  link_rows(s, "dcn", "DCN");
   const json torus = s.field("cluster", "torus");
   if (torus.is_array()) {
     std::string axes;
@@ -452,29 +458,13 @@ template <class F> void draw_serve_workload(AppState &s, F &dtype_field) {
   }
   plan_on_row(s, "Hardware presets the Deployments tab searches (none ticked: the accelerator "
                  "above, on its cluster). Each runs on the cluster above.");
-  num_field(s, "workload", "slo.ttft", "SLO: TTFT", 1e3, "%.0f ms",
-            "Time to first token target (0: none).");
-  num_field(s, "workload", "slo.tpot", "SLO: TPOT", 1e3, "%.1f ms",
-            "Mean time per output token target, per request (0: none).");
-  num_field(s, "workload", "slo.attainment", "SLO: attainment", 100, "%.0f %%",
-            "Share of requests that must meet both targets (DistServe's SLO attainment).");
+  schema_rows(s, "workload", schema::serve_fields(), "slo", "");
   string_field(s, "workload", "scheduler.policy", "Scheduler", {"continuous", "static"},
                "continuous",
                "continuous: every iteration mixes decodes and prefill chunks (vLLM, "
                "Sarathi-Serve, TensorRT-LLM in-flight batching); static: a batch is prefilled, "
                "then decoded until its longest request ends.");
-  int_field(s, "workload", "scheduler.max_batch", "Max batch",
-            "Sequences running at once (vLLM max_num_seqs).");
-  int_field(s, "workload", "scheduler.max_tokens", "Max tokens/iter",
-            "Tokens per iteration (vLLM max_num_batched_tokens).");
-  int_field(s, "workload", "scheduler.chunk", "Prefill chunk",
-            "Prompt tokens one request prefills per iteration (chunked prefill).");
-  int_field(s, "workload", "scheduler.block_size", "KV block", "Tokens per paged KV block.");
-  num_field(s, "workload", "scheduler.memory_fraction", "Memory fraction", 100, "%.0f %%",
-            "Share of HBM the engine may use (vLLM gpu_memory_utilization).");
-  int_field(s, "workload", "scheduler.prefill_instances", "Prefill instances",
-            "0: aggregated; > 0: disaggregated, this many instances only prefill and ship the "
-            "KV cache to the others (DistServe, Splitwise).");
+  schema_rows(s, "workload", schema::serve_fields(), "scheduler", "");
   dtype_field("weight_dtype", "Weights dtype", "Bytes per weight: bf16 2, fp8/int8 1, int4 0.5.");
   dtype_field("kv_dtype", "KV cache dtype", "Bytes per cached K/V element.");
   dtype_field("precision", "Compute dtype", "GEMM dtype (fp8 uses the chip's FP8 peak).");

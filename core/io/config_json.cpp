@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/io/json_reader.hpp"
 #include "core/io/presets.hpp"
+#include "core/io/schema_json.hpp"
 #include "core/model/params.hpp"
 
 namespace rl::io {
@@ -112,17 +113,15 @@ const char *name_of(ModelFamily f) {
 namespace {
 // Sanity bounds: beyond these a value is a typo, not a model.
 constexpr i64 kMaxLayers = 100000;
-constexpr i64 kMaxDim = i64{1} << 24;   // hidden, ffn, vocab, head sizes
-constexpr i64 kMaxCount = i64{1} << 30; // devices, batch, tokens
-constexpr double kMaxFlops = 1e18;      // FLOP/s per device
-constexpr double kMaxBytes = 1e15;      // bytes per device
-constexpr double kMaxBw = 1e15;         // bytes/s
-constexpr double kMaxLatency = 1.0;     // s
-// Physical floors: below these a rate is a typo and times would overflow to infinity.
-constexpr double kMinFlops = 1e6;       // FLOP/s (a peak of 0 means "not supported")
-constexpr double kMinBw = 1e6;          // bytes/s
-constexpr double kMinBytes = 1e6;       // bytes of device memory
-constexpr double kMaxUncertainty = 0.5; // relative band: lower bound t*(1-u) stays > 0
+constexpr i64 kMaxDim = i64{1} << 24; // hidden, ffn, vocab, head sizes
+// The physical limits of devices, rates and bands: the schema's (core/schema/fields.hpp).
+using schema::kMaxBw;
+using schema::kMaxBytes;
+using schema::kMaxCount;
+using schema::kMaxFlops;
+using schema::kMinBw;
+using schema::kMinBytes;
+using schema::kMinFlops;
 
 // An optional peak: absent or 0 (not supported), else within [kMinFlops, kMaxFlops].
 double opt_peak(ObjectReader &r, const char *key) {
@@ -154,8 +153,7 @@ Link parse_link(const json &j, const std::string &path) {
   ObjectReader r(j, path);
   Link l;
   l.bw = r.req_num("bw", kMinBw, kMaxBw);
-  l.latency = r.opt_num("latency", 0.0, kMaxLatency).value_or(0.0);
-  l.efficiency = r.opt_num("efficiency", 0.05, 1.0).value_or(1.0);
+  read_fields(r, l, schema::link_fields());
   r.finish();
   return l;
 }
@@ -445,20 +443,7 @@ HardwareSpec parse_hardware(const json &j0, const std::string &path) {
       r.opt_num("memory_reserve", 0.0, kMaxBytes).value_or(default_memory_reserve(h.hbm_bytes));
   if (h.hbm_bytes > 0 && h.memory_reserve >= h.hbm_bytes)
     throw ConfigError(r.path_of("memory_reserve"), "must be below hbm_bytes");
-  h.gemm_efficiency = r.opt_num("gemm_efficiency", 0.01, 1.0).value_or(h.gemm_efficiency);
-  h.gemm_k_half = r.opt_num("gemm_k_half", 0.0, 1e6).value_or(h.gemm_k_half);
-  h.sm_count = r.opt_int("sm_count", 0, 100000).value_or(h.sm_count);
-  h.gemm_efficiency_fp8 =
-      r.opt_num("gemm_efficiency_fp8", 0.0, 1.0).value_or(h.gemm_efficiency_fp8);
-  h.fp8_uncertainty =
-      r.opt_num("fp8_uncertainty", 0.0, kMaxUncertainty).value_or(h.fp8_uncertainty);
-  h.attention_efficiency =
-      r.opt_num("attention_efficiency", 0.0, 1.0).value_or(h.attention_efficiency);
-  h.compute_overhead = r.opt_num("compute_overhead", 0.0, 10.0).value_or(h.compute_overhead);
-  h.time_uncertainty =
-      r.opt_num("time_uncertainty", 0.0, kMaxUncertainty).value_or(h.time_uncertainty);
-  h.hbm_efficiency = r.opt_num("hbm_efficiency", 0.05, 1.0).value_or(h.hbm_efficiency);
-  h.price_per_hour = r.opt_num("price_per_hour", 0.0, 1e4).value_or(h.price_per_hour);
+  read_fields(r, h, schema::hardware_fields());
   if (const json *t = r.opt_child("tx8")) {
     ObjectReader x(*t, r.path_of("tx8"));
     Tx8Spec s;
@@ -472,24 +457,13 @@ HardwareSpec parse_hardware(const json &j0, const std::string &path) {
       throw ConfigError(x.path_of("tiles"), std::to_string(s.tiles) + " != mesh " +
                                                 std::to_string(s.mesh_x) + " x " +
                                                 std::to_string(s.mesh_y));
-    s.gemm_flops = x.opt_num("gemm_flops", kMinFlops, kMaxFlops).value_or(s.gemm_flops);
-    s.vector_ops = x.opt_num("vector_ops", kMinFlops, kMaxFlops).value_or(s.vector_ops);
-    s.sram_bytes = x.opt_num("sram_bytes", 1024.0, 1e10).value_or(s.sram_bytes);
-    s.dram_bw = x.opt_num("dram_bw", kMinBw, kMaxBw).value_or(s.dram_bw);
-    s.dram_latency = x.opt_num("dram_latency", 0.0, kMaxLatency).value_or(s.dram_latency);
-    s.noc_bw = x.opt_num("noc_bw", kMinBw, kMaxBw).value_or(s.noc_bw);
-    s.hop_latency = x.opt_num("hop_latency", 0.0, kMaxLatency).value_or(s.hop_latency);
-    s.granule = x.opt_int("granule", 1, 4096).value_or(s.granule);
+    read_fields(x, s, schema::tx8_fields(), "tx8");
     s.sram_usable_bytes = x.opt_num("sram_usable_bytes", 1024.0, 1e10)
                               .value_or(std::min(s.sram_usable_bytes, s.sram_bytes));
     if (s.sram_usable_bytes > s.sram_bytes)
       throw ConfigError(x.path_of("sram_usable_bytes"),
                         std::to_string(static_cast<i64>(s.sram_usable_bytes)) + " B > sram_bytes " +
                             std::to_string(static_cast<i64>(s.sram_bytes)) + " B");
-    s.elem_bytes = x.opt_num("elem_bytes", 0.5, 8.0).value_or(s.elem_bytes);
-    s.acc_bytes = x.opt_num("acc_bytes", 0.5, 8.0).value_or(s.acc_bytes);
-    s.exp_ops = x.opt_num("exp_ops", 0.0, 1000.0).value_or(s.exp_ops);
-    s.overlap_units = x.opt_bool("overlap_units").value_or(s.overlap_units);
     x.finish();
     h.tx8 = s;
     if (h.peak.bf16 == 0)
@@ -681,20 +655,13 @@ void parse_serve(ObjectReader &r, WorkloadSpec &w) {
   }
   if (const json *slo = r.opt_child("slo")) {
     ObjectReader o(*slo, r.path_of("slo"));
-    s.slo_ttft = o.opt_num("ttft", 0.0, 3600.0).value_or(0);
-    s.slo_tpot = o.opt_num("tpot", 0.0, 3600.0).value_or(0);
-    s.slo_attainment = o.opt_num("attainment", 0.01, 1.0).value_or(s.slo_attainment);
+    read_fields(o, s, schema::serve_fields(), "slo");
     o.finish();
   }
   if (const json *sc = r.opt_child("scheduler")) {
     ObjectReader o(*sc, r.path_of("scheduler"));
     s.policy = o.opt_enum("policy", kPolicies).value_or(s.policy);
-    s.max_batch = o.opt_int("max_batch", 1, 1'000'000).value_or(s.max_batch);
-    s.max_tokens = o.opt_int("max_tokens", 1, 10'000'000).value_or(s.max_tokens);
-    s.chunk = o.opt_int("chunk", 1, 10'000'000).value_or(s.chunk);
-    s.block_size = o.opt_int("block_size", 1, 1'000'000).value_or(s.block_size);
-    s.memory_fraction = o.opt_num("memory_fraction", 0.05, 1.0).value_or(s.memory_fraction);
-    s.prefill_instances = o.opt_int("prefill_instances", 0, 1'000'000).value_or(0);
+    read_fields(o, s, schema::serve_fields(), "scheduler");
     o.finish();
     if (s.max_tokens < s.max_batch && s.policy == SchedulerPolicy::continuous)
       throw ConfigError(o.path_of("max_tokens"),
@@ -1032,43 +999,22 @@ json to_json(const ModelSpec &m) {
 }
 
 json to_json(const HardwareSpec &h) {
-  json j = {{"name", h.name},
-            {"kind", name_of(h.kind)},
-            {"peak_flops",
-             {{"bf16", h.peak.bf16},
-              {"fp8", h.peak.fp8},
-              {"int8", h.peak.int8},
-              {"int4", h.peak.int4},
-              {"fp32", h.peak.fp32}}},
-            {"hbm_bytes", h.hbm_bytes},
-            {"hbm_bw", h.hbm_bw},
-            {"gemm_efficiency", h.gemm_efficiency},
-            {"gemm_k_half", h.gemm_k_half},
-            {"sm_count", h.sm_count},
-            {"gemm_efficiency_fp8", h.gemm_efficiency_fp8},
-            {"fp8_uncertainty", h.fp8_uncertainty},
-            {"attention_efficiency", h.attention_efficiency},
-            {"compute_overhead", h.compute_overhead},
-            {"memory_reserve", h.memory_reserve},
-            {"time_uncertainty", h.time_uncertainty},
-            {"hbm_efficiency", h.hbm_efficiency},
-            {"price_per_hour", h.price_per_hour}};
-  if (h.tx8)
-    j["tx8"] = {{"tiles", h.tx8->tiles},
-                {"mesh", {h.tx8->mesh_x, h.tx8->mesh_y}},
-                {"gemm_flops", h.tx8->gemm_flops},
-                {"vector_ops", h.tx8->vector_ops},
-                {"sram_bytes", h.tx8->sram_bytes},
-                {"dram_bw", h.tx8->dram_bw},
-                {"dram_latency", h.tx8->dram_latency},
-                {"noc_bw", h.tx8->noc_bw},
-                {"hop_latency", h.tx8->hop_latency},
-                {"granule", h.tx8->granule},
-                {"sram_usable_bytes", h.tx8->sram_usable_bytes},
-                {"elem_bytes", h.tx8->elem_bytes},
-                {"acc_bytes", h.tx8->acc_bytes},
-                {"exp_ops", h.tx8->exp_ops},
-                {"overlap_units", h.tx8->overlap_units}};
+  json j = {
+      {"name", h.name},
+      {"kind", name_of(h.kind)},
+      {"peak_flops",
+       {{"bf16", h.peak.bf16},
+        {"fp8", h.peak.fp8},
+        {"int8", h.peak.int8},
+        {"int4", h.peak.int4},
+        {"fp32", h.peak.fp32}}},
+  };
+  write_fields(j, h, schema::hardware_fields());
+  if (h.tx8) {
+    json t = {{"mesh", {h.tx8->mesh_x, h.tx8->mesh_y}}};
+    write_fields(t, *h.tx8, schema::tx8_fields(), "tx8");
+    j["tx8"] = t;
+  }
   if (!h.source.empty())
     j["source"] = h.source;
   return j;
@@ -1076,7 +1022,9 @@ json to_json(const HardwareSpec &h) {
 
 json to_json(const ClusterSpec &c) {
   auto link = [](const Link &l) {
-    return json{{"bw", l.bw}, {"latency", l.latency}, {"efficiency", l.efficiency}};
+    json j = json::object();
+    write_fields(j, l, schema::link_fields());
+    return j;
   };
   json j = {{"name", c.name},
             {"topology", name_of(c.topology)},
@@ -1159,14 +1107,11 @@ json to_json(const WorkloadSpec &w) {
                 {"length_dist", name_of(s.length_dist)},
                 {"seed", s.seed}});
     }
-    j["slo"] = {{"ttft", s.slo_ttft}, {"tpot", s.slo_tpot}, {"attainment", s.slo_attainment}};
-    j["scheduler"] = {{"policy", name_of(s.policy)},
-                      {"max_batch", s.max_batch},
-                      {"max_tokens", s.max_tokens},
-                      {"chunk", s.chunk},
-                      {"block_size", s.block_size},
-                      {"memory_fraction", s.memory_fraction},
-                      {"prefill_instances", s.prefill_instances}};
+    json slo = json::object(), scheduler = {{"policy", name_of(s.policy)}};
+    write_fields(slo, s, schema::serve_fields(), "slo");
+    write_fields(scheduler, s, schema::serve_fields(), "scheduler");
+    j["slo"] = slo;
+    j["scheduler"] = scheduler;
     if (!w.hardware_options.empty())
       j["hardware_options"] = w.hardware_options;
     break;

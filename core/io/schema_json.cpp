@@ -1,0 +1,55 @@
+#include "core/io/schema_json.hpp"
+
+namespace rl::io {
+
+namespace {
+const char *type_name(schema::FieldType t) {
+  switch (t) {
+  case schema::FieldType::number:
+    return "number";
+  case schema::FieldType::integer:
+    return "integer";
+  case schema::FieldType::boolean:
+    return "boolean";
+  }
+  return "?";
+}
+
+json modes_json(schema::Modes m) {
+  json out = json::array();
+  const std::pair<Mode, const char *> names[] = {{Mode::train, "train"},
+                                                 {Mode::infer, "infer"},
+                                                 {Mode::serve, "serve"},
+                                                 {Mode::video, "video"},
+                                                 {Mode::tx8_op, "tx8-op"}};
+  for (const auto &[mode, name] : names)
+    if (m & schema::mode_bit(mode))
+      out.push_back(name);
+  return out;
+}
+} // namespace
+
+json fields_json() {
+  json out = json::array();
+  for (const schema::FieldEntry &e : schema::all_fields()) {
+    json f = {{"path", e.section + "." + e.info.path()},
+              {"type", type_name(e.info.type)},
+              {"unit", e.info.unit},
+              {"help", e.info.help},
+              {"modes", modes_json(e.info.modes)}};
+    if (e.info.type != schema::FieldType::boolean) {
+      f["min"] = e.info.lo;
+      f["max"] = e.info.hi;
+    }
+    if (e.info.custom)
+      f["default"] = "see help"; // required, or derived from another field
+    else if (e.info.type == schema::FieldType::boolean)
+      f["default"] = e.default_value != 0;
+    else
+      f["default"] = e.default_value;
+    out.push_back(f);
+  }
+  return out;
+}
+
+} // namespace rl::io

@@ -1,0 +1,54 @@
+// ridgeline io: the schema's tables (core/schema/fields) read and written as JSON. One loop
+// each: a new row of a table is parsed, range-checked and printed without code here.
+#pragma once
+
+#include "core/io/json_reader.hpp"
+#include "core/schema/fields.hpp"
+
+#include <cstring>
+#include <vector>
+
+namespace rl::io {
+
+// Reads the plain (not custom) rows of `object` ("": the reader's own object) into s; an
+// absent key keeps s's value (the struct's or the preset's default).
+template <class S>
+void read_fields(ObjectReader &r, S &s, const std::vector<schema::Field<S>> &table,
+                 const char *object = "") {
+  for (const schema::Field<S> &f : table) {
+    const schema::FieldInfo &i = f.info;
+    if (i.custom || std::strcmp(i.object, object) != 0)
+      continue;
+    if (f.num) {
+      if (const auto v = r.opt_num(i.key, i.lo, i.hi))
+        s.*f.num = *v;
+    } else if (f.integer) {
+      if (const auto v = r.opt_int(i.key, static_cast<i64>(i.lo), static_cast<i64>(i.hi)))
+        s.*f.integer = *v;
+    } else if (const auto v = r.opt_bool(i.key)) {
+      s.*f.flag = *v;
+    }
+  }
+}
+
+// Writes every row of `object` into j.
+template <class S>
+void write_fields(json &j, const S &s, const std::vector<schema::Field<S>> &table,
+                  const char *object = "") {
+  for (const schema::Field<S> &f : table) {
+    if (std::strcmp(f.info.object, object) != 0)
+      continue;
+    if (f.num)
+      j[f.info.key] = s.*f.num;
+    else if (f.integer)
+      j[f.info.key] = s.*f.integer;
+    else
+      j[f.info.key] = s.*f.flag;
+  }
+}
+
+// The rows as JSON ({section, path, type, min, max, unit, default, help}), for `ridgeline
+// fields --json` and the page.
+json fields_json();
+
+} // namespace rl::io

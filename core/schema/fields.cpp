@@ -1,0 +1,223 @@
+#include "core/schema/fields.hpp"
+
+namespace rl::schema {
+
+std::string FieldInfo::path() const {
+  return *object ? std::string(object) + "." + key : std::string(key);
+}
+
+namespace {
+
+template <class S> Field<S> num(double S::*m, FieldInfo i) {
+  i.type = FieldType::number;
+  return {i, m, nullptr, nullptr};
+}
+template <class S> Field<S> integer(i64 S::*m, FieldInfo i) {
+  i.type = FieldType::integer;
+  return {i, nullptr, m, nullptr};
+}
+template <class S> Field<S> flag(bool S::*m, FieldInfo i) {
+  i.type = FieldType::boolean;
+  return {i, nullptr, nullptr, m};
+}
+
+// FieldInfo{object, key, type, lo, hi, unit, label, scale, format, help, group, modes, custom}
+constexpr auto N = FieldType::number;
+
+} // namespace
+
+const std::vector<Field<HardwareSpec>> &hardware_fields() {
+  using H = HardwareSpec;
+  static const std::vector<Field<H>> t = {
+      num(&H::hbm_bytes, {"", "hbm_bytes", N, kMinBytes, kMaxBytes, "B", "Memory GB", 1e-9, "%.1f",
+                          "Device memory capacity (1 GB = 1e9 B): the memory bar's capacity line.",
+                          "", kGpuModes, true}),
+      num(&H::hbm_bw, {"", "hbm_bw", N, kMinBw, kMaxBw, "B/s", "Memory GB/s", 1e-9, "%.0f",
+                       "Device memory bandwidth (datasheet).", "", kGpuModes, true}),
+      num(&H::hbm_efficiency,
+          {"", "hbm_efficiency", N, 0.05, 1.0, "", "HBM efficiency", 100, "%.0f %%",
+           "Share of the datasheet bandwidth a streaming kernel reaches (STREAM triad; "
+           "docs/calibration.md). Element-wise work, the optimizer and serving run at it "
+           "(serving: unless bound is roofline).",
+           "", kGpuModes}),
+      num(&H::memory_reserve,
+          {"", "memory_reserve", N, 0.0, kMaxBytes, "B", "Reserve GB", 1e-9, "%.1f",
+           "Memory no model state may use: CUDA context, NCCL buffers, allocator fragmentation "
+           "(default 1.5 GB + 5% of HBM). Fits means total <= HBM - reserve.",
+           "", kGpuModes, true}),
+      num(&H::price_per_hour,
+          {"", "price_per_hour", N, 0.0, 1e4, "$/h", "Price $/h", 1, "%.2f",
+           "Price of one device-hour: cost per hour and per million output tokens.", "",
+           kServingModes}),
+      num(&H::gemm_efficiency,
+          {"", "gemm_efficiency", N, 0.01, 1.0, "", "GEMM eff.", 100, "%.1f %%",
+           "Large-GEMM fraction of peak (cuBLAS microbenchmarks); a shape loses to wave "
+           "quantisation and a short K (docs/calibration.md 'GEMM').",
+           "Efficiencies (calibrated)", kGpuModes}),
+      num(&H::gemm_k_half,
+          {"", "gemm_k_half", N, 0.0, 1e6, "", "GEMM K half", 1, "%.0f",
+           "Reduction length at which a GEMM runs at half its efficiency: k / (k + k_half), "
+           "bf16 (FP8 twice it).",
+           "Efficiencies (calibrated)", kGpuModes}),
+      integer(&H::sm_count,
+              {"", "sm_count", N, 0, 100000, "", "SMs", 1, "",
+               "Streaming multiprocessors: output tiles run in waves over them (0: no wave "
+               "quantisation).",
+               "Efficiencies (calibrated)", kGpuModes}),
+      num(&H::attention_efficiency,
+          {"", "attention_efficiency", N, 0.0, 1.0, "", "Attention eff.", 100, "%.1f %%",
+           "FlashAttention's fraction of peak, forward + backward in the model's 3x forward "
+           "(FlashAttention-2/3 benchmarks; 0: the GEMM efficiency).",
+           "Efficiencies (calibrated)", kGpuModes}),
+      num(&H::gemm_efficiency_fp8,
+          {"", "gemm_efficiency_fp8", N, 0.0, 1.0, "", "FP8 GEMM eff.", 100, "%.1f %%",
+           "Large FP8 GEMMs' fraction of the FP8 peak (0: the bf16 one).",
+           "Efficiencies (calibrated)", kGpuModes}),
+      num(&H::fp8_uncertainty,
+          {"", "fp8_uncertainty", N, 0.0, kMaxUncertainty, "", "FP8 time band", 100, "+/-%.1f %%",
+           "The band on FP8 times (no FP8 training run is calibrated; Transformer Engine).",
+           "Efficiencies (calibrated)", kGpuModes}),
+      num(&H::compute_overhead,
+          {"", "compute_overhead", N, 0.0, 10.0, "", "Compute overhead", 100, "%.1f %%",
+           "Compute-stream time the component model leaves out (kernel gaps, small kernels, "
+           "sustained clocks), fitted to the calibration runs (`ridgeline validate --fit`).",
+           "Efficiencies (calibrated)", kGpuModes}),
+      num(&H::time_uncertainty,
+          {"", "time_uncertainty", N, 0.0, kMaxUncertainty, "", "Time band", 100, "+/-%.1f %%",
+           "The band on predicted times: the calibration's leave-one-out error.",
+           "Efficiencies (calibrated)", kGpuModes}),
+  };
+  return t;
+}
+
+const std::vector<Field<Tx8Spec>> &tx8_fields() {
+  using T = Tx8Spec;
+  const Modes tx = mode_bit(Mode::tx8_op) | mode_bit(Mode::video);
+  static const std::vector<Field<T>> t = {
+      integer(&T::tiles, {"tx8", "tiles", N, 1, 4096, "", "Tiles per die", 1, "",
+                          "Tiles of one die (mesh_x x mesh_y).", "", tx, true}),
+      num(&T::gemm_flops,
+          {"tx8", "gemm_flops", N, kMinFlops, kMaxFlops, "FLOP/s", "GEMM TFLOP/s", 1e-12, "%.2f",
+           "GEMM unit throughput of one tile (bf16), per tile.", "", tx}),
+      num(&T::vector_ops,
+          {"tx8", "vector_ops", N, kMinFlops, kMaxFlops, "op/s", "Vector Gop/s", 1e-9, "%.2f",
+           "Vector unit throughput of one tile (norms, softmax, element-wise).", "", tx}),
+      num(&T::sram_bytes,
+          {"tx8", "sram_bytes", N, 1024.0, 1e10, "B", "SRAM MiB", 1.0 / 1048576, "%.2f",
+           "SRAM of one tile (1 MiB = 1,048,576 B); the mapper uses sram_usable_bytes.", "", tx}),
+      num(&T::dram_bw, {"tx8", "dram_bw", N, kMinBw, kMaxBw, "B/s", "DRAM GB/s", 1e-9, "%.1f",
+                        "DRAM bandwidth of one die, shared by its tiles.", "", tx}),
+      num(&T::noc_bw, {"tx8", "noc_bw", N, kMinBw, kMaxBw, "B/s", "NoC GB/s", 1e-9, "%.1f",
+                       "Bandwidth of one NoC link between tiles, per direction.", "", tx}),
+      num(&T::dram_latency,
+          {"tx8", "dram_latency", N, 0.0, kMaxLatency, "s", "DRAM latency us", 1e6, "%.3f",
+           "Latency of one DMA between DRAM and a tile's SRAM.", "Tile details", tx}),
+      num(&T::hop_latency,
+          {"tx8", "hop_latency", N, 0.0, kMaxLatency, "s", "NoC hop us", 1e6, "%.4f",
+           "Latency of one NoC hop between neighbouring tiles.", "Tile details", tx}),
+      integer(&T::granule,
+              {"tx8", "granule", N, 1, 4096, "", "GEMM granule", 1, "",
+               "GEMM array granule: tile sizes are multiples of it.", "Tile details", tx}),
+      num(&T::sram_usable_bytes,
+          {"tx8", "sram_usable_bytes", N, 1024.0, 1e10, "B", "Usable SRAM MiB", 1.0 / 1048576,
+           "%.3f",
+           "SRAM a kernel may use per tile, below sram_bytes (FlagTree's tx8 backend reserves "
+           "the rest).",
+           "Tile details", tx, true}),
+      num(&T::elem_bytes,
+          {"tx8", "elem_bytes", N, 0.5, 8.0, "B", "Element bytes", 1, "%.1f",
+           "Bytes per activation and weight element (bf16: 2).", "Tile details", tx}),
+      num(&T::acc_bytes,
+          {"tx8", "acc_bytes", N, 0.5, 8.0, "B", "Accumulator bytes", 1, "%.1f",
+           "Bytes per partial sum and softmax statistic (fp32: 4).", "Tile details", tx}),
+      num(&T::exp_ops, {"tx8", "exp_ops", N, 0.0, 1000.0, "op", "Ops per exp", 1, "%.2f",
+                        "Vector ops per exp or rsqrt (docs/formulas.md, tx8: a parameter).",
+                        "Tile details", tx}),
+      flag(&T::overlap_units,
+           {"tx8", "overlap_units", N, 0, 1, "", "Units overlap", 1, "",
+            "The GEMM and vector units overlap within an attention block (FlashAttention-3's "
+            "ping-pong); off: they take turns.",
+            "Tile details", tx}),
+  };
+  return t;
+}
+
+const std::vector<Field<ServeSpec>> &serve_fields() {
+  using S = ServeSpec;
+  const Modes sv = mode_bit(Mode::serve);
+  static const std::vector<Field<S>> t = {
+      num(&S::slo_ttft, {"slo", "ttft", N, 0.0, 3600.0, "s", "SLO: TTFT", 1e3, "%.0f ms",
+                         "Time to first token target (0: none).", "", sv}),
+      num(&S::slo_tpot, {"slo", "tpot", N, 0.0, 3600.0, "s", "SLO: TPOT", 1e3, "%.1f ms",
+                         "Mean time per output token target, per request (0: none).", "", sv}),
+      num(&S::slo_attainment,
+          {"slo", "attainment", N, 0.01, 1.0, "", "SLO: attainment", 100, "%.0f %%",
+           "Share of requests that must meet both targets (DistServe's SLO attainment).", "", sv}),
+      integer(&S::max_batch, {"scheduler", "max_batch", N, 1, 1'000'000, "", "Max batch", 1, "",
+                              "Sequences running at once (vLLM max_num_seqs).", "", sv}),
+      integer(&S::max_tokens,
+              {"scheduler", "max_tokens", N, 1, 10'000'000, "", "Max tokens/iter", 1, "",
+               "Tokens per iteration (vLLM max_num_batched_tokens).", "", sv}),
+      integer(&S::chunk, {"scheduler", "chunk", N, 1, 10'000'000, "", "Prefill chunk", 1, "",
+                          "Prompt tokens one request prefills per iteration (chunked prefill, "
+                          "Sarathi-Serve).",
+                          "", sv}),
+      integer(&S::block_size, {"scheduler", "block_size", N, 1, 1'000'000, "", "KV block", 1, "",
+                               "Tokens per paged KV block (vLLM block_size).", "", sv}),
+      num(&S::memory_fraction,
+          {"scheduler", "memory_fraction", N, 0.05, 1.0, "", "Memory fraction", 100, "%.0f %%",
+           "Share of HBM the engine may use (vLLM gpu_memory_utilization).", "", sv}),
+      integer(&S::prefill_instances,
+              {"scheduler", "prefill_instances", N, 0, 1'000'000, "", "Prefill instances", 1, "",
+               "0: aggregated; > 0: disaggregated, this many instances only prefill and ship "
+               "the KV cache to the others (DistServe, Splitwise).",
+               "", sv}),
+  };
+  return t;
+}
+
+const std::vector<Field<Link>> &link_fields() {
+  static const std::vector<Field<Link>> t = {
+      num(&Link::bw, {"", "bw", N, kMinBw, kMaxBw, "B/s", "GB/s", 1e-9, "%.1f",
+                      "Per device, one direction (1 GB/s = 1e9 B/s; datasheet line rate).", "",
+                      kAllModes, true}),
+      num(&Link::latency,
+          {"", "latency", N, 0.0, kMaxLatency, "s", "latency us", 1e6, "%.2f",
+           "Per step of a collective (alpha of the alpha-beta model).", "", kAllModes}),
+      num(&Link::efficiency,
+          {"", "efficiency", N, 0.05, 1.0, "", "eff.", 100, "%.1f %%",
+           "Share of the line rate NCCL delivers (nccl-tests bus bandwidth over the link's "
+           "rate; docs/calibration.md 'Collectives').",
+           "", kAllModes}),
+  };
+  return t;
+}
+
+namespace {
+template <class S>
+void add(std::vector<FieldEntry> &out, const char *section, const std::vector<Field<S>> &t,
+         const char *prefix = "") {
+  static const S d = S();
+  for (const Field<S> &f : t) {
+    FieldEntry e{section, f.info, 0};
+    if (*prefix)
+      e.info.object = prefix;
+    e.default_value = f.num       ? d.*f.num
+                      : f.integer ? static_cast<double>(d.*f.integer)
+                                  : (d.*f.flag ? 1.0 : 0.0);
+    out.push_back(e);
+  }
+}
+} // namespace
+
+std::vector<FieldEntry> all_fields() {
+  std::vector<FieldEntry> out;
+  add(out, "hardware", hardware_fields());
+  add(out, "hardware", tx8_fields());
+  add(out, "workload", serve_fields());
+  for (const char *link : {"intra_node", "inter_node", "ici", "dcn", "d2d"})
+    add(out, "cluster", link_fields(), link);
+  return out;
+}
+
+} // namespace rl::schema

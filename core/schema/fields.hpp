@@ -1,0 +1,83 @@
+// ridgeline schema: the configuration's plain fields, one table per object, each field once
+// with its JSON key, type, accepted range, unit, default (the struct's), page label and display
+// scale, help text and the workload modes it applies to. The parser and the printer
+// (core/io/schema_json), the page's input panel (web/panels_inputs), the CLI's field list
+// (`ridgeline fields`) and the URL codec (generic over the JSON) are all driven from these
+// tables, in the way Dear ImGui's demo drives its widgets from member tables: a new field is
+// one row here.
+//
+// "Plain" means read as `value = optional key in [lo, hi], else the default`. Fields whose
+// default or presence depends on another (hbm_bytes is required for a GPU, memory_reserve
+// defaults from it) are rows too, marked `custom`: the parser reads them itself, everything
+// else (printing, the page, the list) still comes from the row.
+#pragma once
+
+#include "core/config.hpp"
+
+#include <string>
+#include <vector>
+
+namespace rl::schema {
+
+// Physical limits of the accepted ranges (issue: every range is physical).
+constexpr i64 kMaxCount = i64{1} << 30; // devices, batch, tokens
+constexpr double kMaxFlops = 1e18;      // FLOP/s per device
+constexpr double kMaxBytes = 1e15;      // bytes per device
+constexpr double kMaxBw = 1e15;         // bytes/s
+constexpr double kMaxLatency = 1.0;     // s
+constexpr double kMinFlops = 1e6;       // FLOP/s (a peak of 0 means "not supported")
+constexpr double kMinBw = 1e6;          // bytes/s
+constexpr double kMinBytes = 1e6;       // bytes of device memory
+constexpr double kMaxUncertainty = 0.5; // relative band: lower bound t*(1-u) stays > 0
+
+enum class FieldType { number, integer, boolean };
+
+// Workload modes a field applies to (bit i: Mode i).
+using Modes = unsigned;
+constexpr Modes mode_bit(Mode m) {
+  return 1u << static_cast<unsigned>(m);
+}
+constexpr Modes kAllModes = 0x1f;
+constexpr Modes kGpuModes = mode_bit(Mode::train) | mode_bit(Mode::infer) | mode_bit(Mode::serve);
+constexpr Modes kServingModes = mode_bit(Mode::infer) | mode_bit(Mode::serve);
+
+struct FieldInfo {
+  const char *object; // the JSON object below its section: "", "tx8", "scheduler", "slo"
+  const char *key;    // the key in that object
+  FieldType type = FieldType::number;
+  double lo = 0, hi = 0;   // accepted range, inclusive
+  const char *unit = "";   // of the JSON value: "B", "B/s", "s", "FLOP/s", "" (a plain number)
+  const char *label = "";  // the page's row label
+  double scale = 1;        // the page shows value x scale ...
+  const char *format = ""; // ... in this printf format ("" for integers and booleans)
+  const char *help = "";   // tooltip and `ridgeline fields`; names its public source
+  const char *group = "";  // page: "" in the section, else a folded group of that name
+  Modes modes = kAllModes;
+  bool custom = false; // the parser reads it itself (required, or a derived default)
+  // "hardware.tx8.noc_bw" style path below `section`: object.key or key.
+  std::string path() const;
+};
+
+// A row bound to a member of S (exactly one pointer is set, matching info.type).
+template <class S> struct Field {
+  FieldInfo info;
+  double S::*num = nullptr;
+  i64 S::*integer = nullptr;
+  bool S::*flag = nullptr;
+};
+
+const std::vector<Field<HardwareSpec>> &hardware_fields();
+const std::vector<Field<Tx8Spec>> &tx8_fields();     // hardware.tx8
+const std::vector<Field<ServeSpec>> &serve_fields(); // workload.slo and workload.scheduler
+const std::vector<Field<Link>> &link_fields();       // each of cluster's links
+
+// Every row with its section ("hardware", "workload", "cluster") and the default of a
+// default-built struct, for `ridgeline fields` and the tests.
+struct FieldEntry {
+  std::string section;
+  FieldInfo info;
+  double default_value = 0; // booleans as 0 / 1
+};
+std::vector<FieldEntry> all_fields();
+
+} // namespace rl::schema

@@ -1,0 +1,127 @@
+// The schema's tables (core/schema/fields.hpp) drive parsing and printing: every plain row is
+// read into its member, range-checked with the field's path, and printed back under its key;
+// a value changed in the JSON comes back from the URL codec unchanged.
+#include "helpers.hpp"
+
+#include "core/io/presets.hpp"
+#include "core/io/schema_json.hpp"
+#include "core/io/url_codec.hpp"
+#include "core/schema/fields.hpp"
+
+#include <set>
+
+using namespace rl;
+using nlohmann::json;
+
+namespace {
+
+// A value inside [lo, hi] near `current` (the preset's or the default) and different from
+// it, so coupled rules (max_tokens >= max_batch, sram_usable_bytes <= sram_bytes) still hold.
+double other_value(const schema::FieldInfo &i, double current) {
+  if (i.type == schema::FieldType::boolean)
+    return current != 0 ? 0 : 1;
+  if (i.type == schema::FieldType::integer)
+    return current + 1 <= i.hi ? current + 1 : current - 1;
+  return current < i.hi ? (current + i.hi) / 2 : (current + i.lo) / 2;
+}
+
+json value_json(const schema::FieldInfo &i, double v) {
+  if (i.type == schema::FieldType::boolean)
+    return v != 0;
+  if (i.type == schema::FieldType::integer)
+    return static_cast<i64>(v);
+  return v;
+}
+
+template <class S> double member(const S &s, const schema::Field<S> &f) {
+  return f.num ? s.*f.num : f.integer ? static_cast<double>(s.*f.integer) : (s.*f.flag ? 1 : 0);
+}
+
+// Every plain row of `table` in `object`, one at a time: set in the section's JSON at `at`,
+// parsed into the member, printed back at the same key, and rejected above its range with
+// the field's path.
+template <class S, class Parse, class Get>
+void round_trip_rows(const std::vector<schema::Field<S>> &table, const char *object,
+                     const json &base, const json::json_pointer &at, const std::string &path,
+                     Parse parse, Get get) {
+  for (const schema::Field<S> &f : table) {
+    if (f.info.custom || std::string(f.info.object) != object)
+      continue;
+    INFO(path + "." + f.info.key);
+    const double before = member(get(parse(base)), f);
+    const double v = other_value(f.info, before);
+    json j = base;
+    j[at][f.info.key] = value_json(f.info, v);
+    const auto parsed = parse(j);
+    CHECK(member(get(parsed), f) == v);
+    const json printed = io::to_json(parsed);
+    CHECK(printed.at(at).at(f.info.key) == value_json(f.info, v));
+    if (f.info.type != schema::FieldType::boolean) {
+      j[at][f.info.key] = f.info.hi * 2 + 1;
+      CHECK(test::error_of([&] { parse(j); }).rfind(path + "." + f.info.key + ":", 0) == 0);
+    }
+  }
+}
+
+} // namespace
+
+TEST_CASE("schema: every hardware row parses into its member, prints back and is range-checked",
+          "[schema]") {
+  const json h100 = io::preset_json("hardware", "h100-sxm", "hardware");
+  auto parse = [](const json &j) { return io::parse_hardware(j, "hardware"); };
+  auto self = [](const HardwareSpec &h) -> const HardwareSpec & { return h; };
+  round_trip_rows(schema::hardware_fields(), "", h100, json::json_pointer(""), "hardware", parse,
+                  self);
+  const json tx8 = io::preset_json("hardware", "tx8", "hardware");
+  auto die = [](const HardwareSpec &h) -> const Tx8Spec & { return *h.tx8; };
+  round_trip_rows(schema::tx8_fields(), "tx8", tx8, json::json_pointer("/tx8"), "hardware.tx8",
+                  parse, die);
+}
+
+TEST_CASE("schema: the serve scheduler, SLO and link rows parse, print and are range-checked",
+          "[schema]") {
+  const json serve = io::expand_scenario(json("llama3-70b-h100-serve"));
+  auto workload = [](const json &j) { return io::parse_workload(j, "workload"); };
+  auto spec = [](const WorkloadSpec &w) -> const ServeSpec & { return w.serve; };
+  for (const char *object : {"slo", "scheduler"})
+    round_trip_rows(schema::serve_fields(), object, serve.at("workload"),
+                    json::json_pointer(std::string("/") + object),
+                    std::string("workload.") + object, workload, spec);
+  const json dgx = io::preset_json("cluster", "dgx-h100", "cluster");
+  auto cluster = [](const json &j) { return io::parse_cluster(j, "cluster"); };
+  auto inter = [](const ClusterSpec &c) -> const Link & { return c.inter_node; };
+  round_trip_rows(schema::link_fields(), "", dgx, json::json_pointer("/inter_node"),
+                  "cluster.inter_node", cluster, inter);
+}
+
+TEST_CASE("schema: rows are complete, unique and their defaults within range", "[schema]") {
+  std::set<std::string> paths;
+  for (const schema::FieldEntry &e : schema::all_fields()) {
+    const std::string path = e.section + "." + e.info.path();
+    INFO(path);
+    CHECK(paths.insert(path).second);
+    CHECK(std::string(e.info.label).size() > 0);
+    CHECK(std::string(e.info.help).size() > 10);
+    CHECK(e.info.modes != 0);
+    if (e.info.type != schema::FieldType::boolean) {
+      CHECK(e.info.lo < e.info.hi);
+      if (!e.info.custom) // a default-built struct's value is accepted as it is
+        CHECK((e.default_value >= e.info.lo && e.default_value <= e.info.hi));
+    }
+  }
+  // 13 hardware + 14 tx8 + 9 serve + 3 rows for each of 5 links
+  CHECK(paths.size() == 13 + 14 + 9 + 3 * 5);
+  CHECK(io::fields_json().size() == paths.size());
+}
+
+TEST_CASE("schema: a changed row travels in the URL and comes back the same", "[schema]") {
+  json c = io::expand_scenario(json("llama3-70b-h100-serve"));
+  c["hardware"] = {{"base", "h100-sxm"}, {"fp8_uncertainty", 0.125}, {"sm_count", 114}};
+  c["workload"]["scheduler"]["prefill_instances"] = 1;
+  const json back = io::decode_url_query(io::encode_url_query(c));
+  CHECK(back == c);
+  const Config parsed = io::parse_config(back);
+  CHECK(parsed.hardware.fp8_uncertainty == 0.125);
+  CHECK(parsed.hardware.sm_count == 114);
+  CHECK(parsed.workload.serve.prefill_instances == 1);
+}
