@@ -6,6 +6,7 @@
 #include "core/io/presets.hpp"
 #include "core/io/url_codec.hpp"
 
+#include "core/parallel/knobs.hpp"
 #include "core/parallel/layout.hpp"
 
 #include <algorithm>
@@ -553,30 +554,11 @@ namespace {
 // Budget of one repair search: an eighth of the planner's (well under a second in the page).
 constexpr i64 kRepairBudget = kPlanBudget / 8;
 
-// Frees one group of pinned knobs in a configuration the planner is about to search.
-void free_knobs(ParallelSpec &p, const std::string &group) {
-  if (group == "dp")
-    p.dp.reset();
-  else if (group == "microbatch")
-    p.microbatch.reset();
-  else if (group == "vpp") {
-    p.vpp.reset();
-    p.pp_schedule.reset();
-  } else if (group == "cp") {
-    p.cp.reset();
-    p.cp_kind.reset();
-    p.ulysses.reset();
-  } else if (group == "ep")
-    p.ep.reset();
-  else if (group == "pp") {
-    p.pp.reset();
-    p.vpp.reset();
-    p.pp_schedule.reset();
-  } else if (group == "tp") {
-    p.tp.reset();
-    p.sp.reset();
-  }
-}
+// The repair's widening steps, in order: each frees one more group of knobs (and what
+// follows them, core/parallel/knobs); a step named as the knob just edited is skipped.
+const std::vector<std::pair<const char *, std::vector<const char *>>> kRepairSteps = {
+    {"dp", {"dp"}}, {"microbatch", {"microbatch"}}, {"vpp", {"vpp"}}, {"cp", {"cp", "cp_kind"}},
+    {"ep", {"ep"}}, {"pp", {"pp", "vpp"}},          {"tp", {"tp"}}};
 
 std::string knob_change(const json &from, const json &to, const char *key) {
   const json a = from.contains(key) ? from.at(key) : json();
@@ -599,10 +581,11 @@ void AppState::repair_layout(const std::string &keep) {
   PlanOptions o;
   o.top = 1;
   o.budget = kRepairBudget;
-  for (const char *group : {"dp", "microbatch", "vpp", "cp", "ep", "pp", "tp"}) {
+  for (const auto &[group, names] : kRepairSteps) {
     if (keep == group)
       continue;
-    free_knobs(x.parallel, group);
+    for (const char *name : names)
+      free_knob(*knob_named(name), x.parallel);
     PlanResult r;
     if (guarded([&] { r = rl::plan(x, o); }))
       continue;
@@ -633,8 +616,8 @@ void AppState::repair_layout(const std::string &keep) {
   rebase_scenario();
   recompute();
   std::string changes;
-  for (const char *k : {"tp", "pp", "vpp", "cp", "ep", "dp", "microbatch", "zero", "recompute"}) {
-    const std::string ch = knob_change(before, after, k);
+  for (const KnobInfo &k : knobs()) {
+    const std::string ch = knob_change(before, after, k.pins.front());
     if (!ch.empty())
       changes += (changes.empty() ? "" : ", ") + ch;
   }

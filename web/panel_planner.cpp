@@ -10,6 +10,7 @@
 #include "core/io/estimate_json.hpp"
 #include "core/io/serve_json.hpp"
 #include "core/io/units.hpp"
+#include "core/parallel/knobs.hpp"
 #include "core/parallel/layout.hpp"
 #include "core/report/report.hpp"
 #include "web/exports.hpp"
@@ -30,78 +31,29 @@ std::string str(i64 v) {
 }
 
 // [SECTION] knobs
-// The knobs rl::plan searches when they are free (planner.cpp), in table order.
-struct Knob {
-  const char *key, *label;
-  bool train_only, moe_only;
-};
-constexpr Knob kKnobs[] = {
-    {"tp", "tp", false, false},
-    {"pp", "pp", false, false},
-    {"first_stage_layers", "stage split", false, false},
-    {"vpp", "vpp", true, false},
-    {"cp", "cp", false, false},
-    {"cp_kind", "cp kind", false, false},
-    {"ep", "ep", false, true},
-    {"zero", "ZeRO", true, false},
-    {"microbatch", "micro-batch", true, false},
-    {"recompute", "recompute", true, false},
-};
-
-bool applies(const Knob &k, const Config &c) {
-  return (!k.train_only || c.workload.mode == Mode::train) && (!k.moe_only || c.model.moe);
+// The knobs rl::plan searches when they are free: core/parallel/knobs (dp, derived, is not
+// toggled here).
+bool pinned(const AppState &s, const KnobInfo &k) {
+  return std::any_of(k.pins.begin(), k.pins.end(),
+                     [&](const char *key) { return s.parallel_knob(key).has_value(); });
 }
 
-bool pinned(const AppState &s, const std::string &key) {
-  if (key == "first_stage_layers") // the stage split: either uneven rule
-    return s.parallel_knob(key).has_value() || s.parallel_knob("last_stage_layers").has_value() ||
-           s.parallel_knob("uneven_pp").has_value();
-  return s.parallel_knob(key).has_value();
+bool is_free(const AppState &s, const PlannerUi &p, const KnobInfo &k) {
+  return !pinned(s, k) || p.freed.count(k.name) > 0;
 }
 
-bool is_free(const AppState &s, const PlannerUi &p, const std::string &key) {
-  return !pinned(s, key) || p.freed.count(key) > 0;
+bool toggled(const KnobInfo &k, const Config &c) {
+  return !k.derived && knob_applies(k, c);
 }
 
-// The configuration the planner searches: the knobs chosen free here left out. dp follows
-// tp, pp and cp (devices / (tp pp cp)), Megatron-SP follows tp, the schedule pp and vpp.
+// The configuration the planner searches: the knobs chosen free here left out, with what
+// follows them (core/parallel/knobs: dp follows tp, pp and cp, Megatron-SP tp, the schedule
+// pp and vpp).
 Config search_config(const AppState &s, const PlannerUi &p, const Config &c) {
   Config x = c;
-  ParallelSpec &q = x.parallel;
-  const auto fr = [&](const char *k) { return is_free(s, p, k); };
-  if (fr("tp")) {
-    q.tp.reset();
-    q.sp.reset();
-  }
-  if (fr("pp") || fr("first_stage_layers")) {
-    q.first_stage_layers.reset();
-    q.last_stage_layers.reset();
-    q.uneven_pp.reset();
-  }
-  if (fr("pp") || fr("vpp")) {
-    q.pp_schedule.reset();
-    if (fr("pp"))
-      q.pp.reset();
-    if (fr("vpp"))
-      q.vpp.reset();
-  }
-  if (fr("cp") || fr("cp_kind")) {
-    q.ulysses.reset();
-    if (fr("cp"))
-      q.cp.reset();
-    if (fr("cp_kind"))
-      q.cp_kind.reset();
-  }
-  if (fr("ep"))
-    q.ep.reset();
-  if (fr("zero"))
-    q.zero.reset();
-  if (fr("microbatch"))
-    q.microbatch.reset();
-  if (fr("recompute"))
-    q.recompute.reset();
-  if (fr("tp") || fr("pp") || fr("cp"))
-    q.dp.reset();
+  for (const KnobInfo &k : knobs())
+    if (!k.derived && is_free(s, p, k))
+      free_knob(k, x.parallel);
   return x;
 }
 
@@ -481,21 +433,24 @@ void draw_knob_toggles(const AppState &s, PlannerUi &p, const Config &c) {
                   "configuration pins to free it for the search (the configuration keeps its "
                   "value until you apply a plan); click again to pin it. dp follows tp, pp and "
                   "cp; Megatron-SP follows tp.");
-  for (const Knob &k : kKnobs) {
-    if (!applies(k, c))
+  for (const KnobInfo &k : knobs()) {
+    if (!toggled(k, c))
       continue;
-    const bool pin = pinned(s, k.key);
-    const bool fr = is_free(s, p, k.key);
+    const bool pin = pinned(s, k);
+    const bool fr = is_free(s, p, k);
     std::string label = k.label;
-    if (!fr) {
-      const json v = *s.parallel_knob(k.key);
-      label += std::string(" = ") + (v.is_string() ? v.get<std::string>() : v.dump());
+    if (!fr) { // the first key of the knob that the configuration sets
+      for (const char *key : k.pins)
+        if (const auto v = s.parallel_knob(key)) {
+          label += std::string(" = ") + (v->is_string() ? v->get<std::string>() : v->dump());
+          break;
+        }
     }
     ImGui::SameLine();
     const ImVec4 on(0.20f, 0.40f, 0.66f, 1), off(0.17f, 0.19f, 0.23f, 1);
     ImGui::PushStyleColor(ImGuiCol_Button, fr ? on : off);
     ImGui::PushStyleColor(ImGuiCol_Text, fr ? ImVec4(0.95f, 0.97f, 1, 1) : ui::color::dim);
-    ImGui::PushID(k.key);
+    ImGui::PushID(k.name);
     const bool clicked = ImGui::SmallButton(label.c_str());
     ImGui::PopID();
     ImGui::PopStyleColor(2);
@@ -506,16 +461,16 @@ void draw_knob_toggles(const AppState &s, PlannerUi &p, const Config &c) {
                                    : "Pinned in the configuration. Click to search it too.");
     if (clicked && pin) {
       if (fr)
-        p.freed.erase(k.key);
+        p.freed.erase(k.name);
       else
-        p.freed.insert(k.key);
+        p.freed.insert(k.name);
     }
   }
   ImGui::SameLine(0, 14);
   if (ImGui::SmallButton("free all"))
-    for (const Knob &k : kKnobs)
-      if (applies(k, c) && pinned(s, k.key))
-        p.freed.insert(k.key);
+    for (const KnobInfo &k : knobs())
+      if (toggled(k, c) && pinned(s, k))
+        p.freed.insert(k.name);
   ImGui::SameLine();
   if (ImGui::SmallButton("as configured"))
     p.freed.clear();
@@ -689,9 +644,9 @@ void draw_planner_panel(AppState &s, UiState &ui) {
   }
   const bool train = c->workload.mode == Mode::train;
   if (ui.open_tab == "planner-all") // a link that opens the planner with every knob free
-    for (const Knob &k : kKnobs)
-      if (applies(k, *c) && pinned(s, k.key))
-        p.freed.insert(k.key);
+    for (const KnobInfo &k : knobs())
+      if (toggled(k, *c) && pinned(s, k))
+        p.freed.insert(k.name);
 
   // Controls: Search, top N, the knobs.
   if (ImGui::Button("Search"))
@@ -759,9 +714,9 @@ void draw_planner_panel(AppState &s, UiState &ui) {
   std::string sig = s.config_key() + "|top " + std::to_string(p.top) + "|objective " +
                     std::to_string(static_cast<int>(p.objective)) + "|headroom " +
                     std::to_string(p.headroom_gb) + "|free";
-  for (const Knob &k : kKnobs)
-    if (is_free(s, p, k.key))
-      sig += std::string(" ") + k.key;
+  for (const KnobInfo &k : knobs())
+    if (is_free(s, p, k))
+      sig += std::string(" ") + k.name;
   if (p.search || sig != p.signature) {
     run_search(s, p, *c);
     p.signature = sig;
@@ -866,9 +821,9 @@ void draw_planner_panel(AppState &s, UiState &ui) {
     if (clicked >= 0) {
       const Plan &pl = r.plans[static_cast<std::size_t>(clicked)];
       // What was free stays free for the next search (the same ranking, this row current).
-      for (const Knob &k : kKnobs)
-        if (applies(k, *c) && is_free(s, p, k.key))
-          p.freed.insert(k.key);
+      for (const KnobInfo &k : knobs())
+        if (toggled(k, *c) && is_free(s, p, k))
+          p.freed.insert(k.name);
       const json par = s.plan_parallel(*c, pl);
       s.set_parallel_object(par);
       applied = true; // the configuration changed: the next frame searches again

@@ -1,5 +1,7 @@
 #include "core/planner/planner.hpp"
 
+#include "core/parallel/knobs.hpp"
+
 #include "core/error.hpp"
 #include "core/memory/activations.hpp"
 #include "core/memory/model_states.hpp"
@@ -247,22 +249,9 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
   const i64 tp_cap = c.cluster.topology == Topology::switched
                          ? std::min(devices, std::max<i64>(c.cluster.devices_per_node, 1))
                          : std::min<i64>(devices, 16);
-  auto note_free = [&](const char *k, bool free) {
-    if (free)
-      r.free_knobs.push_back(k);
-  };
-  const bool split_free = !fixed.uneven_pp && !fixed.first_stage_layers && !fixed.last_stage_layers;
-  note_free("tp", !fixed.tp);
-  note_free("pp", !fixed.pp);
-  note_free("stage split", split_free);
-  note_free("vpp", !fixed.vpp && train);
-  note_free("cp", !fixed.cp);
-  note_free("cp_kind", !fixed.cp_kind);
-  note_free("ep", !fixed.ep && m.moe.has_value());
-  note_free("zero", !fixed.zero && train);
-  note_free("microbatch", !fixed.microbatch && train);
-  note_free("recompute", !fixed.recompute && train);
-  note_free("order", !fixed.order);
+  for (const KnobInfo &k : knobs()) // the knobs the search chooses (core/parallel/knobs)
+    if (!k.derived && knob_applies(k, c) && !knob_pinned(k, fixed))
+      r.free_knobs.push_back(k.name);
 
   // The model must be countable at all (ConfigError otherwise), once, before the search.
   mp_ = model_params(m);

@@ -182,7 +182,7 @@ const std::vector<Field<Link>> &link_fields() {
                       "Per device, one direction (1 GB/s = 1e9 B/s; datasheet line rate).", "",
                       kAllModes, true}),
       num(&Link::latency,
-          {"", "latency", N, 0.0, kMaxLatency, "s", "latency us", 1e6, "%.2f",
+          {"", "latency", N, 0.0, kMaxLatency, "s", "lat. us", 1e6, "%.2f",
            "Per step of a collective (alpha of the alpha-beta model).", "", kAllModes}),
       num(&Link::efficiency,
           {"", "efficiency", N, 0.05, 1.0, "", "eff.", 100, "%.1f %%",

@@ -1,0 +1,41 @@
+// ridgeline parallel: the layout's knobs, once. Each knob has the name the planner reports it
+// by, the page's label, when it applies (training only, MoE only), the parallel.* keys that pin
+// it (the stage split: any of three) and the keys a search that frees it resets: the knob and
+// what follows it (dp follows tp, pp and cp; Megatron-SP follows tp; the schedule follows pp
+// and vpp; the Ulysses degree follows cp and its kind). The planner's free-knob list, the
+// page's search toggles and its layout repair all read this table.
+#pragma once
+
+#include "core/config.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rl {
+
+struct KnobInfo {
+  const char *name;  // the planner's name (PlanResult::free_knobs, `ridgeline plan`)
+  const char *label; // the page's
+  bool train_only = false, moe_only = false;
+  bool derived = false;           // dp: follows the others, never searched on its own
+  std::vector<const char *> pins; // parallel keys that pin it; the first holds its value
+  std::vector<const char *> frees;
+};
+
+// In the order the planner and the page list them.
+const std::vector<KnobInfo> &knobs();
+const KnobInfo *knob_named(std::string_view name);
+
+// Whether a knob means anything for this configuration (vpp and ZeRO only when training,
+// ep only for an MoE model).
+bool knob_applies(const KnobInfo &k, const Config &c);
+
+// Whether p sets parallel.<key> (one of the optional layout keys).
+bool parallel_has(const ParallelSpec &p, std::string_view key);
+// Whether the configuration pins the knob.
+bool knob_pinned(const KnobInfo &k, const ParallelSpec &p);
+// Resets the knob and what follows it, for a search that should choose them.
+void free_knob(const KnobInfo &k, ParallelSpec &p);
+
+} // namespace rl
