@@ -46,6 +46,15 @@ bool toggled(const KnobInfo &k, const Config &c) {
   return !k.derived && knob_applies(k, c);
 }
 
+// On this line while a small button labelled `label` fits, else on the next (a row of
+// buttons wraps instead of running off the panel).
+void same_line_or_wrap(const char *label, float spacing = -1) {
+  const float w = ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x;
+  ImGui::SameLine(0, spacing);
+  if (ImGui::GetCursorPosX() + w > ImGui::GetWindowContentRegionMax().x)
+    ImGui::NewLine();
+}
+
 // The configuration the planner searches: the knobs chosen free here left out, with what
 // follows them (core/parallel/knobs: dp follows tp, pp and cp, Megatron-SP tp, the schedule
 // pp and vpp).
@@ -446,7 +455,7 @@ void draw_knob_toggles(const AppState &s, PlannerUi &p, const Config &c) {
           break;
         }
     }
-    ImGui::SameLine();
+    same_line_or_wrap(label.c_str());
     const ImVec4 on(0.20f, 0.40f, 0.66f, 1), off(0.17f, 0.19f, 0.23f, 1);
     ImGui::PushStyleColor(ImGuiCol_Button, fr ? on : off);
     ImGui::PushStyleColor(ImGuiCol_Text, fr ? ImVec4(0.95f, 0.97f, 1, 1) : ui::color::dim);
@@ -466,12 +475,12 @@ void draw_knob_toggles(const AppState &s, PlannerUi &p, const Config &c) {
         p.freed.insert(k.name);
     }
   }
-  ImGui::SameLine(0, 14);
+  same_line_or_wrap("free all", 14);
   if (ImGui::SmallButton("free all"))
     for (const KnobInfo &k : knobs())
       if (toggled(k, c) && pinned(s, k))
         p.freed.insert(k.name);
-  ImGui::SameLine();
+  same_line_or_wrap("as configured");
   if (ImGui::SmallButton("as configured"))
     p.freed.clear();
 }
