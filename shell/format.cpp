@@ -2,6 +2,7 @@
 
 #include "core/io/config_json.hpp"
 #include "core/io/units.hpp"
+#include "core/report/plan_table.hpp"
 #include "core/report/report.hpp"
 #include "shell/table.hpp"
 
@@ -345,64 +346,16 @@ void print_plan(std::ostream &os, const Config &c, const PlanResult &r) {
   if (r.plans.empty()) {
     os << "  no layout fits; closest:\n";
   } else {
-    // Inference shows no training knobs (vpp, ZeRO, micro-batch, recompute).
-    // Time and cost to train when the workload has a token budget (and the hardware a price).
-    const bool to_train = train && c.workload.train_tokens > 0;
-    const bool cost = to_train && c.hardware.price_per_hour > 0;
-    const bool orders = std::any_of(r.plans.begin(), r.plans.end(), [](const Plan &p) {
-      return !order_label(p.estimate.layout).empty();
-    });
-    std::vector<std::string> head =
-        train ? std::vector<std::string>{"#",  "dp",   "tp", "pp",        "vpp",  "cp",
-                                         "ep", "zero", "mb", "recompute", "step", "MFU"}
-              : std::vector<std::string>{"#", "dp", "tp", "pp", "cp", "ep", "TPOT", "tokens/s"};
-    if (orders)
-      head.insert(head.begin() + (train ? 10 : 6), "order");
-    if (to_train)
-      head.push_back("to train");
-    if (cost)
-      head.push_back("cost");
-    head.push_back("memory");
-    head.push_back("why");
-    Table t{head, {}};
-    for (std::size_t i = 0; i < r.plans.size(); ++i) {
-      const Plan &p = r.plans[i];
-      const Estimate &e = p.estimate;
-      const Layout &l = e.layout;
-      const std::string cp =
-          std::to_string(l.cp) + (l.cp > 1 ? std::string(" ") + io::name_of(l.cp_kind) : "");
-      std::vector<std::string> row =
-          train ? std::vector<std::string>{std::to_string(i + 1),
-                                           std::to_string(l.dp),
-                                           std::to_string(l.tp),
-                                           pp_label(l, c.model.layers),
-                                           std::to_string(l.vpp),
-                                           cp,
-                                           std::to_string(l.ep),
-                                           std::to_string(l.zero),
-                                           std::to_string(l.microbatch),
-                                           io::name_of(l.recompute),
-                                           units::seconds(e.time.step),
-                                           units::percent(e.throughput.mfu)}
-                : std::vector<std::string>{std::to_string(i + 1),
-                                           std::to_string(l.dp),
-                                           std::to_string(l.tp),
-                                           std::to_string(l.pp),
-                                           cp,
-                                           std::to_string(l.ep),
-                                           units::seconds(p.objective),
-                                           units::count(e.serving.decode.tokens_per_s)};
-      if (orders) {
-        const std::string o = order_label(l);
-        row.insert(row.begin() + (train ? 10 : 6), o.empty() ? "tp-cp-dp-pp" : o);
-      }
-      if (to_train)
-        row.push_back(format_value(e.time_to_train, Unit::duration));
-      if (cost)
-        row.push_back(format_value(e.cost_to_train, Unit::dollars));
-      row.push_back(units::bytes(e.memory.total));
-      row.push_back(p.why);
-      t.rows.push_back(row);
+    // The report layer's table (core/report/plan_table), as the page's Planner tab shows it.
+    const PlanTable pt = plan_table(c, r);
+    Table t;
+    for (const PlanColumn &col : pt.columns)
+      t.head.push_back(col.head);
+    for (const auto &row : pt.rows) {
+      std::vector<std::string> cells;
+      for (const PlanCell &cell : row)
+        cells.push_back(cell.text);
+      t.rows.push_back(std::move(cells));
     }
     t.print(os);
   }

@@ -12,6 +12,7 @@
 #include "core/io/units.hpp"
 #include "core/parallel/knobs.hpp"
 #include "core/parallel/layout.hpp"
+#include "core/report/plan_table.hpp"
 #include "core/report/report.hpp"
 #include "web/exports.hpp"
 #include "web/panels.hpp"
@@ -140,59 +141,10 @@ bool same_layout(const Layout &a, const Layout &b) {
 }
 
 // [SECTION] table
-enum Col : int {
-  kRank,
-  kDp,
-  kTp,
-  kPp,
-  kVpp,
-  kCp,
-  kEp,
-  kZero,
-  kMb,
-  kRecompute,
-  kObjective,
-  kRate,
-  kMemory,
-  kWhy,
-};
-
-double sort_key(const Plan &p, std::size_t rank, int col, bool train) {
-  const Layout &l = p.estimate.layout;
-  switch (col) {
-  case kDp:
-    return static_cast<double>(l.dp);
-  case kTp:
-    return static_cast<double>(l.tp);
-  case kPp:
-    return static_cast<double>(l.pp);
-  case kVpp:
-    return static_cast<double>(l.vpp);
-  case kCp:
-    return static_cast<double>(l.cp);
-  case kEp:
-    return static_cast<double>(l.ep);
-  case kZero:
-    return static_cast<double>(l.zero);
-  case kMb:
-    return static_cast<double>(l.microbatch);
-  case kRecompute:
-    return static_cast<double>(l.recompute);
-  case kObjective:
-    return p.objective;
-  case kRate:
-    return train ? p.estimate.throughput.mfu : p.estimate.serving.decode.tokens_per_s;
-  case kMemory:
-    return p.estimate.memory.total;
-  default:
-    return static_cast<double>(rank);
-  }
-}
-
-void sort_rows(PlannerUi &p, bool train) {
-  const PlanResult &r = *p.result;
-  if (p.order.size() != r.plans.size()) {
-    p.order.resize(r.plans.size());
+// Rows in the table's sort (the column's cell values; rank order until a header is clicked).
+void sort_rows(PlannerUi &p, const PlanTable &t) {
+  if (p.order.size() != t.rows.size()) {
+    p.order.resize(t.rows.size());
     for (std::size_t i = 0; i < p.order.size(); ++i)
       p.order[i] = i;
   }
@@ -201,11 +153,11 @@ void sort_rows(PlannerUi &p, bool train) {
     return;
   if (specs->SpecsCount > 0) {
     const ImGuiTableColumnSortSpecs &sp = specs->Specs[0];
-    const int col = static_cast<int>(sp.ColumnUserID);
+    const auto col = static_cast<std::size_t>(sp.ColumnIndex);
     const bool asc = sp.SortDirection != ImGuiSortDirection_Descending;
     std::stable_sort(p.order.begin(), p.order.end(), [&](std::size_t a, std::size_t b) {
-      const double ka = sort_key(r.plans[a], a, col, train);
-      const double kb = sort_key(r.plans[b], b, col, train);
+      const double ka = col < t.columns.size() ? t.rows[a][col].value : static_cast<double>(a);
+      const double kb = col < t.columns.size() ? t.rows[b][col].value : static_cast<double>(b);
       return asc ? ka < kb : ka > kb;
     });
   }
@@ -243,47 +195,44 @@ void plan_tooltip(const Plan &p, bool train, double capacity) {
 }
 
 // Returns the plan clicked (-1: none).
-int draw_plans(const AppState &s, PlannerUi &p, bool train, float height) {
+// The ranked plans: the report layer's table (core/report/plan_table), the one
+// `ridgeline plan` prints; a click on a row applies it.
+int draw_plans(const AppState &s, PlannerUi &p, const Config &c, bool train, float height) {
   const PlanResult &r = *p.result;
+  const PlanTable t = plan_table(c, r);
   const std::optional<Estimate> &now = s.estimate();
   int clicked = -1;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY |
-                                ImGuiTableFlags_Sortable | ImGuiTableFlags_Hideable;
-  const int cols = 14;
-  // One table per mode: each keeps its own column visibility and sort.
+                                ImGuiTableFlags_ScrollX | ImGuiTableFlags_Sortable |
+                                ImGuiTableFlags_Hideable;
+  // One table per set of columns: each keeps its own column visibility and sort.
+  std::string id = "plans";
+  for (const PlanColumn &col : t.columns)
+    id += "_" + col.key;
   ui::table_export(train ? "plans_train" : "plans_infer");
-  if (!ImGui::BeginTable(train ? "plans_train" : "plans_infer", cols, flags, ImVec2(0, height)))
+  if (!ImGui::BeginTable(id.c_str(), static_cast<int>(t.columns.size()), flags, ImVec2(0, height)))
     return -1;
   ImGui::TableSetupScrollFreeze(0, 1);
-  const ImGuiTableColumnFlags num = ImGuiTableColumnFlags_PreferSortAscending;
-  const ImGuiTableColumnFlags off = train ? 0 : ImGuiTableColumnFlags_DefaultHide;
-  ImGui::TableSetupColumn("#", num | ImGuiTableColumnFlags_DefaultSort, 0, kRank);
-  ImGui::TableSetupColumn("dp", num, 0, kDp);
-  ImGui::TableSetupColumn("tp", num, 0, kTp);
-  ImGui::TableSetupColumn("pp", num, 0, kPp);
-  ImGui::TableSetupColumn("vpp", num | off, 0, kVpp);
-  ImGui::TableSetupColumn("cp", num, 0, kCp);
-  ImGui::TableSetupColumn("ep", num, 0, kEp);
-  ImGui::TableSetupColumn("ZeRO", num | off, 0, kZero);
-  ImGui::TableSetupColumn("mb", num | off, 0, kMb);
-  ImGui::TableSetupColumn("recompute", num | off, 0, kRecompute);
-  ImGui::TableSetupColumn(train ? "step time" : "TPOT", num, 0, kObjective);
-  ImGui::TableSetupColumn(train ? "MFU" : "tokens/s", ImGuiTableColumnFlags_PreferSortDescending, 0,
-                          kRate);
-  ImGui::TableSetupColumn("memory", num, 0, kMemory);
-  ImGui::TableSetupColumn("why", ImGuiTableColumnFlags_WidthStretch | ImGuiTableColumnFlags_NoSort,
-                          0, kWhy);
+  for (const PlanColumn &col : t.columns) {
+    ImGuiTableColumnFlags f = col.better == Better::higher
+                                  ? ImGuiTableColumnFlags_PreferSortDescending
+                                  : ImGuiTableColumnFlags_PreferSortAscending;
+    if (col.key == "rank")
+      f |= ImGuiTableColumnFlags_DefaultSort;
+    if (col.key == "why") // scrolled to, not squeezed: the table scrolls sideways
+      f = ImGuiTableColumnFlags_NoSort;
+    ImGui::TableSetupColumn(col.head.c_str(), f);
+  }
   ImGui::TableHeadersRow();
-  sort_rows(p, train);
-  const double capacity = s.view_config() ? s.view_config()->hardware.hbm_bytes : 0;
+  sort_rows(p, t);
+  const double capacity = c.hardware.hbm_bytes;
   for (const std::size_t i : p.order) {
     const Plan &pl = r.plans[i];
-    const Layout &l = pl.estimate.layout;
-    const bool is_current = now && same_layout(now->layout, l);
-    const ImVec4 *col = is_current ? &ui::color::ok : nullptr;
+    const bool is_current = now && same_layout(now->layout, pl.estimate.layout);
+    const ImVec4 *colour = is_current ? &ui::color::ok : nullptr;
     ImGui::TableNextRow();
-    ImGui::TableSetColumnIndex(kRank);
+    ImGui::TableSetColumnIndex(0);
     ImGui::PushID(static_cast<int>(i));
     if (ImGui::Selectable("##plan", is_current,
                           ImGuiSelectableFlags_SpanAllColumns |
@@ -293,34 +242,17 @@ int draw_plans(const AppState &s, PlannerUi &p, bool train, float height) {
     ui::note_rect("plan " + str(static_cast<i64>(i) + 1)); // the e2e test clicks rows by rank
     ImGui::PopID();
     ImGui::SameLine(0, 0);
-    ui::text_right(is_current ? std::string("\xe2\x86\x92 ") + str(static_cast<i64>(i) + 1)
-                              : str(static_cast<i64>(i) + 1),
-                   col);
-    const auto cell = [&](int c, const std::string &v) {
-      if (ImGui::TableSetColumnIndex(c))
-        ui::text_right(v, col);
-    };
-    cell(kDp, str(l.dp));
-    cell(kTp, str(l.tp));
-    cell(kPp, pp_label(l, s.view_config() ? s.view_config()->model.layers : l.pp));
-    cell(kVpp, str(l.vpp));
-    cell(kCp, l.cp > 1 ? str(l.cp) + " " + io::name_of(l.cp_kind) : str(l.cp));
-    cell(kEp, str(l.ep));
-    cell(kZero, str(l.zero));
-    cell(kMb, str(l.microbatch));
-    cell(kRecompute, io::name_of(l.recompute));
-    cell(kObjective,
-         units::seconds(train && pl.estimate.has_time ? pl.estimate.time.step : pl.objective));
-    if (train) {
-      cell(kRate, units::percent(pl.estimate.throughput.mfu));
-    } else {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.0f", pl.estimate.serving.decode.tokens_per_s);
-      cell(kRate, buf);
+    for (std::size_t k = 0; k < t.columns.size(); ++k) {
+      if (!ImGui::TableSetColumnIndex(static_cast<int>(k)))
+        continue;
+      const std::string &text = t.rows[i][k].text;
+      if (t.columns[k].key == "why")
+        ui::text_dim(text);
+      else if (k == 0 && is_current)
+        ui::text_right("\xe2\x86\x92 " + text, colour);
+      else
+        ui::text_right(text, colour);
     }
-    cell(kMemory, units::bytes(pl.estimate.memory.total));
-    if (ImGui::TableSetColumnIndex(kWhy))
-      ui::text_dim(pl.why);
     if (hovered)
       plan_tooltip(pl, train, capacity);
   }
@@ -826,7 +758,7 @@ void draw_planner_panel(AppState &s, UiState &ui) {
                            "free a pinned knob to widen the search."
                          : "No layout fits in memory: the closest ones are below.");
   } else {
-    const int clicked = draw_plans(s, p, train, table_h);
+    const int clicked = draw_plans(s, p, *c, train, table_h);
     if (clicked >= 0) {
       const Plan &pl = r.plans[static_cast<std::size_t>(clicked)];
       // What was free stays free for the next search (the same ranking, this row current).

@@ -1,0 +1,133 @@
+#include "core/report/plan_table.hpp"
+
+#include "core/io/config_json.hpp"
+
+#include <algorithm>
+
+namespace rl {
+
+int PlanTable::column(const std::string &key) const {
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    if (columns[i].key == key)
+      return static_cast<int>(i);
+  return -1;
+}
+
+PlanTable plan_table(const Config &c, const PlanResult &r) {
+  const bool train = c.workload.mode == Mode::train;
+  const bool to_train = train && c.workload.train_tokens > 0;
+  const bool cost = to_train && c.hardware.price_per_hour > 0;
+  const bool orders = std::any_of(r.plans.begin(), r.plans.end(), [](const Plan &p) {
+    return !order_label(p.estimate.layout).empty();
+  });
+  PlanTable t;
+  // Each column with the cell it gives a plan of rank i (from 0).
+  struct Def {
+    PlanColumn col;
+    PlanCell (*cell)(const Plan &, std::size_t, i64);
+  };
+  std::vector<Def> defs;
+  auto add = [&](PlanColumn col, PlanCell (*cell)(const Plan &, std::size_t, i64)) {
+    defs.push_back({std::move(col), cell});
+  };
+  using U = Unit;
+  using B = Better;
+  add({"rank", "#", U::plain, B::neither}, [](const Plan &, std::size_t i, i64) {
+    return PlanCell{std::to_string(i + 1), static_cast<double>(i + 1)};
+  });
+  add({"dp", "dp"}, [](const Plan &p, std::size_t, i64) {
+    const i64 v = p.estimate.layout.dp;
+    return PlanCell{std::to_string(v), static_cast<double>(v)};
+  });
+  add({"tp", "tp"}, [](const Plan &p, std::size_t, i64) {
+    const i64 v = p.estimate.layout.tp;
+    return PlanCell{std::to_string(v), static_cast<double>(v)};
+  });
+  add({"pp", "pp"}, [](const Plan &p, std::size_t, i64 layers) {
+    const Layout &l = p.estimate.layout;
+    return PlanCell{pp_label(l, layers), static_cast<double>(l.pp)};
+  });
+  if (train)
+    add({"vpp", "vpp"}, [](const Plan &p, std::size_t, i64) {
+      const i64 v = p.estimate.layout.vpp;
+      return PlanCell{std::to_string(v), static_cast<double>(v)};
+    });
+  add({"cp", "cp"}, [](const Plan &p, std::size_t, i64) {
+    const Layout &l = p.estimate.layout;
+    std::string text = std::to_string(l.cp);
+    if (l.cp > 1) {
+      text += " ";
+      text += io::name_of(l.cp_kind);
+    }
+    return PlanCell{text, static_cast<double>(l.cp)};
+  });
+  add({"ep", "ep"}, [](const Plan &p, std::size_t, i64) {
+    const i64 v = p.estimate.layout.ep;
+    return PlanCell{std::to_string(v), static_cast<double>(v)};
+  });
+  if (train) {
+    add({"zero", "ZeRO"}, [](const Plan &p, std::size_t, i64) {
+      const i64 v = p.estimate.layout.zero;
+      return PlanCell{std::to_string(v), static_cast<double>(v)};
+    });
+    add({"microbatch", "mb"}, [](const Plan &p, std::size_t, i64) {
+      const i64 v = p.estimate.layout.microbatch;
+      return PlanCell{std::to_string(v), static_cast<double>(v)};
+    });
+    add({"recompute", "recompute"}, [](const Plan &p, std::size_t, i64) {
+      const Recompute v = p.estimate.layout.recompute;
+      return PlanCell{io::name_of(v), static_cast<double>(v)};
+    });
+  }
+  if (orders)
+    add({"order", "order"}, [](const Plan &p, std::size_t i, i64) {
+      const std::string o = order_label(p.estimate.layout);
+      return PlanCell{o.empty() ? "tp-cp-dp-pp" : o, static_cast<double>(i + 1)};
+    });
+  if (train) {
+    add({"step", "step", U::seconds, B::lower}, [](const Plan &p, std::size_t, i64) {
+      const double v = p.estimate.has_time ? p.estimate.time.step : p.objective;
+      return PlanCell{format_value(v, Unit::seconds), v};
+    });
+    add({"mfu", "MFU", U::percent, B::higher}, [](const Plan &p, std::size_t, i64) {
+      const double v = p.estimate.throughput.mfu;
+      return PlanCell{format_value(v, Unit::percent), v};
+    });
+  } else {
+    add({"tpot", "TPOT", U::seconds, B::lower}, [](const Plan &p, std::size_t, i64) {
+      return PlanCell{format_value(p.objective, Unit::seconds), p.objective};
+    });
+    add({"tokens_per_s", "tokens/s", U::count, B::higher}, [](const Plan &p, std::size_t, i64) {
+      const double v = p.estimate.serving.decode.tokens_per_s;
+      return PlanCell{format_value(v, Unit::count), v};
+    });
+  }
+  if (to_train)
+    add({"to_train", "to train", U::duration, B::lower}, [](const Plan &p, std::size_t, i64) {
+      const double v = p.estimate.time_to_train;
+      return PlanCell{format_value(v, Unit::duration), v};
+    });
+  if (cost)
+    add({"cost", "cost", U::dollars, B::lower}, [](const Plan &p, std::size_t, i64) {
+      const double v = p.estimate.cost_to_train;
+      return PlanCell{format_value(v, Unit::dollars), v};
+    });
+  add({"memory", "memory", U::bytes, B::lower}, [](const Plan &p, std::size_t, i64) {
+    const double v = p.estimate.memory.total;
+    return PlanCell{format_value(v, Unit::bytes), v};
+  });
+  add({"why", "why"}, [](const Plan &p, std::size_t i, i64) {
+    return PlanCell{p.why, static_cast<double>(i + 1)};
+  });
+  for (const Def &d : defs)
+    t.columns.push_back(d.col);
+  for (std::size_t i = 0; i < r.plans.size(); ++i) {
+    std::vector<PlanCell> row;
+    for (const Def &d : defs)
+      row.push_back(d.cell(r.plans[i], i, c.model.layers));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+} // namespace rl

@@ -1,0 +1,38 @@
+// ridgeline report: the planner's ranked layouts as one table, the columns (head, unit, which
+// direction is better) and every plan's cells (the text shown and the value sorted by), so
+// `ridgeline plan` and the page's Planner tab show the same cells from one computation.
+#pragma once
+
+#include "core/planner/planner.hpp"
+#include "core/report/report.hpp"
+
+#include <string>
+#include <vector>
+
+namespace rl {
+
+struct PlanColumn {
+  std::string key;  // stable id: "rank", "dp", ..., "step", "mfu", "memory", "why"
+  std::string head; // "#", "dp", ..., "step", "MFU", "memory", "why"
+  Unit unit = Unit::plain;
+  Better better = Better::neither;
+};
+
+struct PlanCell {
+  std::string text;
+  double value = 0; // what a sort by this column compares (the rank for text-only cells)
+};
+
+struct PlanTable {
+  std::vector<PlanColumn> columns;
+  std::vector<std::vector<PlanCell>> rows;  // one per plan, in rank order
+  int column(const std::string &key) const; // its index, -1 when absent
+};
+
+// Training: # dp tp pp vpp cp ep ZeRO mb recompute [order] step MFU [to train] [cost] memory
+// why; inference: # dp tp pp cp ep [order] TPOT tokens/s memory why. The axis order shows when
+// a plan leaves the default, time and cost to train when the workload has a token budget (and
+// the hardware a price).
+PlanTable plan_table(const Config &c, const PlanResult &r);
+
+} // namespace rl

@@ -1,0 +1,64 @@
+// The planner's table in the report layer (core/report/plan_table): the columns each mode
+// shows and cells computed from the plan they describe, shared by `ridgeline plan` and the page.
+#include "helpers.hpp"
+
+#include "core/report/plan_table.hpp"
+
+using namespace rl;
+
+namespace {
+std::vector<std::string> heads(const PlanTable &t) {
+  std::vector<std::string> out;
+  for (const PlanColumn &c : t.columns)
+    out.push_back(c.head);
+  return out;
+}
+} // namespace
+
+TEST_CASE("plan table: training columns, cells from each plan's estimate", "[report]") {
+  Config c = test::config(R"({"scenario": "llama3-70b-h100-1024",
+                              "workload": {"train_tokens": 15e12},
+                              "hardware": {"base": "h100-sxm", "price_per_hour": 3}})");
+  c.parallel = ParallelSpec{}; // every knob free
+  PlanOptions o;
+  o.top = 3;
+  const PlanResult r = plan(c, o);
+  REQUIRE(r.plans.size() == 3);
+  const PlanTable t = plan_table(c, r);
+  // a token budget adds time to train, a price the cost
+  CHECK(heads(t) == std::vector<std::string>{"#", "dp", "tp", "pp", "vpp", "cp", "ep", "ZeRO", "mb",
+                                             "recompute", "step", "MFU", "to train", "cost",
+                                             "memory", "why"});
+  REQUIRE(t.rows.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const Estimate &e = r.plans[i].estimate;
+    const auto &row = t.rows[i];
+    CHECK(row[static_cast<std::size_t>(t.column("dp"))].value == e.layout.dp);
+    CHECK(row[static_cast<std::size_t>(t.column("dp"))].text == std::to_string(e.layout.dp));
+    CHECK(row[static_cast<std::size_t>(t.column("step"))].value == e.time.step);
+    CHECK(row[static_cast<std::size_t>(t.column("mfu"))].value == e.throughput.mfu);
+    CHECK(row[static_cast<std::size_t>(t.column("memory"))].value == e.memory.total);
+    // cost = devices x hours x price, the estimate's own
+    CHECK(row[static_cast<std::size_t>(t.column("cost"))].value == e.cost_to_train);
+    CHECK(row[static_cast<std::size_t>(t.column("why"))].text == r.plans[i].why);
+  }
+  CHECK(t.columns[static_cast<std::size_t>(t.column("mfu"))].better == Better::higher);
+  CHECK(t.columns[static_cast<std::size_t>(t.column("step"))].better == Better::lower);
+}
+
+TEST_CASE("plan table: inference shows no training knobs and ranks by TPOT", "[report]") {
+  const Config c = test::config(R"({"scenario": "llama2-13b-v5e-infer"})");
+  PlanOptions o;
+  o.top = 2;
+  const PlanResult r = plan(c, o);
+  REQUIRE(!r.plans.empty());
+  const PlanTable t = plan_table(c, r);
+  CHECK(t.column("vpp") < 0);
+  CHECK(t.column("zero") < 0);
+  CHECK(t.column("microbatch") < 0);
+  CHECK(t.column("recompute") < 0);
+  const auto &row = t.rows.front();
+  CHECK(row[static_cast<std::size_t>(t.column("tpot"))].value == r.plans.front().objective);
+  CHECK(row[static_cast<std::size_t>(t.column("tokens_per_s"))].value ==
+        r.plans.front().estimate.serving.decode.tokens_per_s);
+}
