@@ -1,5 +1,7 @@
 #include "core/io/launch_export.hpp"
 
+#include "core/schema/fields.hpp"
+
 #include "core/error.hpp"
 #include "core/io/config_json.hpp"
 #include "core/io/json_reader.hpp"
@@ -308,12 +310,17 @@ std::string vllm(const Config &c, const Layout &l) {
                     s(l.tp) + "); ridgeline's ep " + s(l.ep) + " has no separate flag");
   }
   if (serve) {
-    add("--max-num-seqs " + s(sv.max_batch));
-    add("--max-num-batched-tokens " + s(sv.max_tokens));
-    std::ostringstream f;
-    f << sv.memory_fraction;
-    add("--gpu-memory-utilization " + f.str());
-    add("--block-size " + s(sv.block_size));
+    // The scheduler's rows that vLLM has an engine argument for (core/schema/fields).
+    for (const schema::Field<ServeSpec> &fd : schema::serve_fields()) {
+      if (!*fd.info.vllm)
+        continue;
+      std::ostringstream f;
+      if (fd.integer)
+        f << sv.*fd.integer;
+      else if (fd.num)
+        f << sv.*fd.num;
+      add(std::string(fd.info.vllm) + " " + f.str());
+    }
   } else {
     add("--max-num-seqs " + s(w.batch));
   }

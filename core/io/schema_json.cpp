@@ -41,6 +41,8 @@ json fields_json() {
       f["min"] = e.info.lo;
       f["max"] = e.info.hi;
     }
+    if (*e.info.vllm)
+      f["vllm"] = e.info.vllm; // the engine argument `ridgeline export --format vllm` writes
     if (e.info.custom)
       f["default"] = "see help"; // required, or derived from another field
     else if (e.info.type == schema::FieldType::boolean)

@@ -47,7 +47,7 @@ void write_fields(json &j, const S &s, const std::vector<schema::Field<S>> &tabl
   }
 }
 
-// The rows as JSON ({section, path, type, min, max, unit, default, help}), for `ridgeline
+// The rows as JSON ({path, type, min, max, unit, default, help, modes, vllm}), for `ridgeline
 // fields --json` and the page.
 json fields_json();
 

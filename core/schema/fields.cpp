@@ -21,7 +21,8 @@ template <class S> Field<S> flag(bool S::*m, FieldInfo i) {
   return {i, nullptr, nullptr, m};
 }
 
-// FieldInfo{object, key, type, lo, hi, unit, label, scale, format, help, group, modes, custom}
+// FieldInfo{object, key, type, lo, hi, unit, label, scale, format, help, group, modes, custom,
+// vllm}
 constexpr auto N = FieldType::number;
 
 } // namespace
@@ -153,20 +154,23 @@ const std::vector<Field<ServeSpec>> &serve_fields() {
       num(&S::slo_attainment,
           {"slo", "attainment", N, 0.01, 1.0, "", "SLO: attainment", 100, "%.0f %%",
            "Share of requests that must meet both targets (DistServe's SLO attainment).", "", sv}),
-      integer(&S::max_batch, {"scheduler", "max_batch", N, 1, 1'000'000, "", "Max batch", 1, "",
-                              "Sequences running at once (vLLM max_num_seqs).", "", sv}),
-      integer(&S::max_tokens,
-              {"scheduler", "max_tokens", N, 1, 10'000'000, "", "Max tokens/iter", 1, "",
-               "Tokens per iteration (vLLM max_num_batched_tokens).", "", sv}),
+      integer(&S::max_batch,
+              {"scheduler", "max_batch", N, 1, 1'000'000, "", "Max batch", 1, "",
+               "Sequences running at once (vLLM max_num_seqs).", "", sv, false, "--max-num-seqs"}),
+      integer(&S::max_tokens, {"scheduler", "max_tokens", N, 1, 10'000'000, "", "Max tokens/iter",
+                               1, "", "Tokens per iteration (vLLM max_num_batched_tokens).", "", sv,
+                               false, "--max-num-batched-tokens"}),
       integer(&S::chunk, {"scheduler", "chunk", N, 1, 10'000'000, "", "Prefill chunk", 1, "",
                           "Prompt tokens one request prefills per iteration (chunked prefill, "
                           "Sarathi-Serve).",
                           "", sv}),
-      integer(&S::block_size, {"scheduler", "block_size", N, 1, 1'000'000, "", "KV block", 1, "",
-                               "Tokens per paged KV block (vLLM block_size).", "", sv}),
       num(&S::memory_fraction,
           {"scheduler", "memory_fraction", N, 0.05, 1.0, "", "Memory fraction", 100, "%.0f %%",
-           "Share of HBM the engine may use (vLLM gpu_memory_utilization).", "", sv}),
+           "Share of HBM the engine may use (vLLM gpu_memory_utilization).", "", sv, false,
+           "--gpu-memory-utilization"}),
+      integer(&S::block_size,
+              {"scheduler", "block_size", N, 1, 1'000'000, "", "KV block", 1, "",
+               "Tokens per paged KV block (vLLM block_size).", "", sv, false, "--block-size"}),
       integer(&S::prefill_instances,
               {"scheduler", "prefill_instances", N, 0, 1'000'000, "", "Prefill instances", 1, "",
                "0: aggregated; > 0: disaggregated, this many instances only prefill and ship "

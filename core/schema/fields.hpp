@@ -53,7 +53,8 @@ struct FieldInfo {
   const char *help = "";   // tooltip and `ridgeline fields`; names its public source
   const char *group = "";  // page: "" in the section, else a folded group of that name
   Modes modes = kAllModes;
-  bool custom = false; // the parser reads it itself (required, or a derived default)
+  bool custom = false;   // the parser reads it itself (required, or a derived default)
+  const char *vllm = ""; // the vLLM engine argument it exports to (`ridgeline export`), if any
   // "hardware.tx8.noc_bw" style path below `section`: object.key or key.
   std::string path() const;
 };
