@@ -462,7 +462,7 @@ void print_fields(std::ostream &os, const nlohmann::json &fields) {
   t.left = {true, true, false, true, false, true};
   auto num = [](const nlohmann::json &v) {
     char b[32];
-    std::snprintf(b, sizeof b, "%g", v.get<double>());
+    std::snprintf(b, sizeof b, "%.15g", v.get<double>());
     return std::string(b);
   };
   for (const auto &f : fields) {

@@ -103,15 +103,33 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
     CHECK(std::string(e.info.label).size() > 0);
     CHECK(std::string(e.info.help).size() > 10);
     CHECK(e.info.modes != 0);
-    if (e.info.type != schema::FieldType::boolean) {
+    if (e.info.type == schema::FieldType::number || e.info.type == schema::FieldType::integer) {
       CHECK(e.info.lo < e.info.hi);
-      if (!e.info.custom) // a default-built struct's value is accepted as it is
+      if (!e.info.custom && e.section != "parallel") // a default struct's value is accepted
         CHECK((e.default_value >= e.info.lo && e.default_value <= e.info.hi));
     }
   }
-  // 13 hardware + 14 tx8 + 9 serve + 3 rows for each of 5 links
-  CHECK(paths.size() == 13 + 14 + 9 + 3 * 5);
+  // 13 hardware + 14 tx8 + 9 serve + 3 rows for each of 5 links + 23 parallel
+  CHECK(paths.size() == 13 + 14 + 9 + 3 * 5 + 23);
   CHECK(io::fields_json().size() == paths.size());
+}
+
+TEST_CASE("schema: the layout's integer and boolean knobs parse, print and are range-checked",
+          "[schema]") {
+  for (const schema::OptField<ParallelSpec> &f : schema::parallel_fields()) {
+    if (!f.integer && !f.flag)
+      continue; // choices are parsed by name
+    INFO(f.info.key);
+    const json v = f.flag ? json(true) : json(static_cast<i64>(f.info.lo) + 1);
+    const ParallelSpec p = io::parse_parallel(json{{f.info.key, v}}, "parallel");
+    CHECK(f.has(p));
+    CHECK(io::to_json(p) == json{{f.info.key, v}}); // only what is set is printed
+    CHECK_FALSE(f.has(ParallelSpec{}));
+    if (f.integer)
+      CHECK(test::error_of([&] {
+              io::parse_parallel(json{{f.info.key, f.info.hi + 1}}, "parallel");
+            }).rfind(std::string("parallel.") + f.info.key + ":", 0) == 0);
+  }
 }
 
 TEST_CASE("schema: a changed row travels in the URL and comes back the same", "[schema]") {

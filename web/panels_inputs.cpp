@@ -180,6 +180,8 @@ void schema_row(AppState &s, const char *section, const schema::FieldInfo &i,
   case schema::FieldType::boolean:
     bool_field(s, section, key.c_str(), label.c_str(), i.help);
     break;
+  case schema::FieldType::choice: // enums have their own combos (their names)
+    break;
   }
 }
 
@@ -921,41 +923,19 @@ void draw_parallel_section(AppState &s) {
                    "The s^2 score tensors are never stored: only fp32 softmax statistics 4asb."))
     s.set_parallel("flash_attention", flash);
   if (!serve && s.field("workload", "mode") == json("train")) {
-    // Overlap of communication with compute (docs/formulas.md "Step time"): each defaults to
-    // Megatron-Core's behaviour.
-    struct Overlap {
-      const char *key, *label, *help;
-      bool dflt;
-    };
-    const Overlap overlaps[] = {
-        {"overlap_tp", "TP comm overlap",
-         "Transformer Engine's userbuffers (--tp-comm-overlap): "
-         "every TP/SP collective hidden behind a GEMM. Off: Megatron still hides the backward "
-         "input-gradient collectives behind the weight-gradient GEMMs.",
-         false},
-        {"overlap_dp", "DP overlap",
-         "Gradient reduce-scatter/all-reduce under the last "
-         "micro-batch's backward, parameter gathers under the forward (--overlap-grad-reduce, "
-         "--overlap-param-gather); the last bucket stays exposed.",
-         true},
-        {"overlap_pp", "PP overlap",
-         "Pipeline sends hidden behind the next micro-batch "
-         "(--overlap-p2p-communication).",
-         false},
-        {"overlap_ep", "EP overlap",
-         "MoE dispatch/combine AllToAll under another "
-         "micro-batch's computation (DeepSeek-V3's DualPipe, "
-         "--overlap-moe-expert-parallel-comm).",
-         false}};
+    // Overlap of communication with compute (docs/formulas.md "Step time"): the schema's
+    // "overlap" rows, each defaulting to Megatron-Core's behaviour.
     int col = 0;
-    for (const Overlap &o : overlaps) {
-      if (std::string(o.key) == "overlap_ep" && !s.field("model", "moe").is_object())
+    for (const auto &f : schema::parallel_fields()) {
+      const std::string key = f.info.key;
+      if (std::string(f.info.group) != "overlap" ||
+          (key == "overlap_ep" && !s.field("model", "moe").is_object()))
         continue;
-      bool v = knob_bool(s, o.key, o.dflt);
+      bool v = knob_bool(s, key, false); // the layout's value when the knob is absent
       if (col++ % 2)
         ImGui::SameLine(ui::kSecondColumn);
-      if (ui::checkbox(o.label, std::string("parallel.") + o.key, v, o.help))
-        s.set_parallel(o.key, v);
+      if (ui::checkbox(f.info.label, "parallel." + key, v, f.info.help))
+        s.set_parallel(key, v);
     }
   }
 

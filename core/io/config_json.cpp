@@ -112,7 +112,7 @@ const char *name_of(ModelFamily f) {
 // [SECTION] helpers
 namespace {
 // Sanity bounds: beyond these a value is a typo, not a model.
-constexpr i64 kMaxLayers = 100000;
+using schema::kMaxLayers;
 constexpr i64 kMaxDim = i64{1} << 24; // hidden, ffn, vocab, head sizes
 // The physical limits of devices, rates and bands: the schema's (core/schema/fields.hpp).
 using schema::kMaxBw;
@@ -845,25 +845,8 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
 ParallelSpec parse_parallel(const json &j, const std::string &path) {
   ObjectReader r(j, path);
   ParallelSpec p;
-  p.dp = r.opt_int("dp", 1, kMaxCount);
-  p.tp = r.opt_int("tp", 1, 1 << 16);
-  p.pp = r.opt_int("pp", 1, kMaxLayers);
-  p.vpp = r.opt_int("vpp", 1, kMaxLayers);
-  p.cp = r.opt_int("cp", 1, kMaxCount);
-  p.ulysses = r.opt_int("ulysses", 1, kMaxCount);
-  p.ep = r.opt_int("ep", 1, 1 << 20);
-  p.zero = r.opt_int("zero", 0, 3);
-  p.microbatch = r.opt_int("microbatch", 1, kMaxCount);
+  read_fields(r, p, schema::parallel_fields()); // the integer and boolean knobs
   p.cp_kind = r.opt_enum("cp_kind", kCpKinds);
-  p.sp = r.opt_bool("sp");
-  p.flash_attention = r.opt_bool("flash_attention");
-  p.uneven_pp = r.opt_bool("uneven_pp");
-  p.first_stage_layers = r.opt_int("first_stage_layers", 1, kMaxLayers);
-  p.last_stage_layers = r.opt_int("last_stage_layers", 1, kMaxLayers);
-  p.overlap_tp = r.opt_bool("overlap_tp");
-  p.overlap_dp = r.opt_bool("overlap_dp");
-  p.overlap_pp = r.opt_bool("overlap_pp");
-  p.overlap_ep = r.opt_bool("overlap_ep");
   if (const auto o = r.opt_str("order")) {
     std::vector<std::string> axes;
     std::size_t pos = 0;
@@ -1173,32 +1156,11 @@ json to_json(const WorkloadSpec &w) {
 
 json to_json(const ParallelSpec &p) {
   json j = json::object();
-  auto put = [&](const char *k, const auto &opt) {
-    if (opt)
-      j[k] = *opt;
-  };
-  put("dp", p.dp);
-  put("tp", p.tp);
-  put("pp", p.pp);
-  put("vpp", p.vpp);
-  put("cp", p.cp);
+  write_fields(j, p, schema::parallel_fields()); // the integer and boolean knobs that are set
   if (p.cp_kind)
     j["cp_kind"] = name_of(*p.cp_kind);
-  put("ulysses", p.ulysses);
-  put("ep", p.ep);
-  put("sp", p.sp);
-  put("zero", p.zero);
-  put("microbatch", p.microbatch);
   if (p.recompute)
     j["recompute"] = name_of(*p.recompute);
-  put("flash_attention", p.flash_attention);
-  put("uneven_pp", p.uneven_pp);
-  put("first_stage_layers", p.first_stage_layers);
-  put("last_stage_layers", p.last_stage_layers);
-  put("overlap_tp", p.overlap_tp);
-  put("overlap_dp", p.overlap_dp);
-  put("overlap_pp", p.overlap_pp);
-  put("overlap_ep", p.overlap_ep);
   if (p.order) {
     std::string o;
     for (const auto &a : *p.order)

@@ -11,6 +11,8 @@ const char *type_name(schema::FieldType t) {
     return "integer";
   case schema::FieldType::boolean:
     return "boolean";
+  case schema::FieldType::choice:
+    return "choice";
   }
   return "?";
 }
@@ -37,13 +39,15 @@ json fields_json() {
               {"unit", e.info.unit},
               {"help", e.info.help},
               {"modes", modes_json(e.info.modes)}};
-    if (e.info.type != schema::FieldType::boolean) {
+    if (e.info.type == schema::FieldType::number || e.info.type == schema::FieldType::integer) {
       f["min"] = e.info.lo;
       f["max"] = e.info.hi;
     }
     if (*e.info.vllm)
       f["vllm"] = e.info.vllm; // the engine argument `ridgeline export --format vllm` writes
-    if (e.info.custom)
+    if (e.section == "parallel")
+      f["default"] = "absent (see help)"; // the planner's choice, or one that follows another
+    else if (e.info.custom)
       f["default"] = "see help"; // required, or derived from another field
     else if (e.info.type == schema::FieldType::boolean)
       f["default"] = e.default_value != 0;

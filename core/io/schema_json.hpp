@@ -31,6 +31,19 @@ void read_fields(ObjectReader &r, S &s, const std::vector<schema::Field<S>> &tab
   }
 }
 
+// The same for an object of optional members: a present key sets the member, an absent one
+// leaves it unset (integer and boolean rows; choices are read by name elsewhere).
+template <class S>
+void read_fields(ObjectReader &r, S &s, const std::vector<schema::OptField<S>> &table) {
+  for (const schema::OptField<S> &f : table) {
+    const schema::FieldInfo &i = f.info;
+    if (f.integer)
+      s.*f.integer = r.opt_int(i.key, static_cast<i64>(i.lo), static_cast<i64>(i.hi));
+    else if (f.flag)
+      s.*f.flag = r.opt_bool(i.key);
+  }
+}
+
 // Writes every row of `object` into j.
 template <class S>
 void write_fields(json &j, const S &s, const std::vector<schema::Field<S>> &table,
@@ -44,6 +57,17 @@ void write_fields(json &j, const S &s, const std::vector<schema::Field<S>> &tabl
       j[f.info.key] = s.*f.integer;
     else
       j[f.info.key] = s.*f.flag;
+  }
+}
+
+// Writes the integer and boolean rows that are set.
+template <class S>
+void write_fields(json &j, const S &s, const std::vector<schema::OptField<S>> &table) {
+  for (const schema::OptField<S> &f : table) {
+    if (f.integer && s.*f.integer)
+      j[f.info.key] = *(s.*f.integer);
+    else if (f.flag && s.*f.flag)
+      j[f.info.key] = *(s.*f.flag);
   }
 }
 

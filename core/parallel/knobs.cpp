@@ -1,58 +1,10 @@
 #include "core/parallel/knobs.hpp"
 
+#include "core/schema/fields.hpp"
+
 #include <algorithm>
 
 namespace rl {
-
-namespace {
-
-// The optional layout keys, by name (parse_parallel reads them; absent = the planner's).
-struct ParallelKey {
-  const char *key;
-  bool (*has)(const ParallelSpec &);
-  void (*reset)(ParallelSpec &);
-};
-template <auto M> bool has(const ParallelSpec &p) {
-  return (p.*M).has_value();
-}
-template <auto M> void reset(ParallelSpec &p) {
-  (p.*M).reset();
-}
-template <auto M> ParallelKey key(const char *name) {
-  return {name, has<M>, reset<M>};
-}
-using P = ParallelSpec;
-const std::vector<ParallelKey> &parallel_keys() {
-  static const std::vector<ParallelKey> t = {
-      key<&P::dp>("dp"),
-      key<&P::tp>("tp"),
-      key<&P::pp>("pp"),
-      key<&P::vpp>("vpp"),
-      key<&P::cp>("cp"),
-      key<&P::ulysses>("ulysses"),
-      key<&P::ep>("ep"),
-      key<&P::zero>("zero"),
-      key<&P::microbatch>("microbatch"),
-      key<&P::cp_kind>("cp_kind"),
-      key<&P::sp>("sp"),
-      key<&P::uneven_pp>("uneven_pp"),
-      key<&P::first_stage_layers>("first_stage_layers"),
-      key<&P::last_stage_layers>("last_stage_layers"),
-      key<&P::order>("order"),
-      key<&P::recompute>("recompute"),
-      key<&P::pp_schedule>("pp_schedule"),
-  };
-  return t;
-}
-
-const ParallelKey *find_key(std::string_view k) {
-  for (const ParallelKey &p : parallel_keys())
-    if (k == p.key)
-      return &p;
-  return nullptr;
-}
-
-} // namespace
 
 const std::vector<KnobInfo> &knobs() {
   static const std::vector<KnobInfo> t = {
@@ -96,8 +48,8 @@ bool knob_applies(const KnobInfo &k, const Config &c) {
 }
 
 bool parallel_has(const ParallelSpec &p, std::string_view key) {
-  const ParallelKey *k = find_key(key);
-  return k && k->has(p);
+  const auto *f = schema::parallel_field(key);
+  return f && f->has(p);
 }
 
 bool knob_pinned(const KnobInfo &k, const ParallelSpec &p) {
@@ -107,8 +59,8 @@ bool knob_pinned(const KnobInfo &k, const ParallelSpec &p) {
 
 void free_knob(const KnobInfo &k, ParallelSpec &p) {
   for (const char *key : k.frees)
-    if (const ParallelKey *pk = find_key(key))
-      pk->reset(p);
+    if (const auto *f = schema::parallel_field(key))
+      f->reset(p);
 }
 
 } // namespace rl

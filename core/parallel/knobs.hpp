@@ -31,7 +31,7 @@ const KnobInfo *knob_named(std::string_view name);
 // ep only for an MoE model).
 bool knob_applies(const KnobInfo &k, const Config &c);
 
-// Whether p sets parallel.<key> (one of the optional layout keys).
+// Whether p sets parallel.<key> (a row of core/schema/fields parallel_fields()).
 bool parallel_has(const ParallelSpec &p, std::string_view key);
 // Whether the configuration pins the knob.
 bool knob_pinned(const KnobInfo &k, const ParallelSpec &p);

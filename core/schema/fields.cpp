@@ -1,5 +1,8 @@
 #include "core/schema/fields.hpp"
 
+#include <type_traits>
+#include <utility>
+
 namespace rl::schema {
 
 std::string FieldInfo::path() const {
@@ -198,6 +201,130 @@ const std::vector<Field<Link>> &link_fields() {
 }
 
 namespace {
+template <auto M> bool has_member(const ParallelSpec &p) {
+  return (p.*M).has_value();
+}
+template <auto M> void reset_member(ParallelSpec &p) {
+  (p.*M).reset();
+}
+// An optional integer, boolean or choice member of the layout, with its presence accessors.
+template <auto M> OptField<ParallelSpec> opt(FieldInfo i) {
+  using T = std::remove_reference_t<decltype(std::declval<ParallelSpec>().*M)>;
+  OptField<ParallelSpec> f{i, nullptr, nullptr, has_member<M>, reset_member<M>};
+  if constexpr (std::is_same_v<T, std::optional<i64>>) {
+    f.info.type = FieldType::integer;
+    f.integer = M;
+  } else if constexpr (std::is_same_v<T, std::optional<bool>>) {
+    f.info.type = FieldType::boolean;
+    f.flag = M;
+  } else {
+    f.info.type = FieldType::choice;
+    f.info.custom = true; // parsed by name (config_json's enum tables)
+  }
+  return f;
+}
+} // namespace
+
+const std::vector<OptField<ParallelSpec>> &parallel_fields() {
+  using P = ParallelSpec;
+  const Modes gpu = kGpuModes, tr = mode_bit(Mode::train);
+  static const std::vector<OptField<P>> t = {
+      opt<&P::dp>({"", "dp", N, 1, kMaxCount, "", "dp", 1, "",
+                   "Data-parallel degree; absent: devices / (tp x pp x cp).", "", gpu}),
+      opt<&P::tp>({"", "tp", N, 1, 1 << 16, "", "tp", 1, "",
+                   "Tensor-parallel degree (Megatron-LM --tensor-model-parallel-size).", "", gpu}),
+      opt<&P::pp>({"", "pp", N, 1, kMaxLayers, "", "pp", 1, "",
+                   "Pipeline stages (Megatron-LM --pipeline-model-parallel-size).", "", gpu}),
+      opt<&P::vpp>({"", "vpp", N, 1, kMaxLayers, "", "vpp", 1, "",
+                    "Model chunks per device for the interleaved 1F1B schedule (Narayanan et al. "
+                    "2021); Megatron-LM --num-layers-per-virtual-pipeline-stage.",
+                    "", tr}),
+      opt<&P::cp>({"", "cp", N, 1, kMaxCount, "", "cp", 1, "",
+                   "Context-parallel degree: the sequence split over devices.", "", gpu}),
+      opt<&P::ulysses>({"", "ulysses", N, 1, kMaxCount, "", "Ulysses", 1, "",
+                        "The Ulysses (all-to-all) degree inside USP's cp = ulysses x ring "
+                        "(Fang & Zhao 2024).",
+                        "", gpu}),
+      opt<&P::ep>({"", "ep", N, 1, 1 << 20, "", "ep", 1, "",
+                   "Expert-parallel degree (MoE): experts spread over ep ranks of dp.", "", gpu}),
+      opt<&P::zero>({"", "zero", N, 0, 3, "", "ZeRO", 1, "",
+                     "ZeRO stage (Rajbhandari et al. 2020): 1 shards optimizer states, 2 also "
+                     "gradients, 3 also weights.",
+                     "", tr}),
+      opt<&P::microbatch>({"", "microbatch", N, 1, kMaxCount, "", "micro-batch", 1, "",
+                           "Sequences per micro-batch; the global batch is dp x micro-batch x "
+                           "accumulation steps.",
+                           "", tr}),
+      opt<&P::cp_kind>({"", "cp_kind", N, 0, 0, "", "cp kind", 1, "",
+                        "ring (Ring Attention), ulysses (DeepSpeed-Ulysses) or usp (both).", "",
+                        gpu}),
+      opt<&P::sp>({"", "sp", N, 0, 1, "", "Megatron-SP", 1, "",
+                   "Megatron sequence parallelism (Korthikanti et al. 2022); absent: on with tp "
+                   "> 1.",
+                   "", gpu}),
+      opt<&P::flash_attention>({"", "flash_attention", N, 0, 1, "", "FlashAttention", 1, "",
+                                "Fused attention that never stores the score matrix (Dao "
+                                "2022); absent: on.",
+                                "", gpu}),
+      opt<&P::uneven_pp>({"", "uneven_pp", N, 0, 1, "", "uneven pp", 1, "",
+                          "Allow pp that does not divide the layers: the first L % pp stages "
+                          "one layer more.",
+                          "", gpu}),
+      opt<&P::first_stage_layers>(
+          {"", "first_stage_layers", N, 1, kMaxLayers, "", "first stage layers", 1, "",
+           "Layers on the first stage (Megatron-LM --decoder-first-pipeline-num-layers).", "",
+           gpu}),
+      opt<&P::last_stage_layers>(
+          {"", "last_stage_layers", N, 1, kMaxLayers, "", "last stage layers", 1, "",
+           "Layers on the last stage (Megatron-LM --decoder-last-pipeline-num-layers).", "", gpu}),
+      opt<&P::overlap_tp>({"", "overlap_tp", N, 0, 1, "", "TP comm overlap", 1, "",
+                           "Transformer Engine's userbuffers (--tp-comm-overlap): every TP/SP "
+                           "collective hidden behind a GEMM. Off (absent): Megatron still hides "
+                           "the backward input-gradient collectives behind the weight-gradient "
+                           "GEMMs.",
+                           "overlap", tr}),
+      opt<&P::overlap_dp>({"", "overlap_dp", N, 0, 1, "", "DP overlap", 1, "",
+                           "Gradient reduce-scatter/all-reduce under the last micro-batch's "
+                           "backward, parameter gathers under the forward (--overlap-grad-reduce, "
+                           "--overlap-param-gather); the last bucket stays exposed. On when "
+                           "absent.",
+                           "overlap", tr}),
+      opt<&P::overlap_pp>({"", "overlap_pp", N, 0, 1, "", "PP overlap", 1, "",
+                           "Pipeline sends hidden behind the next micro-batch "
+                           "(--overlap-p2p-communication). Off when absent.",
+                           "overlap", tr}),
+      opt<&P::overlap_ep>({"", "overlap_ep", N, 0, 1, "", "EP overlap", 1, "",
+                           "MoE dispatch/combine AllToAll under another micro-batch's computation "
+                           "(DeepSeek-V3's DualPipe, --overlap-moe-expert-parallel-comm). Off "
+                           "when absent.",
+                           "overlap", tr}),
+      opt<&P::order>({"", "order", N, 0, 0, "", "order", 1, "",
+                      "Axis order, innermost first (Megatron notation, e.g. tp-cp-dp-pp).", "",
+                      gpu}),
+      opt<&P::recompute>({"", "recompute", N, 0, 0, "", "recompute", 1, "",
+                          "Activation recomputation: none, selective (attention scores, "
+                          "Korthikanti et al. 2022) or full.",
+                          "", tr}),
+      opt<&P::pp_schedule>({"", "pp_schedule", N, 0, 0, "", "schedule", 1, "",
+                            "Pipeline schedule: 1f1b, interleaved or gpipe; absent: follows "
+                            "vpp.",
+                            "", tr}),
+      opt<&P::sp_kind>({"", "sp_kind", N, 0, 0, "", "SP kind", 1, "",
+                        "tx8 video requests: the sequence-parallel scheme (dsp, ulysses, ring, "
+                        "megatron-sp, usp).",
+                        "", mode_bit(Mode::video)}),
+  };
+  return t;
+}
+
+const OptField<ParallelSpec> *parallel_field(std::string_view key) {
+  for (const OptField<ParallelSpec> &f : parallel_fields())
+    if (key == f.info.key)
+      return &f;
+  return nullptr;
+}
+
+namespace {
 template <class S>
 void add(std::vector<FieldEntry> &out, const char *section, const std::vector<Field<S>> &t,
          const char *prefix = "") {
@@ -221,6 +348,8 @@ std::vector<FieldEntry> all_fields() {
   add(out, "workload", serve_fields());
   for (const char *link : {"intra_node", "inter_node", "ici", "dcn", "d2d"})
     add(out, "cluster", link_fields(), link);
+  for (const OptField<ParallelSpec> &f : parallel_fields())
+    out.push_back({"parallel", f.info, 0}); // absent by default: the planner chooses
   return out;
 }
 

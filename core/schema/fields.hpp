@@ -14,12 +14,15 @@
 
 #include "core/config.hpp"
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rl::schema {
 
 // Physical limits of the accepted ranges (issue: every range is physical).
+constexpr i64 kMaxLayers = 100000;
 constexpr i64 kMaxCount = i64{1} << 30; // devices, batch, tokens
 constexpr double kMaxFlops = 1e18;      // FLOP/s per device
 constexpr double kMaxBytes = 1e15;      // bytes per device
@@ -30,7 +33,8 @@ constexpr double kMinBw = 1e6;          // bytes/s
 constexpr double kMinBytes = 1e6;       // bytes of device memory
 constexpr double kMaxUncertainty = 0.5; // relative band: lower bound t*(1-u) stays > 0
 
-enum class FieldType { number, integer, boolean };
+// choice: one of named values (an enum; parsed by its own table, listed here).
+enum class FieldType { number, integer, boolean, choice };
 
 // Workload modes a field applies to (bit i: Mode i).
 using Modes = unsigned;
@@ -67,10 +71,24 @@ template <class S> struct Field {
   bool S::*flag = nullptr;
 };
 
+// A row of an object whose members are optional (the layout: absent means the planner
+// chooses). integer / flag point at the member for integer and boolean rows; has / reset work
+// on every row, whatever its type (the knob registry frees knobs with them).
+template <class S> struct OptField {
+  FieldInfo info;
+  std::optional<i64> S::*integer = nullptr;
+  std::optional<bool> S::*flag = nullptr;
+  bool (*has)(const S &) = nullptr;
+  void (*reset)(S &) = nullptr;
+};
+
 const std::vector<Field<HardwareSpec>> &hardware_fields();
 const std::vector<Field<Tx8Spec>> &tx8_fields();     // hardware.tx8
 const std::vector<Field<ServeSpec>> &serve_fields(); // workload.slo and workload.scheduler
 const std::vector<Field<Link>> &link_fields();       // each of cluster's links
+const std::vector<OptField<ParallelSpec>> &parallel_fields();
+// The parallel row of that key, nullptr when there is none.
+const OptField<ParallelSpec> *parallel_field(std::string_view key);
 
 // Every row with its section ("hardware", "workload", "cluster") and the default of a
 // default-built struct, for `ridgeline fields` and the tests.
