@@ -13,6 +13,14 @@ int PlanTable::column(const std::string &key) const {
   return -1;
 }
 
+namespace {
+// A layout degree as its cell (text and sort value).
+template <i64 Layout::*M> PlanCell degree(const Plan &p, std::size_t, i64) {
+  const i64 v = p.estimate.layout.*M;
+  return PlanCell{std::to_string(v), static_cast<double>(v)};
+}
+} // namespace
+
 PlanTable plan_table(const Config &c, const PlanResult &r) {
   const bool train = c.workload.mode == Mode::train;
   const bool to_train = train && c.workload.train_tokens > 0;
@@ -35,23 +43,14 @@ PlanTable plan_table(const Config &c, const PlanResult &r) {
   add({"rank", "#", U::plain, B::neither}, [](const Plan &, std::size_t i, i64) {
     return PlanCell{std::to_string(i + 1), static_cast<double>(i + 1)};
   });
-  add({"dp", "dp"}, [](const Plan &p, std::size_t, i64) {
-    const i64 v = p.estimate.layout.dp;
-    return PlanCell{std::to_string(v), static_cast<double>(v)};
-  });
-  add({"tp", "tp"}, [](const Plan &p, std::size_t, i64) {
-    const i64 v = p.estimate.layout.tp;
-    return PlanCell{std::to_string(v), static_cast<double>(v)};
-  });
+  add({"dp", "dp"}, degree<&Layout::dp>);
+  add({"tp", "tp"}, degree<&Layout::tp>);
   add({"pp", "pp"}, [](const Plan &p, std::size_t, i64 layers) {
     const Layout &l = p.estimate.layout;
     return PlanCell{pp_label(l, layers), static_cast<double>(l.pp)};
   });
   if (train)
-    add({"vpp", "vpp"}, [](const Plan &p, std::size_t, i64) {
-      const i64 v = p.estimate.layout.vpp;
-      return PlanCell{std::to_string(v), static_cast<double>(v)};
-    });
+    add({"vpp", "vpp"}, degree<&Layout::vpp>);
   add({"cp", "cp"}, [](const Plan &p, std::size_t, i64) {
     const Layout &l = p.estimate.layout;
     std::string text = std::to_string(l.cp);
@@ -61,19 +60,10 @@ PlanTable plan_table(const Config &c, const PlanResult &r) {
     }
     return PlanCell{text, static_cast<double>(l.cp)};
   });
-  add({"ep", "ep"}, [](const Plan &p, std::size_t, i64) {
-    const i64 v = p.estimate.layout.ep;
-    return PlanCell{std::to_string(v), static_cast<double>(v)};
-  });
+  add({"ep", "ep"}, degree<&Layout::ep>);
   if (train) {
-    add({"zero", "ZeRO"}, [](const Plan &p, std::size_t, i64) {
-      const i64 v = p.estimate.layout.zero;
-      return PlanCell{std::to_string(v), static_cast<double>(v)};
-    });
-    add({"microbatch", "mb"}, [](const Plan &p, std::size_t, i64) {
-      const i64 v = p.estimate.layout.microbatch;
-      return PlanCell{std::to_string(v), static_cast<double>(v)};
-    });
+    add({"zero", "ZeRO"}, degree<&Layout::zero>);
+    add({"microbatch", "mb"}, degree<&Layout::microbatch>);
     add({"recompute", "recompute"}, [](const Plan &p, std::size_t, i64) {
       const Recompute v = p.estimate.layout.recompute;
       return PlanCell{io::name_of(v), static_cast<double>(v)};
