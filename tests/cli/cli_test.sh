@@ -115,7 +115,12 @@ check "serve train config" 2 "$rl" serve llama3-70b-h100-1024 &&
 check "serve bad sweep" 2 "$rl" serve llama3-70b-h100-serve --sweep batch
 check "estimate serve config" 2 "$rl" estimate llama3-70b-h100-serve &&
   expect_in "estimate serve config" "$tmp/err" "mode serve is simulated by"
-for c in plan collective validate tx8 export serve; do
+check "fields" 0 "$rl" fields hardware && expect_in "fields" "$tmp/out" "hardware.gemm_efficiency"
+check "fields json" 0 "$rl" fields workload --json &&
+  expect_in "fields json" "$tmp/out" '"vllm": "--max-num-seqs"'
+check "fields bad section" 2 "$rl" fields gpus &&
+  expect_in "fields bad section" "$tmp/err" 'unknown section "gpus"'
+for c in plan collective validate tx8 export serve fields; do
   check "help $c" 0 "$rl" "$c" --help && expect_in "help $c" "$tmp/out" "usage: ridgeline $c"
 done
 
