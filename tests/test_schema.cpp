@@ -78,6 +78,21 @@ TEST_CASE("schema: every hardware row parses into its member, prints back and is
                   parse, die);
 }
 
+TEST_CASE("schema: the model's plain rows parse into their members and print back", "[schema]") {
+  auto parse = [](const json &j) { return io::parse_model(j, "model"); };
+  auto self = [](const ModelSpec &m) -> const ModelSpec & { return m; };
+  const json gpt3 = io::preset_json("model", "gpt3-175b", "model");
+  round_trip_rows(schema::model_fields(), "", gpt3, json::json_pointer(""), "model", parse, self);
+  const json mixtral = io::preset_json("model", "mixtral-8x7b", "model");
+  auto moe = [](const ModelSpec &m) -> const MoeSpec & { return *m.moe; };
+  round_trip_rows(schema::moe_fields(), "moe", mixtral, json::json_pointer("/moe"), "model.moe",
+                  parse, moe);
+  // every row is printed (the RoPE base only when given)
+  const json printed = io::to_json(parse(gpt3));
+  for (const auto &f : schema::model_fields())
+    CHECK((printed.contains(f.info.key) || std::string(f.info.key) == "rope_theta"));
+}
+
 TEST_CASE("schema: the serve scheduler, SLO and link rows parse, print and are range-checked",
           "[schema]") {
   const json serve = io::expand_scenario(json("llama3-70b-h100-serve"));
@@ -109,8 +124,9 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
         CHECK((e.default_value >= e.info.lo && e.default_value <= e.info.hi));
     }
   }
-  // 13 hardware + 14 tx8 + 9 serve + 3 rows for each of 5 links + 23 parallel
-  CHECK(paths.size() == 13 + 14 + 9 + 3 * 5 + 23);
+  // 16 model + 6 moe + 13 hardware + 14 tx8 + 9 serve + 3 rows for each of 5 links + 23
+  // parallel
+  CHECK(paths.size() == 16 + 6 + 13 + 14 + 9 + 3 * 5 + 23);
   CHECK(io::fields_json().size() == paths.size());
 }
 

@@ -172,7 +172,7 @@ void schema_row(AppState &s, const char *section, const schema::FieldInfo &i,
                 const std::string &key, const std::string &label) {
   switch (i.type) {
   case schema::FieldType::integer:
-    int_field(s, section, key.c_str(), label.c_str(), i.help);
+    int_field(s, section, key.c_str(), label.c_str(), i.help, i.step);
     break;
   case schema::FieldType::number:
     scaled_field(s, section, key.c_str(), label.c_str(), i.scale, i.format, i.help);
@@ -186,15 +186,22 @@ void schema_row(AppState &s, const char *section, const schema::FieldInfo &i,
 }
 
 // The rows of a table in one object and page group that apply to the workload's mode, in
-// table order.
+// table order; consecutive checkboxes two to a line.
 template <class S>
 void schema_rows(AppState &s, const char *section, const std::vector<schema::Field<S>> &t,
                  const char *object, const char *group) {
   const schema::Modes mode = mode_bit_of(as_str(s.field("workload", "mode"), "train"));
-  for (const schema::Field<S> &f : t)
-    if (std::string(f.info.object) == object && std::string(f.info.group) == group &&
-        (f.info.modes & mode))
-      schema_row(s, section, f.info, f.info.path(), f.info.label);
+  int checkboxes = 0;
+  for (const schema::Field<S> &f : t) {
+    if (std::string(f.info.object) != object || std::string(f.info.group) != group ||
+        !(f.info.modes & mode))
+      continue;
+    if (f.info.type != schema::FieldType::boolean)
+      checkboxes = 0;
+    else if (checkboxes++ % 2)
+      ImGui::SameLine(ui::kSecondColumn);
+    schema_row(s, section, f.info, f.info.path(), f.info.label);
+  }
 }
 
 // A folded group of rows ("Efficiencies (calibrated)"); `rect` names it for the e2e flows.
@@ -225,40 +232,17 @@ void draw_model_section(AppState &s, UiState &ui) {
   if (preset_combo(s, "model", "Preset", "config.json"))
     ImGui::OpenPopup("Hugging Face config.json");
   hf_config_popup(s, ui);
-  int_field(s, "model", "layers", "Layers  L", "Transformer blocks.", 1);
-  int_field(s, "model", "hidden", "Hidden  h", "Model width (hidden_size).");
-  int_field(s, "model", "ffn", "MLP hidden  f",
-            "MLP inner width (intermediate_size). Gated (SwiGLU) MLPs have 3 matrices h x f, "
-            "plain (GeLU) 2.");
-  int_field(s, "model", "heads", "Heads  a", "Query heads.", 1);
-  // A video DiT (STDiT3) has no KV cache, vocabulary or LM head.
-  const bool dit = as_str(s.field("model", "family")) == "stdit3";
-  if (!dit)
-    int_field(s, "model", "kv_heads", "KV heads  k",
-              "Key/value heads: k = a is multi-head, k = 1 multi-query, otherwise grouped-query "
-              "attention. Must divide a.",
-              1);
-  int_field(s, "model", "head_dim", "Head dim  d", "Per-head width; defaults to h / a.");
-  if (dit) {
+  // A video DiT (STDiT3) has no KV cache, vocabulary or LM head: its rows are the modes'.
+  schema_rows(s, "model", schema::model_fields(), "", "");
+  if (as_str(s.field("model", "family")) == "stdit3") {
     ui::text_dim("STDiT3 video DiT: each layer is a spatial + a temporal block.");
     ui::section_error("model");
     return;
   }
-  int_field(s, "model", "vocab", "Vocabulary  v", "Embedding rows; the LM head is v x h too.");
-  bool_field(s, "model", "gated_mlp", "Gated MLP",
-             "SwiGLU: gate, up and down matrices (3hf parameters) instead of 2hf.");
-  ImGui::SameLine(ui::kSecondColumn);
-  bool_field(s, "model", "tied_embeddings", "Tied embeddings",
-             "The LM head reuses the embedding matrix (no second v x h).");
-
-  const json moe = s.field("model", "moe");
-  if (moe.is_object()) {
+  schema_group(s, "model", schema::model_fields(), "", "More", "model.more");
+  if (s.field("model", "moe").is_object()) {
     ui::text_dim("Mixture of experts");
-    int_field(s, "model", "moe.experts", "Experts  E", "Routed experts per MoE layer.", 1);
-    int_field(s, "model", "moe.top_k", "Top-k", "Routed experts each token visits.", 1);
-    int_field(s, "model", "moe.expert_ffn", "Expert MLP  f_e", "MLP width of one expert.");
-    int_field(s, "model", "moe.shared_experts", "Shared experts",
-              "Always-on experts of width f_e (DeepSeek).", 1);
+    schema_rows(s, "model", schema::moe_fields(), "moe", "");
   }
   if (s.field("model", "mla").is_object())
     ui::text_dim("Multi-head latent attention (MLA): KV cache holds the compressed latent.");

@@ -112,8 +112,8 @@ const char *name_of(ModelFamily f) {
 // [SECTION] helpers
 namespace {
 // Sanity bounds: beyond these a value is a typo, not a model.
+using schema::kMaxDim;
 using schema::kMaxLayers;
-constexpr i64 kMaxDim = i64{1} << 24; // hidden, ffn, vocab, head sizes
 // The physical limits of devices, rates and bands: the schema's (core/schema/fields.hpp).
 using schema::kMaxBw;
 using schema::kMaxBytes;
@@ -181,7 +181,7 @@ MoeSpec parse_moe(const json &j, const std::string &path, i64 layers) {
   m.experts = r.req_int("experts", 1, 1 << 20);
   m.top_k = r.req_int("top_k", 1, m.experts);
   m.expert_ffn = r.req_int("expert_ffn", 1, kMaxDim);
-  m.shared_experts = r.opt_int("shared_experts", 0, 1024).value_or(0);
+  read_fields(r, m, schema::moe_fields(), "moe");
   m.every = r.opt_int("every", 1, layers).value_or(1);
   m.first_dense = r.opt_int("first_dense", 0, layers).value_or(0);
   r.finish();
@@ -263,9 +263,7 @@ ModelSpec parse_model_object(const json &j, const std::string &path) {
   m.o_bias = r.opt_bool("o_bias").value_or(bias);
   m.mlp_bias = r.opt_bool("mlp_bias").value_or(bias);
   m.norm = r.opt_enum("norm", kNorms).value_or(dit ? Norm::layernorm : Norm::rmsnorm);
-  m.dropout = r.opt_bool("dropout").value_or(false);
-  m.tied_embeddings = r.opt_bool("tied_embeddings").value_or(false);
-  m.learned_pos_emb = r.opt_bool("learned_pos_emb").value_or(false);
+  read_fields(r, m, schema::model_fields()); // dropout, tied_embeddings, learned_pos_emb
   m.max_seq = r.opt_int("max_seq", 0, kMaxCount).value_or(0);
   if (m.learned_pos_emb && m.max_seq == 0)
     throw ConfigError(r.path_of("max_seq"), "is required with learned_pos_emb");
@@ -942,30 +940,15 @@ Config parse_config(const json &j0) {
 
 // [SECTION] printing
 json to_json(const ModelSpec &m) {
-  json j = {{"name", m.name},
-            {"family", name_of(m.family)},
-            {"layers", m.layers},
-            {"hidden", m.hidden},
-            {"ffn", m.ffn},
-            {"heads", m.heads},
-            {"kv_heads", m.kv_heads},
-            {"head_dim", m.head_dim},
-            {"vocab", m.vocab},
-            {"gated_mlp", m.gated_mlp},
-            {"qkv_bias", m.qkv_bias},
-            {"o_bias", m.o_bias},
-            {"mlp_bias", m.mlp_bias},
-            {"norm", name_of(m.norm)},
-            {"dropout", m.dropout},
-            {"tied_embeddings", m.tied_embeddings},
-            {"learned_pos_emb", m.learned_pos_emb},
-            {"max_seq", m.max_seq}};
-  if (m.rope_theta > 0)
-    j["rope_theta"] = m.rope_theta;
-  if (m.moe)
-    j["moe"] = {{"experts", m.moe->experts},       {"top_k", m.moe->top_k},
-                {"expert_ffn", m.moe->expert_ffn}, {"shared_experts", m.moe->shared_experts},
-                {"every", m.moe->every},           {"first_dense", m.moe->first_dense}};
+  json j = {{"name", m.name}, {"family", name_of(m.family)}, {"norm", name_of(m.norm)}};
+  write_fields(j, m, schema::model_fields());
+  if (m.rope_theta <= 0)
+    j.erase("rope_theta"); // not given
+  if (m.moe) {
+    json e = json::object();
+    write_fields(e, *m.moe, schema::moe_fields(), "moe");
+    j["moe"] = e;
+  }
   if (m.mla)
     j["mla"] = {{"q_lora_rank", m.mla->q_lora_rank},
                 {"kv_lora_rank", m.mla->kv_lora_rank},

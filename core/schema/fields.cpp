@@ -30,6 +30,92 @@ constexpr auto N = FieldType::number;
 
 } // namespace
 
+const std::vector<Field<ModelSpec>> &model_fields() {
+  using M = ModelSpec;
+  const Modes lm = kGpuModes; // a language model's (a video DiT has no KV cache or vocabulary)
+  const char *more = "More";
+  static const std::vector<Field<M>> t = {
+      integer(&M::layers, {"", "layers", N, 1, kMaxLayers, "", "Layers  L", 1, "",
+                           "Transformer blocks (num_hidden_layers).", "", kAllModes, true, "", 1}),
+      integer(&M::hidden, {"", "hidden", N, 1, kMaxDim, "", "Hidden  h", 1, "",
+                           "Model width (hidden_size).", "", kAllModes, true}),
+      integer(&M::ffn, {"", "ffn", N, 1, kMaxDim, "", "MLP hidden  f", 1, "",
+                        "MLP inner width (intermediate_size). Gated (SwiGLU) MLPs have 3 "
+                        "matrices h x f, plain (GeLU) 2. Required unless every layer is MoE.",
+                        "", kAllModes, true}),
+      integer(&M::heads, {"", "heads", N, 1, kMaxDim, "", "Heads  a", 1, "",
+                          "Query heads (num_attention_heads).", "", kAllModes, true, "", 1}),
+      integer(&M::kv_heads,
+              {"", "kv_heads", N, 1, kMaxDim, "", "KV heads  k", 1, "",
+               "Key/value heads: k = a is multi-head, k = 1 multi-query, otherwise grouped-query "
+               "attention. Must divide a; defaults to a.",
+               "", lm, true, "", 1}),
+      integer(&M::head_dim, {"", "head_dim", N, 1, kMaxDim, "", "Head dim  d", 1, "",
+                             "Per-head width; defaults to h / a.", "", kAllModes, true}),
+      integer(&M::vocab, {"", "vocab", N, 1, kMaxDim, "", "Vocabulary  v", 1, "",
+                          "Embedding rows; the LM head is v x h too.", "", lm, true}),
+      flag(&M::gated_mlp, {"", "gated_mlp", N, 0, 1, "", "Gated MLP", 1, "",
+                           "SwiGLU: gate, up and down matrices (3hf parameters) instead of 2hf. "
+                           "On by default for a decoder.",
+                           "", lm, true}),
+      flag(&M::tied_embeddings,
+           {"", "tied_embeddings", N, 0, 1, "", "Tied embeddings", 1, "",
+            "The LM head reuses the embedding matrix (no second v x h).", "", lm}),
+      flag(&M::qkv_bias,
+           {"", "qkv_bias", N, 0, 1, "", "Q/K/V bias", 1, "",
+            "Biases on the Q, K, V projections (Qwen2); default: `bias`.", more, lm, true}),
+      flag(&M::o_bias,
+           {"", "o_bias", N, 0, 1, "", "Output bias", 1, "",
+            "Bias on the attention output projection; default: `bias`.", more, lm, true}),
+      flag(&M::mlp_bias, {"", "mlp_bias", N, 0, 1, "", "MLP bias", 1, "",
+                          "Biases on the MLP matrices; default: `bias`.", more, lm, true}),
+      flag(&M::dropout, {"", "dropout", N, 0, 1, "", "Dropout", 1, "",
+                         "Dropout masks kept for backward (1 byte per element; Korthikanti et "
+                         "al. 2022's activation count).",
+                         more, lm}),
+      flag(&M::learned_pos_emb, {"", "learned_pos_emb", N, 0, 1, "", "Learned positions", 1, "",
+                                 "A learned position-embedding table of max_seq x h (GPT-2/3); "
+                                 "off: rotary (RoPE).",
+                                 more, lm}),
+      integer(&M::max_seq, {"", "max_seq", N, 0, kMaxCount, "", "Max sequence", 1, "",
+                            "Context length (max_position_embeddings); required with "
+                            "learned_pos_emb.",
+                            more, lm, true}),
+      num(&M::rope_theta, {"", "rope_theta", N, 1.0, 1e12, "", "RoPE base", 1, "%.0f",
+                           "RoPE base (rope_theta; Su et al. 2021). Changes no count; exported "
+                           "as Megatron-LM --rotary-base. Absent: not given.",
+                           more, lm, true}),
+  };
+  return t;
+}
+
+const std::vector<Field<MoeSpec>> &moe_fields() {
+  using E = MoeSpec;
+  static const std::vector<Field<E>> t = {
+      integer(&E::experts,
+              {"moe", "experts", N, 1, 1 << 20, "", "Experts  E", 1, "",
+               "Routed experts per MoE layer (num_local_experts).", "", kAllModes, true, "", 1}),
+      integer(&E::top_k, {"moe", "top_k", N, 1, 1 << 20, "", "Top-k", 1, "",
+                          "Routed experts each token visits (num_experts_per_tok); at most E.", "",
+                          kAllModes, true, "", 1}),
+      integer(&E::expert_ffn,
+              {"moe", "expert_ffn", N, 1, kMaxDim, "", "Expert MLP  f_e", 1, "",
+               "MLP width of one expert (moe_intermediate_size).", "", kAllModes, true}),
+      integer(&E::shared_experts,
+              {"moe", "shared_experts", N, 0, 1024, "", "Shared experts", 1, "",
+               "Always-on experts of width f_e (DeepSeek).", "", kAllModes, false, "", 1}),
+      integer(&E::every, {"moe", "every", N, 1, kMaxLayers, "", "MoE every", 1, "",
+                          "An MoE layer every this many layers, the others dense (at most the "
+                          "layers).",
+                          "", kAllModes, true}),
+      integer(&E::first_dense, {"moe", "first_dense", N, 0, kMaxLayers, "", "First dense", 1, "",
+                                "The first this many layers are dense (DeepSeek "
+                                "first_k_dense_replace; at most the layers).",
+                                "", kAllModes, true}),
+  };
+  return t;
+}
+
 const std::vector<Field<HardwareSpec>> &hardware_fields() {
   using H = HardwareSpec;
   static const std::vector<Field<H>> t = {
@@ -343,6 +429,8 @@ void add(std::vector<FieldEntry> &out, const char *section, const std::vector<Fi
 
 std::vector<FieldEntry> all_fields() {
   std::vector<FieldEntry> out;
+  add(out, "model", model_fields());
+  add(out, "model", moe_fields());
   add(out, "hardware", hardware_fields());
   add(out, "hardware", tx8_fields());
   add(out, "workload", serve_fields());

@@ -23,6 +23,7 @@ namespace rl::schema {
 
 // Physical limits of the accepted ranges (issue: every range is physical).
 constexpr i64 kMaxLayers = 100000;
+constexpr i64 kMaxDim = i64{1} << 24;   // hidden, ffn, vocab, head sizes
 constexpr i64 kMaxCount = i64{1} << 30; // devices, batch, tokens
 constexpr double kMaxFlops = 1e18;      // FLOP/s per device
 constexpr double kMaxBytes = 1e15;      // bytes per device
@@ -59,6 +60,7 @@ struct FieldInfo {
   Modes modes = kAllModes;
   bool custom = false;   // the parser reads it itself (required, or a derived default)
   const char *vllm = ""; // the vLLM engine argument it exports to (`ridgeline export`), if any
+  i64 step = 0;          // page: the +/- step of an integer (0: none)
   // "hardware.tx8.noc_bw" style path below `section`: object.key or key.
   std::string path() const;
 };
@@ -82,6 +84,8 @@ template <class S> struct OptField {
   void (*reset)(S &) = nullptr;
 };
 
+const std::vector<Field<ModelSpec>> &model_fields();
+const std::vector<Field<MoeSpec>> &moe_fields(); // model.moe
 const std::vector<Field<HardwareSpec>> &hardware_fields();
 const std::vector<Field<Tx8Spec>> &tx8_fields();     // hardware.tx8
 const std::vector<Field<ServeSpec>> &serve_fields(); // workload.slo and workload.scheduler
