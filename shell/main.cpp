@@ -75,8 +75,8 @@ commands:
   url --decode STR [--resolved]  the configuration a URL holds (--resolved: presets expanded)
   presets [KIND] [NAME]          list presets, or print one (KIND: model|hardware|cluster|scenario)
   fields [SECTION] [--json]      the configuration's tunable fields: type, range, unit,
-                                 default and meaning (SECTION: hardware|cluster|workload|
-                                 parallel)
+                                 default and meaning (SECTION: model|hardware|cluster|
+                                 workload|parallel)
 
 CFG is a JSON file, a scenario preset name (see `ridgeline presets scenario`), or inline JSON.
 Run `ridgeline <command> --help` for a command's options.
@@ -675,10 +675,10 @@ const char *kFieldsHelp = R"(usage: ridgeline fields [SECTION] [--json]
 
 The configuration's tunable fields, from the schema the parser, the printer and the web
 page's input panel are driven by: path, type, accepted range, unit, default and meaning.
-SECTION (hardware, cluster, workload or parallel) lists one section's. "see help": required,
+SECTION (model, hardware, cluster, workload or parallel) lists one section's. "see help": required,
 or its default derives from another field; a parallel knob left out is the planner's to
-choose (or follows another, as the help says). Model and workload-shape fields are described
-in the README's configuration section.
+choose (or follows another, as the help says). The workload's shape (batch, lengths, modes) is
+described in the README's configuration section.
 )";
 
 int cmd_fields(const Args &a) {
@@ -690,10 +690,10 @@ int cmd_fields(const Args &a) {
   if (a.positional.size() > 1)
     throw Usage("`fields` takes at most SECTION");
   const std::string section = a.positional.empty() ? "" : a.positional[0];
-  if (!section.empty() && section != "hardware" && section != "cluster" && section != "workload" &&
-      section != "parallel")
+  if (!section.empty() && section != "model" && section != "hardware" && section != "cluster" &&
+      section != "workload" && section != "parallel")
     throw ConfigError("", "unknown section \"" + section +
-                              "\" (hardware, cluster, workload, parallel)");
+                              "\" (model, hardware, cluster, workload, parallel)");
   json rows = json::array();
   for (const json &f : io::fields_json())
     if (section.empty() || f["path"].get<std::string>().rfind(section + ".", 0) == 0)
