@@ -43,9 +43,9 @@ template <class S> double member(const S &s, const schema::Field<S> &f) {
 template <class S, class Parse, class Get>
 void round_trip_rows(const std::vector<schema::Field<S>> &table, const char *object,
                      const json &base, const json::json_pointer &at, const std::string &path,
-                     Parse parse, Get get) {
+                     Parse parse, Get get, schema::Modes modes = schema::kAllModes) {
   for (const schema::Field<S> &f : table) {
-    if (f.info.custom || std::string(f.info.object) != object)
+    if (f.info.custom || std::string(f.info.object) != object || !(f.info.modes & modes))
       continue;
     INFO(path + "." + f.info.key);
     const double before = member(get(parse(base)), f);
@@ -93,6 +93,25 @@ TEST_CASE("schema: the model's plain rows parse into their members and print bac
     CHECK((printed.contains(f.info.key) || std::string(f.info.key) == "rope_theta"));
 }
 
+TEST_CASE("schema: the train and infer workload rows parse in their mode and print back",
+          "[schema]") {
+  auto parse = [](const json &j) { return io::parse_workload(j, "workload"); };
+  auto self = [](const WorkloadSpec &w) -> const WorkloadSpec & { return w; };
+  const json train = io::expand_scenario(json("llama3-70b-h100-1024")).at("workload");
+  round_trip_rows(schema::workload_fields(), "", train, json::json_pointer(""), "workload", parse,
+                  self, schema::mode_bit(Mode::train));
+  json infer = io::expand_scenario(json("llama2-13b-v5e-infer")).at("workload");
+  infer.update({{"request_rate", 4.0}, {"ttft_target", 1.0}, {"tpot_target", 0.05}});
+  round_trip_rows(schema::workload_fields(), "", infer, json::json_pointer(""), "workload", parse,
+                  self, schema::mode_bit(Mode::infer));
+  // a row of another mode is not a field of this one
+  json bad = infer;
+  bad["moe_imbalance"] = 1.5;
+  CHECK(test::error_of([&] { parse(bad); }).rfind("workload.moe_imbalance:", 0) == 0);
+  // "not given" (0) is not printed
+  CHECK_FALSE(io::to_json(parse(train)).contains("train_tokens"));
+}
+
 TEST_CASE("schema: the serve scheduler, SLO and link rows parse, print and are range-checked",
           "[schema]") {
   const json serve = io::expand_scenario(json("llama3-70b-h100-serve"));
@@ -120,13 +139,13 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
     CHECK(e.info.modes != 0);
     if (e.info.type == schema::FieldType::number || e.info.type == schema::FieldType::integer) {
       CHECK(e.info.lo < e.info.hi);
-      if (!e.info.custom && e.section != "parallel") // a default struct's value is accepted
+      if (!e.info.custom && !e.info.omit_zero && e.section != "parallel") // (0: not given)
         CHECK((e.default_value >= e.info.lo && e.default_value <= e.info.hi));
     }
   }
-  // 16 model + 6 moe + 13 hardware + 14 tx8 + 9 serve + 3 rows for each of 5 links + 23
-  // parallel
-  CHECK(paths.size() == 16 + 6 + 13 + 14 + 9 + 3 * 5 + 23);
+  // 16 model + 6 moe + 14 workload + 13 hardware + 14 tx8 + 9 serve + 3 rows for each of 5
+  // links + 23 parallel
+  CHECK(paths.size() == 16 + 6 + 14 + 13 + 14 + 9 + 3 * 5 + 23);
   CHECK(io::fields_json().size() == paths.size());
 }
 

@@ -166,10 +166,29 @@ schema::Modes mode_bit_of(const std::string &mode) {
   return schema::mode_bit(Mode::train);
 }
 
+// A workload number that may be left out (an omit_zero row: 0 means not given): a value
+// below its range removes it from the configuration.
+void optional_number_row(AppState &s, const schema::FieldInfo &i) {
+  double v = as_num(s.field("workload", i.key), 0);
+  if (!ui::input_scaled(i.label, std::string("workload.") + i.key, v, i.scale, i.format, i.help))
+    return;
+  if (v >= i.lo) {
+    s.set_field("workload", i.key, v);
+  } else if (s.effective().contains("workload") && s.effective().at("workload").is_object()) {
+    json wl = s.effective().at("workload");
+    wl.erase(i.key);
+    s.set_workload(wl);
+  }
+}
+
 // One row of the schema (core/schema/fields.hpp) as the widget of its type; `key` is its
 // path below the section, `label` what the row says.
 void schema_row(AppState &s, const char *section, const schema::FieldInfo &i,
                 const std::string &key, const std::string &label) {
+  if (i.omit_zero && std::string(section) == "workload") {
+    optional_number_row(s, i);
+    return;
+  }
   switch (i.type) {
   case schema::FieldType::integer:
     int_field(s, section, key.c_str(), label.c_str(), i.help, i.step);
@@ -214,6 +233,13 @@ void schema_group(AppState &s, const char *section, const std::vector<schema::Fi
     schema_rows(s, section, t, object, group);
     ImGui::TreePop();
   }
+}
+
+// The workload row of that key.
+void workload_row(AppState &s, const char *key) {
+  for (const auto &f : schema::workload_fields())
+    if (std::string(f.info.key) == key)
+      schema_row(s, "workload", f.info, key, f.info.label);
 }
 
 // A cluster link's rows (bandwidth, latency, efficiency), labelled "Intra-node GB/s".
@@ -544,34 +570,16 @@ void draw_workload_section(AppState &s) {
     return;
   }
   if (mode == "infer") {
-    int_field(s, "workload", "batch", "Batch", "Sequences decoded together.", 1);
-    int_field(s, "workload", "prompt_len", "Prompt tokens", "Prefill length per sequence.");
-    int_field(s, "workload", "gen_len", "Generated tokens", "Decode steps per sequence.");
+    schema_rows(s, "workload", schema::workload_fields(), "", "shape");
     dtype_field("weight_dtype", "Weights dtype", "Bytes per weight: bf16 2, int8 1, int4 0.5.");
     dtype_field("kv_dtype", "KV cache dtype", "Bytes per cached K/V element.");
     bound_and_kv_fields(s);
+    schema_group(s, "workload", schema::workload_fields(), "", "Disaggregated deployment",
+                 "workload.disaggregated");
   } else {
-    int_field(s, "workload", "global_batch", "Global batch  B",
-              "Sequences per optimizer step, over all data-parallel replicas.");
-    int_field(s, "workload", "seq_len", "Sequence  s", "Tokens per sequence.");
+    schema_rows(s, "workload", schema::workload_fields(), "", "shape");
     dtype_field("precision", "Precision", "Compute dtype of the GEMMs.");
-    {
-      // The run's token budget (optional): time and cost to train, the planner's objectives.
-      double tokens = as_num(s.field("workload", "train_tokens"), 0);
-      if (ui::input_scaled("Train tokens (T)", "workload.train_tokens", tokens, 1e-12, "%.3f",
-                           "Tokens the whole run trains on, in trillions (0: not given). "
-                           "Results then give the time (whole steps) and, with the "
-                           "accelerator's price, the cost to train; the planner can rank by "
-                           "them.")) {
-        if (tokens >= 1) {
-          s.set_field("workload", "train_tokens", tokens);
-        } else if (s.effective().contains("workload") && s.effective().at("workload").is_object()) {
-          json wl = s.effective().at("workload");
-          wl.erase("train_tokens");
-          s.set_workload(wl);
-        }
-      }
-    }
+    workload_row(s, "train_tokens"); // the run's token budget (optional)
     // "What should I run on": the planner searches these with the layout.
     plan_on_row(s, "Hardware presets the planner also searches, each with the layout (none "
                    "ticked: the accelerator above). Each runs on the cluster above, with the "
@@ -626,38 +634,12 @@ void draw_workload_section(AppState &s) {
       }
       ui::field_error("workload.device_options");
     }
-    if (as_num(s.field("workload", "train_tokens"), 0) > 0) {
-      double days = as_num(s.field("workload", "deadline_days"), 0);
-      if (ui::input_scaled("Deadline", "workload.deadline_days", days, 1, "%.0f days",
-                           "Training must finish the token budget within this many days (0: "
-                           "no deadline); the planner returns the fastest and the cheapest "
-                           "choices that do.")) {
-        if (days > 0) {
-          s.set_field("workload", "deadline_days", days);
-        } else {
-          json wl = s.effective().value("workload", json::object());
-          wl.erase("deadline_days");
-          s.set_workload(wl);
-        }
-      }
-    }
-    bool_field(s, "workload", "fp32_grads", "fp32 grads",
-               "Gradients accumulated and reduced in fp32 (4 B/param): on by default for bf16 "
-               "and fp8, as Megatron-LM forces it (--accumulate-allreduce-grads-in-fp32).");
-    ImGui::SameLine(ui::kSecondColumn);
+    if (as_num(s.field("workload", "train_tokens"), 0) > 0)
+      workload_row(s, "deadline_days");
   }
-  bool_field(s, "workload", "causal_skip", "Causal skip",
-             "FlashAttention skips the masked half of a causal score matrix (Dao 2023). On by "
-             "default; no effect without FlashAttention. MFU counts the whole square either "
-             "way (6N + 12 L h s); Results also gives the causal MFU.");
-  if (mode == "train" && s.field("model", "moe").is_object()) {
-    scaled_field(s, "workload", "moe_imbalance", "MoE imbalance", 1, "%.2f x",
-                 "Tokens on the busiest expert-parallel rank over the mean (1: uniform "
-                 "routing): its expert GEMMs and AllToAll grow by it.");
-    scaled_field(s, "workload", "moe_capacity_factor", "Capacity factor", 1, "%.2f",
-                 "Megatron's --moe-expert-capacity-factor: tokens beyond it are dropped, so it "
-                 "caps the imbalance (0: no dropping).");
-  }
+  schema_rows(s, "workload", schema::workload_fields(), "", ""); // fp32 grads, causal skip
+  if (mode == "train" && s.field("model", "moe").is_object())
+    schema_rows(s, "workload", schema::workload_fields(), "", "moe");
   ui::section_error("workload");
 }
 

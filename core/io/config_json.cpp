@@ -727,25 +727,20 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
     w.precision = r.opt_enum("precision", kDtypes).value_or(Dtype::bf16);
     w.fp32_grads =
         r.opt_bool("fp32_grads").value_or(w.precision == Dtype::bf16 || w.precision == Dtype::fp8);
-    w.causal_skip = r.opt_bool("causal_skip").value_or(true);
-    w.moe_imbalance = r.opt_num("moe_imbalance", 1.0, 64.0).value_or(1.0);
-    w.moe_capacity_factor = r.opt_num("moe_capacity_factor", 0.0, 64.0).value_or(0.0);
+    // causal_skip, moe_imbalance, moe_capacity_factor, train_tokens
+    read_fields(r, w, schema::workload_fields(), "", schema::mode_bit(Mode::train));
     if (w.moe_capacity_factor > 0 && w.moe_capacity_factor < 1)
       throw ConfigError(r.path_of("moe_capacity_factor"), "must be 0 (no dropping) or at least 1");
-    w.train_tokens = r.opt_num("train_tokens", 1.0, 1e18).value_or(0);
     parse_options(r, w, true);
     break;
   case Mode::infer:
     w.batch = r.req_int("batch", 1, kMaxCount);
     w.prompt_len = r.req_int("prompt_len", 1, kMaxCount);
-    w.gen_len = r.opt_int("gen_len", 0, kMaxCount).value_or(0);
     w.precision = r.opt_enum("precision", kDtypes).value_or(Dtype::bf16);
     w.weight_dtype = r.opt_enum("weight_dtype", kDtypes).value_or(Dtype::bf16);
     w.kv_dtype = r.opt_enum("kv_dtype", kDtypes).value_or(Dtype::bf16);
-    w.causal_skip = r.opt_bool("causal_skip").value_or(true);
-    w.request_rate = r.opt_num("request_rate", 0.0, 1e9).value_or(0);
-    w.ttft_target = r.opt_num("ttft_target", 0.0, 3600.0).value_or(0);
-    w.tpot_target = r.opt_num("tpot_target", 0.0, 3600.0).value_or(0);
+    // gen_len, causal_skip, request_rate, ttft_target, tpot_target
+    read_fields(r, w, schema::workload_fields(), "", schema::mode_bit(Mode::infer));
     if (w.request_rate > 0 && (w.ttft_target <= 0 || w.tpot_target <= 0))
       throw ConfigError(r.path_of(w.ttft_target <= 0 ? "ttft_target" : "tpot_target"),
                         "is required (> 0) with request_rate");
@@ -1023,34 +1018,18 @@ json to_json(const WorkloadSpec &w) {
   json j = {{"mode", name_of(w.mode)}};
   switch (w.mode) {
   case Mode::train:
-    j.update({{"global_batch", w.global_batch},
-              {"seq_len", w.seq_len},
-              {"precision", name_of(w.precision)},
-              {"fp32_grads", w.fp32_grads},
-              {"causal_skip", w.causal_skip},
-              {"moe_imbalance", w.moe_imbalance},
-              {"moe_capacity_factor", w.moe_capacity_factor}});
-    if (w.train_tokens > 0)
-      j["train_tokens"] = w.train_tokens;
+    j["precision"] = name_of(w.precision);
+    write_fields(j, w, schema::workload_fields(), "", schema::mode_bit(Mode::train));
     if (!w.hardware_options.empty())
       j["hardware_options"] = w.hardware_options;
     if (!w.device_options.empty())
       j["device_options"] = w.device_options;
-    if (w.deadline_days > 0)
-      j["deadline_days"] = w.deadline_days;
     break;
   case Mode::infer:
-    j.update({{"batch", w.batch},
-              {"prompt_len", w.prompt_len},
-              {"gen_len", w.gen_len},
-              {"precision", name_of(w.precision)},
+    j.update({{"precision", name_of(w.precision)},
               {"weight_dtype", name_of(w.weight_dtype)},
-              {"kv_dtype", name_of(w.kv_dtype)},
-              {"causal_skip", w.causal_skip}});
-    if (w.request_rate > 0)
-      j.update({{"request_rate", w.request_rate},
-                {"ttft_target", w.ttft_target},
-                {"tpot_target", w.tpot_target}});
+              {"kv_dtype", name_of(w.kv_dtype)}});
+    write_fields(j, w, schema::workload_fields(), "", schema::mode_bit(Mode::infer));
     j.update({{"bound", name_of(w.bound)}, {"kv_sharding", name_of(w.kv_sharding)}});
     break;
   case Mode::serve: {

@@ -10,14 +10,14 @@
 
 namespace rl::io {
 
-// Reads the plain (not custom) rows of `object` ("": the reader's own object) into s; an
-// absent key keeps s's value (the struct's or the preset's default).
+// Reads the plain (not custom) rows of `object` ("": the reader's own object) that apply to
+// `modes` into s; an absent key keeps s's value (the struct's or the preset's default).
 template <class S>
 void read_fields(ObjectReader &r, S &s, const std::vector<schema::Field<S>> &table,
-                 const char *object = "") {
+                 const char *object = "", schema::Modes modes = schema::kAllModes) {
   for (const schema::Field<S> &f : table) {
     const schema::FieldInfo &i = f.info;
-    if (i.custom || std::strcmp(i.object, object) != 0)
+    if (i.custom || std::strcmp(i.object, object) != 0 || !(i.modes & modes))
       continue;
     if (f.num) {
       if (const auto v = r.opt_num(i.key, i.lo, i.hi))
@@ -44,13 +44,16 @@ void read_fields(ObjectReader &r, S &s, const std::vector<schema::OptField<S>> &
   }
 }
 
-// Writes every row of `object` into j.
+// Writes every row of `object` that applies to `modes` into j (a row marked omit_zero only
+// when it is given).
 template <class S>
 void write_fields(json &j, const S &s, const std::vector<schema::Field<S>> &table,
-                  const char *object = "") {
+                  const char *object = "", schema::Modes modes = schema::kAllModes) {
   for (const schema::Field<S> &f : table) {
-    if (std::strcmp(f.info.object, object) != 0)
+    if (std::strcmp(f.info.object, object) != 0 || !(f.info.modes & modes))
       continue;
+    if (f.info.omit_zero && (f.num ? s.*f.num == 0 : f.integer && s.*f.integer == 0))
+      continue; // not given
     if (f.num)
       j[f.info.key] = s.*f.num;
     else if (f.integer)

@@ -116,6 +116,70 @@ const std::vector<Field<MoeSpec>> &moe_fields() {
   return t;
 }
 
+const std::vector<Field<WorkloadSpec>> &workload_fields() {
+  using W = WorkloadSpec;
+  const Modes tr = mode_bit(Mode::train), in = mode_bit(Mode::infer);
+  // FieldInfo{object, key, type, lo, hi, unit, label, scale, format, help, group, modes,
+  // custom, vllm, step, omit_zero}
+  static const std::vector<Field<W>> t = {
+      integer(&W::global_batch,
+              {"", "global_batch", N, 1, kMaxCount, "seq", "Global batch  B", 1, "",
+               "Sequences per optimizer step, over all data-parallel "
+               "replicas (required).",
+               "shape", tr, true}),
+      integer(&W::seq_len, {"", "seq_len", N, 1, kMaxCount, "tokens", "Sequence  s", 1, "",
+                            "Tokens per sequence (required).", "shape", tr, true}),
+      num(&W::train_tokens,
+          {"", "train_tokens", N, 1.0, 1e18, "tokens", "Train tokens (T)", 1e-12, "%.3f",
+           "Tokens the whole run trains on (absent: not given): Results then "
+           "give the time (whole steps) and, with the accelerator's price, the "
+           "cost to train; the planner can rank by them.",
+           "plan", tr, false, "", 0, true}),
+      num(&W::deadline_days, {"", "deadline_days", N, 1e-3, 1e5, "days", "Deadline", 1, "%.0f days",
+                              "Training must finish the token budget within this many days "
+                              "(needs train_tokens; absent: none); the planner returns the "
+                              "fastest and the cheapest choices that do.",
+                              "plan", tr, true, "", 0, true}),
+      flag(&W::fp32_grads, {"", "fp32_grads", N, 0, 1, "", "fp32 grads", 1, "",
+                            "Gradients accumulated and reduced in fp32 (4 B/param): on by default "
+                            "for bf16 and fp8, as Megatron-LM forces it "
+                            "(--accumulate-allreduce-grads-in-fp32).",
+                            "", tr, true}),
+      flag(&W::causal_skip, {"", "causal_skip", N, 0, 1, "", "Causal skip", 1, "",
+                             "FlashAttention skips the masked half of a causal score matrix (Dao "
+                             "2023). On by default; no effect without FlashAttention. MFU counts "
+                             "the whole square either way (6N + 12 L h s); Results also gives the "
+                             "causal MFU.",
+                             "", tr | in}),
+      num(&W::moe_imbalance, {"", "moe_imbalance", N, 1.0, 64.0, "", "MoE imbalance", 1, "%.2f x",
+                              "Tokens on the busiest expert-parallel rank over the mean (1: "
+                              "uniform routing): its expert GEMMs and AllToAll grow by it.",
+                              "moe", tr}),
+      num(&W::moe_capacity_factor,
+          {"", "moe_capacity_factor", N, 0.0, 64.0, "", "Capacity factor", 1, "%.2f",
+           "Megatron's --moe-expert-capacity-factor: tokens beyond it are dropped, so it caps the "
+           "imbalance (0: no dropping; else at least 1).",
+           "moe", tr}),
+      integer(&W::batch, {"", "batch", N, 1, kMaxCount, "seq", "Batch", 1, "",
+                          "Sequences decoded together (required).", "shape", in, true, "", 1}),
+      integer(&W::prompt_len, {"", "prompt_len", N, 1, kMaxCount, "tokens", "Prompt tokens", 1, "",
+                               "Prefill length per sequence (required).", "shape", in, true}),
+      integer(&W::gen_len, {"", "gen_len", N, 0, kMaxCount, "tokens", "Generated tokens", 1, "",
+                            "Decode steps per sequence.", "shape", in}),
+      num(&W::request_rate, {"", "request_rate", N, 0.0, 1e9, "req/s", "Request rate", 1, "%.3g",
+                             "Requests per second a disaggregated prefill/decode deployment is "
+                             "sized for (with ttft_target and tpot_target; absent: not asked).",
+                             "Disaggregated deployment", in, false, "", 0, true}),
+      num(&W::ttft_target, {"", "ttft_target", N, 0.0, 3600.0, "s", "TTFT target", 1e3, "%.0f ms",
+                            "Time to first token the deployment must meet (with request_rate).",
+                            "Disaggregated deployment", in, false, "", 0, true}),
+      num(&W::tpot_target, {"", "tpot_target", N, 0.0, 3600.0, "s", "TPOT target", 1e3, "%.1f ms",
+                            "Time per output token the deployment must meet (with request_rate).",
+                            "Disaggregated deployment", in, false, "", 0, true}),
+  };
+  return t;
+}
+
 const std::vector<Field<HardwareSpec>> &hardware_fields() {
   using H = HardwareSpec;
   static const std::vector<Field<H>> t = {
@@ -431,6 +495,7 @@ std::vector<FieldEntry> all_fields() {
   std::vector<FieldEntry> out;
   add(out, "model", model_fields());
   add(out, "model", moe_fields());
+  add(out, "workload", workload_fields());
   add(out, "hardware", hardware_fields());
   add(out, "hardware", tx8_fields());
   add(out, "workload", serve_fields());

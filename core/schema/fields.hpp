@@ -58,9 +58,10 @@ struct FieldInfo {
   const char *help = "";   // tooltip and `ridgeline fields`; names its public source
   const char *group = "";  // page: "" in the section, else a folded group of that name
   Modes modes = kAllModes;
-  bool custom = false;   // the parser reads it itself (required, or a derived default)
-  const char *vllm = ""; // the vLLM engine argument it exports to (`ridgeline export`), if any
-  i64 step = 0;          // page: the +/- step of an integer (0: none)
+  bool custom = false;    // the parser reads it itself (required, or a derived default)
+  const char *vllm = "";  // the vLLM engine argument it exports to (`ridgeline export`), if any
+  i64 step = 0;           // page: the +/- step of an integer (0: none)
+  bool omit_zero = false; // printed only when not 0 (0 means "not given")
   // "hardware.tx8.noc_bw" style path below `section`: object.key or key.
   std::string path() const;
 };
@@ -86,6 +87,9 @@ template <class S> struct OptField {
 
 const std::vector<Field<ModelSpec>> &model_fields();
 const std::vector<Field<MoeSpec>> &moe_fields(); // model.moe
+// The workload's numbers and switches of the train and infer modes (each row says which);
+// serving's are serve_fields(), the tx8 modes' their own.
+const std::vector<Field<WorkloadSpec>> &workload_fields();
 const std::vector<Field<HardwareSpec>> &hardware_fields();
 const std::vector<Field<Tx8Spec>> &tx8_fields();     // hardware.tx8
 const std::vector<Field<ServeSpec>> &serve_fields(); // workload.slo and workload.scheduler
