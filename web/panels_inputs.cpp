@@ -4,6 +4,7 @@
 // [SECTION] parallel layout
 #include "core/error.hpp"
 #include "core/io/config_json.hpp"
+#include "core/io/estimate_json.hpp"
 #include "core/io/presets.hpp"
 #include "core/io/units.hpp"
 #include "core/parallel/layout.hpp"
@@ -646,68 +647,32 @@ void draw_workload_section(AppState &s) {
 // [SECTION] parallel layout
 namespace {
 
-// A knob as displayed: the user's value, else the estimate's resolved layout, else the
-// core's default (layout.hpp).
-i64 knob(const AppState &s, const std::string &key, i64 dflt) {
-  if (const auto v = s.parallel_knob(key); v && v->is_number_integer())
-    return v->get<i64>();
+// A knob as displayed: the user's value, else the estimate's resolved layout (its JSON, the
+// one `ridgeline estimate --json` prints), else the caller's default.
+json knob_value(const AppState &s, const std::string &key) {
+  if (const auto v = s.parallel_knob(key))
+    return *v;
   if (const auto &e = s.estimate()) {
-    const Layout &l = e->layout;
-    if (key == "dp")
-      return l.dp;
-    if (key == "tp")
-      return l.tp;
-    if (key == "pp")
-      return l.pp;
-    if (key == "vpp")
-      return l.vpp;
-    if (key == "cp")
-      return l.cp;
-    if (key == "ulysses")
-      return l.ulysses;
-    if (key == "ep")
-      return l.ep;
-    if (key == "zero")
-      return l.zero;
-    if (key == "microbatch")
-      return l.microbatch;
+    const json l = io::to_json(e->layout);
+    if (const auto it = l.find(key); it != l.end())
+      return *it;
   }
-  return dflt;
+  return nullptr;
+}
+
+i64 knob(const AppState &s, const std::string &key, i64 dflt) {
+  const json v = knob_value(s, key);
+  return v.is_number_integer() ? v.get<i64>() : dflt;
 }
 
 std::string knob_str(const AppState &s, const std::string &key, const std::string &dflt) {
-  if (const auto v = s.parallel_knob(key); v && v->is_string())
-    return v->get<std::string>();
-  if (const auto &e = s.estimate()) {
-    const Layout &l = e->layout;
-    if (key == "cp_kind")
-      return io::name_of(l.cp_kind);
-    if (key == "recompute")
-      return io::name_of(l.recompute);
-    if (key == "pp_schedule")
-      return io::name_of(l.schedule);
-  }
-  return dflt;
+  const json v = knob_value(s, key);
+  return v.is_string() ? v.get<std::string>() : dflt;
 }
 
 bool knob_bool(const AppState &s, const std::string &key, bool dflt) {
-  if (const auto v = s.parallel_knob(key); v && v->is_boolean())
-    return v->get<bool>();
-  if (const auto &e = s.estimate()) {
-    if (key == "sp")
-      return e->layout.sp;
-    if (key == "flash_attention")
-      return e->layout.flash;
-    if (key == "overlap_tp")
-      return e->layout.overlap_tp;
-    if (key == "overlap_dp")
-      return e->layout.overlap_dp;
-    if (key == "overlap_pp")
-      return e->layout.overlap_pp;
-    if (key == "overlap_ep")
-      return e->layout.overlap_ep;
-  }
-  return dflt;
+  const json v = knob_value(s, key);
+  return v.is_boolean() ? v.get<bool>() : dflt;
 }
 
 std::string str(i64 v) {

@@ -1,5 +1,7 @@
 #include "core/parallel/layout.hpp"
 
+#include "core/schema/fields.hpp"
+
 #include "core/error.hpp"
 #include "core/model/params.hpp"
 
@@ -80,22 +82,10 @@ std::string knob_error(const Config &c, const std::string &knob, i64 value) {
   Config x = c;
   ParallelSpec &p = x.parallel;
   p.dp.reset();
-  if (knob == "tp")
-    p.tp = value;
-  else if (knob == "pp")
-    p.pp = value;
-  else if (knob == "vpp")
-    p.vpp = value;
-  else if (knob == "cp")
-    p.cp = value;
-  else if (knob == "ulysses")
-    p.ulysses = value;
-  else if (knob == "ep")
-    p.ep = value;
-  else if (knob == "microbatch")
-    p.microbatch = value;
-  else
+  const auto *f = schema::parallel_field(knob); // any of the layout's integer knobs
+  if (!f || !f->integer)
     return "unknown knob " + knob;
+  p.*(f->integer) = value;
   if (knob == "vpp" && !c.parallel.pp_schedule)
     p.pp_schedule.reset(); // the schedule follows vpp unless pinned
   Layout l;

@@ -52,7 +52,7 @@ LayoutCheck complete_layout(const Config &c, Layout &l, bool explain = true);
 // legality. Throws ConfigError naming the field and the numbers.
 Layout resolve_layout(const Config &c);
 
-// Why `value` for the integer knob `knob` (tp, pp, vpp, cp, ulysses, ep, microbatch) would
+// Why `value` for an integer knob (a row of core/schema parallel_fields: tp, pp, vpp, ...) would
 // make c's layout illegal: resolve_layout's own message, or "" when legal. dp follows the
 // other knobs (a pinned dp is released) so that each knob can be judged on its own.
 std::string knob_error(const Config &c, const std::string &knob, i64 value);
