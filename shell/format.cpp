@@ -327,6 +327,22 @@ void print_sweep(std::ostream &os, const DecodeCurve &curve) {
   t.print(os);
 }
 
+namespace {
+// A report table's text as a CLI table.
+Table table_of(const PlanTable &pt) {
+  Table t;
+  for (const PlanColumn &col : pt.columns)
+    t.head.push_back(col.head);
+  for (const auto &row : pt.rows) {
+    std::vector<std::string> cells;
+    for (const PlanCell &cell : row)
+      cells.push_back(cell.text);
+    t.rows.push_back(std::move(cells));
+  }
+  return t;
+}
+} // namespace
+
 void print_plan(std::ostream &os, const Config &c, const PlanResult &r) {
   const bool train = c.workload.mode == Mode::train;
   os << "ridgeline plan: " << c.model.name << " on " << c.cluster.devices << " x "
@@ -347,16 +363,7 @@ void print_plan(std::ostream &os, const Config &c, const PlanResult &r) {
     os << "  no layout fits; closest:\n";
   } else {
     // The report layer's table (core/report/plan_table), as the page's Planner tab shows it.
-    const PlanTable pt = plan_table(c, r);
-    Table t;
-    for (const PlanColumn &col : pt.columns)
-      t.head.push_back(col.head);
-    for (const auto &row : pt.rows) {
-      std::vector<std::string> cells;
-      for (const PlanCell &cell : row)
-        cells.push_back(cell.text);
-      t.rows.push_back(std::move(cells));
-    }
+    const Table t = table_of(plan_table(c, r));
     t.print(os);
   }
   if (r.pareto.size() > 1) {
@@ -388,43 +395,8 @@ void print_joint_plan(std::ostream &os, const Config &c, const JointPlanResult &
   if (r.deadline > 0)
     os << " within " << format_value(r.deadline, Unit::duration);
   os << ")\n\n";
-  Table t{{"#", "hardware", "cluster", "devices", "layout", "step", "MFU", "to train", "cost",
-           "deadline"},
-          {}};
-  for (std::size_t i = 0; i < r.choices.size(); ++i) {
-    const ChoicePlan &x = r.choices[i];
-    std::vector<std::string> row{std::to_string(i + 1), x.hardware, x.cluster,
-                                 std::to_string(x.devices)};
-    if (x.result.plans.empty()) {
-      row.insert(row.end(), {"no layout fits", "-", "-", "-", "-", "-"});
-    } else {
-      const Estimate &e = x.result.plans.front().estimate;
-      const Layout &l = e.layout;
-      std::string lay;
-      const auto knob = [&](const char *k, const std::string &v) {
-        lay += lay.empty() ? "" : " ";
-        lay += k;
-        lay += v;
-      };
-      knob("dp", std::to_string(l.dp));
-      knob("tp", std::to_string(l.tp));
-      knob("pp", pp_label(l, c.model.layers));
-      if (l.vpp > 1)
-        knob("v", std::to_string(l.vpp));
-      if (l.ep > 1)
-        knob("ep", std::to_string(l.ep));
-      knob("z", std::to_string(l.zero));
-      row.push_back(lay);
-      row.push_back(units::seconds(e.time.step));
-      row.push_back(units::percent(e.throughput.mfu));
-      row.push_back(x.time_to_train > 0 ? format_value(x.time_to_train, Unit::duration) : "-");
-      row.push_back(e.cost_to_train > 0   ? format_value(e.cost_to_train, Unit::dollars)
-                    : e.cost_per_hour > 0 ? format_value(e.cost_per_hour, Unit::dollars) + "/h"
-                                          : "no price");
-      row.push_back(r.deadline <= 0 ? "" : x.meets_deadline ? "meets" : "misses");
-    }
-    t.rows.push_back(row);
-  }
+  // The report layer's table (core/report/plan_table), as the page's planner shows it.
+  const Table t = table_of(choice_table(c, r));
   t.print(os);
   auto name = [&](i64 i) {
     const ChoicePlan &x = r.choices[static_cast<std::size_t>(i)];

@@ -2,6 +2,7 @@
 // shows and cells computed from the plan they describe, shared by `ridgeline plan` and the page.
 #include "helpers.hpp"
 
+#include "core/io/serve_json.hpp"
 #include "core/report/plan_table.hpp"
 
 using namespace rl;
@@ -61,4 +62,31 @@ TEST_CASE("plan table: inference shows no training knobs and ranks by TPOT", "[r
   CHECK(row[static_cast<std::size_t>(t.column("tpot"))].value == r.plans.front().objective);
   CHECK(row[static_cast<std::size_t>(t.column("tokens_per_s"))].value ==
         r.plans.front().estimate.serving.decode.tokens_per_s);
+}
+
+TEST_CASE("plan table: the choices of 'what should I run on', one row each", "[report]") {
+  Config c = test::config(R"({"model": "llama3-70b", "hardware": "h100-sxm",
+      "cluster": "dgx-h100-1024", "workload": {"mode": "train", "global_batch": 1024,
+      "seq_len": 8192, "train_tokens": 15e12, "hardware_options": ["h100-sxm", "h200"]}})");
+  PlanOptions o;
+  o.top = 1;
+  o.budget = 20000;
+  const JointPlanResult r = plan_choices(io::planner_choices(io::to_json(c)), o);
+  REQUIRE(r.choices.size() == 2);
+  const PlanTable t = choice_table(c, r);
+  CHECK(heads(t) == std::vector<std::string>{"#", "hardware", "cluster", "devices", "layout",
+                                             "step", "MFU", "to train", "cost", "deadline"});
+  for (std::size_t i = 0; i < 2; ++i) {
+    const ChoicePlan &x = r.choices[i];
+    REQUIRE(!x.result.plans.empty());
+    const Estimate &e = x.result.plans.front().estimate;
+    CHECK(t.rows[i][1].text == x.hardware);
+    CHECK(t.rows[i][4].text == layout_label(e.layout, c.model.layers));
+    CHECK(t.rows[i][5].value == e.time.step);
+    CHECK(t.rows[i][7].value == x.time_to_train);
+  }
+  // the compact label: dp, tp, pp always; vpp and ep only above 1; ZeRO
+  Layout l;
+  l.dp = 16, l.tp = 8, l.pp = 4, l.vpp = 2, l.ep = 1, l.zero = 1;
+  CHECK(layout_label(l, 80) == "dp16 tp8 pp4 v2 z1");
 }

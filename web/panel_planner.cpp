@@ -444,11 +444,13 @@ void draw_joint(AppState &s, PlannerUi &p, const Config &c) {
                                  ImGui::GetContentRegionAvail().y - ImGui::GetFontSize() * 15);
   ui::table_export("choices");
   int clicked = -1;
-  if (ImGui::BeginTable("choices", 10, flags, ImVec2(0, std::max(table_h, line * 3)))) {
+  // The report layer's table (core/report/plan_table), the one `ridgeline plan` prints.
+  const PlanTable t = choice_table(c, r);
+  if (ImGui::BeginTable("choices", static_cast<int>(t.columns.size()), flags,
+                        ImVec2(0, std::max(table_h, line * 3)))) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    for (const char *h : {"#", "hardware", "cluster", "devices", "layout", "step", "MFU",
-                          "to train", "cost", "deadline"})
-      ImGui::TableSetupColumn(h);
+    for (const PlanColumn &col : t.columns)
+      ImGui::TableSetupColumn(col.head.c_str());
     ImGui::TableHeadersRow();
     for (std::size_t i = 0; i < r.choices.size(); ++i) {
       const ChoicePlan &x = r.choices[i];
@@ -464,43 +466,16 @@ void draw_joint(AppState &s, PlannerUi &p, const Config &c) {
       ui::note_rect("choice " + str(static_cast<i64>(i) + 1));
       ImGui::PopID();
       ImGui::SameLine(0, 0);
-      std::string tag = std::to_string(i + 1);
+      std::string tag = t.rows[i][0].text;
       if (fastest)
         tag += " fastest";
       if (cheapest)
         tag += " cheapest";
       ui::text_colored(col ? *col : ui::color::dim, tag);
-      const auto cell = [&](int k, const std::string &v) {
-        ImGui::TableSetColumnIndex(k);
-        ui::text_right(v, col);
-      };
-      cell(1, x.hardware);
-      cell(2, x.cluster);
-      cell(3, str(x.devices));
-      if (x.result.plans.empty()) {
-        cell(4, "no layout fits");
-        continue;
+      for (std::size_t k = 1; k < t.columns.size(); ++k) {
+        ImGui::TableSetColumnIndex(static_cast<int>(k));
+        ui::text_right(t.rows[i][k].text, col);
       }
-      const Estimate &e = x.result.plans.front().estimate;
-      const Layout &l = e.layout;
-      std::string lay = "dp";
-      lay += str(l.dp);
-      lay += " tp";
-      lay += str(l.tp);
-      lay += " pp";
-      lay += pp_label(l, c.model.layers);
-      if (l.vpp > 1) {
-        lay += " v";
-        lay += str(l.vpp);
-      }
-      lay += " z";
-      lay += str(l.zero);
-      cell(4, lay);
-      cell(5, units::seconds(e.time.step));
-      cell(6, units::percent(e.throughput.mfu));
-      cell(7, x.time_to_train > 0 ? format_value(x.time_to_train, Unit::duration) : "-");
-      cell(8, e.cost_to_train > 0 ? format_value(e.cost_to_train, Unit::dollars) : "-");
-      cell(9, r.deadline <= 0 ? "" : x.meets_deadline ? "meets" : "misses");
     }
     ImGui::EndTable();
   }

@@ -120,4 +120,58 @@ PlanTable plan_table(const Config &c, const PlanResult &r) {
   return t;
 }
 
+std::string layout_label(const Layout &l, i64 layers) {
+  std::string out = "dp" + std::to_string(l.dp);
+  out += " tp" + std::to_string(l.tp);
+  out += " pp" + pp_label(l, layers);
+  if (l.vpp > 1)
+    out += " v" + std::to_string(l.vpp);
+  if (l.ep > 1)
+    out += " ep" + std::to_string(l.ep);
+  out += " z" + std::to_string(l.zero);
+  return out;
+}
+
+PlanTable choice_table(const Config &c, const JointPlanResult &r) {
+  PlanTable t;
+  t.columns = {{"rank", "#"},
+               {"hardware", "hardware"},
+               {"cluster", "cluster"},
+               {"devices", "devices", Unit::count},
+               {"layout", "layout"},
+               {"step", "step", Unit::seconds, Better::lower},
+               {"mfu", "MFU", Unit::percent, Better::higher},
+               {"to_train", "to train", Unit::duration, Better::lower},
+               {"cost", "cost", Unit::dollars, Better::lower},
+               {"deadline", "deadline"}};
+  for (std::size_t i = 0; i < r.choices.size(); ++i) {
+    const ChoicePlan &x = r.choices[i];
+    const auto rank = static_cast<double>(i + 1);
+    std::vector<PlanCell> row = {{std::to_string(i + 1), rank},
+                                 {x.hardware, rank},
+                                 {x.cluster, rank},
+                                 {std::to_string(x.devices), static_cast<double>(x.devices)}};
+    if (x.result.plans.empty()) {
+      row.push_back({"no layout fits", rank});
+      for (int k = 0; k < 5; ++k)
+        row.push_back({"-", 0});
+    } else {
+      const Estimate &e = x.result.plans.front().estimate;
+      row.push_back({layout_label(e.layout, c.model.layers), rank});
+      row.push_back({format_value(e.time.step, Unit::seconds), e.time.step});
+      row.push_back({format_value(e.throughput.mfu, Unit::percent), e.throughput.mfu});
+      row.push_back({x.time_to_train > 0 ? format_value(x.time_to_train, Unit::duration) : "-",
+                     x.time_to_train});
+      const std::string cost = e.cost_to_train > 0 ? format_value(e.cost_to_train, Unit::dollars)
+                               : e.cost_per_hour > 0
+                                   ? format_value(e.cost_per_hour, Unit::dollars) + "/h"
+                                   : "no price";
+      row.push_back({cost, e.cost_to_train > 0 ? e.cost_to_train : e.cost_per_hour});
+      row.push_back({r.deadline <= 0 ? "" : x.meets_deadline ? "meets" : "misses", rank});
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
 } // namespace rl

@@ -35,4 +35,12 @@ struct PlanTable {
 // the hardware a price).
 PlanTable plan_table(const Config &c, const PlanResult &r);
 
+// A layout in one cell: "dp16 tp8 pp8 v2 ep4 z1" (vpp and ep only when above 1).
+std::string layout_label(const Layout &l, i64 layers);
+
+// "What should I run on": one row per (hardware, devices) choice with its best layout:
+// # hardware cluster devices layout step MFU "to train" cost deadline. A choice where no
+// layout fits says so in its layout cell; cost is the run's, else per hour, else "no price".
+PlanTable choice_table(const Config &c, const JointPlanResult &r);
+
 } // namespace rl
