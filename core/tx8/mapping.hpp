@@ -67,7 +67,7 @@ struct OpMapping {
 OpCost cost_of(const Seq &s);
 
 // A list of at most N values kept inline, without the heap: the searches build these for
-// every candidate tiling, and an allocation there cost more than the cost model.
+// every candidate tiling, so the search allocates nothing per candidate.
 template <class T, std::size_t N> class InlineList {
 public:
   void push_back(const T &v) { items_[size_++] = v; } // callers stay within N (see below)
