@@ -2,10 +2,13 @@
 // shows and cells computed from the plan they describe, shared by `ridgeline plan` and the page.
 #include "helpers.hpp"
 
+#include "core/io/estimate_json.hpp"
+#include "core/io/plan_apply.hpp"
 #include "core/io/serve_json.hpp"
 #include "core/report/plan_table.hpp"
 
 using namespace rl;
+using nlohmann::json;
 
 namespace {
 std::vector<std::string> heads(const PlanTable &t) {
@@ -89,4 +92,24 @@ TEST_CASE("plan table: the choices of 'what should I run on', one row each", "[r
   Layout l;
   l.dp = 16, l.tp = 8, l.pp = 4, l.vpp = 2, l.ep = 1, l.zero = 1;
   CHECK(layout_label(l, 80) == "dp16 tp8 pp4 v2 z1");
+}
+
+TEST_CASE("a plan applied: the knobs that matter, the same layout, the configuration's keys kept",
+          "[report]") {
+  Config c = test::config(R"({"scenario": "llama3-70b-h100-1024"})");
+  c.parallel = io::parse_parallel(json{{"sp", true}}, "parallel");
+  PlanOptions o;
+  o.top = 1;
+  const PlanResult r = plan(c, o);
+  REQUIRE(!r.plans.empty());
+  const Plan &p = r.plans.front();
+  const json applied = io::applied_parallel(c, p, json{{"sp", true}});
+  for (const char *k : {"tp", "pp", "cp", "zero", "microbatch", "recompute", "sp"})
+    CHECK(applied.contains(k));
+  CHECK(applied.contains("vpp") == (p.estimate.layout.pp > 1));
+  CHECK_FALSE(applied.contains("ep")); // a dense model
+  // the short form resolves to the plan's own layout
+  Config x = c;
+  x.parallel = io::parse_parallel(applied, "parallel");
+  CHECK(io::to_json(resolve_layout(x)) == io::to_json(p.estimate.layout));
 }

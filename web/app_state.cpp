@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "core/io/config_json.hpp"
 #include "core/io/estimate_json.hpp"
+#include "core/io/plan_apply.hpp"
 #include "core/io/presets.hpp"
 #include "core/io/url_codec.hpp"
 
@@ -515,39 +516,8 @@ std::optional<FieldError> AppState::apply_hf_text(const std::string &text) {
 }
 
 json AppState::plan_parallel(const Config &c, const Plan &plan) const {
-  const json full = io::to_json(plan.parallel);
-  const Layout &l = plan.estimate.layout;
-  json cur = json::object();
-  if (effective_.contains("parallel") && effective_.at("parallel").is_object())
-    cur = effective_.at("parallel");
-  std::vector<std::string> keep = {"tp", "pp", "cp"};
-  if (l.pp > 1)
-    keep.push_back("vpp");
-  if (l.cp > 1) {
-    keep.push_back("cp_kind");
-    keep.push_back("ulysses");
-  }
-  if (c.model.moe)
-    keep.push_back("ep");
-  if (c.workload.mode == Mode::train)
-    for (const char *k : {"zero", "microbatch", "recompute"})
-      keep.push_back(k);
-  json out = json::object();
-  for (const auto &[k, v] : full.items())
-    if (cur.contains(k) || std::find(keep.begin(), keep.end(), k) != keep.end())
-      out[k] = v;
-  const auto layout_of = [&](const json &par) {
-    Config x = c;
-    x.parallel = io::parse_parallel(par, "parallel");
-    return io::to_json(resolve_layout(x));
-  };
-  try {
-    if (layout_of(out) != layout_of(full))
-      out = full;
-  } catch (const std::exception &) {
-    out = full;
-  }
-  return out;
+  const json cur = effective_.is_object() ? effective_.value("parallel", json::object()) : json();
+  return io::applied_parallel(c, plan, cur);
 }
 
 namespace {

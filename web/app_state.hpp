@@ -144,9 +144,7 @@ public:
   void erase_parallel(const std::string &key);
   // Replaces the whole parallel object (a plan or a tx8 scheme applied).
   void set_parallel_object(const json &parallel);
-  // The parallel object a plan writes: the knobs it decided and every knob the configuration
-  // already sets, at the plan's values (the rest stays out when the layout resolves the same
-  // without it, so the URL carries what matters).
+  // The parallel object a plan writes (io::applied_parallel over the configuration's own).
   json plan_parallel(const Config &c, const Plan &plan) const;
   // Devices one step up (+1) or down (-1) from `from` that keep the layout legal: a multiple
   // of the node size (or a divisor of it) that tp x pp x cp divides and whose dp divides the

@@ -1,0 +1,50 @@
+#include "core/io/plan_apply.hpp"
+
+#include "core/error.hpp"
+#include "core/io/config_json.hpp"
+#include "core/io/estimate_json.hpp"
+#include "core/parallel/layout.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace rl::io {
+
+using json = nlohmann::json;
+
+json applied_parallel(const Config &c, const Plan &plan, const json &current) {
+  const json full = to_json(plan.parallel);
+  const Layout &l = plan.estimate.layout;
+  const json cur = current.is_object() ? current : json::object();
+  std::vector<std::string> keep = {"tp", "pp", "cp"};
+  if (l.pp > 1)
+    keep.push_back("vpp");
+  if (l.cp > 1) {
+    keep.push_back("cp_kind");
+    keep.push_back("ulysses");
+  }
+  if (c.model.moe)
+    keep.push_back("ep");
+  if (c.workload.mode == Mode::train)
+    for (const char *k : {"zero", "microbatch", "recompute"})
+      keep.push_back(k);
+  json out = json::object();
+  for (const auto &[k, v] : full.items())
+    if (cur.contains(k) || std::find(keep.begin(), keep.end(), k) != keep.end())
+      out[k] = v;
+  const auto layout_of = [&](const json &par) {
+    Config x = c;
+    x.parallel = parse_parallel(par, "parallel");
+    return to_json(resolve_layout(x));
+  };
+  try {
+    if (layout_of(out) != layout_of(full))
+      out = full;
+  } catch (const ConfigError &) {
+    out = full; // the short form is not a legal layout on its own
+  }
+  return out;
+}
+
+} // namespace rl::io
