@@ -21,7 +21,7 @@
 
 namespace rl::schema {
 
-// Physical limits of the accepted ranges (issue: every range is physical).
+// Physical limits of the accepted ranges: beyond these a value is a typo, not a machine.
 constexpr i64 kMaxLayers = 100000;
 constexpr i64 kMaxDim = i64{1} << 24;   // hidden, ffn, vocab, head sizes
 constexpr i64 kMaxCount = i64{1} << 30; // devices, batch, tokens
@@ -56,13 +56,14 @@ struct FieldInfo {
   double scale = 1;        // the page shows value x scale ...
   const char *format = ""; // ... in this printf format ("" for integers and booleans)
   const char *help = "";   // tooltip and `ridgeline fields`; names its public source
-  const char *group = "";  // page: "" in the section, else a folded group of that name
+  const char *group = "";  // page: the set of rows it is drawn with ("": the section's own;
+                           // named sets are placed by the page, some folded under the name)
   Modes modes = kAllModes;
   bool custom = false;    // the parser reads it itself (required, or a derived default)
   const char *vllm = "";  // the vLLM engine argument it exports to (`ridgeline export`), if any
   i64 step = 0;           // page: the +/- step of an integer (0: none)
   bool omit_zero = false; // printed only when not 0 (0 means "not given")
-  // "hardware.tx8.noc_bw" style path below `section`: object.key or key.
+  // The path below its section: "tx8.noc_bw" (object.key) or "gemm_efficiency" (key).
   std::string path() const;
 };
 
