@@ -8,6 +8,7 @@
 #include "core/io/url_codec.hpp"
 #include "core/schema/fields.hpp"
 
+#include <map>
 #include <set>
 
 using namespace rl;
@@ -117,10 +118,10 @@ TEST_CASE("schema: the serve scheduler, SLO and link rows parse, print and are r
   const json serve = io::expand_scenario(json("llama3-70b-h100-serve"));
   auto workload = [](const json &j) { return io::parse_workload(j, "workload"); };
   auto spec = [](const WorkloadSpec &w) -> const ServeSpec & { return w.serve; };
-  for (const char *object : {"slo", "scheduler"})
-    round_trip_rows(schema::serve_fields(), object, serve.at("workload"),
-                    json::json_pointer(std::string("/") + object),
-                    std::string("workload.") + object, workload, spec);
+  for (const std::string object : {"", "slo", "scheduler"})
+    round_trip_rows(schema::serve_fields(), object.c_str(), serve.at("workload"),
+                    json::json_pointer(object.empty() ? "" : "/" + object),
+                    object.empty() ? "workload" : "workload." + object, workload, spec);
   const json dgx = io::preset_json("cluster", "dgx-h100", "cluster");
   auto cluster = [](const json &j) { return io::parse_cluster(j, "cluster"); };
   auto inter = [](const ClusterSpec &c) -> const Link & { return c.inter_node; };
@@ -129,11 +130,15 @@ TEST_CASE("schema: the serve scheduler, SLO and link rows parse, print and are r
 }
 
 TEST_CASE("schema: rows are complete, unique and their defaults within range", "[schema]") {
-  std::set<std::string> paths;
+  // A path may have one row per mode (workload.request_rate: infer's sizing, serve's arrivals).
+  std::map<std::string, schema::Modes> modes_of;
+  std::size_t rows = 0;
   for (const schema::FieldEntry &e : schema::all_fields()) {
     const std::string path = e.section + "." + e.info.path();
     INFO(path);
-    CHECK(paths.insert(path).second);
+    CHECK((modes_of[path] & e.info.modes) == 0);
+    modes_of[path] |= e.info.modes;
+    ++rows;
     CHECK(std::string(e.info.label).size() > 0);
     CHECK(std::string(e.info.help).size() > 10);
     CHECK(e.info.modes != 0);
@@ -143,10 +148,11 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
         CHECK((e.default_value >= e.info.lo && e.default_value <= e.info.hi));
     }
   }
-  // 16 model + 6 moe + 14 workload + 13 hardware + 14 tx8 + 9 serve + 3 rows for each of 5
+  // 16 model + 6 moe + 14 workload + 13 hardware + 14 tx8 + 11 serve + 3 rows for each of 5
   // links + 23 parallel
-  CHECK(paths.size() == 16 + 6 + 14 + 13 + 14 + 9 + 3 * 5 + 23);
-  CHECK(io::fields_json().size() == paths.size());
+  CHECK(rows == 16 + 6 + 14 + 13 + 14 + 11 + 3 * 5 + 23);
+  CHECK(modes_of.size() == rows - 1); // request_rate twice
+  CHECK(io::fields_json().size() == rows);
 }
 
 TEST_CASE("schema: the layout's integer and boolean knobs parse, print and are range-checked",

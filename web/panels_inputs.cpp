@@ -390,13 +390,6 @@ void draw_tx8_op_workload(AppState &s) {
   ui::section_error("workload");
 }
 
-void num_field(AppState &s, const char *section, const char *key, const char *label, double scale,
-               const char *format, const char *help) {
-  double v = as_num(s.field(section, key));
-  if (ui::input_scaled(label, std::string(section) + "." + key, v, scale, format, help))
-    s.set_field(section, key, v);
-}
-
 // Inference and serving: the time bound and how KV heads beyond TP are kept.
 void bound_and_kv_fields(AppState &s) {
   string_field(s, "workload", "bound", "Time bound", {"achievable", "roofline"}, "achievable",
@@ -458,12 +451,9 @@ template <class F> void draw_serve_workload(AppState &s, F &dtype_field) {
     ui::text_dim("Requests from a trace of " + std::to_string(s.field("workload", "trace").size()) +
                  " entries.");
   } else {
-    num_field(s, "workload", "request_rate", "Request rate", 1, "%.3g req/s",
-              "Poisson arrivals per second, over all instances (each of N instances sees "
-              "rate / N).");
-    int_field(s, "workload", "requests", "Requests", "Requests simulated (at most 1,000,000).");
-    int_field(s, "workload", "prompt_len", "Prompt tokens", "Mean prompt length.");
-    int_field(s, "workload", "gen_len", "Output tokens", "Mean output length.");
+    schema_rows(s, "workload", schema::serve_fields(), "", ""); // rate, requests
+    workload_row(s, "prompt_len");
+    workload_row(s, "gen_len");
     string_field(s, "workload", "length_dist", "Lengths", {"fixed", "exponential", "uniform"},
                  "fixed",
                  "Distribution of prompt and output lengths about their means: fixed, "

@@ -634,7 +634,7 @@ void parse_serve(ObjectReader &r, WorkloadSpec &w) {
                                                 "simulation (a few seconds of work)");
   } else {
     s.request_rate = r.req_num("request_rate", 1e-6, 1e6);
-    s.requests = r.opt_int("requests", 1, kMaxRequests).value_or(s.requests);
+    read_fields(r, s, schema::serve_fields(), ""); // requests
     w.prompt_len = r.req_int("prompt_len", 1, kMaxSeqTokens);
     w.gen_len = r.req_int("gen_len", 1, kMaxSeqTokens);
     s.length_dist = r.opt_enum("length_dist", kLengthDists).value_or(LengthDist::fixed);
@@ -1045,9 +1045,8 @@ json to_json(const WorkloadSpec &w) {
         t.push_back({e[0], static_cast<i64>(e[1]), static_cast<i64>(e[2])});
       j["trace"] = t;
     } else {
-      j.update({{"request_rate", s.request_rate},
-                {"requests", s.requests},
-                {"prompt_len", w.prompt_len},
+      write_fields(j, s, schema::serve_fields(), ""); // request_rate, requests
+      j.update({{"prompt_len", w.prompt_len},
                 {"gen_len", w.gen_len},
                 {"length_dist", name_of(s.length_dist)},
                 {"seed", s.seed}});

@@ -162,10 +162,11 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
            "moe", tr}),
       integer(&W::batch, {"", "batch", N, 1, kMaxCount, "seq", "Batch", 1, "",
                           "Sequences decoded together (required).", "shape", in, true, "", 1}),
-      integer(&W::prompt_len, {"", "prompt_len", N, 1, kMaxCount, "tokens", "Prompt tokens", 1, "",
-                               "Prefill length per sequence (required).", "shape", in, true}),
-      integer(&W::gen_len, {"", "gen_len", N, 0, kMaxCount, "tokens", "Generated tokens", 1, "",
-                            "Decode steps per sequence.", "shape", in}),
+      integer(&W::prompt_len,
+              {"", "prompt_len", N, 1, kMaxCount, "tokens", "Prompt tokens", 1, "",
+               "Prompt length per sequence (required; serve: the mean).", "shape", in, true}),
+      integer(&W::gen_len, {"", "gen_len", N, 0, kMaxCount, "tokens", "Output tokens", 1, "",
+                            "Tokens generated per sequence (serve: the mean).", "shape", in}),
       num(&W::request_rate, {"", "request_rate", N, 0.0, 1e9, "req/s", "Request rate", 1, "%.3g",
                              "Requests per second a disaggregated prefill/decode deployment is "
                              "sized for (with ttft_target and tpot_target; absent: not asked).",
@@ -300,6 +301,13 @@ const std::vector<Field<ServeSpec>> &serve_fields() {
   using S = ServeSpec;
   const Modes sv = mode_bit(Mode::serve);
   static const std::vector<Field<S>> t = {
+      num(&S::request_rate,
+          {"", "request_rate", N, 1e-6, 1e6, "req/s", "Request rate", 1, "%.3g req/s",
+           "Poisson arrivals per second, over all instances (each of N "
+           "instances sees rate / N); required unless a trace is given.",
+           "", sv, true}),
+      integer(&S::requests, {"", "requests", N, 1, 1'000'000, "", "Requests", 1, "",
+                             "Requests simulated (at most 1,000,000).", "", sv}),
       num(&S::slo_ttft, {"slo", "ttft", N, 0.0, 3600.0, "s", "SLO: TTFT", 1e3, "%.0f ms",
                          "Time to first token target (0: none).", "", sv}),
       num(&S::slo_tpot, {"slo", "tpot", N, 0.0, 3600.0, "s", "SLO: TPOT", 1e3, "%.1f ms",
