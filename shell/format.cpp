@@ -430,8 +430,8 @@ void print_presets(std::ostream &os, const nlohmann::json &names) {
 }
 
 void print_fields(std::ostream &os, const nlohmann::json &fields) {
-  Table t{{"field", "type", "range", "unit", "default", "meaning"}};
-  t.left = {true, true, false, true, false, true};
+  Table t{{"field", "type", "range", "unit", "default", "modes", "meaning"}};
+  t.left = {true, true, false, true, false, true, true};
   auto num = [](const nlohmann::json &v) {
     char b[32];
     std::snprintf(b, sizeof b, "%.15g", v.get<double>());
@@ -444,8 +444,16 @@ void print_fields(std::ostream &os, const nlohmann::json &fields) {
     const std::string dflt = d.is_string()    ? d.get<std::string>()
                              : d.is_boolean() ? (d.get<bool>() ? "true" : "false")
                                               : num(d);
+    std::string modes; // "all", or the workload modes it applies to
+    if (f["modes"].size() < 5)
+      for (const auto &m : f["modes"]) {
+        if (!modes.empty())
+          modes += ' ';
+        modes += m.get<std::string>();
+      }
     t.rows.push_back({f["path"].get<std::string>(), f["type"].get<std::string>(), range,
-                      f["unit"].get<std::string>(), dflt, f["help"].get<std::string>()});
+                      f["unit"].get<std::string>(), dflt, modes.empty() ? "all" : modes,
+                      f["help"].get<std::string>()});
   }
   t.print(os);
 }

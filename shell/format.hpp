@@ -28,7 +28,8 @@ void print_plan(std::ostream &os, const Config &c, const PlanResult &r);
 // "What should I run on": one row per (hardware, devices) choice with its best plan.
 void print_joint_plan(std::ostream &os, const Config &c, const JointPlanResult &r);
 void print_presets(std::ostream &os, const nlohmann::json &names);
-// The schema's tunable fields (`ridgeline fields`): path, type, range, unit, default, meaning.
+// The schema's tunable fields (`ridgeline fields`): path, type, range, unit, default, modes,
+// meaning.
 void print_fields(std::ostream &os, const nlohmann::json &fields);
 void print_sp_comparison(std::ostream &os, const Config &c, const SpComparison &cmp);
 

@@ -47,6 +47,8 @@ json fields_json() {
       f["vllm"] = e.info.vllm; // the engine argument `ridgeline export --format vllm` writes
     if (e.section == "parallel")
       f["default"] = "absent (see help)"; // the planner's choice, or one that follows another
+    else if (e.info.omit_zero && !e.info.custom)
+      f["default"] = "absent"; // 0 means not given
     else if (e.info.custom)
       f["default"] = "see help"; // required, or derived from another field
     else if (e.info.type == schema::FieldType::boolean)
