@@ -9,7 +9,6 @@
 #include "core/schema/fields.hpp"
 
 #include <map>
-#include <set>
 
 using namespace rl;
 using nlohmann::json;

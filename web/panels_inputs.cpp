@@ -155,15 +155,11 @@ void bool_field(AppState &s, const char *section, const char *key, const char *l
     s.set_field(section, key, v);
 }
 
+// The bit of a workload mode named as the configuration names it (io::name_of).
 schema::Modes mode_bit_of(const std::string &mode) {
-  const std::pair<const char *, Mode> modes[] = {{"train", Mode::train},
-                                                 {"infer", Mode::infer},
-                                                 {"serve", Mode::serve},
-                                                 {"video", Mode::video},
-                                                 {"tx8-op", Mode::tx8_op}};
-  for (const auto &[name, m] : modes)
-    if (mode == name)
-      return schema::mode_bit(m);
+  for (unsigned i = 0; (schema::kAllModes >> i) != 0; ++i)
+    if (mode == io::name_of(static_cast<Mode>(i)))
+      return 1u << i;
   return schema::mode_bit(Mode::train);
 }
 

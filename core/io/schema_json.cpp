@@ -1,5 +1,7 @@
 #include "core/io/schema_json.hpp"
 
+#include "core/io/config_json.hpp"
+
 namespace rl::io {
 
 namespace {
@@ -18,15 +20,10 @@ const char *type_name(schema::FieldType t) {
 }
 
 json modes_json(schema::Modes m) {
-  json out = json::array();
-  const std::pair<Mode, const char *> names[] = {{Mode::train, "train"},
-                                                 {Mode::infer, "infer"},
-                                                 {Mode::serve, "serve"},
-                                                 {Mode::video, "video"},
-                                                 {Mode::tx8_op, "tx8-op"}};
-  for (const auto &[mode, name] : names)
-    if (m & schema::mode_bit(mode))
-      out.push_back(name);
+  json out = json::array(); // in Mode order, by the parser's own names
+  for (unsigned i = 0; (schema::kAllModes >> i) != 0; ++i)
+    if (m & (1u << i))
+      out.push_back(name_of(static_cast<Mode>(i)));
   return out;
 }
 } // namespace
