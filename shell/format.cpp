@@ -2,6 +2,7 @@
 
 #include "core/io/config_json.hpp"
 #include "core/io/units.hpp"
+#include "core/report/estimate_report.hpp"
 #include "core/report/plan_table.hpp"
 #include "core/report/report.hpp"
 #include "shell/table.hpp"
@@ -14,230 +15,53 @@
 
 namespace rl::shell {
 
+namespace {
+// A report table's text as a CLI table: words left-aligned, numbers right.
+Table table_of(const ReportTable &rt) {
+  Table t;
+  for (const ReportColumn &col : rt.columns) {
+    t.head.push_back(col.head);
+    t.left.push_back(t.left.empty() || col.text);
+  }
+  for (const auto &row : rt.rows) {
+    std::vector<std::string> cells;
+    for (const ReportCell &cell : row.cells)
+      cells.push_back(cell.text);
+    t.rows.push_back(std::move(cells));
+  }
+  return t;
+}
+
+// The title, the table and its note; nothing when it has neither rows nor note.
+void print_section(std::ostream &os, const ReportTable &t) {
+  if (t.rows.empty() && t.note.empty())
+    return;
+  os << "\n" << t.title << "\n";
+  if (!t.rows.empty())
+    table_of(t).print(os);
+  if (!t.note.empty())
+    os << "  " << t.note << "\n";
+}
+} // namespace
+
 void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
-  const Layout &l = e.layout;
-  const WorkloadSpec &w = c.workload;
-  os << "ridgeline estimate: " << c.model.name << " on " << c.cluster.devices << " x "
-     << c.hardware.name << " (" << c.cluster.name << ")\n";
-  if (w.mode == Mode::train)
-    os << "  train: global batch " << w.global_batch << " x seq " << w.seq_len << " = "
-       << units::grouped(static_cast<long long>(e.tokens_per_step)) << " tokens/step, "
-       << io::name_of(w.precision) << "\n";
-  else
-    os << "  infer: batch " << w.batch << ", prompt " << w.prompt_len << ", generate " << w.gen_len
-       << ", weights " << io::name_of(w.weight_dtype) << ", KV " << io::name_of(w.kv_dtype) << "\n";
-  os << "  layout: dp " << l.dp << " x tp " << l.tp << " x pp " << l.pp << " x cp " << l.cp;
-  if (l.cp > 1)
-    os << " (" << io::name_of(l.cp_kind)
-       << (l.cp_kind == CpKind::usp ? ", ulysses " + std::to_string(l.ulysses) : "") << ")";
-  os << ", ep " << l.ep << (l.sp ? ", SP" : "") << ", ZeRO-" << l.zero << ", micro-batch "
-     << l.microbatch << " (m = " << l.num_micro << ")";
-  if (l.pp > 1)
-    os << ", " << io::name_of(l.schedule) << (l.vpp > 1 ? " v=" + std::to_string(l.vpp) : "");
-  os << ", recompute " << io::name_of(l.recompute) << (l.flash ? ", FlashAttention" : "") << "\n\n";
-
-  os << "Parameters\n";
-  Table pt{{"part", "count", "exact"}, {}};
-  auto prow = [&](const std::string &n, double v) {
-    pt.rows.push_back({n, units::count(v), units::grouped(static_cast<long long>(v))});
-  };
-  prow("total", static_cast<double>(e.total_params));
-  if (e.active_params != e.total_params)
-    prow("active per token", static_cast<double>(e.active_params));
-  prow("per dense layer", static_cast<double>(e.params.dense_layer.total()));
-  if (e.params.moe_layers > 0)
-    prow("per MoE layer", static_cast<double>(e.params.moe_layer.total()));
-  prow("embedding", static_cast<double>(e.params.embedding));
-  if (e.params.head > 0)
-    prow("LM head", static_cast<double>(e.params.head));
-  pt.print(os);
-
-  os << "\nFLOPs (matmul, 2mnk)\n";
-  Table ft{{"quantity", "value"}, {}};
-  if (w.mode == Mode::train) {
-    ft.rows.push_back({"model FLOPs / step (3 x fwd)", units::flops(e.model_flops_per_step)});
-    ft.rows.push_back(
-        {"hardware FLOPs / step (+recompute)", units::flops(e.hardware_flops_per_step)});
-    ft.rows.push_back({"model FLOPs / token", units::flops(e.model_flops_per_token)});
-  } else {
-    ft.rows.push_back({"prefill FLOPs (whole batch)", units::flops(e.model_flops_per_step)});
-    ft.rows.push_back({"decode FLOPs / token (2 x active)", units::flops(e.model_flops_per_token)});
-  }
-  const LayerFlops &lf = e.forward.dense_layer;
-  ft.rows.push_back({"one layer fwd: QKV", units::flops(lf.qkv)});
-  ft.rows.push_back({"one layer fwd: scores", units::flops(lf.scores)});
-  ft.rows.push_back({"one layer fwd: out proj", units::flops(lf.out)});
-  ft.rows.push_back({"one layer fwd: MLP", units::flops(lf.mlp)});
-  if (e.params.moe_layers > 0)
-    ft.rows.push_back({"one MoE layer fwd: experts", units::flops(e.forward.moe_layer.mlp)});
-  ft.rows.push_back({"LM head fwd", units::flops(e.forward.head)});
-  ft.print(os);
-
-  const MemorySummary &m = e.memory;
-  os << "\nMemory per device (worst stage " << m.worst_stage << " of " << l.pp << ")\n";
-  Table mt{{"part", "bytes"}, {}};
-  mt.rows.push_back({"weights", units::bytes(m.weights)});
-  if (w.mode == Mode::train) {
-    mt.rows.push_back({"gradients", units::bytes(m.gradients)});
-    mt.rows.push_back({"optimizer (fp32 master + m + v)", units::bytes(m.optimizer)});
-    mt.rows.push_back({"activations: layers", units::bytes(m.activations_layers)});
-    mt.rows.push_back(
-        {"activations: embedding/output", units::bytes(m.activations - m.activations_layers)});
-  } else {
-    mt.rows.push_back({"KV cache", units::bytes(m.kv_cache)});
-    mt.rows.push_back({"prefill working set", units::bytes(m.activations)});
-  }
-  mt.rows.push_back({"total", units::bytes(m.total)});
-  mt.rows.push_back({"capacity", units::bytes(m.capacity)});
-  mt.print(os);
-  {
-    char line[96];
-    std::snprintf(line, sizeof line, "  %s: %.1f%% of capacity\n", m.fits ? "fits" : "DOES NOT FIT",
-                  100.0 * m.total / m.capacity);
-    os << line;
-  }
-  if (w.mode == Mode::infer)
-    os << "  largest batch that fits: " << m.max_batch << " sequences of "
-       << w.prompt_len + w.gen_len << " tokens (KV " << units::bytes(e.kv_bytes_per_token)
-       << "/token)\n";
-
-  if (e.has_serving) {
-    const ServingEstimate &sv = e.serving;
-    const DecodeStep &d = sv.decode;
-    char line[200];
-    std::snprintf(line, sizeof line, "\nServing (band +/-%.0f%%; TPOT at the mean context %.0f)\n",
-                  100 * e.uncertainty, d.context);
-    os << line;
-    Table st{{"quantity", "value"}, {}};
-    st.rows.push_back({"TTFT (prefill of one prompt)", units::seconds(sv.ttft)});
-    st.rows.push_back({"  prefill compute", units::seconds(sv.prefill.compute)});
-    st.rows.push_back({"  prefill communication", units::seconds(sv.prefill.comm)});
-    st.rows.push_back({"TPOT (decode step)", units::seconds(sv.tpot)});
-    st.rows.push_back({"  KV cache reads", units::seconds(d.kv_time)});
-    st.rows.push_back({"  weight reads", units::seconds(d.weight_time)});
-    st.rows.push_back({"  matmul FLOPs", units::seconds(d.compute_time)});
-    if (d.other_time > 0)
-      st.rows.push_back({"  element-wise kernels + LM head", units::seconds(d.other_time)});
-    st.rows.push_back({"  TP/EP/PP communication", units::seconds(d.comm_time)});
-    st.rows.push_back({"request latency (TTFT + gen x TPOT)", units::seconds(sv.request_latency)});
-    std::snprintf(line, sizeof line, "%.0f", d.tokens_per_s);
-    st.rows.push_back({"decode tokens/s (while decoding)", line});
-    std::snprintf(line, sizeof line, "%.1f", d.tokens_per_s_per_chip);
-    st.rows.push_back({"decode tokens/s per chip", line});
-    st.rows.push_back(
-        {"batch prefill (every prompt of the batch)", units::seconds(sv.batch_prefill)});
-    st.rows.push_back(
-        {"batch time (static: prefill all, then decode)", units::seconds(sv.batch_time)});
-    std::snprintf(line, sizeof line, "%.0f (%.1f per chip)", sv.batch_tokens_per_s,
-                  sv.batch_tokens_per_s_per_chip);
-    st.rows.push_back({"output tokens/s over the batch (prefill included)", line});
-    std::snprintf(line, sizeof line, "%.0f (%s now)", sv.critical_batch,
-                  d.compute_bound ? "compute-bound" : "bandwidth-bound");
-    st.rows.push_back({"critical batch (decode compute-bound above)", line});
-    if (sv.moe_critical_batch > 0) {
-      std::snprintf(line, sizeof line, "%.0f", sv.moe_critical_batch);
-      st.rows.push_back({"MoE critical batch (x E/k)", line});
-    }
-    st.rows.push_back(
-        {"smallest power-of-two slice for this batch", std::to_string(sv.min_devices) + " chips"});
-    st.print(os);
-    if (sv.disaggregated) {
-      std::snprintf(line, sizeof line,
-                    "  disaggregated at %.2f req/s: %.2f prefill + %.2f decode instances of %lld "
-                    "chips (decode batch %lld; prefill:decode = %.2f)\n",
-                    w.request_rate, sv.prefill_instances, sv.decode_instances,
-                    static_cast<long long>(sv.devices_per_instance),
-                    static_cast<long long>(sv.decode_batch), sv.prefill_to_decode);
-      os << line;
-    }
-  }
-
-  if (e.has_time) {
-    const StepTime &t = e.time;
-    const Throughput &p = e.throughput;
-    char line[224];
-    std::snprintf(line, sizeof line,
-                  "\nStep time (slowest stage %lld; large-GEMM efficiency %.3f, compute "
-                  "overhead %.3f, band +/-%.0f%% from calibration)\n",
-                  static_cast<long long>(t.slowest_stage), c.hardware.gemm_efficiency,
-                  c.hardware.compute_overhead, 100 * e.uncertainty);
-    os << line;
-    Table tt{{"part", "time", "share"}, {}};
-    auto trow = [&](const char *n, double v) {
-      std::snprintf(line, sizeof line, "%.1f%%", 100 * v / t.step);
-      tt.rows.push_back({n, units::seconds(v), line});
-    };
-    trow("compute (incl. recompute)", t.compute);
-    if (t.recompute > 0)
-      trow("  of which recompute", t.recompute);
-    trow("exposed communication", t.comm_exposed);
-    trow("pipeline bubble", t.bubble);
-    trow("optimizer step", t.optimizer);
-    tt.rows.push_back({"step", units::seconds(t.step), "100%"});
-    tt.print(os);
-    std::snprintf(line, sizeof line,
-                  "  step %s (%s .. %s); %.0f tokens/s; MFU %.1f%% (%.1f .. %.1f; causal "
-                  "%.1f%%); HFU %.1f%%; %.0f TFLOP/s per device\n",
-                  units::seconds(t.step).c_str(),
-                  units::seconds(time_band_of(t.step, e.uncertainty).low).c_str(),
-                  units::seconds(time_band_of(t.step, e.uncertainty).high).c_str(), p.tokens_per_s,
-                  100 * p.mfu, 100 * rate_band_of(p.mfu, e.uncertainty).low,
-                  100 * rate_band_of(p.mfu, e.uncertainty).high, 100 * p.mfu_causal, 100 * p.hfu,
-                  p.tflops_per_device / 1e12);
-    os << line;
-    if (!t.comm.empty()) {
-      os << "\nCommunication per step, per device\n";
-      Table ct{{"kind", "collective", "group", "bytes", "time", "exposed"}, {}};
-      for (const auto &cc : t.comm)
-        ct.rows.push_back({cc.kind, cc.collective, std::to_string(cc.group),
-                           units::bytes(cc.bytes_per_device), units::seconds(cc.time),
-                           units::seconds(cc.exposed)});
-      ct.print(os);
-    }
-  }
-
-  if (w.mode == Mode::train) {
-    os << "\nActivations of one layer, one micro-batch, one device (stored before recompute)\n";
-    const LayerActivations &a = e.act_terms;
-    Table at{{"term", "bytes"}, {}};
-    auto arow = [&](const char *n, double v) {
-      if (v > 0)
-        at.rows.push_back({n, units::bytes(v)});
-    };
-    arow("norm inputs", a.norm_inputs);
-    arow("QKV input", a.qkv_input);
-    arow("Q, K", a.qk);
-    arow("V", a.v);
-    arow("out-proj input", a.out_input);
-    arow("attention dropout mask", a.attn_dropout);
-    arow("softmax output", a.softmax);
-    arow("softmax dropout", a.softmax_dropout);
-    arow("flash softmax stats", a.flash_stats);
-    arow("MLA latents", a.mla_latent);
-    arow("MLP input", a.mlp_input);
-    arow("MLP hidden", a.mlp_hidden);
-    arow("MLP dropout mask", a.mlp_dropout);
-    arow("router logits", a.router);
-    at.rows.push_back({"total", units::bytes(a.total())});
-    at.print(os);
-  }
-
-  if (e.stages.size() > 1) {
-    os << "\nPipeline stages (per device)\n";
-    Table st{{"stage", "layers", "params", "weights", "grads", "optimizer", "activations",
-              "in flight", "total"},
-             {}};
-    for (const auto &s : e.stages) {
-      char inflight[32];
-      std::snprintf(inflight, sizeof inflight, "%.1f", s.activations.layers_in_flight);
-      st.rows.push_back({std::to_string(s.stage), std::to_string(s.layers), units::count(s.params),
-                         units::bytes(s.states.weights), units::bytes(s.states.gradients),
-                         units::bytes(s.states.optimizer),
-                         units::bytes(s.activations.total() + s.kv_cache), inflight,
-                         units::bytes(s.total())});
-    }
-    st.print(os);
-  }
+  // The report layer's tables (core/report/estimate_report), the ones the page's Results show.
+  const EstimateReport r = estimate_report(c, e);
+  os << "ridgeline estimate: " << r.title << "\n  " << r.workload << "\n  layout: " << r.layout
+     << "\n";
+  print_section(os, r.size);
+  print_section(os, r.layer_flops);
+  print_section(os, r.memory);
+  print_section(os, r.decode_step);
+  print_section(os, r.serving);
+  print_section(os, r.step_time);
+  for (const ReportText &line : r.summary)
+    os << "  " << line.text << "\n";
+  print_section(os, r.comm);
+  if (e.mode == Mode::train)
+    print_section(os, r.activations);
+  if (e.stages.size() > 1)
+    print_section(os, r.stages);
 }
 
 void print_collective(std::ostream &os, const ClusterSpec &c, double bytes, const Group &g,
@@ -326,22 +150,6 @@ void print_sweep(std::ostream &os, const DecodeCurve &curve) {
   }
   t.print(os);
 }
-
-namespace {
-// A report table's text as a CLI table.
-Table table_of(const PlanTable &pt) {
-  Table t;
-  for (const PlanColumn &col : pt.columns)
-    t.head.push_back(col.head);
-  for (const auto &row : pt.rows) {
-    std::vector<std::string> cells;
-    for (const PlanCell &cell : row)
-      cells.push_back(cell.text);
-    t.rows.push_back(std::move(cells));
-  }
-  return t;
-}
-} // namespace
 
 void print_plan(std::ostream &os, const Config &c, const PlanResult &r) {
   const bool train = c.workload.mode == Mode::train;

@@ -11,9 +11,9 @@ using namespace rl;
 using nlohmann::json;
 
 namespace {
-std::vector<std::string> heads(const PlanTable &t) {
+std::vector<std::string> heads(const ReportTable &t) {
   std::vector<std::string> out;
-  for (const PlanColumn &c : t.columns)
+  for (const ReportColumn &c : t.columns)
     out.push_back(c.head);
   return out;
 }
@@ -28,7 +28,7 @@ TEST_CASE("plan table: training columns, cells from each plan's estimate", "[rep
   o.top = 3;
   const PlanResult r = plan(c, o);
   REQUIRE(r.plans.size() == 3);
-  const PlanTable t = plan_table(c, r);
+  const ReportTable t = plan_table(c, r);
   // a token budget adds time to train, a price the cost
   CHECK(heads(t) == std::vector<std::string>{"#", "dp", "tp", "pp", "vpp", "cp", "ep", "ZeRO", "mb",
                                              "recompute", "step", "MFU", "to train", "cost",
@@ -56,7 +56,7 @@ TEST_CASE("plan table: inference shows no training knobs and ranks by TPOT", "[r
   o.top = 2;
   const PlanResult r = plan(c, o);
   REQUIRE(!r.plans.empty());
-  const PlanTable t = plan_table(c, r);
+  const ReportTable t = plan_table(c, r);
   CHECK(t.column("vpp") < 0);
   CHECK(t.column("zero") < 0);
   CHECK(t.column("microbatch") < 0);
@@ -76,7 +76,7 @@ TEST_CASE("plan table: the choices of 'what should I run on', one row each", "[r
   o.budget = 20000;
   const JointPlanResult r = plan_choices(io::planner_choices(io::to_json(c)), o);
   REQUIRE(r.choices.size() == 2);
-  const PlanTable t = choice_table(c, r);
+  const ReportTable t = choice_table(c, r);
   CHECK(heads(t) == std::vector<std::string>{"#", "hardware", "cluster", "devices", "layout",
                                              "step", "MFU", "to train", "cost", "deadline"});
   for (std::size_t i = 0; i < 2; ++i) {

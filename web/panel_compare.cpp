@@ -133,8 +133,8 @@ void draw_compare_panel(AppState &s) {
   const Estimate *b = s.estimate() ? &*s.estimate() : nullptr;
   const bool both = a && b && pin->config && s.view_config();
   if (both && a->has_time && b->has_time) {
-    paired_bars("compare-time", "Step time", step_time_segments(*a), step_time_segments(*b),
-                &seconds_str);
+    paired_bars("compare-time", "Step time", step_time_segments(*pin->config, *a),
+                step_time_segments(*s.view_config(), *b), &seconds_str);
     ImGui::Spacing();
   }
   if (both) {

@@ -142,7 +142,7 @@ bool same_layout(const Layout &a, const Layout &b) {
 
 // [SECTION] table
 // Rows in the table's sort (the column's cell values; rank order until a header is clicked).
-void sort_rows(PlannerUi &p, const PlanTable &t) {
+void sort_rows(PlannerUi &p, const ReportTable &t) {
   if (p.order.size() != t.rows.size()) {
     p.order.resize(t.rows.size());
     for (std::size_t i = 0; i < p.order.size(); ++i)
@@ -199,7 +199,7 @@ void plan_tooltip(const Plan &p, bool train, double capacity) {
 // `ridgeline plan` prints; a click on a row applies it.
 int draw_plans(const AppState &s, PlannerUi &p, const Config &c, bool train, float height) {
   const PlanResult &r = *p.result;
-  const PlanTable t = plan_table(c, r);
+  const ReportTable t = plan_table(c, r);
   const std::optional<Estimate> &now = s.estimate();
   int clicked = -1;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
@@ -208,13 +208,13 @@ int draw_plans(const AppState &s, PlannerUi &p, const Config &c, bool train, flo
                                 ImGuiTableFlags_Hideable;
   // One table per set of columns: each keeps its own column visibility and sort.
   std::string id = "plans";
-  for (const PlanColumn &col : t.columns)
+  for (const ReportColumn &col : t.columns)
     id += "_" + col.key;
   ui::table_export(train ? "plans_train" : "plans_infer");
   if (!ImGui::BeginTable(id.c_str(), static_cast<int>(t.columns.size()), flags, ImVec2(0, height)))
     return -1;
   ImGui::TableSetupScrollFreeze(0, 1);
-  for (const PlanColumn &col : t.columns) {
+  for (const ReportColumn &col : t.columns) {
     ImGuiTableColumnFlags f = col.better == Better::higher
                                   ? ImGuiTableColumnFlags_PreferSortDescending
                                   : ImGuiTableColumnFlags_PreferSortAscending;
@@ -445,11 +445,11 @@ void draw_joint(AppState &s, PlannerUi &p, const Config &c) {
   ui::table_export("choices");
   int clicked = -1;
   // The report layer's table (core/report/plan_table), the one `ridgeline plan` prints.
-  const PlanTable t = choice_table(c, r);
+  const ReportTable t = choice_table(c, r);
   if (ImGui::BeginTable("choices", static_cast<int>(t.columns.size()), flags,
                         ImVec2(0, std::max(table_h, line * 3)))) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    for (const PlanColumn &col : t.columns)
+    for (const ReportColumn &col : t.columns)
       ImGui::TableSetupColumn(col.head.c_str());
     ImGui::TableHeadersRow();
     for (std::size_t i = 0; i < r.choices.size(); ++i) {

@@ -182,7 +182,7 @@ void draw_step_bar(const Config &c, const tx8::Tx8Result &r) {
       continue;
     const std::string value =
         units::seconds(sg.value) + " (" + units::percent(sg.value / r.per_step) + ")";
-    const float item_w = ImGui::GetFontSize() * 0.7f + ImGui::CalcTextSize(sg.name).x +
+    const float item_w = ImGui::GetFontSize() * 0.7f + ImGui::CalcTextSize(sg.name.c_str()).x +
                          ImGui::CalcTextSize(value.c_str()).x + 30;
     if (!first) { // next to the previous item, or on a new line when it would not fit
       ImGui::SameLine(0, 18);
@@ -197,7 +197,7 @@ void draw_step_bar(const Config &c, const tx8::Tx8Result &r) {
                       2.0f);
     ImGui::Dummy(ImVec2(sz, sz));
     ImGui::SameLine();
-    ImGui::TextUnformatted(sg.name);
+    ImGui::TextUnformatted(sg.name.c_str());
     ImGui::SameLine();
     ui::text_dim(value);
     if (ImGui::IsItemHovered())

@@ -77,7 +77,7 @@ void draw_parallel_section(AppState &s);
 
 // [SECTION] outputs
 // The parts of the step-time and memory bars (Results, and both sides of the Compare tab).
-std::vector<ui::Segment> step_time_segments(const Estimate &e);
+std::vector<ui::Segment> step_time_segments(const Config &c, const Estimate &e);
 std::vector<ui::Segment> memory_segments(const Config &c, const Estimate &e);
 
 void draw_results_panel(const AppState &s);               // panels_results.cpp

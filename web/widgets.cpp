@@ -391,9 +391,9 @@ void stacked_bar(const std::vector<Segment> &segs, double scale_max, double mark
     dl->AddLine(ImVec2(x1, p0.y), ImVec2(x1, p0.y + height), u32(ImVec4(0, 0, 0, 0.6f)));
     if (mouse.x >= x0 && mouse.x < x1 && mouse.y >= p0.y && mouse.y < p0.y + height)
       hovered = static_cast<int>(i);
-    if (ImGui::CalcTextSize(sg.name).x + 8 < x1 - x0)
+    if (ImGui::CalcTextSize(sg.name.c_str()).x + 8 < x1 - x0)
       dl->AddText(ImVec2(x0 + 4, p0.y + (height - ImGui::GetFontSize()) * 0.5f),
-                  u32(ImVec4(0.05f, 0.05f, 0.07f, 1)), sg.name);
+                  u32(ImVec4(0.05f, 0.05f, 0.07f, 1)), sg.name.c_str());
     at += sg.value;
   }
   if (marker >= 0) {
@@ -414,7 +414,7 @@ void stacked_bar(const std::vector<Segment> &segs, double scale_max, double mark
   }
   if (hovered >= 0) {
     const Segment &sg = segs[static_cast<std::size_t>(hovered)];
-    ImGui::SetTooltip("%s: %s", sg.name, format(sg.value).c_str());
+    ImGui::SetTooltip("%s: %s", sg.name.c_str(), format(sg.value).c_str());
   }
 }
 
@@ -439,7 +439,7 @@ void legend(const char *id, const std::vector<Segment> &segs, double total,
                       2.0f);
     ImGui::Dummy(ImVec2(sz + 2, sz));
     ImGui::SameLine();
-    ImGui::TextUnformatted(sg.name);
+    ImGui::TextUnformatted(sg.name.c_str());
     help_marker(sg.help);
     ImGui::TableSetColumnIndex(1);
     text_right(format(sg.value));

@@ -103,7 +103,7 @@ void text_right(const std::string &s, const ImVec4 *c = nullptr);
 // [SECTION] stacked bars
 // One part of a stacked bar: its name, value, colour and "(?)" text.
 struct Segment {
-  const char *name;
+  std::string name;
   double value;
   ImVec4 color;
   std::string help;

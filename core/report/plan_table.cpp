@@ -6,48 +6,41 @@
 
 namespace rl {
 
-int PlanTable::column(const std::string &key) const {
-  for (std::size_t i = 0; i < columns.size(); ++i)
-    if (columns[i].key == key)
-      return static_cast<int>(i);
-  return -1;
-}
-
 namespace {
 // A layout degree as its cell (text and sort value).
-template <i64 Layout::*M> PlanCell degree(const Plan &p, std::size_t, i64) {
+template <i64 Layout::*M> ReportCell degree(const Plan &p, std::size_t, i64) {
   const i64 v = p.estimate.layout.*M;
-  return PlanCell{std::to_string(v), static_cast<double>(v)};
+  return ReportCell{std::to_string(v), static_cast<double>(v)};
 }
 } // namespace
 
-PlanTable plan_table(const Config &c, const PlanResult &r) {
+ReportTable plan_table(const Config &c, const PlanResult &r) {
   const bool train = c.workload.mode == Mode::train;
   const bool to_train = train && c.workload.train_tokens > 0;
   const bool cost = to_train && c.hardware.price_per_hour > 0;
   const bool orders = std::any_of(r.plans.begin(), r.plans.end(), [](const Plan &p) {
     return !order_label(p.estimate.layout).empty();
   });
-  PlanTable t;
+  ReportTable t;
   // Each column with the cell it gives a plan of rank i (from 0).
   struct Def {
-    PlanColumn col;
-    PlanCell (*cell)(const Plan &, std::size_t, i64);
+    ReportColumn col;
+    ReportCell (*cell)(const Plan &, std::size_t, i64);
   };
   std::vector<Def> defs;
-  auto add = [&](PlanColumn col, PlanCell (*cell)(const Plan &, std::size_t, i64)) {
+  auto add = [&](ReportColumn col, ReportCell (*cell)(const Plan &, std::size_t, i64)) {
     defs.push_back({std::move(col), cell});
   };
   using U = Unit;
   using B = Better;
   add({"rank", "#", U::plain, B::neither}, [](const Plan &, std::size_t i, i64) {
-    return PlanCell{std::to_string(i + 1), static_cast<double>(i + 1)};
+    return ReportCell{std::to_string(i + 1), static_cast<double>(i + 1)};
   });
   add({"dp", "dp"}, degree<&Layout::dp>);
   add({"tp", "tp"}, degree<&Layout::tp>);
   add({"pp", "pp"}, [](const Plan &p, std::size_t, i64 layers) {
     const Layout &l = p.estimate.layout;
-    return PlanCell{pp_label(l, layers), static_cast<double>(l.pp)};
+    return ReportCell{pp_label(l, layers), static_cast<double>(l.pp)};
   });
   if (train)
     add({"vpp", "vpp"}, degree<&Layout::vpp>);
@@ -58,7 +51,7 @@ PlanTable plan_table(const Config &c, const PlanResult &r) {
       text += " ";
       text += io::name_of(l.cp_kind);
     }
-    return PlanCell{text, static_cast<double>(l.cp)};
+    return ReportCell{text, static_cast<double>(l.cp)};
   });
   add({"ep", "ep"}, degree<&Layout::ep>);
   if (train) {
@@ -66,55 +59,55 @@ PlanTable plan_table(const Config &c, const PlanResult &r) {
     add({"microbatch", "mb"}, degree<&Layout::microbatch>);
     add({"recompute", "recompute"}, [](const Plan &p, std::size_t, i64) {
       const Recompute v = p.estimate.layout.recompute;
-      return PlanCell{io::name_of(v), static_cast<double>(v)};
+      return ReportCell{io::name_of(v), static_cast<double>(v)};
     });
   }
   if (orders)
     add({"order", "order"}, [](const Plan &p, std::size_t i, i64) {
       const std::string o = order_label(p.estimate.layout);
-      return PlanCell{o.empty() ? "tp-cp-dp-pp" : o, static_cast<double>(i + 1)};
+      return ReportCell{o.empty() ? "tp-cp-dp-pp" : o, static_cast<double>(i + 1)};
     });
   if (train) {
     add({"step", "step", U::seconds, B::lower}, [](const Plan &p, std::size_t, i64) {
       const double v = p.estimate.has_time ? p.estimate.time.step : p.objective;
-      return PlanCell{format_value(v, Unit::seconds), v};
+      return ReportCell{format_value(v, Unit::seconds), v};
     });
     add({"mfu", "MFU", U::percent, B::higher}, [](const Plan &p, std::size_t, i64) {
       const double v = p.estimate.throughput.mfu;
-      return PlanCell{format_value(v, Unit::percent), v};
+      return ReportCell{format_value(v, Unit::percent), v};
     });
   } else {
     add({"tpot", "TPOT", U::seconds, B::lower}, [](const Plan &p, std::size_t, i64) {
-      return PlanCell{format_value(p.objective, Unit::seconds), p.objective};
+      return ReportCell{format_value(p.objective, Unit::seconds), p.objective};
     });
     add({"tokens_per_s", "tokens/s", U::count, B::higher}, [](const Plan &p, std::size_t, i64) {
       const double v = p.estimate.serving.decode.tokens_per_s;
-      return PlanCell{format_value(v, Unit::count), v};
+      return ReportCell{format_value(v, Unit::count), v};
     });
   }
   if (to_train)
     add({"to_train", "to train", U::duration, B::lower}, [](const Plan &p, std::size_t, i64) {
       const double v = p.estimate.time_to_train;
-      return PlanCell{format_value(v, Unit::duration), v};
+      return ReportCell{format_value(v, Unit::duration), v};
     });
   if (cost)
     add({"cost", "cost", U::dollars, B::lower}, [](const Plan &p, std::size_t, i64) {
       const double v = p.estimate.cost_to_train;
-      return PlanCell{format_value(v, Unit::dollars), v};
+      return ReportCell{format_value(v, Unit::dollars), v};
     });
   add({"memory", "memory", U::bytes, B::lower}, [](const Plan &p, std::size_t, i64) {
     const double v = p.estimate.memory.total;
-    return PlanCell{format_value(v, Unit::bytes), v};
+    return ReportCell{format_value(v, Unit::bytes), v};
   });
   add({"why", "why"}, [](const Plan &p, std::size_t i, i64) {
-    return PlanCell{p.why, static_cast<double>(i + 1)};
+    return ReportCell{p.why, static_cast<double>(i + 1)};
   });
   for (const Def &d : defs)
     t.columns.push_back(d.col);
   for (std::size_t i = 0; i < r.plans.size(); ++i) {
-    std::vector<PlanCell> row;
+    ReportLine row;
     for (const Def &d : defs)
-      row.push_back(d.cell(r.plans[i], i, c.model.layers));
+      row.cells.push_back(d.cell(r.plans[i], i, c.model.layers));
     t.rows.push_back(std::move(row));
   }
   return t;
@@ -132,8 +125,8 @@ std::string layout_label(const Layout &l, i64 layers) {
   return out;
 }
 
-PlanTable choice_table(const Config &c, const JointPlanResult &r) {
-  PlanTable t;
+ReportTable choice_table(const Config &c, const JointPlanResult &r) {
+  ReportTable t;
   t.columns = {{"rank", "#"},
                {"hardware", "hardware"},
                {"cluster", "cluster"},
@@ -147,10 +140,12 @@ PlanTable choice_table(const Config &c, const JointPlanResult &r) {
   for (std::size_t i = 0; i < r.choices.size(); ++i) {
     const ChoicePlan &x = r.choices[i];
     const auto rank = static_cast<double>(i + 1);
-    std::vector<PlanCell> row = {{std::to_string(i + 1), rank},
-                                 {x.hardware, rank},
-                                 {x.cluster, rank},
-                                 {std::to_string(x.devices), static_cast<double>(x.devices)}};
+    ReportLine line;
+    std::vector<ReportCell> &row = line.cells;
+    row = {{std::to_string(i + 1), rank},
+           {x.hardware, rank},
+           {x.cluster, rank},
+           {std::to_string(x.devices), static_cast<double>(x.devices)}};
     if (x.result.plans.empty()) {
       row.push_back({"no layout fits", rank});
       for (int k = 0; k < 5; ++k)
@@ -169,7 +164,7 @@ PlanTable choice_table(const Config &c, const JointPlanResult &r) {
       row.push_back({cost, e.cost_to_train > 0 ? e.cost_to_train : e.cost_per_hour});
       row.push_back({r.deadline <= 0 ? "" : x.meets_deadline ? "meets" : "misses", rank});
     }
-    t.rows.push_back(std::move(row));
+    t.rows.push_back(std::move(line));
   }
   return t;
 }

@@ -4,36 +4,18 @@
 #pragma once
 
 #include "core/planner/planner.hpp"
-#include "core/report/report.hpp"
+#include "core/report/table.hpp"
 
 #include <string>
 #include <vector>
 
 namespace rl {
 
-struct PlanColumn {
-  std::string key;  // stable id: "rank", "dp", ..., "step", "mfu", "memory", "why"
-  std::string head; // "#", "dp", ..., "step", "MFU", "memory", "why"
-  Unit unit = Unit::plain;
-  Better better = Better::neither;
-};
-
-struct PlanCell {
-  std::string text;
-  double value = 0; // what a sort by this column compares (the rank for text-only cells)
-};
-
-struct PlanTable {
-  std::vector<PlanColumn> columns;
-  std::vector<std::vector<PlanCell>> rows;  // one per plan, in rank order
-  int column(const std::string &key) const; // its index, -1 when absent
-};
-
 // Training: # dp tp pp vpp cp ep ZeRO mb recompute [order] step MFU [to train] [cost] memory
 // why; inference: # dp tp pp cp ep [order] TPOT tokens/s memory why. The axis order shows when
 // a plan leaves the default, time and cost to train when the workload has a token budget (and
 // the hardware a price).
-PlanTable plan_table(const Config &c, const PlanResult &r);
+ReportTable plan_table(const Config &c, const PlanResult &r);
 
 // A layout in one cell: "dp16 tp8 pp8 v2 ep4 z1" (vpp and ep only when above 1).
 std::string layout_label(const Layout &l, i64 layers);
@@ -41,6 +23,6 @@ std::string layout_label(const Layout &l, i64 layers);
 // "What should I run on": one row per (hardware, devices) choice with its best layout:
 // # hardware cluster devices layout step MFU "to train" cost deadline. A choice where no
 // layout fits says so in its layout cell; cost is the run's, else per hour, else "no price".
-PlanTable choice_table(const Config &c, const JointPlanResult &r);
+ReportTable choice_table(const Config &c, const JointPlanResult &r);
 
 } // namespace rl

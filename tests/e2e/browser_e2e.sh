@@ -242,7 +242,7 @@ c.expect("roofline operators table as CSV: the header row",
 c.expect("roofline operators table as CSV: the qkv row", "\r\nqkv," in csv, csv[:300])
 md = r.get("stages:markdown", "")
 c.expect("stages table as Markdown: header and separator",
-         md.startswith("| stage | layers | weights |") and "\n| --- | --- |" in md, md[:300])
+         md.startswith("| stage | layers | params | weights |") and "\n| --- | --- |" in md, md[:300])
 res = e.get("result_json", {})
 c.expect("result JSON: the configuration",
          res.get("config") == {"scenario": "llama3-70b-h100-1024"}, str(res.get("config")))

@@ -1,0 +1,41 @@
+// ridgeline report: an estimate as the headline, tables and summary lines that both
+// `ridgeline estimate` and the page's Results panel show. Every label, unit, band and
+// derived value (shares, ratios, the band's ends) is made here once; the CLI prints the
+// tables as text, the page draws them (and its bars from the same rows).
+#pragma once
+
+#include "core/config.hpp"
+#include "core/estimate/estimate.hpp"
+#include "core/report/table.hpp"
+
+#include <string>
+#include <vector>
+
+namespace rl {
+
+// A line of text with its explanation.
+struct ReportText {
+  std::string text, help;
+};
+
+struct EstimateReport {
+  std::string title;    // "Llama 3 70B on 1024 x H100 SXM (dgx-h100-1024)"
+  std::string workload; // "train: global batch 1024 x seq 8192 = 8,388,608 tokens/step, bf16"
+  std::string layout;   // "dp 16 x tp 8 x pp 4 x cp 1, ep 1, SP, ZeRO-1, ..."
+  // Tables (empty where the mode has none): size and compute, forward FLOPs of one layer,
+  // memory of the worst stage, and per stage; training: step time and its communication,
+  // the activations of one layer; inference: the decode step and the serving numbers.
+  ReportTable size, layer_flops, memory, stages;
+  ReportTable step_time, comm, activations;
+  ReportTable decode_step, serving;
+  // Training: the step with its band and tokens/s; MFU with its band, causal MFU, HFU.
+  std::vector<ReportText> summary;
+  bool fits = false; // the memory verdict (memory.note says it in words)
+};
+
+EstimateReport estimate_report(const Config &c, const Estimate &e);
+
+// The layout in words, as the headline shows it.
+std::string layout_line(const Estimate &e);
+
+} // namespace rl

@@ -1,0 +1,104 @@
+// The report layer's estimate tables (core/report/estimate_report): the cells `ridgeline
+// estimate` prints and the page's Results panel draws come from the estimate they describe,
+// and the derived columns (shares, bands, sums) follow from those cells.
+#include "helpers.hpp"
+
+#include "core/estimate/estimate.hpp"
+#include "core/io/units.hpp"
+#include "core/report/estimate_report.hpp"
+
+using namespace rl;
+
+namespace {
+double value(const ReportTable &t, const std::string &row, const std::string &col) {
+  const ReportLine *r = t.row(row);
+  REQUIRE(r != nullptr);
+  const int k = t.column(col);
+  REQUIRE(k >= 0);
+  return (*r)[static_cast<std::size_t>(k)].value;
+}
+} // namespace
+
+TEST_CASE("estimate report: training tables hold the estimate's numbers", "[report]") {
+  const Config c = test::config(R"({"scenario": "llama3-70b-h100-1024"})");
+  const Estimate e = estimate(c);
+  const EstimateReport r = estimate_report(c, e);
+  // Llama 3 70B: 70,553,706,496 parameters (the safetensors index of meta-llama/Meta-Llama-3-70B)
+  CHECK(value(r.size, "params", "value") == 70553706496.0);
+  CHECK((*r.size.row("params"))[2].text == "70,553,706,496");
+  CHECK(r.workload == "train: global batch 1024 x seq 8192 = 8,388,608 tokens/step, bf16");
+  CHECK(value(r.size, "model_flops", "value") == e.model_flops_per_step);
+
+  // The step's parts add up to the step (compute here excludes recompute, its own part).
+  const ReportTable &st = r.step_time;
+  double parts = 0;
+  for (const char *k : {"compute", "recompute", "comm", "bubble", "optimizer"}) {
+    parts += value(st, k, "time");
+    CHECK(value(st, k, "share") == Approx(value(st, k, "time") / e.time.step));
+  }
+  CHECK(parts == Approx(e.time.step).epsilon(1e-12));
+  CHECK(value(st, "step", "time") == e.time.step);
+  CHECK(st.row("step")->mark == Mark::total);
+
+  // The band: [t (1 - u), t (1 + u)] for the step, [r / (1 + u), r / (1 - u)] for MFU.
+  REQUIRE(r.summary.size() == 2);
+  const double u = e.uncertainty;
+  CHECK(r.summary[0].text.find(units::seconds(e.time.step * (1 - u))) != std::string::npos);
+  CHECK(r.summary[0].text.find(units::seconds(e.time.step * (1 + u))) != std::string::npos);
+  char mfu[64];
+  std::snprintf(mfu, sizeof mfu, "MFU %.1f%% (%.1f .. %.1f)", 100 * e.throughput.mfu,
+                100 * e.throughput.mfu / (1 + u), 100 * e.throughput.mfu / (1 - u));
+  CHECK(r.summary[1].text.rfind(mfu, 0) == 0);
+
+  // Memory: the parts sum to the total; the verdict against the usable memory.
+  const ReportTable &m = r.memory;
+  const double sum = value(m, "weights", "bytes") + value(m, "gradients", "bytes") +
+                     value(m, "optimizer", "bytes") + value(m, "activations", "bytes");
+  CHECK(sum == Approx(value(m, "total", "bytes")).epsilon(1e-12));
+  CHECK(value(m, "usable", "bytes") == e.memory.capacity - e.memory.reserve);
+  CHECK(m.note.rfind(e.memory.fits ? "fits: " : "DOES NOT FIT: ", 0) == 0);
+
+  // One row per stage; the worst marked; its share of HBM = total / capacity.
+  REQUIRE(r.stages.rows.size() == e.stages.size());
+  const std::size_t worst = static_cast<std::size_t>(e.memory.worst_stage);
+  CHECK(r.stages.rows[worst].mark == Mark::warn);
+  CHECK(r.stages.rows[worst][static_cast<std::size_t>(r.stages.column("hbm"))].value ==
+        Approx(e.stages[worst].total() / c.hardware.hbm_bytes));
+
+  // Communication: one row per collective, as the estimate lists them.
+  REQUIRE(r.comm.rows.size() == e.time.comm.size());
+  CHECK(r.comm.rows[0][static_cast<std::size_t>(r.comm.column("exposed"))].value ==
+        e.time.comm[0].exposed);
+  // Activations: the terms add up to the per-layer total, whose share is 100%.
+  double acts = 0;
+  for (const ReportLine &row : r.activations.rows)
+    if (row.key != "total")
+      acts += row[2].value;
+  CHECK(acts == Approx(e.act_terms.total()).epsilon(1e-12));
+  // No inference tables in training.
+  CHECK(r.decode_step.empty());
+  CHECK(r.serving.empty());
+}
+
+TEST_CASE("estimate report: inference tables, the decode step and the serving numbers",
+          "[report]") {
+  const Config c = test::config(R"({"scenario": "llama2-13b-v5e-infer"})");
+  const Estimate e = estimate(c);
+  const EstimateReport r = estimate_report(c, e);
+  CHECK(r.step_time.empty());
+  CHECK(r.summary.empty());
+  CHECK(r.activations.rows.empty());
+  CHECK(!r.activations.note.empty());
+  const DecodeStep &d = e.serving.decode;
+  CHECK(value(r.decode_step, "kv", "time") == d.kv_time);
+  // the larger of the weight reads and the matmuls (How to Scale Your Model ch. 7)
+  CHECK(value(r.decode_step, "weights", "time") == std::max(d.weight_time, d.compute_time));
+  CHECK(value(r.decode_step, "step", "time") == e.serving.tpot);
+  CHECK(value(r.serving, "ttft", "value") == e.serving.ttft);
+  CHECK(value(r.serving, "request", "value") == e.serving.request_latency);
+  CHECK(value(r.size, "max_batch", "value") == static_cast<double>(e.memory.max_batch));
+  CHECK(r.memory.row("kv_cache") != nullptr);
+  CHECK(r.memory.row("gradients") == nullptr);
+  // Llama 2 13B: 13,015,864,320 parameters (the model card's 13B; HF safetensors index)
+  CHECK(value(r.size, "params", "value") == 13015864320.0);
+}
