@@ -15,7 +15,6 @@
 
 namespace rl::shell {
 
-namespace {
 // A report table's text as a CLI table: words left-aligned, numbers right.
 Table table_of(const ReportTable &rt) {
   Table t;
@@ -32,7 +31,6 @@ Table table_of(const ReportTable &rt) {
   return t;
 }
 
-// The title, the table and its note; nothing when it has neither rows nor note.
 void print_section(std::ostream &os, const ReportTable &t) {
   if (t.rows.empty() && t.note.empty())
     return;
@@ -42,7 +40,6 @@ void print_section(std::ostream &os, const ReportTable &t) {
   if (!t.note.empty())
     os << "  " << t.note << "\n";
 }
-} // namespace
 
 void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
   // The report layer's tables (core/report/estimate_report), the ones the page's Results show.

@@ -8,6 +8,8 @@
 #include "core/estimate/estimate.hpp"
 #include "core/parallel/sp_compare.hpp"
 #include "core/planner/planner.hpp"
+#include "core/report/table.hpp"
+#include "shell/table.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +17,11 @@
 #include <string>
 
 namespace rl::shell {
+
+// A report table (core/report) as a text table: words left-aligned, numbers right.
+Table table_of(const ReportTable &t);
+// A blank line, the title, the table and its note; nothing when it has neither rows nor note.
+void print_section(std::ostream &os, const ReportTable &t);
 
 void print_estimate(std::ostream &os, const Config &c, const Estimate &e);
 void print_collective(std::ostream &os, const ClusterSpec &c, double bytes, const Group &g,

@@ -5,7 +5,9 @@
 #include "core/io/json_reader.hpp"
 #include "core/io/serve_json.hpp"
 #include "core/io/units.hpp"
+#include "core/report/serve_report.hpp"
 #include "core/serve/serve_planner.hpp"
+#include "shell/format.hpp"
 #include "shell/table.hpp"
 
 #include <chrono>
@@ -45,54 +47,13 @@ std::string ms(double s) {
   return units::seconds(s);
 }
 
-std::string num(double x, const char *fmt = "%.1f") {
-  return units::format(fmt, x);
-}
-
 void print_result(std::ostream &os, const Config &c, const ServeResult &r) {
-  const Layout &l = r.layout;
-  os << "ridgeline serve: " << c.model.name << " on " << r.devices << " x " << c.hardware.name
-     << ": " << r.instances << " instance(s) of tp " << l.tp << " x pp " << l.pp << " x ep "
-     << l.ep;
-  if (r.prefill_instances > 0)
-    os << " (" << r.prefill_instances << " prefill, " << r.decode_instances << " decode)";
-  os << "\n\n";
-  Table t{{"latency", "mean", "p50", "p90", "p99"}, {}};
-  auto row = [&](const char *n, const Percentiles &p) {
-    t.rows.push_back({n, ms(p.mean), ms(p.p50), ms(p.p90), ms(p.p99)});
-  };
-  row("TTFT", r.ttft);
-  row("TPOT (inter-token)", r.tpot);
-  row("end to end", r.e2e);
-  t.print(os);
-  os << "\nthroughput      " << num(r.output_tokens_per_s) << " output tokens/s ("
-     << num(r.output_tokens_per_s / static_cast<double>(r.devices), "%.2f") << " per chip), "
-     << num(r.requests_per_s, "%.3f") << " requests/s\n";
-  const ServeSpec &s = c.workload.serve;
-  os << "goodput         " << num(r.goodput, "%.3f") << " requests/s within the SLO (TTFT "
-     << (s.slo_ttft > 0 ? ms(s.slo_ttft) : "-") << ", TPOT "
-     << (s.slo_tpot > 0 ? ms(s.slo_tpot) : "-") << "): " << units::percent(r.attainment)
-     << " of requests\n";
-  os << "memory per chip " << units::bytes(r.memory.weights) << " weights + "
-     << units::bytes(r.memory.workspace) << " workspace + " << units::bytes(r.memory.kv_cache)
-     << " KV (" << r.memory.kv_blocks << " blocks of " << s.block_size << " tokens per instance; "
-     << num(100 * r.memory.kv_fragmentation, "%.1f") << "% of allocated slots empty) of "
-     << units::bytes(r.memory.capacity) << " x " << s.memory_fraction << "\n";
-  os << "batch           " << num(r.mean_batch) << " decoding sequences per iteration (mean); "
-     << num(r.mean_in_system) << " requests in the system (time average)\n";
-  if (r.prefill_instances > 0)
-    os << "KV transfer     " << ms(r.kv_transfer) << " per request (mean)\n";
-  if (r.cost_per_hour > 0)
-    os << "cost            $" << num(r.cost_per_hour, "%.2f") << " per hour, $"
-       << num(r.cost_per_million_tokens, "%.3f") << " per million output tokens\n";
-  os << "simulated       " << r.completed << " of " << r.requests << " requests";
-  if (r.dropped > 0)
-    os << " (" << r.dropped << " dropped: longer than the whole KV cache)";
-  os << ", " << r.iterations << " iterations, " << r.preemptions << " preemptions, "
-     << ms(r.simulated_s) << " of serving";
-  if (r.truncated)
-    os << " (cut short: the iteration budget ran out)";
+  // The report layer's tables (core/report/serve_report), the ones the page shows.
+  const ServeReport rep = serve_report(c, r);
+  os << "ridgeline serve: " << rep.title << "\n\n";
+  table_of(rep.latency).print(os);
   os << "\n";
+  table_of(rep.summary).print(os);
 }
 
 // JSON output with the wall time of the work in stats.seconds (the core keeps no clock).
@@ -118,17 +79,7 @@ int run_serve(const json &cfg, bool json_out, bool sweep, std::ostream &os) {
       os << io::dump(json{{"sweep", rows}}, 2) << "\n";
       return 0;
     }
-    Table t{{"rate (req/s)", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "e2e p99", "tokens/s",
-             "SLO met"},
-            {}};
-    for (const json &r : rows)
-      t.rows.push_back({num(r["request_rate"].get<double>(), "%.3f"),
-                        ms(r["ttft"]["p50"].get<double>()), ms(r["ttft"]["p99"].get<double>()),
-                        ms(r["tpot"]["p50"].get<double>()), ms(r["tpot"]["p99"].get<double>()),
-                        ms(r["e2e"]["p99"].get<double>()),
-                        num(r["output_tokens_per_s"].get<double>()),
-                        units::percent(r["slo_attainment"].get<double>())});
-    t.print(os);
+    table_of(serve_sweep_table(rows)).print(os);
     return 0;
   }
   const ServeResult r = simulate_serving(c);
@@ -159,26 +110,7 @@ int run_serve_plan(const json &cfg, int top, bool json_out, std::ostream &os) {
        << " out, SLO TTFT " << (s.slo_ttft > 0 ? ms(s.slo_ttft) : "-") << ", TPOT "
        << (s.slo_tpot > 0 ? ms(s.slo_tpot) : "-") << " for " << units::percent(s.slo_attainment)
        << " of requests\n\n";
-    Table t{{"#", "hardware", "instance", "batch", "chunk", "split", "devices", "$/h", "$/M tokens",
-             "TTFT p90", "TPOT p90", "SLO met", "tokens/s"},
-            {}};
-    int i = 0;
-    for (const Deployment &d : r.deployments) {
-      const Layout &l = d.layout;
-      t.rows.push_back({std::to_string(++i), d.hardware,
-                        "tp" + std::to_string(l.tp) + " pp" + std::to_string(l.pp) +
-                            (l.ep > 1 ? " ep" + std::to_string(l.ep) : ""),
-                        std::to_string(d.max_batch), std::to_string(d.chunk),
-                        d.disaggregated ? std::to_string(d.prefill_instances) + "P + " +
-                                              std::to_string(d.decode_instances) + "D"
-                                        : std::to_string(d.instances) + " replicas",
-                        std::to_string(d.devices),
-                        d.cost_per_hour > 0 ? num(d.cost_per_hour, "%.2f") : "-",
-                        d.cost_per_hour > 0 ? num(d.cost_per_million_tokens, "%.3f") : "-",
-                        ms(d.result.ttft.p90), ms(d.result.tpot.p90),
-                        units::percent(d.result.attainment), num(d.result.output_tokens_per_s)});
-    }
-    t.print(os);
+    table_of(deployment_table(r)).print(os);
     os << "\n"
        << r.candidates << " candidates, " << r.evaluated << " sized, " << r.feasible
        << " meet the SLO; rejected:";

@@ -8,22 +8,18 @@
 #include "core/io/config_json.hpp"
 #include "core/io/serve_json.hpp"
 #include "core/io/units.hpp"
+#include "core/report/serve_report.hpp"
 #include "core/serve/serve_planner.hpp"
 #include "web/exports.hpp"
 #include "web/panels.hpp"
 #include "web/plot.hpp"
+#include "web/report_view.hpp"
 #include "web/widgets.hpp"
 
 #include <chrono>
 #include <cstdio>
 
 namespace rl::web {
-
-namespace {
-std::string fmt(const char *f, double x) {
-  return units::format(f, x);
-}
-} // namespace
 
 // [SECTION] results
 void draw_serve_results(const AppState &s) {
@@ -42,75 +38,22 @@ void draw_serve_results(const AppState &s) {
     return;
   if (!current)
     ImGui::PushStyleVar(ImGuiStyleVar_Alpha, 0.5f);
-  const ServeSpec &sp = c->workload.serve;
-  const Layout &l = r->layout;
-  ImGui::Text("%s on %lld x %s: %lld instance(s) of tp %lld x pp %lld x ep %lld",
-              c->model.name.c_str(), static_cast<long long>(r->devices), c->hardware.name.c_str(),
-              static_cast<long long>(r->instances), static_cast<long long>(l.tp),
-              static_cast<long long>(l.pp), static_cast<long long>(l.ep));
-  if (r->prefill_instances > 0) {
-    ImGui::SameLine();
-    ui::text_dim("(" + std::to_string(r->prefill_instances) + " prefill, " +
-                 std::to_string(r->decode_instances) + " decode)");
-  }
+  // The report layer's tables (core/report/serve_report), the ones `ridgeline serve` prints.
+  const ServeReport rep = serve_report(*c, *r);
+  ImGui::TextUnformatted(rep.title.c_str());
   ImGui::Separator();
-  ui::table_export("serve_latency");
-  if (ImGui::BeginTable("serve_latency", 5,
-                        ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
-    for (const char *h : {"latency", "mean", "p50", "p90", "p99"})
-      ImGui::TableSetupColumn(h);
-    ImGui::TableHeadersRow();
-    auto row = [](const char *n, const Percentiles &p, double target) {
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(n);
-      for (const double v : {p.mean, p.p50, p.p90, p.p99}) {
-        ImGui::TableNextColumn();
-        if (target > 0 && v > target)
-          ui::text_colored(ui::color::warn, units::seconds(v));
-        else
-          ImGui::TextUnformatted(units::seconds(v).c_str());
-      }
-    };
-    row("TTFT", r->ttft, sp.slo_ttft);
-    row("TPOT (inter-token)", r->tpot, sp.slo_tpot);
-    row("end to end", r->e2e, 0);
-    ImGui::EndTable();
-    ui::table_export_end();
-  }
-  ImGui::Text("throughput  %s output tokens/s (%.1f per chip), %.3f requests/s",
-              units::count(r->output_tokens_per_s).c_str(),
-              r->output_tokens_per_s / static_cast<double>(std::max<i64>(r->devices, 1)),
-              r->requests_per_s);
-  ImGui::Text("goodput     %.3f requests/s within the SLO: %s of requests", r->goodput,
-              units::percent(r->attainment).c_str());
-  ui::help_marker("A request meets the SLO when its TTFT and its mean inter-token time are both "
-                  "within the targets (workload.slo); goodput counts those per second "
-                  "(DistServe, Zhong et al. 2024).");
+  ui::report_table(rep.latency);
   const ServeMemory &m = r->memory;
-  const double cap = m.capacity;
-  const ImVec2 chart0 = ImGui::GetCursorScreenPos(); // the bar and its line of numbers
+  const ImVec2 chart0 = ImGui::GetCursorScreenPos(); // the memory bar
   const float chart_w = ImGui::GetContentRegionAvail().x;
-  ui::stacked_bar({{"weights", m.weights, ui::color::weights, ""},
-                   {"workspace", m.workspace, ui::color::activations, ""},
-                   {"KV blocks", m.kv_cache, ui::color::kv_cache, ""}},
-                  cap, cap * sp.memory_fraction, "memory_fraction", &units::bytes);
-  ImGui::Text("memory/chip %s weights + %s workspace + %s KV (%lld blocks of %lld tokens, %.1f%% "
-              "empty slots) of %s",
-              units::bytes(m.weights).c_str(), units::bytes(m.workspace).c_str(),
-              units::bytes(m.kv_cache).c_str(), static_cast<long long>(m.kv_blocks),
-              static_cast<long long>(sp.block_size), 100 * m.kv_fragmentation,
-              units::bytes(cap).c_str());
+  ui::stacked_bar(ui::report_segments(rep.summary, "value",
+                                      {{"weights", ui::color::weights},
+                                       {"workspace", ui::color::activations},
+                                       {"kv_cache", ui::color::kv_cache}}),
+                  m.capacity, m.capacity * c->workload.serve.memory_fraction, "memory_fraction",
+                  &units::bytes);
   ui::plot_export("serve-memory", chart0, ImVec2(chart0.x + chart_w, ImGui::GetItemRectMax().y));
-  ImGui::Text("batch       %.1f decoding per iteration; %.1f requests in the system", r->mean_batch,
-              r->mean_in_system);
-  if (r->cost_per_hour > 0)
-    ImGui::Text("cost        $%.2f/h, $%.3f per million output tokens", r->cost_per_hour,
-                r->cost_per_million_tokens);
-  ui::text_dim(std::to_string(r->completed) + " of " + std::to_string(r->requests) + " requests, " +
-               std::to_string(r->iterations) + " iterations, " + std::to_string(r->preemptions) +
-               " preemptions, " + units::seconds(r->simulated_s) + " simulated" +
-               (r->truncated ? " (cut short by the iteration budget)" : ""));
+  ui::report_table(rep.summary);
   if (!current)
     ImGui::PopStyleVar();
 }
@@ -237,30 +180,7 @@ void draw_serve_curve_panel(AppState &s, UiState &ui) {
   ImGui::SameLine();
   rate_chart("thr", su.sweep, "output_tokens_per_s", "output tokens/s (all instances)", "e2e", 0,
              ImVec2(w, h), "end-to-end latency");
-  ui::table_export("sweep");
-  if (ImGui::BeginTable("sweep", 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY,
-                        ImVec2(0, ImGui::GetContentRegionAvail().y))) {
-    for (const char *hd : {"requests/s", "TTFT p90", "TPOT p90", "e2e p99", "tokens/s", "SLO met"})
-      ImGui::TableSetupColumn(hd);
-    ImGui::TableHeadersRow();
-    for (const auto &r : su.sweep) {
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::Text("%.3g", r.at("request_rate").get<double>());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(units::seconds(pick(r, "ttft", "p90")).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(units::seconds(pick(r, "tpot", "p90")).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(units::seconds(pick(r, "e2e", "p99")).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(units::count(r.at("output_tokens_per_s").get<double>()).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(units::percent(r.at("slo_attainment").get<double>()).c_str());
-    }
-    ImGui::EndTable();
-    ui::table_export_end();
-  }
+  ui::report_table(serve_sweep_table(su.sweep), ImGui::GetContentRegionAvail().y);
 }
 
 // [SECTION] deployments
@@ -330,54 +250,11 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
     ui::text_colored(ui::color::error, "No deployment meets the SLO.");
     return;
   }
-  ui::table_export("deployments");
-  if (!ImGui::BeginTable("deployments", 10,
-                         ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
-                             ImGuiTableFlags_SizingFixedFit,
-                         ImVec2(0, ImGui::GetContentRegionAvail().y)))
-    return;
-  for (const char *h : {"hardware", "instance", "batch", "chunk", "split", "devices", "$/h",
-                        "$/M tokens", "TTFT p90", "TPOT p90"})
-    ImGui::TableSetupColumn(h);
-  ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableHeadersRow();
+  // The report layer's table (core/report/serve_report), the one `ridgeline plan` prints.
+  const int clicked = ui::report_table(deployment_table(r), ImGui::GetContentRegionAvail().y, true);
   std::optional<std::size_t> apply;
-  for (std::size_t i = 0; i < r.deployments.size(); ++i) {
-    const Deployment &d = r.deployments[i];
-    ImGui::TableNextRow();
-    ImGui::TableNextColumn();
-    ImGui::PushID(static_cast<int>(i));
-    if (ImGui::Selectable(d.hardware.c_str(), false, ImGuiSelectableFlags_SpanAllColumns))
-      apply = i;
-    ImGui::PopID();
-    ImGui::TableNextColumn();
-    ImGui::Text("tp%lld pp%lld%s", static_cast<long long>(d.layout.tp),
-                static_cast<long long>(d.layout.pp),
-                d.layout.ep > 1 ? (" ep" + std::to_string(d.layout.ep)).c_str() : "");
-    ImGui::TableNextColumn();
-    ImGui::Text("%lld", static_cast<long long>(d.max_batch));
-    ImGui::TableNextColumn();
-    ImGui::Text("%lld", static_cast<long long>(d.chunk));
-    ImGui::TableNextColumn();
-    if (d.disaggregated)
-      ImGui::Text("%lldP + %lldD", static_cast<long long>(d.prefill_instances),
-                  static_cast<long long>(d.decode_instances));
-    else
-      ImGui::Text("%lld replicas", static_cast<long long>(d.instances));
-    ImGui::TableNextColumn();
-    ImGui::Text("%lld", static_cast<long long>(d.devices));
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(d.cost_per_hour > 0 ? fmt("%.2f", d.cost_per_hour).c_str() : "-");
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(d.cost_per_hour > 0 ? fmt("%.3f", d.cost_per_million_tokens).c_str()
-                                               : "-");
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(units::seconds(d.result.ttft.p90).c_str());
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(units::seconds(d.result.tpot.p90).c_str());
-  }
-  ImGui::EndTable();
-  ui::table_export_end();
+  if (clicked >= 0)
+    apply = static_cast<std::size_t>(clicked);
   if (apply) {
     const Deployment &d = r.deployments[*apply];
     s.set_preset("hardware", d.hardware);

@@ -38,9 +38,9 @@ void share_bar(const ReportCell &c) {
 }
 } // namespace
 
-void report_table(const ReportTable &t, float height) {
+int report_table(const ReportTable &t, float height, bool selectable) {
   if (t.rows.empty() || t.columns.empty())
-    return;
+    return -1;
   ImGuiTableFlags flags =
       ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit;
   if (height > 0)
@@ -48,7 +48,7 @@ void report_table(const ReportTable &t, float height) {
   table_export(t.key.c_str());
   if (!ImGui::BeginTable(t.key.c_str(), static_cast<int>(t.columns.size()), flags,
                          ImVec2(0, height)))
-    return;
+    return -1;
   if (height > 0)
     ImGui::TableSetupScrollFreeze(0, 1);
   const int bar = t.column("hbm");
@@ -58,11 +58,24 @@ void report_table(const ReportTable &t, float height) {
                             stretch ? ImGuiTableColumnFlags_WidthStretch : 0);
   }
   ImGui::TableHeadersRow();
-  for (const ReportLine &row : t.rows) {
-    const ImVec4 *c = mark_color(row.mark);
+  int clicked = -1;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const ReportLine &row = t.rows[i];
     ImGui::TableNextRow();
+    if (selectable) {
+      ImGui::TableSetColumnIndex(0);
+      ImGui::PushID(static_cast<int>(i));
+      if (ImGui::Selectable("##row", false,
+                            ImGuiSelectableFlags_SpanAllColumns |
+                                ImGuiSelectableFlags_AllowItemOverlap))
+        clicked = static_cast<int>(i);
+      note_rect(t.key + " " + std::to_string(i + 1)); // the e2e test clicks rows by rank
+      ImGui::PopID();
+      ImGui::SameLine(0, 0);
+    }
     for (std::size_t k = 0; k < row.cells.size() && k < t.columns.size(); ++k) {
       ImGui::TableSetColumnIndex(static_cast<int>(k));
+      const ImVec4 *c = mark_color(row.cells[k].mark != Mark::none ? row.cells[k].mark : row.mark);
       const std::string &text = row.cells[k].text;
       if (static_cast<int>(k) == bar) {
         share_bar(row.cells[k]);
@@ -79,6 +92,7 @@ void report_table(const ReportTable &t, float height) {
   }
   ImGui::EndTable();
   table_export_end();
+  return clicked;
 }
 
 void report_section(const ReportTable &t, float height) {

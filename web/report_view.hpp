@@ -14,7 +14,8 @@ namespace rl::web::ui {
 // The table under its key (the copy button's id): words left, numbers right, a "(?)" on a
 // row with help, totals in the accent colour, warnings in amber. A column keyed "hbm"
 // (a share of the memory) is drawn as a small bar. height > 0: the rows scroll.
-void report_table(const ReportTable &t, float height = 0);
+// selectable: a row is a button across the columns; returns the row clicked (-1: none).
+int report_table(const ReportTable &t, float height = 0, bool selectable = false);
 
 // The title with its "(?)", then the table, then its note (dimmed, wrapped).
 void report_section(const ReportTable &t, float height = 0);

@@ -18,14 +18,15 @@ struct ReportColumn {
   bool text = false; // words, left-aligned (the first column always is); numbers go right
 };
 
+// How a row or a cell stands out: a total under its parts, or a warning (the worst stage, a
+// communication that costs more than 5% of the step, a latency above its SLO target).
+enum class Mark { none, total, warn };
+
 struct ReportCell {
   std::string text;
-  double value = 0; // what a sort by this column compares (the rank for text-only cells)
+  double value = 0;       // what a sort by this column compares (the rank for text-only cells)
+  Mark mark = Mark::none; // none: the row's
 };
-
-// How a row stands out: a total under its parts, or a warning (the worst stage, a
-// communication that costs more than 5% of the step).
-enum class Mark { none, total, warn };
 
 struct ReportLine {
   std::string key;  // stable id of the row ("weights", "compute", ...; "" when unnamed)

@@ -1,0 +1,213 @@
+#include "core/report/serve_report.hpp"
+
+#include "core/io/units.hpp"
+
+#include <algorithm>
+
+namespace rl {
+
+namespace {
+
+std::string str(i64 v) {
+  return std::to_string(v);
+}
+double d(i64 v) {
+  return static_cast<double>(v);
+}
+ReportCell cell(double v, Unit u) {
+  return {format_value(v, u), v};
+}
+ReportCell words(std::string s) {
+  return {std::move(s), 0};
+}
+ReportCell num(double v, const char *f) {
+  return {units::format(f, v), v};
+}
+// A latency, marked when it misses its target (target 0: none).
+ReportCell latency(double v, double target) {
+  ReportCell c = cell(v, Unit::seconds);
+  if (target > 0 && v > target)
+    c.mark = Mark::warn;
+  return c;
+}
+std::string slo_text(double target) {
+  return target > 0 ? units::seconds(target) : std::string("-");
+}
+// "tp8 pp1 ep2": one instance of a deployment.
+std::string instance_label(const Layout &l) {
+  std::string s = "tp" + str(l.tp);
+  s += " pp" + str(l.pp);
+  if (l.ep > 1)
+    s += " ep" + str(l.ep);
+  return s;
+}
+
+} // namespace
+
+ServeReport serve_report(const Config &c, const ServeResult &r) {
+  const Layout &l = r.layout;
+  const ServeSpec &s = c.workload.serve;
+  ServeReport out;
+  out.title = c.model.name + " on " + str(r.devices) + " x " + c.hardware.name + ": " +
+              str(r.instances) + " instance(s) of tp " + str(l.tp);
+  out.title += " x pp " + str(l.pp);
+  out.title += " x ep " + str(l.ep);
+  if (r.prefill_instances > 0) {
+    out.title += " (" + str(r.prefill_instances) + " prefill, ";
+    out.title += str(r.decode_instances) + " decode)";
+  }
+
+  ReportTable &t = out.latency;
+  t.key = "serve_latency";
+  t.title = "Latency (cells above the SLO target marked)";
+  t.help = "Per request, over the simulated requests: time to first token, mean inter-token "
+           "time after it, and arrival to last token. TTFT includes the queueing.";
+  t.columns = {{"latency", "latency"},
+               {"mean", "mean", Unit::seconds, Better::lower},
+               {"p50", "p50", Unit::seconds, Better::lower},
+               {"p90", "p90", Unit::seconds, Better::lower},
+               {"p99", "p99", Unit::seconds, Better::lower}};
+  const auto row = [&](const char *key, const char *name, const Percentiles &p, double target) {
+    t.rows.push_back({key,
+                      "",
+                      Mark::none,
+                      {words(name), latency(p.mean, target), latency(p.p50, target),
+                       latency(p.p90, target), latency(p.p99, target)}});
+  };
+  row("ttft", "TTFT", r.ttft, s.slo_ttft);
+  row("tpot", "TPOT (inter-token)", r.tpot, s.slo_tpot);
+  row("e2e", "end to end", r.e2e, 0);
+
+  ReportTable &m = out.summary;
+  m.key = "serve_summary";
+  m.title = "Throughput, memory and the simulation";
+  m.columns = {{"quantity", "quantity"}, {"value", "value"}, {"detail", "detail", {}, {}, true}};
+  const auto add = [&](const char *key, const char *name, ReportCell v, std::string detail,
+                       std::string help = "") {
+    m.rows.push_back(
+        {key, std::move(help), Mark::none, {words(name), std::move(v), words(detail)}});
+  };
+  std::string thr =
+      units::format("%.2f per chip, ", r.output_tokens_per_s / d(std::max<i64>(r.devices, 1)));
+  thr += units::format("%.3f requests/s", r.requests_per_s);
+  add("throughput", "output tokens/s", cell(r.output_tokens_per_s, Unit::count), thr,
+      "Completed output tokens over the makespan (first arrival to last completion).");
+  std::string good = "within TTFT " + slo_text(s.slo_ttft);
+  good += ", TPOT " + slo_text(s.slo_tpot);
+  good += ": " + units::percent(r.attainment) + " of requests";
+  add("goodput", "goodput (requests/s)", num(r.goodput, "%.3f"), good,
+      "A request meets the SLO when its TTFT and its mean inter-token time are both within the "
+      "targets (workload.slo); goodput counts those per second (DistServe, Zhong et al. 2024).");
+  const ServeMemory &mem = r.memory;
+  add("weights", "weights per chip", cell(mem.weights, Unit::bytes), "",
+      "The instance's parameters / (tp x pp), experts / ep, at weight_dtype bytes.");
+  add("workspace", "workspace per chip", cell(mem.workspace, Unit::bytes),
+      "one max_tokens iteration",
+      "The activations of one iteration of scheduler.max_tokens through one layer.");
+  std::string kv = str(mem.kv_blocks) + " blocks of " + str(s.block_size);
+  kv += " tokens per instance; ";
+  kv += units::format("%.1f%% of allocated slots empty", 100 * mem.kv_fragmentation);
+  add("kv_cache", "KV blocks per chip", cell(mem.kv_cache, Unit::bytes), kv,
+      "What memory_fraction x HBM leaves after the weights and the workspace, in paged blocks "
+      "(vLLM's PagedAttention, Kwon et al. 2023).");
+  add("capacity", "HBM per chip", cell(mem.capacity, Unit::bytes),
+      units::format("x memory_fraction %.2f", s.memory_fraction));
+  add("batch", "decoding per iteration (mean)", num(r.mean_batch, "%.1f"),
+      units::format("%.1f requests in the system (time average)", r.mean_in_system),
+      "Sequences decoding in one engine iteration, and Little's L: the requests queued or "
+      "running, averaged over time.");
+  if (r.prefill_instances > 0)
+    add("kv_transfer", "KV transfer per request", cell(r.kv_transfer, Unit::seconds), "mean",
+        "Disaggregated: the prompt's KV cache sent from the prefill to the decode instance.");
+  if (r.cost_per_hour > 0) {
+    add("cost_per_hour", "$ per hour", num(r.cost_per_hour, "$%.2f"), "");
+    add("cost_per_million", "$ per million output tokens", num(r.cost_per_million_tokens, "$%.3f"),
+        "");
+  }
+  std::string sim = str(r.iterations) + " iterations, " + str(r.preemptions);
+  sim += " preemptions, ";
+  sim += units::seconds(r.simulated_s);
+  sim += " of serving";
+  if (r.dropped > 0)
+    sim += "; " + str(r.dropped) + " dropped (longer than the whole KV cache)";
+  if (r.truncated)
+    sim += " (cut short: the iteration budget ran out)";
+  add("simulated", "requests completed",
+      {str(r.completed) + " of " + str(r.requests), d(r.completed)}, sim);
+  return out;
+}
+
+ReportTable serve_sweep_table(const nlohmann::json &rows) {
+  ReportTable t;
+  t.key = "sweep";
+  t.title = "Latency against the request rate";
+  t.columns = {{"rate", "requests/s"},
+               {"ttft_p50", "TTFT p50", Unit::seconds, Better::lower},
+               {"ttft_p90", "TTFT p90", Unit::seconds, Better::lower},
+               {"ttft_p99", "TTFT p99", Unit::seconds, Better::lower},
+               {"tpot_p50", "TPOT p50", Unit::seconds, Better::lower},
+               {"tpot_p90", "TPOT p90", Unit::seconds, Better::lower},
+               {"tpot_p99", "TPOT p99", Unit::seconds, Better::lower},
+               {"e2e_p99", "e2e p99", Unit::seconds, Better::lower},
+               {"tokens", "tokens/s", Unit::count, Better::higher},
+               {"slo", "SLO met", Unit::percent, Better::higher}};
+  for (const auto &r : rows) {
+    const auto q = [&](const char *what, const char *p) {
+      return cell(r.at(what).at(p).get<double>(), Unit::seconds);
+    };
+    t.rows.push_back(
+        {"",
+         "",
+         Mark::none,
+         {num(r.at("request_rate").get<double>(), "%.3g"), q("ttft", "p50"), q("ttft", "p90"),
+          q("ttft", "p99"), q("tpot", "p50"), q("tpot", "p90"), q("tpot", "p99"), q("e2e", "p99"),
+          cell(r.at("output_tokens_per_s").get<double>(), Unit::count),
+          cell(r.at("slo_attainment").get<double>(), Unit::percent)}});
+  }
+  return t;
+}
+
+ReportTable deployment_table(const ServePlanResult &r) {
+  ReportTable t;
+  t.key = "deployments";
+  t.title = "Deployments meeting the SLO, cheapest first";
+  t.columns = {{"rank", "#"},
+               {"hardware", "hardware", {}, {}, true},
+               {"instance", "instance", {}, {}, true},
+               {"batch", "batch"},
+               {"chunk", "chunk"},
+               {"split", "split", {}, {}, true},
+               {"devices", "devices", Unit::count, Better::lower},
+               {"cost_per_hour", "$/h", Unit::dollars, Better::lower},
+               {"cost_per_million", "$/M tokens", Unit::dollars, Better::lower},
+               {"ttft_p90", "TTFT p90", Unit::seconds, Better::lower},
+               {"tpot_p90", "TPOT p90", Unit::seconds, Better::lower},
+               {"slo", "SLO met", Unit::percent, Better::higher},
+               {"tokens", "tokens/s", Unit::count, Better::higher}};
+  i64 i = 0;
+  for (const Deployment &x : r.deployments) {
+    ++i;
+    std::string split = x.disaggregated ? str(x.prefill_instances) + "P + " : "";
+    split += x.disaggregated ? str(x.decode_instances) + "D" : str(x.instances) + " replicas";
+    const bool priced = x.cost_per_hour > 0;
+    t.rows.push_back({"",
+                      "",
+                      Mark::none,
+                      {{str(i), d(i)},
+                       words(x.hardware),
+                       words(instance_label(x.layout)),
+                       {str(x.max_batch), d(x.max_batch)},
+                       {str(x.chunk), d(x.chunk)},
+                       words(split),
+                       {str(x.devices), d(x.devices)},
+                       priced ? num(x.cost_per_hour, "%.2f") : words("-"),
+                       priced ? num(x.cost_per_million_tokens, "%.3f") : words("-"),
+                       cell(x.result.ttft.p90, Unit::seconds),
+                       cell(x.result.tpot.p90, Unit::seconds),
+                       cell(x.result.attainment, Unit::percent),
+                       num(x.result.output_tokens_per_s, "%.1f")}});
+  }
+  return t;
+}
+
+} // namespace rl
