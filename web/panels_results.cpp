@@ -121,7 +121,9 @@ void draw_memory_bar(const EstimateReport &r, const Estimate &e) {
                   "usable " + units::bytes(usable), &units::bytes);
   std::string verdict = r.memory.note;
   verdict[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(verdict[0])));
-  ui::text_colored(r.fits ? ui::color::ok : ui::color::error, verdict);
+  ImGui::PushStyleColor(ImGuiCol_Text, r.fits ? ui::color::ok : ui::color::error);
+  ImGui::TextWrapped("%s", verdict.c_str());
+  ImGui::PopStyleColor();
   ui::plot_export("memory", chart0, ImVec2(chart0.x + chart_w, ImGui::GetItemRectMax().y));
   ui::legend("mem_legend", segs, mem.total, &units::bytes);
 }
@@ -246,7 +248,8 @@ void draw_results_panel(const AppState &s) {
       const float row_h = ImGui::GetTextLineHeight() + ImGui::GetStyle().CellPadding.y * 2;
       ui::report_section(
           r.stages,
-          row_h * static_cast<float>(std::min<std::size_t>(r.stages.rows.size(), 10) + 1) + 4);
+          row_h * static_cast<float>(std::min<std::size_t>(r.stages.rows.size(), 10) + 1) + 4 +
+              ImGui::GetStyle().ScrollbarSize); // the rows, and the sideways scrollbar
       ImGui::EndTabItem();
     }
     if (ImGui::BeginTabItem("Activations")) {

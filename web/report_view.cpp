@@ -43,19 +43,30 @@ int report_table(const ReportTable &t, float height, bool selectable) {
     return -1;
   ImGuiTableFlags flags =
       ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit;
+  // Many columns scroll sideways (no column stretches then); otherwise the bar column, or
+  // else the first, takes the room left.
+  const bool wide = t.columns.size() > 7 && height > 0;
   if (height > 0)
     flags |= ImGuiTableFlags_ScrollY;
+  if (wide)
+    flags |= ImGuiTableFlags_ScrollX;
   table_export(t.key.c_str());
   if (!ImGui::BeginTable(t.key.c_str(), static_cast<int>(t.columns.size()), flags,
                          ImVec2(0, height)))
     return -1;
   if (height > 0)
-    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupScrollFreeze(1, 1);
   const int bar = t.column("hbm");
   for (std::size_t k = 0; k < t.columns.size(); ++k) {
-    const bool stretch = k == 0 || static_cast<int>(k) == bar;
-    ImGui::TableSetupColumn(t.columns[k].head.c_str(),
-                            stretch ? ImGuiTableColumnFlags_WidthStretch : 0);
+    const int ki = static_cast<int>(k);
+    const char *head = t.columns[k].head.c_str();
+    if (wide && ki == bar)
+      ImGui::TableSetupColumn(head, ImGuiTableColumnFlags_WidthFixed,
+                              ImGui::CalcTextSize("000000000").x);
+    else if (!wide && (bar >= 0 ? ki == bar : k == 0))
+      ImGui::TableSetupColumn(head, ImGuiTableColumnFlags_WidthStretch);
+    else
+      ImGui::TableSetupColumn(head);
   }
   ImGui::TableHeadersRow();
   int clicked = -1;
