@@ -24,8 +24,8 @@ Table table_of(const ReportTable &rt) {
   }
   for (const auto &row : rt.rows) {
     std::vector<std::string> cells;
-    for (const ReportCell &cell : row.cells)
-      cells.push_back(cell.text);
+    for (const ReportCell &cell : row.cells) // a marked cell (what bounds, a missed SLO): "*"
+      cells.push_back(cell.mark == Mark::warn ? cell.text + "*" : cell.text);
     t.rows.push_back(std::move(cells));
   }
   return t;

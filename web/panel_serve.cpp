@@ -180,7 +180,7 @@ void draw_serve_curve_panel(AppState &s, UiState &ui) {
   ImGui::SameLine();
   rate_chart("thr", su.sweep, "output_tokens_per_s", "output tokens/s (all instances)", "e2e", 0,
              ImVec2(w, h), "end-to-end latency");
-  ui::report_table(serve_sweep_table(su.sweep), ImGui::GetContentRegionAvail().y);
+  ui::report_table(serve_sweep_table(su.sweep), {ImGui::GetContentRegionAvail().y});
 }
 
 // [SECTION] deployments
@@ -251,7 +251,7 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
     return;
   }
   // The report layer's table (core/report/serve_report), the one `ridgeline plan` prints.
-  const int clicked = ui::report_table(deployment_table(r), ImGui::GetContentRegionAvail().y, true);
+  const int clicked = ui::report_table(deployment_table(r), {ImGui::GetContentRegionAvail().y, true});
   std::optional<std::size_t> apply;
   if (clicked >= 0)
     apply = static_cast<std::size_t>(clicked);

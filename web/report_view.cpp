@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 namespace rl::web::ui {
 
@@ -14,37 +15,41 @@ const ImVec4 *mark_color(Mark m) {
     return &color::accent;
   case Mark::warn:
     return &color::warn;
+  case Mark::dim:
+    return &color::dim;
   case Mark::none:
     break;
   }
   return nullptr;
 }
 
-// A share of the memory as a small bar, its text on hover.
-void share_bar(const ReportCell &c) {
-  const float w = ImGui::GetContentRegionAvail().x;
+// A fraction as a small bar (red beyond 1) with its text at the right.
+void fraction_bar(const ReportCell &c) {
+  const float text_w = ImGui::CalcTextSize("000.0%").x;
+  const float w = std::max(10.0f, ImGui::GetContentRegionAvail().x - text_w - 6);
   const ImVec2 p = ImGui::GetCursorScreenPos();
-  const float h = ImGui::GetTextLineHeight() * 0.6f;
+  const float h = ImGui::GetTextLineHeight() * 0.55f;
   const float y = p.y + (ImGui::GetTextLineHeight() - h) * 0.5f;
-  const double frac = c.value;
+  const double frac = std::max(0.0, c.value);
   ImDrawList *dl = ImGui::GetWindowDrawList();
-  dl->AddRectFilled(ImVec2(p.x, y), ImVec2(p.x + w, y + h), u32(ink(0.06f)));
+  dl->AddRectFilled(ImVec2(p.x, y), ImVec2(p.x + w, y + h), u32(ink(0.07f)));
   dl->AddRectFilled(ImVec2(p.x, y),
                     ImVec2(p.x + w * static_cast<float>(std::min(frac, 1.0)), y + h),
                     u32(frac <= 1.0 ? color::ok : color::error, 0.8f));
   ImGui::Dummy(ImVec2(w, ImGui::GetTextLineHeight()));
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s of HBM", c.text.c_str());
+  ImGui::SameLine(0, 6);
+  text_right(c.text);
 }
 } // namespace
 
-int report_table(const ReportTable &t, float height, bool selectable) {
+int report_table(const ReportTable &t, const TableView &view) {
   if (t.rows.empty() || t.columns.empty())
     return -1;
   ImGuiTableFlags flags =
       ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit;
-  // Many columns scroll sideways (no column stretches then); otherwise the bar column, or
-  // else the first, takes the room left.
+  // Many columns scroll sideways (no column stretches then); otherwise the first bar column,
+  // or else the first column, takes the room left.
+  const float height = view.height;
   const bool wide = t.columns.size() > 7 && height > 0;
   if (height > 0)
     flags |= ImGuiTableFlags_ScrollY;
@@ -56,27 +61,41 @@ int report_table(const ReportTable &t, float height, bool selectable) {
     return -1;
   if (height > 0)
     ImGui::TableSetupScrollFreeze(1, 1);
-  const int bar = t.column("hbm");
+  int stretch = 0;
+  for (std::size_t k = 0; k < t.columns.size(); ++k)
+    if (t.columns[k].bar) {
+      stretch = static_cast<int>(k);
+      break;
+    }
   for (std::size_t k = 0; k < t.columns.size(); ++k) {
-    const int ki = static_cast<int>(k);
-    const char *head = t.columns[k].head.c_str();
-    if (wide && ki == bar)
-      ImGui::TableSetupColumn(head, ImGuiTableColumnFlags_WidthFixed,
-                              ImGui::CalcTextSize("000000000").x);
-    else if (!wide && (bar >= 0 ? ki == bar : k == 0))
-      ImGui::TableSetupColumn(head, ImGuiTableColumnFlags_WidthStretch);
+    const ReportColumn &col = t.columns[k];
+    if (col.bar)
+      ImGui::TableSetupColumn(col.head.c_str(),
+                              !wide && static_cast<int>(k) == stretch
+                                  ? ImGuiTableColumnFlags_WidthStretch
+                                  : ImGuiTableColumnFlags_WidthFixed,
+                              ImGui::CalcTextSize("000.0%").x + 50);
     else
-      ImGui::TableSetupColumn(head);
+      ImGui::TableSetupColumn(col.head.c_str(), !wide && static_cast<int>(k) == stretch
+                                                    ? ImGuiTableColumnFlags_WidthStretch
+                                                    : 0);
   }
   ImGui::TableHeadersRow();
+  // The chosen row scrolls into view when the choice changes (per table).
+  static std::map<std::string, int> shown;
   int clicked = -1;
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
     const ReportLine &row = t.rows[i];
+    const bool chosen = static_cast<int>(i) == view.chosen;
     ImGui::TableNextRow();
-    if (selectable) {
+    if (chosen && shown[t.key] != view.chosen) {
+      shown[t.key] = view.chosen;
+      ImGui::SetScrollHereY(0.5f);
+    }
+    if (view.selectable) {
       ImGui::TableSetColumnIndex(0);
       ImGui::PushID(static_cast<int>(i));
-      if (ImGui::Selectable("##row", false,
+      if (ImGui::Selectable("##row", chosen,
                             ImGuiSelectableFlags_SpanAllColumns |
                                 ImGuiSelectableFlags_AllowItemOverlap))
         clicked = static_cast<int>(i);
@@ -86,18 +105,24 @@ int report_table(const ReportTable &t, float height, bool selectable) {
     }
     for (std::size_t k = 0; k < row.cells.size() && k < t.columns.size(); ++k) {
       ImGui::TableSetColumnIndex(static_cast<int>(k));
-      const ImVec4 *c = mark_color(row.cells[k].mark != Mark::none ? row.cells[k].mark : row.mark);
-      const std::string &text = row.cells[k].text;
-      if (static_cast<int>(k) == bar) {
-        share_bar(row.cells[k]);
+      const ReportCell &cell = row.cells[k];
+      const ImVec4 *c =
+          chosen ? &color::ok : mark_color(cell.mark != Mark::none ? cell.mark : row.mark);
+      if (t.columns[k].bar) {
+        fraction_bar(cell);
       } else if (k == 0) {
+        const std::string text = chosen ? "\xe2\x86\x92 " + cell.text : cell.text;
         text_colored(c ? *c : ImGui::GetStyleColorVec4(ImGuiCol_Text), text);
-        if (!row.help.empty())
-          help_marker(row.help);
+        if (!row.help.empty()) {
+          if (!t.hover_help)
+            help_marker(row.help);
+          else if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("%s", row.help.c_str());
+        }
       } else if (t.columns[k].text) {
-        text_dim(text);
-      } else {
-        text_right(text, c);
+        text_colored(c ? *c : color::dim, cell.text);
+      } else { // a marked cell (what bounds, a missed SLO) also says so in text, as the CLI's
+        text_right(cell.mark == Mark::warn ? cell.text + "*" : cell.text, c);
       }
     }
   }
@@ -106,15 +131,16 @@ int report_table(const ReportTable &t, float height, bool selectable) {
   return clicked;
 }
 
-void report_section(const ReportTable &t, float height) {
+int report_section(const ReportTable &t, const TableView &view) {
   if (!t.title.empty()) {
     ImGui::TextUnformatted(t.title.c_str());
     if (!t.help.empty())
       help_marker(t.help);
   }
-  report_table(t, height);
+  const int clicked = report_table(t, view);
   if (!t.note.empty())
     text_dim_wrapped(t.note);
+  return clicked;
 }
 
 std::vector<Segment> report_segments(const ReportTable &t, const std::string &col,

@@ -11,14 +11,20 @@
 
 namespace rl::web::ui {
 
-// The table under its key (the copy button's id): words left, numbers right, a "(?)" on a
-// row with help, totals in the accent colour, warnings in amber. A column keyed "hbm"
-// (a share of the memory) is drawn as a small bar. height > 0: the rows scroll.
-// selectable: a row is a button across the columns; returns the row clicked (-1: none).
-int report_table(const ReportTable &t, float height = 0, bool selectable = false);
+struct TableView {
+  float height = 0;        // > 0: the rows scroll (and many columns scroll sideways)
+  bool selectable = false; // each row is a button across the columns
+  int chosen = -1; // a row drawn as the current one (arrow, green), scrolled to when it changes
+};
+
+// The table under its key (the copy button's id): words left, numbers right; a row's help as
+// a "(?)" (or, with hover_help, on hovering its first cell); totals in the accent colour,
+// warnings in amber, background cells dimmed; a bar column as a small bar with its text.
+// Returns the row clicked (-1: none; only when selectable).
+int report_table(const ReportTable &t, const TableView &view = {});
 
 // The title with its "(?)", then the table, then its note (dimmed, wrapped).
-void report_section(const ReportTable &t, float height = 0);
+int report_section(const ReportTable &t, const TableView &view = {});
 
 // The rows as bar parts: the value of column `col`, the colour of the row's key; rows whose
 // key has no colour (totals, capacities) are left out. The first letter is capitalised.

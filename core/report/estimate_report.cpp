@@ -261,7 +261,7 @@ void stages_table(const Config &c, const Estimate &e, ReportTable &t) {
     t.columns.push_back({"kv_cache", "KV cache", Unit::bytes});
   }
   t.columns.push_back({"total", "total", Unit::bytes, Better::lower});
-  t.columns.push_back({"hbm", "of HBM", Unit::percent, Better::lower});
+  t.columns.push_back({"hbm", "of HBM", Unit::percent, Better::lower, false, true});
   Builder b{t};
   for (const StageMemory &s : e.stages) {
     const bool worst = s.stage == e.memory.worst_stage;

@@ -59,7 +59,7 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
 
   ReportTable &t = out.latency;
   t.key = "serve_latency";
-  t.title = "Latency (cells above the SLO target marked)";
+  t.title = "Latency (*: above the SLO target)";
   t.help = "Per request, over the simulated requests: time to first token, mean inter-token "
            "time after it, and arrival to last token. TTFT includes the queueing.";
   t.columns = {{"latency", "latency"},

@@ -16,11 +16,13 @@ struct ReportColumn {
   Unit unit = Unit::plain;
   Better better = Better::neither;
   bool text = false; // words, left-aligned (the first column always is); numbers go right
+  bool bar = false;  // a fraction (0..1) the page draws as a small bar beside its text
 };
 
-// How a row or a cell stands out: a total under its parts, or a warning (the worst stage, a
-// communication that costs more than 5% of the step, a latency above its SLO target).
-enum class Mark { none, total, warn };
+// How a row or a cell stands out: a total under its parts, a warning (the worst stage, a
+// communication that costs more than 5% of the step, a latency above its SLO target, what
+// bounds an operator), or a cell in the background (an infeasible row, the lesser terms).
+enum class Mark { none, total, warn, dim };
 
 struct ReportCell {
   std::string text;
@@ -37,10 +39,11 @@ struct ReportLine {
 };
 
 struct ReportTable {
-  std::string key;   // stable id: the page's table id and export name ("size", "stages", ...)
-  std::string title; // "Memory per device (worst stage 3 of 8)"
-  std::string help;  // the title's explanation, with its public source
-  std::string note;  // a line under the table ("" when none)
+  std::string key;         // stable id: the page's table id and export name ("size", "stages", ...)
+  std::string title;       // "Memory per device (worst stage 3 of 8)"
+  std::string help;        // the title's explanation, with its public source
+  std::string note;        // a line under the table ("" when none)
+  bool hover_help = false; // a row's help shows on hovering its first cell, not as a "(?)"
   std::vector<ReportColumn> columns;
   std::vector<ReportLine> rows;
   int column(const std::string &key) const; // its index, -1 when absent
