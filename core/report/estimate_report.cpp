@@ -3,6 +3,7 @@
 #include "core/inference/serving.hpp"
 #include "core/io/config_json.hpp"
 #include "core/io/units.hpp"
+#include "core/report/cells.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -11,18 +12,8 @@ namespace rl {
 
 namespace {
 
-std::string str(i64 v) {
-  return std::to_string(v);
-}
-double d(i64 v) {
-  return static_cast<double>(v);
-}
-// printf-style text of a few numbers (the callers keep within the buffer).
-template <class... A> std::string fmt(const char *f, A... a) {
-  char b[256];
-  std::snprintf(b, sizeof b, f, a...);
-  return b;
-}
+using namespace cells;
+
 std::string plus_minus(double u) {
   return fmt("+/-%.0f%%", 100 * u);
 }
@@ -37,12 +28,6 @@ struct Builder {
   }
 };
 
-ReportCell cell(double v, Unit u) {
-  return {format_value(v, u), v};
-}
-ReportCell words(std::string s) {
-  return {std::move(s), 0};
-}
 ReportCell share(double part, double whole) {
   const double f = whole > 0 ? part / whole : 0;
   return {units::percent(f), f};

@@ -1,6 +1,7 @@
 #include "core/report/serve_report.hpp"
 
 #include "core/io/units.hpp"
+#include "core/report/cells.hpp"
 
 #include <algorithm>
 
@@ -8,21 +9,8 @@ namespace rl {
 
 namespace {
 
-std::string str(i64 v) {
-  return std::to_string(v);
-}
-double d(i64 v) {
-  return static_cast<double>(v);
-}
-ReportCell cell(double v, Unit u) {
-  return {format_value(v, u), v};
-}
-ReportCell words(std::string s) {
-  return {std::move(s), 0};
-}
-ReportCell num(double v, const char *f) {
-  return {units::format(f, v), v};
-}
+using namespace cells;
+
 // A latency, marked when it misses its target (target 0: none).
 ReportCell latency(double v, double target) {
   ReportCell c = cell(v, Unit::seconds);

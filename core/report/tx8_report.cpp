@@ -1,6 +1,7 @@
 #include "core/report/tx8_report.hpp"
 
 #include "core/io/units.hpp"
+#include "core/report/cells.hpp"
 #include "core/tx8/arch.hpp"
 
 #include <algorithm>
@@ -10,26 +11,14 @@ namespace rl {
 
 namespace {
 
-std::string str(i64 v) {
-  return std::to_string(v);
-}
-double d(i64 v) {
-  return static_cast<double>(v);
-}
-template <class... A> std::string fmt(const char *f, A... a) {
-  char b[256];
-  std::snprintf(b, sizeof b, f, a...);
-  return b;
-}
+using namespace cells;
+
 // A time, "-" when there is none.
 std::string t_(double s) {
   return s > 0 ? units::seconds(s) : "-";
 }
 ReportCell time_cell(double s) {
   return {t_(s), s};
-}
-ReportCell words(std::string s) {
-  return {std::move(s), 0};
 }
 ReportCell count(double v) {
   return {fmt("%.0f", v), v};
