@@ -243,8 +243,15 @@ void print_fields(std::ostream &os, const nlohmann::json &fields) {
     return std::string(b);
   };
   for (const auto &f : fields) {
-    const std::string range =
-        f.contains("min") ? num(f["min"]) + " .. " + num(f["max"]) : std::string("-");
+    std::string range = f.contains("min") ? num(f["min"]) + " .. " + num(f["max"]) : "-";
+    if (f.contains("choices")) { // one of the names
+      range.clear();
+      for (const auto &c : f["choices"]) {
+        if (!range.empty())
+          range += '|';
+        range += c.get<std::string>();
+      }
+    }
     const auto &d = f["default"];
     const std::string dflt = d.is_string()    ? d.get<std::string>()
                              : d.is_boolean() ? (d.get<bool>() ? "true" : "false")

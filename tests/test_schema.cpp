@@ -18,6 +18,12 @@ namespace {
 // A value inside [lo, hi] near `current` (the preset's or the default) and different from
 // it, so coupled rules (max_tokens >= max_batch, sram_usable_bytes <= sram_bytes) still hold.
 double other_value(const schema::FieldInfo &i, double current) {
+  if (i.choices) { // the next name of the list
+    const schema::ChoiceList &l = *i.choices;
+    for (std::size_t k = 0; k < l.size(); ++k)
+      if (l[k].value == static_cast<int>(current))
+        return l[(k + 1) % l.size()].value;
+  }
   if (i.type == schema::FieldType::boolean)
     return current != 0 ? 0 : 1;
   if (i.type == schema::FieldType::integer)
@@ -26,6 +32,8 @@ double other_value(const schema::FieldInfo &i, double current) {
 }
 
 json value_json(const schema::FieldInfo &i, double v) {
+  if (i.choices) // by its name
+    return schema::name_in(*i.choices, static_cast<int>(v));
   if (i.type == schema::FieldType::boolean)
     return v != 0;
   if (i.type == schema::FieldType::integer)
@@ -34,7 +42,10 @@ json value_json(const schema::FieldInfo &i, double v) {
 }
 
 template <class S> double member(const S &s, const schema::Field<S> &f) {
-  return f.num ? s.*f.num : f.integer ? static_cast<double>(s.*f.integer) : (s.*f.flag ? 1 : 0);
+  return f.num       ? s.*f.num
+         : f.integer ? static_cast<double>(s.*f.integer)
+         : f.get     ? f.get(s)
+                     : (s.*f.flag ? 1 : 0);
 }
 
 // Every plain row of `table` in `object`, one at a time: set in the section's JSON at `at`,
@@ -56,7 +67,12 @@ void round_trip_rows(const std::vector<schema::Field<S>> &table, const char *obj
     CHECK(member(get(parsed), f) == v);
     const json printed = io::to_json(parsed);
     CHECK(printed.at(at).at(f.info.key) == value_json(f.info, v));
-    if (f.info.type != schema::FieldType::boolean) {
+    if (f.info.choices) { // a name not in the list, refused with the list
+      j[at][f.info.key] = "not-a-choice";
+      CHECK(test::error_of([&] { parse(j); }) == path + "." + f.info.key +
+                                                     ": \"not-a-choice\" is not one of " +
+                                                     schema::names_text(*f.info.choices));
+    } else if (f.info.type != schema::FieldType::boolean) {
       j[at][f.info.key] = f.info.hi * 2 + 1;
       CHECK(test::error_of([&] { parse(j); }).rfind(path + "." + f.info.key + ":", 0) == 0);
     }
@@ -141,26 +157,32 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
     CHECK(std::string(e.info.label).size() > 0);
     CHECK(std::string(e.info.help).size() > 10);
     CHECK(e.info.modes != 0);
+    if (e.info.type == schema::FieldType::choice && !e.info.custom) { // named, default included
+      REQUIRE(e.info.choices != nullptr);
+      CHECK(std::string(schema::name_in(*e.info.choices, static_cast<int>(e.default_value))) !=
+            "?");
+    }
     if (e.info.type == schema::FieldType::number || e.info.type == schema::FieldType::integer) {
       CHECK(e.info.lo < e.info.hi);
       if (!e.info.custom && !e.info.omit_zero && e.section != "parallel") // (0: not given)
         CHECK((e.default_value >= e.info.lo && e.default_value <= e.info.hi));
     }
   }
-  // 16 model + 6 moe + 14 workload + 13 hardware + 14 tx8 + 11 serve + 3 rows for each of 5
+  // 16 model + 6 moe + 19 workload + 13 hardware + 14 tx8 + 13 serve + 3 rows for each of 5
   // links + 23 parallel
-  CHECK(rows == 16 + 6 + 14 + 13 + 14 + 11 + 3 * 5 + 23);
+  CHECK(rows == 16 + 6 + 19 + 13 + 14 + 13 + 3 * 5 + 23);
   CHECK(modes_of.size() == rows - 1); // request_rate twice
   CHECK(io::fields_json().size() == rows);
 }
 
-TEST_CASE("schema: the layout's integer and boolean knobs parse, print and are range-checked",
-          "[schema]") {
+TEST_CASE("schema: the layout's knobs parse, print and are range-checked", "[schema]") {
   for (const schema::OptField<ParallelSpec> &f : schema::parallel_fields()) {
-    if (!f.integer && !f.flag)
-      continue; // choices are parsed by name
+    if (f.info.custom)
+      continue; // the axis order, parsed by its own syntax
     INFO(f.info.key);
-    const json v = f.flag ? json(true) : json(static_cast<i64>(f.info.lo) + 1);
+    const json v = f.flag      ? json(true)
+                   : f.integer ? json(static_cast<i64>(f.info.lo) + 1)
+                               : json(f.info.choices->back().name); // a choice, by name
     const ParallelSpec p = io::parse_parallel(json{{f.info.key, v}}, "parallel");
     CHECK(f.has(p));
     CHECK(io::to_json(p) == json{{f.info.key, v}}); // only what is set is printed
@@ -169,6 +191,13 @@ TEST_CASE("schema: the layout's integer and boolean knobs parse, print and are r
       CHECK(test::error_of([&] {
               io::parse_parallel(json{{f.info.key, f.info.hi + 1}}, "parallel");
             }).rfind(std::string("parallel.") + f.info.key + ":", 0) == 0);
+    if (f.set) {
+      CHECK(f.get(p) == f.info.choices->back().value);
+      CHECK(test::error_of([&] {
+              io::parse_parallel(json{{f.info.key, "not-a-choice"}}, "parallel");
+            }) == std::string("parallel.") + f.info.key + ": \"not-a-choice\" is not one of " +
+                      schema::names_text(*f.info.choices));
+    }
   }
 }
 

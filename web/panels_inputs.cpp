@@ -179,9 +179,9 @@ void optional_number_row(AppState &s, const schema::FieldInfo &i) {
 }
 
 // One row of the schema (core/schema/fields.hpp) as the widget of its type; `key` is its
-// path below the section, `label` what the row says.
+// path below the section, `label` what the row says; `dflt` a choice's default name.
 void schema_row(AppState &s, const char *section, const schema::FieldInfo &i,
-                const std::string &key, const std::string &label) {
+                const std::string &key, const std::string &label, const char *dflt = "") {
   if (i.omit_zero && std::string(section) == "workload") {
     optional_number_row(s, i);
     return;
@@ -196,7 +196,9 @@ void schema_row(AppState &s, const char *section, const schema::FieldInfo &i,
   case schema::FieldType::boolean:
     bool_field(s, section, key.c_str(), label.c_str(), i.help);
     break;
-  case schema::FieldType::choice: // enums have their own combos (their names)
+  case schema::FieldType::choice: // the names of core/schema/choices
+    if (i.choices)
+      string_field(s, section, key.c_str(), label.c_str(), schema::names(*i.choices), dflt, i.help);
     break;
   }
 }
@@ -216,7 +218,8 @@ void schema_rows(AppState &s, const char *section, const std::vector<schema::Fie
       checkboxes = 0;
     else if (checkboxes++ % 2)
       ImGui::SameLine(ui::kSecondColumn);
-    schema_row(s, section, f.info, f.info.path(), f.info.label);
+    schema_row(s, section, f.info, f.info.path(), f.info.label,
+               f.get ? schema::name_in(*f.info.choices, f.get(S{})) : "");
   }
 }
 
@@ -236,7 +239,8 @@ void schema_group(AppState &s, const char *section, const std::vector<schema::Fi
 void workload_row(AppState &s, const char *key) {
   for (const auto &f : schema::workload_fields())
     if (std::string(f.info.key) == key)
-      schema_row(s, "workload", f.info, key, f.info.label);
+      schema_row(s, "workload", f.info, key, f.info.label,
+                 f.get ? schema::name_in(*f.info.choices, f.get(WorkloadSpec{})) : "");
 }
 
 // A cluster link's rows (bandwidth, latency, efficiency), labelled "Intra-node GB/s".
@@ -387,16 +391,6 @@ void draw_tx8_op_workload(AppState &s) {
 }
 
 // Inference and serving: the time bound and how KV heads beyond TP are kept.
-void bound_and_kv_fields(AppState &s) {
-  string_field(s, "workload", "bound", "Time bound", {"achievable", "roofline"}, "achievable",
-               "achievable: HBM at hardware.hbm_efficiency and GEMMs at gemm_efficiency; "
-               "roofline: the datasheet figures (How to Scale Your Model, ch. 7).");
-  string_field(s, "workload", "kv_sharding", "KV beyond TP", {"replicate", "batch"}, "replicate",
-               "When tp exceeds the KV heads: replicate (each rank keeps a whole KV head, as "
-               "vLLM and TensorRT-LLM do) or batch (the batch splits over the replicas of a "
-               "head, an AllToAll each way per layer).");
-}
-
 // The hardware a planner may choose from (workload.hardware_options): one checkbox per
 // preset, three to a row. Shared by the serving planner and the training planner.
 void plan_on_row(AppState &s, const char *help) {
@@ -442,7 +436,7 @@ void plan_on_row(AppState &s, const char *help) {
 }
 
 // workload.mode "serve": the request stream, the SLO and the scheduler (`ridgeline serve`).
-template <class F> void draw_serve_workload(AppState &s, F &dtype_field) {
+void draw_serve_workload(AppState &s) {
   if (s.field("workload", "trace").is_array()) {
     ui::text_dim("Requests from a trace of " + std::to_string(s.field("workload", "trace").size()) +
                  " entries.");
@@ -450,24 +444,13 @@ template <class F> void draw_serve_workload(AppState &s, F &dtype_field) {
     schema_rows(s, "workload", schema::serve_fields(), "", ""); // rate, requests
     workload_row(s, "prompt_len");
     workload_row(s, "gen_len");
-    string_field(s, "workload", "length_dist", "Lengths", {"fixed", "exponential", "uniform"},
-                 "fixed",
-                 "Distribution of prompt and output lengths about their means: fixed, "
-                 "exponential (at most 8x the mean) or uniform on [1, 2 x mean - 1].");
+    schema_rows(s, "workload", schema::serve_fields(), "", "lengths");
   }
   plan_on_row(s, "Hardware presets the Deployments tab searches (none ticked: the accelerator "
                  "above, on its cluster). Each runs on the cluster above.");
   schema_rows(s, "workload", schema::serve_fields(), "slo", "");
-  string_field(s, "workload", "scheduler.policy", "Scheduler", {"continuous", "static"},
-               "continuous",
-               "continuous: every iteration mixes decodes and prefill chunks (vLLM, "
-               "Sarathi-Serve, TensorRT-LLM in-flight batching); static: a batch is prefilled, "
-               "then decoded until its longest request ends.");
   schema_rows(s, "workload", schema::serve_fields(), "scheduler", "");
-  dtype_field("weight_dtype", "Weights dtype", "Bytes per weight: bf16 2, fp8/int8 1, int4 0.5.");
-  dtype_field("kv_dtype", "KV cache dtype", "Bytes per cached K/V element.");
-  dtype_field("precision", "Compute dtype", "GEMM dtype (fp8 uses the chip's FP8 peak).");
-  bound_and_kv_fields(s);
+  schema_rows(s, "workload", schema::workload_fields(), "", "types"); // dtypes, time bound
 }
 
 } // namespace
@@ -545,27 +528,19 @@ void draw_workload_section(AppState &s) {
     draw_tx8_op_workload(s);
     return;
   }
-  static const std::vector<std::string> dtypes = {"bf16", "fp16", "fp8", "int8", "int4", "fp32"};
-  auto dtype_field = [&](const char *key, const char *label, const char *help) {
-    std::string v = as_str(s.field("workload", key), "bf16");
-    if (ui::combo_string(label, std::string("workload.") + key, v, dtypes, help))
-      s.set_field("workload", key, v);
-  };
   if (mode == "serve") {
-    draw_serve_workload(s, dtype_field);
+    draw_serve_workload(s);
     ui::section_error("workload");
     return;
   }
   if (mode == "infer") {
     schema_rows(s, "workload", schema::workload_fields(), "", "shape");
-    dtype_field("weight_dtype", "Weights dtype", "Bytes per weight: bf16 2, int8 1, int4 0.5.");
-    dtype_field("kv_dtype", "KV cache dtype", "Bytes per cached K/V element.");
-    bound_and_kv_fields(s);
+    schema_rows(s, "workload", schema::workload_fields(), "", "types"); // dtypes, time bound
     schema_group(s, "workload", schema::workload_fields(), "", "Disaggregated deployment",
                  "workload.disaggregated");
   } else {
     schema_rows(s, "workload", schema::workload_fields(), "", "shape");
-    dtype_field("precision", "Precision", "Compute dtype of the GEMMs.");
+    schema_rows(s, "workload", schema::workload_fields(), "", "types"); // precision
     workload_row(s, "train_tokens"); // the run's token budget (optional)
     // "What should I run on": the planner searches these with the layout.
     plan_on_row(s, "Hardware presets the planner also searches, each with the layout (none "
@@ -680,8 +655,12 @@ void draw_tx8_parallel_section(AppState &s) {
   const std::vector<i64> mesh =
       cfg->cluster.mesh.empty() ? std::vector<i64>{1, 1} : cfg->cluster.mesh;
   const i64 dies = mesh[0] * mesh[1];
-  static const std::vector<std::string> kinds = {"planner's best", "dsp",         "ulysses",
-                                                 "ring",           "megatron-sp", "usp"};
+  static const std::vector<std::string> kinds = [] { // "planner's best", then the schemes
+    std::vector<std::string> k = {"planner's best"};
+    for (const std::string &n : schema::names(schema::choices<SpKind>()))
+      k.push_back(n);
+    return k;
+  }();
   const auto kind_knob = s.parallel_knob("sp_kind");
   std::string kind =
       kind_knob && kind_knob->is_string() ? kind_knob->get<std::string>() : kinds.front();
@@ -924,11 +903,12 @@ void draw_parallel_section(AppState &s) {
         s.set_parallel("pp_schedule", "1f1b");
     }
     std::string sched = knob_str(s, "pp_schedule", vpp > 1 ? "interleaved" : "1f1b");
-    if (pp > 1 && ui::combo_string(
-                      "Schedule", "parallel.pp_schedule", sched, {"1f1b", "interleaved", "gpipe"},
-                      "1F1B: warm-up, then one forward / one backward (p micro-batches in "
-                      "flight). Interleaved: v chunks per device. GPipe: all forwards, then "
-                      "all backwards (m in flight)."))
+    if (pp > 1 &&
+        ui::combo_string("Schedule", "parallel.pp_schedule", sched,
+                         schema::names(schema::choices<PpSchedule>()),
+                         "1F1B: warm-up, then one forward / one backward (p micro-batches in "
+                         "flight). Interleaved: v chunks per device. GPipe: all forwards, then "
+                         "all backwards (m in flight)."))
       s.set_parallel("pp_schedule", sched);
   }
 
@@ -947,7 +927,8 @@ void draw_parallel_section(AppState &s) {
     s.set_parallel("cp", v_cp);
   if (cp > 1 && !serve) {
     std::string kind = cp_kind;
-    if (ui::combo_string("cp kind", "parallel.cp_kind", kind, {"ring", "ulysses", "usp"},
+    if (ui::combo_string("cp kind", "parallel.cp_kind", kind,
+                         schema::names(schema::choices<CpKind>()),
                          "ring: K/V chunks passed around a ring (overlaps with attention). "
                          "ulysses: AllToAll to split heads. usp: Ulysses inside, ring across."))
       s.set_parallel("cp_kind", kind);
@@ -1011,7 +992,8 @@ void draw_parallel_section(AppState &s) {
                          "over the dp x cp ranks."))
       s.set_parallel("zero", z[0] - '0');
     std::string rc = knob_str(s, "recompute", "none");
-    if (ui::combo_string("Recompute", "parallel.recompute", rc, {"none", "selective", "full"},
+    if (ui::combo_string("Recompute", "parallel.recompute", rc,
+                         schema::names(schema::choices<Recompute>()),
                          "selective: drop the s^2 attention tensors and recompute them "
                          "(Korthikanti); full: keep only each layer's input and re-run its "
                          "forward in the backward pass."))

@@ -17,96 +17,55 @@ namespace rl::io {
 
 // [SECTION] enum tables
 namespace {
-constexpr std::pair<const char *, Mode> kModes[] = {{"train", Mode::train},
-                                                    {"infer", Mode::infer},
-                                                    {"tx8-op", Mode::tx8_op},
-                                                    {"video", Mode::video},
-                                                    {"serve", Mode::serve}};
-constexpr std::pair<const char *, ServingBound> kBounds[] = {
-    {"achievable", ServingBound::achievable}, {"roofline", ServingBound::roofline}};
-constexpr std::pair<const char *, KvSharding> kKvShardings[] = {
-    {"replicate", KvSharding::replicate}, {"batch", KvSharding::batch}};
-constexpr std::pair<const char *, LengthDist> kLengthDists[] = {
-    {"fixed", LengthDist::fixed},
-    {"exponential", LengthDist::exponential},
-    {"uniform", LengthDist::uniform}};
-constexpr std::pair<const char *, SchedulerPolicy> kPolicies[] = {
-    {"continuous", SchedulerPolicy::continuous}, {"static", SchedulerPolicy::static_batch}};
-constexpr std::pair<const char *, Dtype> kDtypes[] = {{"fp32", Dtype::fp32}, {"bf16", Dtype::bf16},
-                                                      {"fp16", Dtype::fp16}, {"fp8", Dtype::fp8},
-                                                      {"int8", Dtype::int8}, {"int4", Dtype::int4}};
-constexpr std::pair<const char *, CpKind> kCpKinds[] = {
-    {"ring", CpKind::ring}, {"ulysses", CpKind::ulysses}, {"usp", CpKind::usp}};
-constexpr std::pair<const char *, Recompute> kRecompute[] = {
-    {"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}};
-constexpr std::pair<const char *, PpSchedule> kPpSchedules[] = {
-    {"1f1b", PpSchedule::one_f_one_b},
-    {"interleaved", PpSchedule::interleaved},
-    {"gpipe", PpSchedule::gpipe}};
-constexpr std::pair<const char *, SpKind> kSpKinds[] = {{"dsp", SpKind::dsp},
-                                                        {"ulysses", SpKind::ulysses},
-                                                        {"ring", SpKind::ring},
-                                                        {"megatron-sp", SpKind::megatron_sp},
-                                                        {"usp", SpKind::usp}};
-constexpr std::pair<const char *, Norm> kNorms[] = {{"rmsnorm", Norm::rmsnorm},
-                                                    {"layernorm", Norm::layernorm}};
-constexpr std::pair<const char *, HardwareKind> kHwKinds[] = {
-    {"gpu", HardwareKind::gpu}, {"tpu", HardwareKind::tpu}, {"tx8", HardwareKind::tx8}};
-constexpr std::pair<const char *, Topology> kTopologies[] = {
-    {"switched", Topology::switched}, {"torus", Topology::torus}, {"mesh", Topology::mesh}};
-constexpr std::pair<const char *, ModelFamily> kFamilies[] = {{"decoder", ModelFamily::decoder},
-                                                              {"stdit3", ModelFamily::stdit3}};
-
-template <class E, std::size_t N>
-const char *lookup_name(const std::pair<const char *, E> (&names)[N], E v) {
-  for (const auto &[n, e] : names)
-    if (e == v)
-      return n;
-  return "?";
+// An optional enum read by its names (core/schema/choices).
+template <class E> std::optional<E> opt_enum(ObjectReader &r, const std::string &key) {
+  if (const auto v = r.opt_choice(key, schema::choices<E>()))
+    return static_cast<E>(*v);
+  return std::nullopt;
 }
 } // namespace
 
 const char *name_of(Mode m) {
-  return lookup_name(kModes, m);
+  return schema::choice_name(m);
 }
 const char *name_of(Dtype d) {
-  return lookup_name(kDtypes, d);
+  return schema::choice_name(d);
 }
 const char *name_of(CpKind k) {
-  return lookup_name(kCpKinds, k);
+  return schema::choice_name(k);
 }
 const char *name_of(Recompute r) {
-  return lookup_name(kRecompute, r);
+  return schema::choice_name(r);
 }
 const char *name_of(PpSchedule s) {
-  return lookup_name(kPpSchedules, s);
+  return schema::choice_name(s);
 }
 const char *name_of(SpKind s) {
-  return lookup_name(kSpKinds, s);
+  return schema::choice_name(s);
 }
 const char *name_of(Norm n) {
-  return lookup_name(kNorms, n);
+  return schema::choice_name(n);
 }
 const char *name_of(HardwareKind k) {
-  return lookup_name(kHwKinds, k);
+  return schema::choice_name(k);
 }
 const char *name_of(Topology t) {
-  return lookup_name(kTopologies, t);
+  return schema::choice_name(t);
 }
 const char *name_of(ServingBound b) {
-  return lookup_name(kBounds, b);
+  return schema::choice_name(b);
 }
 const char *name_of(KvSharding k) {
-  return lookup_name(kKvShardings, k);
+  return schema::choice_name(k);
 }
 const char *name_of(LengthDist d) {
-  return lookup_name(kLengthDists, d);
+  return schema::choice_name(d);
 }
 const char *name_of(SchedulerPolicy p) {
-  return lookup_name(kPolicies, p);
+  return schema::choice_name(p);
 }
 const char *name_of(ModelFamily f) {
-  return lookup_name(kFamilies, f);
+  return schema::choice_name(f);
 }
 
 // [SECTION] helpers
@@ -219,7 +178,7 @@ ModelSpec parse_model_object(const json &j, const std::string &path) {
   ObjectReader r(j, path);
   ModelSpec m;
   m.name = r.opt_str("name").value_or("custom");
-  m.family = r.opt_enum("family", kFamilies).value_or(ModelFamily::decoder);
+  m.family = opt_enum<ModelFamily>(r, "family").value_or(ModelFamily::decoder);
   const bool dit = m.family == ModelFamily::stdit3;
   m.layers = r.req_int("layers", 1, kMaxLayers);
   m.hidden = r.req_int("hidden", 1, kMaxDim);
@@ -262,7 +221,7 @@ ModelSpec parse_model_object(const json &j, const std::string &path) {
   m.qkv_bias = r.opt_bool("qkv_bias").value_or(bias);
   m.o_bias = r.opt_bool("o_bias").value_or(bias);
   m.mlp_bias = r.opt_bool("mlp_bias").value_or(bias);
-  m.norm = r.opt_enum("norm", kNorms).value_or(dit ? Norm::layernorm : Norm::rmsnorm);
+  m.norm = opt_enum<Norm>(r, "norm").value_or(dit ? Norm::layernorm : Norm::rmsnorm);
   read_fields(r, m, schema::model_fields()); // dropout, tied_embeddings, learned_pos_emb
   m.max_seq = r.opt_int("max_seq", 0, kMaxCount).value_or(0);
   if (m.learned_pos_emb && m.max_seq == 0)
@@ -423,7 +382,7 @@ HardwareSpec parse_hardware(const json &j0, const std::string &path) {
   ObjectReader r(j, path);
   HardwareSpec h;
   h.name = r.opt_str("name").value_or("custom");
-  h.kind = r.opt_enum("kind", kHwKinds).value_or(HardwareKind::gpu);
+  h.kind = opt_enum<HardwareKind>(r, "kind").value_or(HardwareKind::gpu);
   if (const json *pf = r.opt_child("peak_flops")) {
     ObjectReader p(*pf, r.path_of("peak_flops"));
     h.peak.bf16 = p.req_num("bf16", kMinFlops, kMaxFlops);
@@ -489,7 +448,7 @@ ClusterSpec parse_cluster(const json &j0, const std::string &path) {
   ObjectReader r(j, path);
   ClusterSpec c;
   c.name = r.opt_str("name").value_or("custom");
-  c.topology = r.opt_enum("topology", kTopologies).value_or(Topology::switched);
+  c.topology = opt_enum<Topology>(r, "topology").value_or(Topology::switched);
   if (const json *t = r.opt_child("torus")) {
     c.torus_axes = parse_int_array(*t, r.path_of("torus"), 1, 4096, 1, 3);
     c.topology = Topology::torus;
@@ -586,11 +545,8 @@ bool is_preset(const char *kind, const std::string &name) {
 
 void parse_serve(ObjectReader &r, WorkloadSpec &w) {
   ServeSpec &s = w.serve;
-  w.precision = r.opt_enum("precision", kDtypes).value_or(Dtype::bf16);
-  w.weight_dtype = r.opt_enum("weight_dtype", kDtypes).value_or(Dtype::bf16);
-  w.kv_dtype = r.opt_enum("kv_dtype", kDtypes).value_or(Dtype::bf16);
-  w.bound = r.opt_enum("bound", kBounds).value_or(ServingBound::achievable);
-  w.kv_sharding = r.opt_enum("kv_sharding", kKvShardings).value_or(KvSharding::replicate);
+  // precision, weight_dtype, kv_dtype, bound, kv_sharding
+  read_fields(r, w, schema::workload_fields(), "", schema::mode_bit(Mode::serve));
   if (const json *t = r.opt_child("trace")) {
     const std::string tp = r.path_of("trace");
     if (!t->is_array() || t->empty())
@@ -634,10 +590,9 @@ void parse_serve(ObjectReader &r, WorkloadSpec &w) {
                                                 "simulation (a few seconds of work)");
   } else {
     s.request_rate = r.req_num("request_rate", 1e-6, 1e6);
-    read_fields(r, s, schema::serve_fields(), ""); // requests
+    read_fields(r, s, schema::serve_fields(), ""); // requests, length_dist
     w.prompt_len = r.req_int("prompt_len", 1, kMaxSeqTokens);
     w.gen_len = r.req_int("gen_len", 1, kMaxSeqTokens);
-    s.length_dist = r.opt_enum("length_dist", kLengthDists).value_or(LengthDist::fixed);
     s.seed = static_cast<std::uint64_t>(r.opt_int("seed", 0, i64{1} << 53).value_or(1));
     // the longest output a request may draw: fixed, uniform up to 2x, exponential up to 8x
     const double per =
@@ -658,8 +613,7 @@ void parse_serve(ObjectReader &r, WorkloadSpec &w) {
   }
   if (const json *sc = r.opt_child("scheduler")) {
     ObjectReader o(*sc, r.path_of("scheduler"));
-    s.policy = o.opt_enum("policy", kPolicies).value_or(s.policy);
-    read_fields(o, s, schema::serve_fields(), "scheduler");
+    read_fields(o, s, schema::serve_fields(), "scheduler"); // policy, max_batch, ...
     o.finish();
     if (s.max_tokens < s.max_batch && s.policy == SchedulerPolicy::continuous)
       throw ConfigError(o.path_of("max_tokens"),
@@ -719,16 +673,15 @@ void parse_options(ObjectReader &r, WorkloadSpec &w, bool train) {
 WorkloadSpec parse_workload(const json &j, const std::string &path) {
   ObjectReader r(j, path);
   WorkloadSpec w;
-  w.mode = r.opt_enum("mode", kModes).value_or(Mode::train);
+  w.mode = opt_enum<Mode>(r, "mode").value_or(Mode::train);
   switch (w.mode) {
   case Mode::train:
     w.global_batch = r.req_int("global_batch", 1, kMaxCount);
     w.seq_len = r.req_int("seq_len", 1, kMaxCount);
-    w.precision = r.opt_enum("precision", kDtypes).value_or(Dtype::bf16);
+    // precision, causal_skip, moe_imbalance, moe_capacity_factor, train_tokens
+    read_fields(r, w, schema::workload_fields(), "", schema::mode_bit(Mode::train));
     w.fp32_grads =
         r.opt_bool("fp32_grads").value_or(w.precision == Dtype::bf16 || w.precision == Dtype::fp8);
-    // causal_skip, moe_imbalance, moe_capacity_factor, train_tokens
-    read_fields(r, w, schema::workload_fields(), "", schema::mode_bit(Mode::train));
     if (w.moe_capacity_factor > 0 && w.moe_capacity_factor < 1)
       throw ConfigError(r.path_of("moe_capacity_factor"), "must be 0 (no dropping) or at least 1");
     parse_options(r, w, true);
@@ -736,16 +689,12 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
   case Mode::infer:
     w.batch = r.req_int("batch", 1, kMaxCount);
     w.prompt_len = r.req_int("prompt_len", 1, kMaxCount);
-    w.precision = r.opt_enum("precision", kDtypes).value_or(Dtype::bf16);
-    w.weight_dtype = r.opt_enum("weight_dtype", kDtypes).value_or(Dtype::bf16);
-    w.kv_dtype = r.opt_enum("kv_dtype", kDtypes).value_or(Dtype::bf16);
-    // gen_len, causal_skip, request_rate, ttft_target, tpot_target
+    // gen_len, causal_skip, request_rate, ttft_target, tpot_target, the dtypes, bound,
+    // kv_sharding
     read_fields(r, w, schema::workload_fields(), "", schema::mode_bit(Mode::infer));
     if (w.request_rate > 0 && (w.ttft_target <= 0 || w.tpot_target <= 0))
       throw ConfigError(r.path_of(w.ttft_target <= 0 ? "ttft_target" : "tpot_target"),
                         "is required (> 0) with request_rate");
-    w.bound = r.opt_enum("bound", kBounds).value_or(ServingBound::achievable);
-    w.kv_sharding = r.opt_enum("kv_sharding", kKvShardings).value_or(KvSharding::replicate);
     break;
   case Mode::serve:
     parse_serve(r, w);
@@ -838,8 +787,7 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
 ParallelSpec parse_parallel(const json &j, const std::string &path) {
   ObjectReader r(j, path);
   ParallelSpec p;
-  read_fields(r, p, schema::parallel_fields()); // the integer and boolean knobs
-  p.cp_kind = r.opt_enum("cp_kind", kCpKinds);
+  read_fields(r, p, schema::parallel_fields()); // the integer, boolean and choice knobs
   if (const auto o = r.opt_str("order")) {
     std::vector<std::string> axes;
     std::size_t pos = 0;
@@ -855,9 +803,6 @@ ParallelSpec parse_parallel(const json &j, const std::string &path) {
                         "\"" + *o + "\" is not an order of tp, cp, dp, pp (e.g. tp-cp-dp-pp)");
     p.order = axes;
   }
-  p.recompute = r.opt_enum("recompute", kRecompute);
-  p.pp_schedule = r.opt_enum("pp_schedule", kPpSchedules);
-  p.sp_kind = r.opt_enum("sp_kind", kSpKinds);
   // Flattened so that the URL codec (no nested arrays) carries them.
   if (const json *s = r.opt_child("stage_ids")) {
     p.stage_ids = parse_int_array(*s, r.path_of("stage_ids"), 0, kMaxLayers, 2, 2 * 1024);
@@ -1018,7 +963,6 @@ json to_json(const WorkloadSpec &w) {
   json j = {{"mode", name_of(w.mode)}};
   switch (w.mode) {
   case Mode::train:
-    j["precision"] = name_of(w.precision);
     write_fields(j, w, schema::workload_fields(), "", schema::mode_bit(Mode::train));
     if (!w.hardware_options.empty())
       j["hardware_options"] = w.hardware_options;
@@ -1026,32 +970,21 @@ json to_json(const WorkloadSpec &w) {
       j["device_options"] = w.device_options;
     break;
   case Mode::infer:
-    j.update({{"precision", name_of(w.precision)},
-              {"weight_dtype", name_of(w.weight_dtype)},
-              {"kv_dtype", name_of(w.kv_dtype)}});
     write_fields(j, w, schema::workload_fields(), "", schema::mode_bit(Mode::infer));
-    j.update({{"bound", name_of(w.bound)}, {"kv_sharding", name_of(w.kv_sharding)}});
     break;
   case Mode::serve: {
     const ServeSpec &s = w.serve;
-    j.update({{"precision", name_of(w.precision)},
-              {"weight_dtype", name_of(w.weight_dtype)},
-              {"kv_dtype", name_of(w.kv_dtype)},
-              {"bound", name_of(w.bound)},
-              {"kv_sharding", name_of(w.kv_sharding)}});
+    write_fields(j, w, schema::workload_fields(), "", schema::mode_bit(Mode::serve));
     if (!s.trace.empty()) {
       json t = json::array();
       for (const auto &e : s.trace)
         t.push_back({e[0], static_cast<i64>(e[1]), static_cast<i64>(e[2])});
       j["trace"] = t;
     } else {
-      write_fields(j, s, schema::serve_fields(), ""); // request_rate, requests
-      j.update({{"prompt_len", w.prompt_len},
-                {"gen_len", w.gen_len},
-                {"length_dist", name_of(s.length_dist)},
-                {"seed", s.seed}});
+      write_fields(j, s, schema::serve_fields(), ""); // request_rate, requests, length_dist
+      j.update({{"prompt_len", w.prompt_len}, {"gen_len", w.gen_len}, {"seed", s.seed}});
     }
-    json slo = json::object(), scheduler = {{"policy", name_of(s.policy)}};
+    json slo = json::object(), scheduler = json::object();
     write_fields(slo, s, schema::serve_fields(), "slo");
     write_fields(scheduler, s, schema::serve_fields(), "scheduler");
     j["slo"] = slo;
@@ -1117,21 +1050,13 @@ json to_json(const WorkloadSpec &w) {
 
 json to_json(const ParallelSpec &p) {
   json j = json::object();
-  write_fields(j, p, schema::parallel_fields()); // the integer and boolean knobs that are set
-  if (p.cp_kind)
-    j["cp_kind"] = name_of(*p.cp_kind);
-  if (p.recompute)
-    j["recompute"] = name_of(*p.recompute);
+  write_fields(j, p, schema::parallel_fields()); // the knobs that are set
   if (p.order) {
     std::string o;
     for (const auto &a : *p.order)
       o.append(o.empty() ? "" : "-").append(a);
     j["order"] = o;
   }
-  if (p.pp_schedule)
-    j["pp_schedule"] = name_of(*p.pp_schedule);
-  if (p.sp_kind)
-    j["sp_kind"] = name_of(*p.sp_kind);
   if (!p.stage_ids.empty())
     j["stage_ids"] = p.stage_ids;
   if (!p.submeshes.empty())

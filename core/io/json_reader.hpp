@@ -4,6 +4,7 @@
 
 #include "core/config.hpp"
 #include "core/error.hpp"
+#include "core/schema/choices.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -71,6 +72,16 @@ public:
       allowed += allowed.empty() ? name : std::string(", ") + name;
     }
     throw ConfigError(path_of(key), "\"" + *s + "\" is not one of " + allowed);
+  }
+
+  // A value named by one of `names` (core/schema/choices), as its int.
+  std::optional<int> opt_choice(const std::string &key, const schema::ChoiceList &names) {
+    const auto s = opt_str(key);
+    if (!s)
+      return std::nullopt;
+    if (const auto v = schema::value_in(names, *s))
+      return v;
+    throw ConfigError(path_of(key), "\"" + *s + "\" is not one of " + schema::names_text(names));
   }
 
   // Marks keys as read without interpreting them (e.g. "source", "notes").

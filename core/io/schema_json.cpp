@@ -40,6 +40,8 @@ json fields_json() {
       f["min"] = e.info.lo;
       f["max"] = e.info.hi;
     }
+    if (e.info.choices)
+      f["choices"] = schema::names(*e.info.choices);
     if (*e.info.vllm)
       f["vllm"] = e.info.vllm; // the engine argument `ridgeline export --format vllm` writes
     if (e.section == "parallel")
@@ -50,6 +52,8 @@ json fields_json() {
       f["default"] = "see help"; // required, or derived from another field
     else if (e.info.type == schema::FieldType::boolean)
       f["default"] = e.default_value != 0;
+    else if (e.info.choices)
+      f["default"] = schema::name_in(*e.info.choices, static_cast<int>(e.default_value));
     else
       f["default"] = e.default_value;
     out.push_back(f);

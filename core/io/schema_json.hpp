@@ -25,6 +25,9 @@ void read_fields(ObjectReader &r, S &s, const std::vector<schema::Field<S>> &tab
     } else if (f.integer) {
       if (const auto v = r.opt_int(i.key, static_cast<i64>(i.lo), static_cast<i64>(i.hi)))
         s.*f.integer = *v;
+    } else if (f.set) {
+      if (const auto v = r.opt_choice(i.key, *i.choices))
+        f.set(s, *v);
     } else if (const auto v = r.opt_bool(i.key)) {
       s.*f.flag = *v;
     }
@@ -32,7 +35,7 @@ void read_fields(ObjectReader &r, S &s, const std::vector<schema::Field<S>> &tab
 }
 
 // The same for an object of optional members: a present key sets the member, an absent one
-// leaves it unset (integer and boolean rows; choices are read by name elsewhere).
+// leaves it unset (integer, boolean and choice rows; a custom row is read by the parser).
 template <class S>
 void read_fields(ObjectReader &r, S &s, const std::vector<schema::OptField<S>> &table) {
   for (const schema::OptField<S> &f : table) {
@@ -41,6 +44,9 @@ void read_fields(ObjectReader &r, S &s, const std::vector<schema::OptField<S>> &
       s.*f.integer = r.opt_int(i.key, static_cast<i64>(i.lo), static_cast<i64>(i.hi));
     else if (f.flag)
       s.*f.flag = r.opt_bool(i.key);
+    else if (f.set)
+      if (const auto v = r.opt_choice(i.key, *i.choices))
+        f.set(s, *v);
   }
 }
 
@@ -58,12 +64,14 @@ void write_fields(json &j, const S &s, const std::vector<schema::Field<S>> &tabl
       j[f.info.key] = s.*f.num;
     else if (f.integer)
       j[f.info.key] = s.*f.integer;
+    else if (f.get)
+      j[f.info.key] = schema::name_in(*f.info.choices, f.get(s));
     else
       j[f.info.key] = s.*f.flag;
   }
 }
 
-// Writes the integer and boolean rows that are set.
+// Writes the integer, boolean and choice rows that are set.
 template <class S>
 void write_fields(json &j, const S &s, const std::vector<schema::OptField<S>> &table) {
   for (const schema::OptField<S> &f : table) {
@@ -71,6 +79,8 @@ void write_fields(json &j, const S &s, const std::vector<schema::OptField<S>> &t
       j[f.info.key] = *(s.*f.integer);
     else if (f.flag && s.*f.flag)
       j[f.info.key] = *(s.*f.flag);
+    else if (f.get && f.has(s))
+      j[f.info.key] = schema::name_in(*f.info.choices, f.get(s));
   }
 }
 

@@ -24,6 +24,23 @@ template <class S> Field<S> flag(bool S::*m, FieldInfo i) {
   return {i, nullptr, nullptr, m};
 }
 
+template <class T> struct member_of;
+template <class S, class T> struct member_of<T S::*> {
+  using owner = S;
+  using type = T;
+};
+// An enum member, read and written by its names (core/schema/choices).
+template <auto M> auto choice(FieldInfo i) {
+  using S = typename member_of<decltype(M)>::owner;
+  using E = typename member_of<decltype(M)>::type;
+  i.type = FieldType::choice;
+  i.choices = &choices<E>();
+  Field<S> f{i};
+  f.get = [](const S &s) { return static_cast<int>(s.*M); };
+  f.set = [](S &s, int v) { s.*M = static_cast<E>(v); };
+  return f;
+}
+
 // FieldInfo{object, key, type, lo, hi, unit, label, scale, format, help, group, modes, custom,
 // vllm}
 constexpr auto N = FieldType::number;
@@ -118,7 +135,7 @@ const std::vector<Field<MoeSpec>> &moe_fields() {
 
 const std::vector<Field<WorkloadSpec>> &workload_fields() {
   using W = WorkloadSpec;
-  const Modes tr = mode_bit(Mode::train), in = mode_bit(Mode::infer);
+  const Modes tr = mode_bit(Mode::train), in = mode_bit(Mode::infer), sv = mode_bit(Mode::serve);
   // FieldInfo{object, key, type, lo, hi, unit, label, scale, format, help, group, modes,
   // custom, vllm, step, omit_zero}
   static const std::vector<Field<W>> t = {
@@ -177,6 +194,26 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
       num(&W::tpot_target, {"", "tpot_target", N, 0.0, 3600.0, "s", "TPOT target", 1e3, "%.1f ms",
                             "Time per output token the deployment must meet (with request_rate).",
                             "Disaggregated deployment", in, false, "", 0, true}),
+      // The number formats, and how serving is timed (train, infer and serve; the page draws
+      // the "types" group under the shape).
+      choice<&W::precision>({"", "precision", N, 0, 0, "", "Precision", 1, "",
+                             "Compute dtype of the GEMMs (fp8 uses the chip's FP8 peak).", "types",
+                             tr | in | sv}),
+      choice<&W::weight_dtype>({"", "weight_dtype", N, 0, 0, "", "Weights dtype", 1, "",
+                                "Bytes per weight: bf16 2, fp8/int8 1, int4 0.5.", "types",
+                                in | sv}),
+      choice<&W::kv_dtype>({"", "kv_dtype", N, 0, 0, "", "KV cache dtype", 1, "",
+                            "Bytes per cached K/V element.", "types", in | sv}),
+      choice<&W::bound>({"", "bound", N, 0, 0, "", "Time bound", 1, "",
+                         "achievable: HBM at hardware.hbm_efficiency and GEMMs at "
+                         "gemm_efficiency; roofline: the datasheet figures (How to Scale Your "
+                         "Model, ch. 7).",
+                         "types", in | sv}),
+      choice<&W::kv_sharding>({"", "kv_sharding", N, 0, 0, "", "KV beyond TP", 1, "",
+                               "When tp exceeds the KV heads: replicate (each rank keeps a whole "
+                               "KV head, as vLLM and TensorRT-LLM do) or batch (the batch splits "
+                               "over the replicas of a head, an AllToAll each way per layer).",
+                               "types", in | sv}),
   };
   return t;
 }
@@ -337,6 +374,16 @@ const std::vector<Field<ServeSpec>> &serve_fields() {
                "0: aggregated; > 0: disaggregated, this many instances only prefill and ship "
                "the KV cache to the others (DistServe, Splitwise).",
                "", sv}),
+      choice<&S::length_dist>({"", "length_dist", N, 0, 0, "", "Lengths", 1, "",
+                               "Distribution of prompt and output lengths about their means: "
+                               "fixed, exponential (at most 8x the mean) or uniform on [1, 2 x "
+                               "mean - 1].",
+                               "lengths", sv}),
+      choice<&S::policy>({"scheduler", "policy", N, 0, 0, "", "Scheduler", 1, "",
+                          "continuous: every iteration mixes decodes and prefill chunks (vLLM, "
+                          "Sarathi-Serve, TensorRT-LLM in-flight batching); static: a batch is "
+                          "prefilled, then decoded until its longest request ends.",
+                          "", sv}),
   };
   return t;
 }
@@ -375,9 +422,15 @@ template <auto M> OptField<ParallelSpec> opt(FieldInfo i) {
   } else if constexpr (std::is_same_v<T, std::optional<bool>>) {
     f.info.type = FieldType::boolean;
     f.flag = M;
-  } else {
+  } else if constexpr (std::is_enum_v<typename T::value_type>) {
+    using E = typename T::value_type;
     f.info.type = FieldType::choice;
-    f.info.custom = true; // parsed by name (config_json's enum tables)
+    f.info.choices = &choices<E>();
+    f.get = [](const ParallelSpec &p) { return static_cast<int>(*(p.*M)); };
+    f.set = [](ParallelSpec &p, int v) { p.*M = static_cast<E>(v); };
+  } else { // the axis order: a string of its own syntax
+    f.info.type = FieldType::choice;
+    f.info.custom = true;
   }
   return f;
 }
@@ -493,6 +546,7 @@ void add(std::vector<FieldEntry> &out, const char *section, const std::vector<Fi
       e.info.object = prefix;
     e.default_value = f.num       ? d.*f.num
                       : f.integer ? static_cast<double>(d.*f.integer)
+                      : f.get     ? f.get(d)
                                   : (d.*f.flag ? 1.0 : 0.0);
     out.push_back(e);
   }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "core/config.hpp"
+#include "core/schema/choices.hpp"
 
 #include <optional>
 #include <string>
@@ -34,7 +35,7 @@ constexpr double kMinBw = 1e6;          // bytes/s
 constexpr double kMinBytes = 1e6;       // bytes of device memory
 constexpr double kMaxUncertainty = 0.5; // relative band: lower bound t*(1-u) stays > 0
 
-// choice: one of named values (an enum; parsed by its own table, listed here).
+// choice: one of named values (an enum, by the names of core/schema/choices).
 enum class FieldType { number, integer, boolean, choice };
 
 // Workload modes a field applies to (bit i: Mode i).
@@ -63,27 +64,34 @@ struct FieldInfo {
   const char *vllm = "";  // the vLLM engine argument it exports to (`ridgeline export`), if any
   i64 step = 0;           // page: the +/- step of an integer (0: none)
   bool omit_zero = false; // printed only when not 0 (0 means "not given")
+  const ChoiceList *choices = nullptr; // a choice's names (set by the table's builder)
   // The path below its section: "tx8.noc_bw" (object.key) or "gemm_efficiency" (key).
   std::string path() const;
 };
 
-// A row bound to a member of S (exactly one pointer is set, matching info.type).
+// A row bound to a member of S (exactly one pointer is set, matching info.type; a choice is
+// read and written as its value's int through get / set).
 template <class S> struct Field {
   FieldInfo info;
   double S::*num = nullptr;
   i64 S::*integer = nullptr;
   bool S::*flag = nullptr;
+  int (*get)(const S &) = nullptr;
+  void (*set)(S &, int) = nullptr;
 };
 
 // A row of an object whose members are optional (the layout: absent means the planner
-// chooses). integer / flag point at the member for integer and boolean rows; has / reset work
-// on every row, whatever its type (the knob registry frees knobs with them).
+// chooses). integer / flag point at the member for integer and boolean rows, get / set
+// reach a choice's value (get only when has); has / reset work on every row, whatever its
+// type (the knob registry frees knobs with them).
 template <class S> struct OptField {
   FieldInfo info;
   std::optional<i64> S::*integer = nullptr;
   std::optional<bool> S::*flag = nullptr;
   bool (*has)(const S &) = nullptr;
   void (*reset)(S &) = nullptr;
+  int (*get)(const S &) = nullptr;
+  void (*set)(S &, int) = nullptr;
 };
 
 const std::vector<Field<ModelSpec>> &model_fields();

@@ -1,0 +1,128 @@
+#include "core/schema/choices.hpp"
+
+namespace rl::schema {
+
+namespace {
+template <class E> ChoiceList list(std::initializer_list<std::pair<const char *, E>> items) {
+  ChoiceList out;
+  for (const auto &[n, v] : items)
+    out.push_back({n, static_cast<int>(v)});
+  return out;
+}
+} // namespace
+
+template <> const ChoiceList &choices<Mode>() {
+  static const ChoiceList l = list<Mode>({{"train", Mode::train},
+                                          {"infer", Mode::infer},
+                                          {"tx8-op", Mode::tx8_op},
+                                          {"video", Mode::video},
+                                          {"serve", Mode::serve}});
+  return l;
+}
+template <> const ChoiceList &choices<Dtype>() {
+  static const ChoiceList l = list<Dtype>({{"fp32", Dtype::fp32},
+                                           {"bf16", Dtype::bf16},
+                                           {"fp16", Dtype::fp16},
+                                           {"fp8", Dtype::fp8},
+                                           {"int8", Dtype::int8},
+                                           {"int4", Dtype::int4}});
+  return l;
+}
+template <> const ChoiceList &choices<CpKind>() {
+  static const ChoiceList l =
+      list<CpKind>({{"ring", CpKind::ring}, {"ulysses", CpKind::ulysses}, {"usp", CpKind::usp}});
+  return l;
+}
+template <> const ChoiceList &choices<Recompute>() {
+  static const ChoiceList l = list<Recompute>(
+      {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}});
+  return l;
+}
+template <> const ChoiceList &choices<PpSchedule>() {
+  static const ChoiceList l = list<PpSchedule>({{"1f1b", PpSchedule::one_f_one_b},
+                                                {"interleaved", PpSchedule::interleaved},
+                                                {"gpipe", PpSchedule::gpipe}});
+  return l;
+}
+template <> const ChoiceList &choices<SpKind>() {
+  static const ChoiceList l = list<SpKind>({{"dsp", SpKind::dsp},
+                                            {"ulysses", SpKind::ulysses},
+                                            {"ring", SpKind::ring},
+                                            {"megatron-sp", SpKind::megatron_sp},
+                                            {"usp", SpKind::usp}});
+  return l;
+}
+template <> const ChoiceList &choices<Norm>() {
+  static const ChoiceList l =
+      list<Norm>({{"rmsnorm", Norm::rmsnorm}, {"layernorm", Norm::layernorm}});
+  return l;
+}
+template <> const ChoiceList &choices<HardwareKind>() {
+  static const ChoiceList l = list<HardwareKind>(
+      {{"gpu", HardwareKind::gpu}, {"tpu", HardwareKind::tpu}, {"tx8", HardwareKind::tx8}});
+  return l;
+}
+template <> const ChoiceList &choices<Topology>() {
+  static const ChoiceList l = list<Topology>(
+      {{"switched", Topology::switched}, {"torus", Topology::torus}, {"mesh", Topology::mesh}});
+  return l;
+}
+template <> const ChoiceList &choices<ModelFamily>() {
+  static const ChoiceList l =
+      list<ModelFamily>({{"decoder", ModelFamily::decoder}, {"stdit3", ModelFamily::stdit3}});
+  return l;
+}
+template <> const ChoiceList &choices<ServingBound>() {
+  static const ChoiceList l = list<ServingBound>(
+      {{"achievable", ServingBound::achievable}, {"roofline", ServingBound::roofline}});
+  return l;
+}
+template <> const ChoiceList &choices<KvSharding>() {
+  static const ChoiceList l =
+      list<KvSharding>({{"replicate", KvSharding::replicate}, {"batch", KvSharding::batch}});
+  return l;
+}
+template <> const ChoiceList &choices<LengthDist>() {
+  static const ChoiceList l = list<LengthDist>({{"fixed", LengthDist::fixed},
+                                                {"exponential", LengthDist::exponential},
+                                                {"uniform", LengthDist::uniform}});
+  return l;
+}
+template <> const ChoiceList &choices<SchedulerPolicy>() {
+  static const ChoiceList l = list<SchedulerPolicy>(
+      {{"continuous", SchedulerPolicy::continuous}, {"static", SchedulerPolicy::static_batch}});
+  return l;
+}
+
+const char *name_in(const ChoiceList &list, int v) {
+  for (const ChoiceName &c : list)
+    if (c.value == v)
+      return c.name;
+  return "?";
+}
+
+std::optional<int> value_in(const ChoiceList &list, std::string_view name) {
+  for (const ChoiceName &c : list)
+    if (name == c.name)
+      return c.value;
+  return std::nullopt;
+}
+
+std::string names_text(const ChoiceList &list) {
+  std::string out;
+  for (const ChoiceName &c : list) {
+    if (!out.empty())
+      out += ", ";
+    out += c.name;
+  }
+  return out;
+}
+
+std::vector<std::string> names(const ChoiceList &list) {
+  std::vector<std::string> out;
+  for (const ChoiceName &c : list)
+    out.emplace_back(c.name);
+  return out;
+}
+
+} // namespace rl::schema
