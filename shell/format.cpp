@@ -24,8 +24,11 @@ Table table_of(const ReportTable &rt) {
   }
   for (const auto &row : rt.rows) {
     std::vector<std::string> cells;
-    for (const ReportCell &cell : row.cells) // a marked cell (what bounds, a missed SLO): "*"
-      cells.push_back(cell.mark == Mark::warn ? cell.text + "*" : cell.text);
+    for (std::size_t k = 0; k < row.cells.size(); ++k) {
+      const ReportCell &cell = row.cells[k]; // a marked number (what bounds, a missed SLO): "*"
+      const bool star = cell.mark == Mark::warn && k < rt.columns.size() && !rt.columns[k].text;
+      cells.push_back(star ? cell.text + "*" : cell.text);
+    }
     t.rows.push_back(std::move(cells));
   }
   return t;
@@ -127,25 +130,12 @@ void print_fit(std::ostream &os, const std::vector<FitResult> &fits) {
   t.print(os);
 }
 
-void print_sweep(std::ostream &os, const DecodeCurve &curve) {
-  os << "Decode latency-throughput curve (critical batch "
-     << static_cast<long long>(curve.critical_batch + 0.5) << "): TPOT at the mean context "
-     << static_cast<long long>(curve.context) << " (prompt + gen/2), memory at the final "
-     << static_cast<long long>(curve.memory_context) << "\n";
-  Table t{{"batch", "memory/chip", "fits", "KV", "weights", "FLOPs", "comm", "TPOT", "tokens/s",
-           "tokens/s/chip", "bound"},
-          {}};
-  char a[32], b[32];
-  for (const auto &d : curve.rows) {
-    std::snprintf(a, sizeof a, "%.1f", d.tokens_per_s);
-    std::snprintf(b, sizeof b, "%.2f", d.tokens_per_s_per_chip);
-    t.rows.push_back({std::to_string(static_cast<long long>(d.batch)),
-                      units::bytes(d.memory_per_device), d.fits ? "yes" : "no",
-                      units::seconds(d.kv_time), units::seconds(d.weight_time),
-                      units::seconds(d.compute_time), units::seconds(d.comm_time),
-                      units::seconds(d.step), a, b, d.compute_bound ? "compute" : "memory"});
-  }
-  t.print(os);
+void print_sweep(std::ostream &os, const DecodeCurve &curve, double workload_batch) {
+  // The report layer's table (core/report/estimate_report), the one the page's serving curve
+  // shows.
+  const ReportTable t = decode_curve_table(curve, workload_batch);
+  os << t.title << "\n";
+  table_of(t).print(os);
 }
 
 void print_plan(std::ostream &os, const Config &c, const PlanResult &r) {

@@ -30,7 +30,7 @@ void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows);
 void print_fit(std::ostream &os, const std::vector<FitResult> &fits);
 // The component microbenchmark checks (`ridgeline validate`).
 void print_components(std::ostream &os, const std::vector<ComponentRow> &rows);
-void print_sweep(std::ostream &os, const DecodeCurve &curve);
+void print_sweep(std::ostream &os, const DecodeCurve &curve, double workload_batch);
 void print_plan(std::ostream &os, const Config &c, const PlanResult &r);
 // "What should I run on": one row per (hardware, devices) choice with its best plan.
 void print_joint_plan(std::ostream &os, const Config &c, const JointPlanResult &r);

@@ -320,7 +320,7 @@ int cmd_estimate(const Args &a) {
     if (a.has("--json"))
       std::cout << io::to_json(curve).dump(2) << "\n";
     else
-      shell::print_sweep(std::cout, curve);
+      shell::print_sweep(std::cout, curve, static_cast<double>(c.workload.batch));
     return 0;
   }
   const Estimate e = estimate(c);

@@ -7,6 +7,9 @@
 #include "core/io/units.hpp"
 #include "core/report/estimate_report.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 using namespace rl;
 
 namespace {
@@ -101,4 +104,35 @@ TEST_CASE("estimate report: inference tables, the decode step and the serving nu
   CHECK(r.memory.row("gradients") == nullptr);
   // Llama 2 13B: 13,015,864,320 parameters (the model card's 13B; HF safetensors index)
   CHECK(value(r.size, "params", "value") == 13015864320.0);
+}
+
+TEST_CASE("estimate report: the decode curve, one row per batch", "[report]") {
+  const Config c = test::config(R"({"scenario": "llama2-13b-v5e-infer"})");
+  const Estimate e = estimate(c);
+  const DecodeCurve curve = decode_curve(c, e);
+  const ReportTable t = decode_curve_table(curve, static_cast<double>(c.workload.batch));
+  REQUIRE(t.rows.size() == curve.rows.size());
+  const std::size_t tpot = static_cast<std::size_t>(t.column("tpot"));
+  const std::size_t note = static_cast<std::size_t>(t.column("note"));
+  int workload = 0, critical = 0;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const DecodeStep &d = curve.rows[i];
+    CHECK(t.rows[i][tpot].value == d.step);
+    CHECK(t.rows[i][static_cast<std::size_t>(t.column("tokens"))].value == d.tokens_per_s);
+    if (d.batch == static_cast<double>(c.workload.batch)) {
+      ++workload;
+      CHECK(t.rows[i].mark == Mark::ok); // the workload's own batch stands out
+    }
+    if (t.rows[i][note].text == "critical") {
+      ++critical;
+      CHECK(std::round(d.batch) == std::round(curve.critical_batch));
+    }
+    if (!d.fits)
+      CHECK(t.rows[i].mark == Mark::dim);
+  }
+  CHECK(workload == 1);
+  CHECK(critical == 1);
+  // the workload batch's TPOT is the estimate's (one TPOT definition everywhere)
+  CHECK(std::any_of(curve.rows.begin(), curve.rows.end(),
+                    [&](const DecodeStep &d) { return d.step == e.serving.tpot; }));
 }

@@ -4,11 +4,13 @@
 // per output token (the decode step); every point is a batch size; batches that do not fit
 // are grey, the critical batch (decode turns compute-bound) is marked. Clicking a point or a
 // row makes it the workload's batch.
-// [SECTION] sweep  [SECTION] chart  [SECTION] table  [SECTION] panel
+// [SECTION] sweep  [SECTION] chart  [SECTION] panel (the table: the report layer's)
 #include "core/io/units.hpp"
+#include "core/report/estimate_report.hpp"
 #include "web/exports.hpp"
 #include "web/panels.hpp"
 #include "web/plot.hpp"
+#include "web/report_view.hpp"
 #include "web/widgets.hpp"
 
 #include <algorithm>
@@ -167,67 +169,6 @@ int draw_chart(const std::vector<DecodeStep> &rows, bool total, double critical,
   return g.inside(mouse) && ImGui::IsWindowHovered() ? hovered : -1;
 }
 
-// [SECTION] table
-// Returns the row under the mouse; `clicked` gets the row clicked.
-int draw_table(const std::vector<DecodeStep> &rows, bool total, double critical,
-               double current_batch, int highlight, int &clicked) {
-  int hovered = -1;
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
-                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY;
-  ui::table_export("sweep");
-  if (!ImGui::BeginTable("sweep", 6, flags, ImVec2(0, ImGui::GetContentRegionAvail().y)))
-    return -1;
-  ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn("batch");
-  ImGui::TableSetupColumn("memory/chip");
-  ImGui::TableSetupColumn("TPOT");
-  ImGui::TableSetupColumn(total ? "tokens/s" : "tokens/s/chip");
-  ImGui::TableSetupColumn("bound");
-  ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch);
-  ImGui::TableHeadersRow();
-  const long critical_b = std::lround(critical);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const DecodeStep &d = rows[i];
-    const bool is_critical = critical_b >= 1 && std::lround(d.batch) == critical_b;
-    const bool is_current = d.batch == current_batch;
-    const ImVec4 *col = !d.fits ? &ui::color::dim : is_current ? &ui::color::ok : nullptr;
-    ImGui::TableNextRow();
-    ImGui::TableSetColumnIndex(0);
-    ImGui::PushID(static_cast<int>(i));
-    if (ImGui::Selectable("##row", highlight == static_cast<int>(i),
-                          ImGuiSelectableFlags_SpanAllColumns))
-      clicked = static_cast<int>(i);
-    ImGui::PopID();
-    if (ImGui::IsItemHovered())
-      hovered = static_cast<int>(i);
-    ImGui::SameLine(0, 0);
-    ui::text_right(batch_str(d.batch), col);
-    ImGui::TableSetColumnIndex(1);
-    ui::text_right(units::bytes(d.memory_per_device), d.fits ? col : &ui::color::error);
-    ImGui::TableSetColumnIndex(2);
-    ui::text_right(units::seconds(d.step), col);
-    ImGui::TableSetColumnIndex(3);
-    char buf[32];
-    std::snprintf(buf, sizeof buf, total ? "%.0f" : "%.1f", rate_of(d, total));
-    ui::text_right(buf, col);
-    ImGui::TableSetColumnIndex(4);
-    ui::text_colored(!d.fits           ? ui::color::dim
-                     : d.compute_bound ? ui::color::ok
-                                       : ui::color::warn,
-                     d.compute_bound ? "compute" : "memory");
-    ImGui::TableSetColumnIndex(5);
-    if (is_critical)
-      ui::text_colored(ui::color::warn, "critical");
-    else if (is_current)
-      ui::text_colored(ui::color::ok, "workload");
-    else if (!d.fits)
-      ui::text_dim("no fit");
-  }
-  ImGui::EndTable();
-  ui::table_export_end();
-  return hovered;
-}
-
 } // namespace
 
 // [SECTION] panel
@@ -306,7 +247,14 @@ void draw_serving_panel(AppState &s, UiState &ui) {
     clicked = chart_hover;
   ImGui::SameLine(0, gap);
   ImGui::BeginChild("sweep_table", ImVec2(0, avail.y));
-  table_hover = draw_table(sw.rows, ui.serving_total, sv.critical_batch, cur, chart_hover, clicked);
+  // The report layer's table (core/report/estimate_report), the one `ridgeline estimate
+  // --sweep batch` prints.
+  table_hover = -1;
+  const int row_clicked =
+      ui::report_table(decode_curve_table(sw, cur),
+                       {ImGui::GetContentRegionAvail().y, true, -1, chart_hover, &table_hover});
+  if (row_clicked >= 0)
+    clicked = row_clicked;
   ImGui::EndChild();
   const int tip = chart_hover >= 0 ? chart_hover : table_hover;
   if (tip >= 0)

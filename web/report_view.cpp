@@ -17,6 +17,8 @@ const ImVec4 *mark_color(Mark m) {
     return &color::warn;
   case Mark::dim:
     return &color::dim;
+  case Mark::ok:
+    return &color::ok;
   case Mark::none:
     break;
   }
@@ -95,10 +97,12 @@ int report_table(const ReportTable &t, const TableView &view) {
     if (view.selectable) {
       ImGui::TableSetColumnIndex(0);
       ImGui::PushID(static_cast<int>(i));
-      if (ImGui::Selectable("##row", chosen,
+      if (ImGui::Selectable("##row", chosen || static_cast<int>(i) == view.highlight,
                             ImGuiSelectableFlags_SpanAllColumns |
                                 ImGuiSelectableFlags_AllowItemOverlap))
         clicked = static_cast<int>(i);
+      if (view.hovered && ImGui::IsItemHovered())
+        *view.hovered = static_cast<int>(i);
       note_rect(t.key + " " + std::to_string(i + 1)); // the e2e test clicks rows by rank
       ImGui::PopID();
       ImGui::SameLine(0, 0);

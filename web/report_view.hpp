@@ -14,7 +14,9 @@ namespace rl::web::ui {
 struct TableView {
   float height = 0;        // > 0: the rows scroll (and many columns scroll sideways)
   bool selectable = false; // each row is a button across the columns
-  int chosen = -1; // a row drawn as the current one (arrow, green), scrolled to when it changes
+  int chosen = -1;    // a row drawn as the current one (arrow, green), scrolled to when it changes
+  int highlight = -1; // a row drawn selected (linked to a plot's hovered point)
+  int *hovered = nullptr; // selectable: set to the row under the mouse, when there is one
 };
 
 // The table under its key (the copy button's id): words left, numbers right; a row's help as

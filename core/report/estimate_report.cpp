@@ -6,6 +6,7 @@
 #include "core/report/cells.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace rl {
@@ -497,6 +498,50 @@ void serving_table(const Config &c, const Estimate &e, ReportTable &t) {
 }
 
 } // namespace
+
+ReportTable decode_curve_table(const DecodeCurve &curve, double workload_batch) {
+  ReportTable t;
+  t.key = "sweep";
+  t.title = fmt("Decode latency-throughput curve (critical batch %.0f): TPOT at the mean context "
+                "%.0f (prompt + gen/2), memory at the final %.0f",
+                curve.critical_batch, curve.context, curve.memory_context);
+  // The step first, then what it is made of.
+  t.columns = {{"batch", "batch"},
+               {"memory", "memory/chip", Unit::bytes, Better::lower},
+               {"fits", "fits"},
+               {"tpot", "TPOT", Unit::seconds, Better::lower},
+               {"tokens", "tokens/s", Unit::count, Better::higher},
+               {"tokens_chip", "tokens/s/chip", Unit::count, Better::higher},
+               {"bound", "bound", {}, {}, true},
+               {"note", "", {}, {}, true},
+               {"kv", "KV", Unit::seconds},
+               {"weights", "weights", Unit::seconds},
+               {"flops", "FLOPs", Unit::seconds},
+               {"comm", "comm", Unit::seconds}};
+  const double critical = std::round(curve.critical_batch);
+  for (const DecodeStep &d : curve.rows) {
+    const bool is_critical = critical >= 1 && std::round(d.batch) == critical;
+    const bool is_workload = d.batch == workload_batch;
+    ReportCell note = words(is_critical   ? "critical"
+                            : is_workload ? "workload"
+                            : !d.fits     ? "no fit"
+                                          : "");
+    if (is_critical)
+      note.mark = Mark::warn;
+    t.rows.push_back(
+        {"",
+         "",
+         !d.fits       ? Mark::dim
+         : is_workload ? Mark::ok
+                       : Mark::none,
+         {num(d.batch, "%.0f"), cell(d.memory_per_device, Unit::bytes),
+          words(d.fits ? "yes" : "no"), cell(d.step, Unit::seconds), num(d.tokens_per_s, "%.1f"),
+          num(d.tokens_per_s_per_chip, "%.2f"), words(d.compute_bound ? "compute" : "memory"), note,
+          cell(d.kv_time, Unit::seconds), cell(d.weight_time, Unit::seconds),
+          cell(d.compute_time, Unit::seconds), cell(d.comm_time, Unit::seconds)}});
+  }
+  return t;
+}
 
 std::string layout_line(const Estimate &e) {
   const Layout &l = e.layout;

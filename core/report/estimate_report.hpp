@@ -35,6 +35,12 @@ struct EstimateReport {
 
 EstimateReport estimate_report(const Config &c, const Estimate &e);
 
+// The decode latency-throughput curve (How to Scale Your Model ch. 7), one row per batch:
+// batch, memory/chip, fits, KV / weights / FLOPs / comm times, TPOT, tokens/s (all chips and
+// per chip), bound, and a note (critical, workload, no fit). `ridgeline estimate --sweep
+// batch` prints it; the page's serving curve draws it beside the plot.
+ReportTable decode_curve_table(const DecodeCurve &curve, double workload_batch);
+
 // The layout in words, as the headline shows it.
 std::string layout_line(const Estimate &e);
 

@@ -21,8 +21,9 @@ struct ReportColumn {
 
 // How a row or a cell stands out: a total under its parts, a warning (the worst stage, a
 // communication that costs more than 5% of the step, a latency above its SLO target, what
-// bounds an operator), or a cell in the background (an infeasible row, the lesser terms).
-enum class Mark { none, total, warn, dim };
+// bounds an operator), a cell in the background (an infeasible row, the lesser terms), or
+// the configuration's own row among others (the workload's batch).
+enum class Mark { none, total, warn, dim, ok };
 
 struct ReportCell {
   std::string text;
