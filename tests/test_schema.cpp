@@ -109,7 +109,7 @@ TEST_CASE("schema: the model's plain rows parse into their members and print bac
     CHECK((printed.contains(f.info.key) || std::string(f.info.key) == "rope_theta"));
 }
 
-TEST_CASE("schema: the train and infer workload rows parse in their mode and print back",
+TEST_CASE("schema: the train, infer and video workload rows parse in their mode and print back",
           "[schema]") {
   auto parse = [](const json &j) { return io::parse_workload(j, "workload"); };
   auto self = [](const WorkloadSpec &w) -> const WorkloadSpec & { return w; };
@@ -120,6 +120,9 @@ TEST_CASE("schema: the train and infer workload rows parse in their mode and pri
   infer.update({{"request_rate", 4.0}, {"ttft_target", 1.0}, {"tpot_target", 0.05}});
   round_trip_rows(schema::workload_fields(), "", infer, json::json_pointer(""), "workload", parse,
                   self, schema::mode_bit(Mode::infer));
+  const json video = io::expand_scenario(json("sora-720m-tx8-2x2")).at("workload");
+  round_trip_rows(schema::workload_fields(), "", video, json::json_pointer(""), "workload", parse,
+                  self, schema::mode_bit(Mode::video));
   // a row of another mode is not a field of this one
   json bad = infer;
   bad["moe_imbalance"] = 1.5;
@@ -168,10 +171,10 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
         CHECK((e.default_value >= e.info.lo && e.default_value <= e.info.hi));
     }
   }
-  // 16 model + 6 moe + 19 workload + 13 hardware + 14 tx8 + 13 serve + 3 rows for each of 5
+  // 16 model + 6 moe + 25 workload + 13 hardware + 14 tx8 + 13 serve + 3 rows for each of 5
   // links + 23 parallel
-  CHECK(rows == 16 + 6 + 19 + 13 + 14 + 13 + 3 * 5 + 23);
-  CHECK(modes_of.size() == rows - 1); // request_rate twice
+  CHECK(rows == 16 + 6 + 25 + 13 + 14 + 13 + 3 * 5 + 23);
+  CHECK(modes_of.size() == rows - 2); // request_rate and batch twice
   CHECK(io::fields_json().size() == rows);
 }
 

@@ -182,7 +182,7 @@ void optional_number_row(AppState &s, const schema::FieldInfo &i) {
 // path below the section, `label` what the row says; `dflt` a choice's default name.
 void schema_row(AppState &s, const char *section, const schema::FieldInfo &i,
                 const std::string &key, const std::string &label, const char *dflt = "") {
-  if (i.omit_zero && std::string(section) == "workload") {
+  if (i.omit_zero && i.type == schema::FieldType::number && std::string(section) == "workload") {
     optional_number_row(s, i);
     return;
   }
@@ -235,10 +235,11 @@ void schema_group(AppState &s, const char *section, const std::vector<schema::Fi
   }
 }
 
-// The workload row of that key.
+// The workload row of that key in the workload's mode.
 void workload_row(AppState &s, const char *key) {
+  const schema::Modes mode = mode_bit_of(as_str(s.field("workload", "mode"), "train"));
   for (const auto &f : schema::workload_fields())
-    if (std::string(f.info.key) == key)
+    if (std::string(f.info.key) == key && (f.info.modes & mode))
       schema_row(s, "workload", f.info, key, f.info.label,
                  f.get ? schema::name_in(*f.info.choices, f.get(WorkloadSpec{})) : "");
 }
@@ -346,12 +347,8 @@ namespace {
 
 // Mode video: an STDiT3 request (Open-Sora).
 void draw_video_workload(AppState &s) {
-  int_field(s, "workload", "batch", "Batch", "Videos generated together.", 1);
-  if (s.field("workload", "frames").is_number())
-    int_field(s, "workload", "frames", "Frames", "Video frames (instead of seconds).", 1);
-  else
-    scaled_field(s, "workload", "seconds", "Seconds", 1.0, "%.2f",
-                 "Video length; frames = floor(25.5 x seconds) (Open-Sora).");
+  workload_row(s, "batch");
+  workload_row(s, s.field("workload", "frames").is_number() ? "frames" : "seconds");
   const json res = s.field("workload", "resolution");
   if (res.is_array() && res.size() == 2) {
     i64 h = as_int(res[0]), w = as_int(res[1]);
@@ -362,10 +359,8 @@ void draw_video_workload(AppState &s) {
       s.set_field("workload", "resolution", json::array({h, w}));
     ui::field_error_exact("workload.resolution");
   }
-  int_field(s, "workload", "text_tokens", "Text tokens", "T5 prompt tokens (Open-Sora: 300).");
-  int_field(s, "workload", "steps", "Sampling steps", "Denoising steps; each runs every block.", 1);
-  bool_field(s, "workload", "fusion", "Fuse norm + modulate",
-             "The norm's output stays in SRAM for the modulate (no DRAM round trip).");
+  for (const char *key : {"text_tokens", "steps", "fusion"})
+    workload_row(s, key);
   ui::section_error("workload");
 }
 
@@ -390,7 +385,6 @@ void draw_tx8_op_workload(AppState &s) {
   ui::section_error("workload");
 }
 
-// Inference and serving: the time bound and how KV heads beyond TP are kept.
 // The hardware a planner may choose from (workload.hardware_options): one checkbox per
 // preset, three to a row. Shared by the serving planner and the training planner.
 void plan_on_row(AppState &s, const char *help) {

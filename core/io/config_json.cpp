@@ -773,9 +773,7 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
     const auto hw = parse_int_array(*res, r.path_of("resolution"), 16, 16384, 2, 2);
     w.height = hw[0];
     w.width = hw[1];
-    w.text_tokens = r.opt_int("text_tokens", 1, 1 << 16).value_or(300);
-    w.steps = r.opt_int("steps", 1, 10000).value_or(30);
-    w.fusion = r.opt_bool("fusion").value_or(false);
+    read_fields(r, w, schema::workload_fields(), "", schema::mode_bit(Mode::video));
     break;
   }
   }
@@ -1033,16 +1031,9 @@ json to_json(const WorkloadSpec &w) {
     j["op"] = op;
     break;
   }
-  case Mode::video:
-    j["batch"] = w.batch;
-    if (w.frames)
-      j["frames"] = w.frames;
-    else
-      j["seconds"] = w.seconds;
-    j.update(
-        {{"resolution", {w.height, w.width}}, {"text_tokens", w.text_tokens}, {"steps", w.steps}});
-    if (w.fusion)
-      j["fusion"] = true;
+  case Mode::video: // batch, seconds or frames, text_tokens, steps, fusion
+    write_fields(j, w, schema::workload_fields(), "", schema::mode_bit(Mode::video));
+    j["resolution"] = {w.height, w.width};
     break;
   }
   return j;

@@ -135,7 +135,8 @@ const std::vector<Field<MoeSpec>> &moe_fields() {
 
 const std::vector<Field<WorkloadSpec>> &workload_fields() {
   using W = WorkloadSpec;
-  const Modes tr = mode_bit(Mode::train), in = mode_bit(Mode::infer), sv = mode_bit(Mode::serve);
+  const Modes tr = mode_bit(Mode::train), in = mode_bit(Mode::infer), sv = mode_bit(Mode::serve),
+              vd = mode_bit(Mode::video);
   // FieldInfo{object, key, type, lo, hi, unit, label, scale, format, help, group, modes,
   // custom, vllm, step, omit_zero}
   static const std::vector<Field<W>> t = {
@@ -214,6 +215,24 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
                                "KV head, as vLLM and TensorRT-LLM do) or batch (the batch splits "
                                "over the replicas of a head, an AllToAll each way per layer).",
                                "types", in | sv}),
+      // An Open-Sora video request (mode video; resolution, [height, width], is read by the
+      // parser).
+      integer(&W::batch, {"", "batch", N, 1, 1 << 16, "videos", "Batch", 1, "",
+                          "Videos generated together (default 1).", "video", vd, true, "", 1}),
+      num(&W::seconds, {"", "seconds", N, 0.0, 3600.0, "s", "Seconds", 1, "%.2f",
+                        "Video length; frames = floor(25.5 x seconds) (Open-Sora). Required "
+                        "unless frames is given.",
+                        "video", vd, true, "", 0, true}),
+      integer(&W::frames, {"", "frames", N, 1, 1 << 20, "", "Frames", 1, "",
+                           "Video frames, instead of seconds.", "video", vd, true, "", 1, true}),
+      integer(&W::text_tokens, {"", "text_tokens", N, 1, 1 << 16, "tokens", "Text tokens", 1, "",
+                                "T5 prompt tokens (Open-Sora pads to 300).", "video", vd}),
+      integer(&W::steps, {"", "steps", N, 1, 10000, "", "Sampling steps", 1, "",
+                          "Denoising steps; each runs every spatial and temporal block once.",
+                          "video", vd, false, "", 1}),
+      flag(&W::fusion,
+           {"", "fusion", N, 0, 1, "", "Fuse norm + modulate", 1, "",
+            "The norm's output stays in SRAM for the modulate (no DRAM round trip).", "video", vd}),
   };
   return t;
 }
