@@ -54,9 +54,11 @@ template <class S> double member(const S &s, const schema::Field<S> &f) {
 template <class S, class Parse, class Get>
 void round_trip_rows(const std::vector<schema::Field<S>> &table, const char *object,
                      const json &base, const json::json_pointer &at, const std::string &path,
-                     Parse parse, Get get, schema::Modes modes = schema::kAllModes) {
+                     Parse parse, Get get, schema::Modes modes = schema::kAllModes,
+                     const char *group = nullptr) {
   for (const schema::Field<S> &f : table) {
-    if (f.info.custom || std::string(f.info.object) != object || !(f.info.modes & modes))
+    if (f.info.custom || std::string(f.info.object) != object || !(f.info.modes & modes) ||
+        (group && std::string(f.info.group) != group))
       continue;
     INFO(path + "." + f.info.key);
     const double before = member(get(parse(base)), f);
@@ -131,6 +133,35 @@ TEST_CASE("schema: the train, infer and video workload rows parse in their mode 
   CHECK_FALSE(io::to_json(parse(train)).contains("train_tokens"));
 }
 
+TEST_CASE("schema: a tx8 operator's rows, by its type, parse, print and are range-checked",
+          "[schema]") {
+  auto parse = [](const json &j) { return io::parse_workload(j, "workload"); };
+  auto op = [](const WorkloadSpec &w) -> const Tx8OpSpec & { return *w.op; };
+  const schema::Modes m = schema::mode_bit(Mode::tx8_op);
+  const json::json_pointer at("/op");
+  const json gemm = {{"mode", "tx8-op"},
+                     {"op", {{"type", "gemm"}, {"m", 64}, {"k", 64}, {"n", 64}}}};
+  const json vector = {{"mode", "tx8-op"},
+                       {"op", {{"type", "vector"}, {"rows", 64}, {"width", 64}}}};
+  const json flash = {
+      {"mode", "tx8-op"},
+      {"op", {{"type", "flash_attention"}, {"heads", 8}, {"seq_q", 128}, {"head_dim", 64}}}};
+  round_trip_rows(schema::op_fields(), "op", gemm, at, "workload.op", parse, op, m, "gemm");
+  round_trip_rows(schema::op_fields(), "op", gemm, at, "workload.op", parse, op, m, "");
+  round_trip_rows(schema::op_fields(), "op", vector, at, "workload.op", parse, op, m, "vector");
+  round_trip_rows(schema::op_fields(), "op", flash, at, "workload.op", parse, op, m,
+                  "flash_attention");
+  // a row of another type is not a field of this one
+  json bad = gemm;
+  bad["op"]["rows"] = 4;
+  CHECK(test::error_of([&] { parse(bad); }).rfind("workload.op.rows:", 0) == 0);
+  // the required rows are named when missing; seq_kv follows seq_q
+  json missing = flash;
+  missing["op"].erase("heads");
+  CHECK(test::error_of([&] { parse(missing); }).rfind("workload.op.heads:", 0) == 0);
+  CHECK(op(parse(flash)).seq_kv == 128);
+}
+
 TEST_CASE("schema: the serve scheduler, SLO and link rows parse, print and are range-checked",
           "[schema]") {
   const json serve = io::expand_scenario(json("llama3-70b-h100-serve"));
@@ -171,9 +202,9 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
         CHECK((e.default_value >= e.info.lo && e.default_value <= e.info.hi));
     }
   }
-  // 16 model + 6 moe + 25 workload + 13 hardware + 14 tx8 + 13 serve + 3 rows for each of 5
-  // links + 23 parallel
-  CHECK(rows == 16 + 6 + 25 + 13 + 14 + 13 + 3 * 5 + 23);
+  // 16 model + 6 moe + 25 workload + 13 hardware + 14 tx8 + 13 serve + 17 tx8-op + 3 rows
+  // for each of 5 links + 23 parallel
+  CHECK(rows == 16 + 6 + 25 + 13 + 14 + 13 + 17 + 3 * 5 + 23);
   CHECK(modes_of.size() == rows - 2); // request_rate and batch twice
   CHECK(io::fields_json().size() == rows);
 }

@@ -182,7 +182,8 @@ void optional_number_row(AppState &s, const schema::FieldInfo &i) {
 // path below the section, `label` what the row says; `dflt` a choice's default name.
 void schema_row(AppState &s, const char *section, const schema::FieldInfo &i,
                 const std::string &key, const std::string &label, const char *dflt = "") {
-  if (i.omit_zero && i.type == schema::FieldType::number && std::string(section) == "workload") {
+  if (i.omit_zero && i.type == schema::FieldType::number && std::string(section) == "workload" &&
+      !*i.object) {
     optional_number_row(s, i);
     return;
   }
@@ -369,19 +370,9 @@ void draw_tx8_op_workload(AppState &s) {
   const std::string type = as_str(s.field("workload", "op.type"));
   ui::row_label("Operator", "workload.op.type", "gemm, vector or flash_attention.");
   ImGui::TextUnformatted(type.c_str());
-  if (type == "gemm") {
-    int_field(s, "workload", "op.m", "M", "Rows of the input (tokens).");
-    int_field(s, "workload", "op.k", "K", "Reduction dimension.");
-    int_field(s, "workload", "op.n", "N", "Output columns.");
-  } else if (type == "vector") {
-    int_field(s, "workload", "op.rows", "Rows", "Rows the vector unit processes.");
-    int_field(s, "workload", "op.width", "Width", "Elements per row.");
-  } else if (type == "flash_attention") {
-    int_field(s, "workload", "op.heads", "Heads", "Attention heads (x batch).", 1);
-    int_field(s, "workload", "op.seq_q", "Query length", "Query tokens.");
-    int_field(s, "workload", "op.seq_kv", "Key/value length", "Key/value tokens.");
-    int_field(s, "workload", "op.head_dim", "Head dim", "Per-head width.");
-  }
+  // the type's rows (m, k, n; rows, width, ...; heads, seq_q, ...), then the SRAM fusion flags
+  schema_rows(s, "workload", schema::op_fields(), "op", type.c_str());
+  schema_rows(s, "workload", schema::op_fields(), "op", "");
   ui::section_error("workload");
 }
 

@@ -711,8 +711,7 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
       throw ConfigError(op.path_of("type"), "is required");
     s.type = *type;
     s.name = op.opt_str("name").value_or("");
-    s.in_sram = op.opt_bool("in_sram").value_or(false);
-    s.out_sram = op.opt_bool("out_sram").value_or(false);
+    read_fields(op, s, schema::op_fields(), "op", schema::kAllModes, ""); // in_sram, out_sram
     const std::size_t tiling_len = s.type == "vector" ? 1 : s.type == "gemm" ? 3 : 2;
     if (const json *t = op.opt_child("tiling"))
       s.tiling = parse_int_array(*t, op.path_of("tiling"), 1, kMaxCount,
@@ -731,12 +730,11 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
     } else if (s.type == "vector") {
       s.rows = op.req_int("rows", 1, kMaxCount);
       s.width = op.req_int("width", 1, kMaxCount);
-      s.inputs = op.opt_int("inputs", 1, 16).value_or(1);
-      s.ops_per_element = op.opt_num("ops_per_element", 0.0, 1e4).value_or(1);
-      s.ops_per_row = op.opt_num("ops_per_row", 0.0, 1e6).value_or(0);
-      s.params = op.opt_int("params", 0, 64).value_or(0);
+      // inputs, ops_per_element, ops_per_row, params
+      read_fields(op, s, schema::op_fields(), "op", schema::kAllModes, "vector");
     } else if (s.type == "flash_attention") {
-      s.batch = op.opt_int("batch", 1, kMaxCount).value_or(1);
+      read_fields(op, s, schema::op_fields(), "op", schema::kAllModes,
+                  "flash_attention"); // batch, heads_fused
       s.heads = op.req_int("heads", 1, kMaxDim);
       s.seq_q = op.req_int("seq_q", 1, kMaxCount);
       s.seq_kv = op.opt_int("seq_kv", 1, kMaxCount).value_or(s.seq_q);
@@ -746,7 +744,6 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
           s.loop_order != "broadcast" && s.loop_order != "packed")
         throw ConfigError(op.path_of("loop_order"),
                           "\"" + s.loop_order + "\" is not one of a, b, broadcast, packed");
-      s.heads_fused = op.opt_int("heads_fused", 0, kMaxCount).value_or(0);
     } else {
       throw ConfigError(op.path_of("type"),
                         "\"" + s.type + "\" is not one of gemm, vector, flash_attention");
@@ -996,37 +993,21 @@ json to_json(const WorkloadSpec &w) {
     json op = {{"type", o.type}};
     if (!o.name.empty())
       op["name"] = o.name;
-    if (o.in_sram)
-      op["in_sram"] = true;
-    if (o.out_sram)
-      op["out_sram"] = true;
+    write_fields(op, o, schema::op_fields(), "op", schema::kAllModes, ""); // in/out_sram
     if (!o.tiling.empty())
       op["tiling"] = o.tiling;
+    // the type's rows: gemm m, k, n; vector rows, width, inputs, ops_per_element (ops_per_row
+    // and params when given); flash attention batch, heads, seq_q, seq_kv, head_dim
+    // (heads_fused when given)
+    write_fields(op, o, schema::op_fields(), "op", schema::kAllModes, o.type.c_str());
     if (o.type == "gemm") {
-      op.update({{"m", o.m}, {"k", o.k}, {"n", o.n}});
       if (!o.fuse.empty())
         op["fuse"] = o.fuse;
       if (!o.stationary.empty())
         op["stationary"] = o.stationary;
-    } else if (o.type == "vector") {
-      op.update({{"rows", o.rows},
-                 {"width", o.width},
-                 {"inputs", o.inputs},
-                 {"ops_per_element", o.ops_per_element}});
-      if (o.ops_per_row > 0)
-        op["ops_per_row"] = o.ops_per_row;
-      if (o.params > 0)
-        op["params"] = o.params;
-    } else {
-      op.update({{"batch", o.batch},
-                 {"heads", o.heads},
-                 {"seq_q", o.seq_q},
-                 {"seq_kv", o.seq_kv},
-                 {"head_dim", o.head_dim}});
+    } else if (o.type == "flash_attention") {
       if (!o.loop_order.empty())
         op["loop_order"] = o.loop_order;
-      if (o.heads_fused > 0)
-        op["heads_fused"] = o.heads_fused;
     }
     j["op"] = op;
     break;

@@ -10,14 +10,21 @@
 
 namespace rl::io {
 
+// Does a row belong to `group` (nullptr: to any)?
+inline bool in_group(const schema::FieldInfo &i, const char *group) {
+  return !group || std::strcmp(i.group, group) == 0;
+}
+
 // Reads the plain (not custom) rows of `object` ("": the reader's own object) that apply to
-// `modes` into s; an absent key keeps s's value (the struct's or the preset's default).
+// `modes` (and belong to `group`, unless nullptr) into s; an absent key keeps s's value (the
+// struct's or the preset's default).
 template <class S>
 void read_fields(ObjectReader &r, S &s, const std::vector<schema::Field<S>> &table,
-                 const char *object = "", schema::Modes modes = schema::kAllModes) {
+                 const char *object = "", schema::Modes modes = schema::kAllModes,
+                 const char *group = nullptr) {
   for (const schema::Field<S> &f : table) {
     const schema::FieldInfo &i = f.info;
-    if (i.custom || std::strcmp(i.object, object) != 0 || !(i.modes & modes))
+    if (i.custom || std::strcmp(i.object, object) != 0 || !(i.modes & modes) || !in_group(i, group))
       continue;
     if (f.num) {
       if (const auto v = r.opt_num(i.key, i.lo, i.hi))
@@ -50,15 +57,20 @@ void read_fields(ObjectReader &r, S &s, const std::vector<schema::OptField<S>> &
   }
 }
 
-// Writes every row of `object` that applies to `modes` into j (a row marked omit_zero only
-// when it is given).
+// Writes every row of `object` that applies to `modes` (and belongs to `group`, unless
+// nullptr) into j (a row marked omit_zero only when it is given).
 template <class S>
 void write_fields(json &j, const S &s, const std::vector<schema::Field<S>> &table,
-                  const char *object = "", schema::Modes modes = schema::kAllModes) {
+                  const char *object = "", schema::Modes modes = schema::kAllModes,
+                  const char *group = nullptr) {
   for (const schema::Field<S> &f : table) {
-    if (std::strcmp(f.info.object, object) != 0 || !(f.info.modes & modes))
+    if (std::strcmp(f.info.object, object) != 0 || !(f.info.modes & modes) ||
+        !in_group(f.info, group))
       continue;
-    if (f.info.omit_zero && (f.num ? s.*f.num == 0 : f.integer && s.*f.integer == 0))
+    if (f.info.omit_zero && (f.num       ? s.*f.num == 0
+                             : f.integer ? s.*f.integer == 0
+                             : f.flag    ? !(s.*f.flag)
+                                         : false))
       continue; // not given
     if (f.num)
       j[f.info.key] = s.*f.num;

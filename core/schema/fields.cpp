@@ -572,6 +572,56 @@ void add(std::vector<FieldEntry> &out, const char *section, const std::vector<Fi
 }
 } // namespace
 
+const std::vector<Field<Tx8OpSpec>> &op_fields() {
+  using O = Tx8OpSpec;
+  const Modes op = mode_bit(Mode::tx8_op);
+  const char *gemm = "gemm", *vec = "vector", *fa = "flash_attention";
+  // FieldInfo{object, key, type, lo, hi, unit, label, scale, format, help, group, modes,
+  // custom, vllm, step, omit_zero}
+  static const std::vector<Field<O>> t = {
+      integer(&O::m, {"op", "m", N, 1, kMaxCount, "", "M", 1, "",
+                      "GEMM rows of the input (tokens); required.", gemm, op, true}),
+      integer(&O::k, {"op", "k", N, 1, kMaxCount, "", "K", 1, "",
+                      "GEMM reduction dimension; required.", gemm, op, true}),
+      integer(&O::n, {"op", "n", N, 1, kMaxCount, "", "N", 1, "", "GEMM output columns; required.",
+                      gemm, op, true}),
+      integer(&O::rows, {"op", "rows", N, 1, kMaxCount, "", "Rows", 1, "",
+                         "Rows the vector unit processes; required.", vec, op, true}),
+      integer(&O::width, {"op", "width", N, 1, kMaxCount, "", "Width", 1, "",
+                          "Elements per row; required.", vec, op, true}),
+      integer(&O::inputs, {"op", "inputs", N, 1, 16, "", "Inputs", 1, "",
+                           "Input tensors read per element (a residual add: 2).", vec, op}),
+      num(&O::ops_per_element, {"op", "ops_per_element", N, 0.0, 1e4, "", "Ops/element", 1, "%.2f",
+                                "Vector-unit operations per element.", vec, op}),
+      num(&O::ops_per_row,
+          {"op", "ops_per_row", N, 0.0, 1e6, "", "Ops/row", 1, "%.2f",
+           "Extra operations per row (RMSNorm's rsqrt).", vec, op, false, "", 0, true}),
+      integer(&O::params, {"op", "params", N, 0, 64, "", "Parameter vectors", 1, "",
+                           "Parameter vectors of `width` elements it reads (modulate: 2).", vec, op,
+                           false, "", 0, true}),
+      integer(&O::batch, {"op", "batch", N, 1, kMaxCount, "", "Batch", 1, "",
+                          "Attention batch (multiplies the head groups).", fa, op}),
+      integer(&O::heads, {"op", "heads", N, 1, kMaxDim, "", "Heads", 1, "",
+                          "Attention heads; required.", fa, op, true, "", 1}),
+      integer(&O::seq_q, {"op", "seq_q", N, 1, kMaxCount, "", "Query length", 1, "",
+                          "Query tokens; required.", fa, op, true}),
+      integer(&O::seq_kv, {"op", "seq_kv", N, 1, kMaxCount, "", "Key/value length", 1, "",
+                           "Key/value tokens; defaults to seq_q.", fa, op, true}),
+      integer(&O::head_dim, {"op", "head_dim", N, 1, kMaxDim, "", "Head dim", 1, "",
+                             "Per-head width; required.", fa, op, true}),
+      integer(&O::heads_fused,
+              {"op", "heads_fused", N, 0, kMaxCount, "", "Heads fused", 1, "",
+               "Heads one tile processes together (0: searched).", fa, op, false, "", 0, true}),
+      flag(&O::in_sram,
+           {"op", "in_sram", N, 0, 1, "", "Input in SRAM", 1, "",
+            "Fusion: the input is already in SRAM (no load).", "", op, false, "", 0, true}),
+      flag(&O::out_sram,
+           {"op", "out_sram", N, 0, 1, "", "Output in SRAM", 1, "",
+            "Fusion: the output stays in SRAM (no store).", "", op, false, "", 0, true}),
+  };
+  return t;
+}
+
 std::vector<FieldEntry> all_fields() {
   std::vector<FieldEntry> out;
   add(out, "model", model_fields());
@@ -580,6 +630,7 @@ std::vector<FieldEntry> all_fields() {
   add(out, "hardware", hardware_fields());
   add(out, "hardware", tx8_fields());
   add(out, "workload", serve_fields());
+  add(out, "workload", op_fields());
   for (const char *link : {"intra_node", "inter_node", "ici", "dcn", "d2d"})
     add(out, "cluster", link_fields(), link);
   for (const OptField<ParallelSpec> &f : parallel_fields())

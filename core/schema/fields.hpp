@@ -63,7 +63,7 @@ struct FieldInfo {
   bool custom = false;    // the parser reads it itself (required, or a derived default)
   const char *vllm = "";  // the vLLM engine argument it exports to (`ridgeline export`), if any
   i64 step = 0;           // page: the +/- step of an integer (0: none)
-  bool omit_zero = false; // printed only when not 0 (0 means "not given")
+  bool omit_zero = false; // printed only when not 0 or false (0 means "not given")
   const ChoiceList *choices = nullptr; // a choice's names (set by the table's builder)
   // The path below its section: "tx8.noc_bw" (object.key) or "gemm_efficiency" (key).
   std::string path() const;
@@ -102,7 +102,11 @@ const std::vector<Field<WorkloadSpec>> &workload_fields();
 const std::vector<Field<HardwareSpec>> &hardware_fields();
 const std::vector<Field<Tx8Spec>> &tx8_fields();     // hardware.tx8
 const std::vector<Field<ServeSpec>> &serve_fields(); // workload.slo and workload.scheduler
-const std::vector<Field<Link>> &link_fields();       // each of cluster's links
+// workload.op of mode tx8-op: each row's group is the operator type it belongs to (gemm,
+// vector, flash_attention; "" for every type). The type, the fused activation, the
+// stationary operand, the loop order, the name and a fixed tiling are read by the parser.
+const std::vector<Field<Tx8OpSpec>> &op_fields();
+const std::vector<Field<Link>> &link_fields(); // each of cluster's links
 const std::vector<OptField<ParallelSpec>> &parallel_fields();
 // The parallel row of that key, nullptr when there is none.
 const OptField<ParallelSpec> *parallel_field(std::string_view key);
