@@ -251,7 +251,8 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
     return;
   }
   // The report layer's table (core/report/serve_report), the one `ridgeline plan` prints.
-  const int clicked = ui::report_table(deployment_table(r), {ImGui::GetContentRegionAvail().y, true});
+  const int clicked =
+      ui::report_table(deployment_table(r), {ImGui::GetContentRegionAvail().y, true});
   std::optional<std::size_t> apply;
   if (clicked >= 0)
     apply = static_cast<std::size_t>(clicked);

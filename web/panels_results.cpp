@@ -247,8 +247,9 @@ void draw_results_panel(const AppState &s) {
     if (ImGui::BeginTabItem("Stages")) {
       const float row_h = ImGui::GetTextLineHeight() + ImGui::GetStyle().CellPadding.y * 2;
       ui::report_section(
-          r.stages, ui::TableView{
-          row_h * static_cast<float>(std::min<std::size_t>(r.stages.rows.size(), 10) + 1) + 4 +
+          r.stages,
+          ui::TableView{
+              row_h * static_cast<float>(std::min<std::size_t>(r.stages.rows.size(), 10) + 1) + 4 +
               ImGui::GetStyle().ScrollbarSize}); // the rows, and the sideways scrollbar
       ImGui::EndTabItem();
     }
