@@ -9,8 +9,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <iomanip>
-#include <sstream>
 #include <vector>
 
 namespace rl::shell {

@@ -121,7 +121,7 @@ void draw_memory_bar(const EstimateReport &r, const Estimate &e) {
                   "usable " + units::bytes(usable), &units::bytes);
   std::string verdict = r.memory.note;
   verdict[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(verdict[0])));
-  ImGui::PushStyleColor(ImGuiCol_Text, r.fits ? ui::color::ok : ui::color::error);
+  ImGui::PushStyleColor(ImGuiCol_Text, e.memory.fits ? ui::color::ok : ui::color::error);
   ImGui::TextWrapped("%s", verdict.c_str());
   ImGui::PopStyleColor();
   ui::plot_export("memory", chart0, ImVec2(chart0.x + chart_w, ImGui::GetItemRectMax().y));

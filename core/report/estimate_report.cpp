@@ -611,7 +611,6 @@ EstimateReport estimate_report(const Config &c, const Estimate &e) {
     decode_step_table(e, r.decode_step);
     serving_table(c, e, r.serving);
   }
-  r.fits = e.memory.fits;
   return r;
 }
 

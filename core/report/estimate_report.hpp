@@ -30,7 +30,6 @@ struct EstimateReport {
   ReportTable decode_step, serving;
   // Training: the step with its band and tokens/s; MFU with its band, causal MFU, HFU.
   std::vector<ReportText> summary;
-  bool fits = false; // the memory verdict (memory.note says it in words)
 };
 
 EstimateReport estimate_report(const Config &c, const Estimate &e);
