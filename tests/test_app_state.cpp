@@ -66,6 +66,28 @@ TEST_CASE("url: a misspelled key is dropped and named, the rest of the link appl
   CHECK(s.estimate()->layout.zero == 3);
 }
 
+TEST_CASE("url: a link of another mode applies over a scenario of its mode, a tx8-op link alone",
+          "[url][app]") {
+  // The default scenario trains; its global_batch is not a serving field.
+  const auto serve = rl::io::decode_url_lenient("workload.mode=serve&workload.request_rate=2",
+                                                rl::web::kDefaultScenario);
+  CHECK(serve.dropped.empty());
+  CHECK(serve.config.at("scenario") == "llama3-70b-h100-serve"); // the one serve scenario shipped
+  const auto keep =
+      rl::io::decode_url_lenient("workload.mode=train&parallel.tp=4", rl::web::kDefaultScenario);
+  CHECK(keep.config.at("scenario") == rl::web::kDefaultScenario);
+  // No scenario runs one tx8 operator: the link stands alone, as `ridgeline tx8` reads it.
+  const std::string op = "?hardware=tx8&workload.mode=tx8-op&workload.op.type=gemm&"
+                         "workload.op.m=4096&workload.op.k=1152&workload.op.n=4608";
+  CHECK_FALSE(rl::io::decode_url_lenient(op.substr(1), rl::web::kDefaultScenario)
+                  .config.contains("scenario"));
+  AppState s;
+  s.load_from_url(op);
+  CHECK_FALSE(s.startup_error());
+  CHECK(s.url_issues().empty());
+  CHECK_FALSE(s.error());
+}
+
 TEST_CASE("app: a pasted config.json leads to a legal layout, not a deadlock", "[app]") {
   AppState s;
   s.load_scenario(rl::web::kDefaultScenario); // tp 8 x pp 8 on 1024 H100

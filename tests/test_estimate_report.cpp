@@ -136,3 +136,14 @@ TEST_CASE("estimate report: the decode curve, one row per batch", "[report]") {
   CHECK(std::any_of(curve.rows.begin(), curve.rows.end(),
                     [&](const DecodeStep &d) { return d.step == e.serving.tpot; }));
 }
+
+TEST_CASE("units: a time keeps three decimals in seconds, two in a smaller unit, four digits "
+          "beyond a million seconds",
+          "[report]") {
+  CHECK(units::seconds(12.03) == "12.030 s");
+  CHECK(units::seconds(0.002) == "2.00 ms");
+  CHECK(units::seconds(3.1e-6) == "3.10 us");
+  // A flash-attention operator of 140,966 heads x 16 M queries on one tx8 die: ten years.
+  CHECK(units::seconds(317427212.536) == "3.174e+08 s");
+  CHECK(units::seconds(999999.5) == "999999.500 s");
+}

@@ -75,8 +75,10 @@ std::string seconds(double s) {
     x *= 1000;
     ++i;
   }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, i == 0 ? "%.3f %s" : "%.2f %s", x, names[i]);
+  char buf[48];
+  // Beyond a million seconds the digits after the point say nothing: "3.174e+08 s".
+  const char *f = i > 0 ? "%.2f %s" : std::fabs(x) >= 1e6 ? "%.4g %s" : "%.3f %s";
+  std::snprintf(buf, sizeof buf, f, x, names[i]);
   return buf;
 }
 

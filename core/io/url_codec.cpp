@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "core/io/config_json.hpp"
 #include "core/io/json_reader.hpp"
+#include "core/io/presets.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -248,6 +249,29 @@ std::vector<std::string_view> params_of(std::string_view q) {
   return out;
 }
 
+// workload.mode of a configuration or a scenario preset ("" when it names none).
+std::string mode_of(const json &config) {
+  const auto w = config.find("workload");
+  if (w == config.end() || !w->is_object())
+    return "";
+  const auto m = w->find("mode");
+  return m != w->end() && m->is_string() ? m->get<std::string>() : "";
+}
+
+// The scenario a link that names neither a scenario nor a model applies over: `fallback` when
+// the link keeps the fallback's mode, else the first shipped scenario of the link's mode, else
+// none (one tx8 operator needs no scenario; the link must then be complete).
+std::string base_scenario(const json &link, const std::string &fallback) {
+  const std::string mode = mode_of(link);
+  if (fallback.empty() || mode.empty() ||
+      mode_of(preset_json("scenario", fallback, "scenario")) == mode)
+    return fallback;
+  for (const auto &name : preset_names("scenario"))
+    if (mode_of(preset_json("scenario", name, "scenario")) == mode)
+      return name;
+  return "";
+}
+
 // "tab=x" -> ("tab", "x") when the parameter is a page parameter.
 bool page_param(std::string_view part, std::string_view name, std::string &value) {
   if (part.size() <= name.size() || part.substr(0, name.size()) != name || part[name.size()] != '=')
@@ -420,9 +444,9 @@ LenientUrl decode_url_lenient(const std::string &config_query,
   while (true) {
     try {
       out.config = decode_url_query(joined());
-      if (!out.config.empty() && !fallback_scenario.empty() && !out.config.contains("scenario") &&
-          !out.config.contains("model"))
-        out.config["scenario"] = fallback_scenario;
+      if (!out.config.empty() && !out.config.contains("scenario") && !out.config.contains("model"))
+        if (const std::string base = base_scenario(out.config, fallback_scenario); !base.empty())
+          out.config["scenario"] = base;
       if (!out.config.empty())
         parse_config(out.config);
       return out;

@@ -51,7 +51,9 @@ struct LenientUrl {
   std::vector<DroppedParam> dropped;
 };
 // A link that names neither a scenario nor a model ("?parallel.tp=4") applies over the
-// scenario `fallback_scenario` when one is given.
+// scenario `fallback_scenario` when one is given and the link keeps its workload.mode; a link
+// of another mode ("?workload.mode=serve&...") applies over the first shipped scenario of that
+// mode, and a tx8-op link (no scenario has that mode) stands alone.
 LenientUrl decode_url_lenient(const std::string &config_query,
                               const std::string &fallback_scenario = "");
 
