@@ -57,17 +57,23 @@ for t in "${targets[@]}"; do
   dict=fuzz/json.dict
   [ "$t" = url ] && dict=fuzz/url.dict
   [ "$t" = trace ] && dict=fuzz/trace.dict
+  # Each run logs to its own file, renamed to findings/<target>.log at its end: two runs of
+  # one target side by side must not write into one file (the second's truncation left the
+  # first's statistics behind a hole of NUL bytes, and its executions went uncounted).
   log=$build/findings/$t.log
+  runlog=$build/findings/$t.$$.log
   rc=0
   (cd $build/findings && "../fuzz/fuzz_$t" -max_total_time="$secs" -max_len=65536 \
     -rss_limit_mb=4096 -dict="$root/$dict" -artifact_prefix="$t-" -print_final_stats=1 \
-    "../corpus/$t" >"$t.log" 2>&1) || rc=$?
-  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
-  cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 || true)
+    "../corpus/$t" >"$(basename "$runlog")" 2>&1) || rc=$?
+  mv -f "$runlog" "$log"
+  # -a: libFuzzer prints mutated dictionary entries, which may hold any byte.
+  runs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
+  cov=$(grep -ao 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 || true)
   echo "$t ${runs:-0} ${cov:-}" >>$build/runs.log
   if [ $rc -ne 0 ]; then
     echo "fuzz: $t FAILED (exit $rc) after ${runs:-?} runs; see $log and $build/findings/" >&2
-    grep -E "ridgeline fuzz|ERROR: |runtime error|SUMMARY" "$log" | head -5 >&2 || true
+    grep -aE "ridgeline fuzz|ERROR: |runtime error|SUMMARY" "$log" | head -5 >&2 || true
     status=1
   else
     echo "fuzz: $t ok: ${runs:-?} runs, ${cov:-}"

@@ -258,6 +258,13 @@ void link_rows(AppState &s, const char *link, const char *name) {
 
 // [SECTION] model
 void draw_model_section(AppState &s, UiState &ui) {
+  // One tx8 operator needs no model (parse_config names it "none").
+  if (const auto &cfg = s.view_config();
+      cfg && cfg->workload.mode == Mode::tx8_op && cfg->model.name == "none") {
+    ui::text_dim("One operator on one die: no model.");
+    ui::section_error("model");
+    return;
+  }
   if (preset_combo(s, "model", "Preset", "config.json"))
     ImGui::OpenPopup("Hugging Face config.json");
   hf_config_popup(s, ui);
@@ -455,6 +462,7 @@ void draw_workload_section(AppState &s) {
           : mode == "serve"  ? 4
                              : 0;
   const int before = m;
+  const float x0 = ImGui::GetCursorPosX();
   ImGui::RadioButton("train", &m, 0);
   ImGui::SameLine();
   ImGui::RadioButton("infer", &m, 1);
@@ -464,6 +472,13 @@ void draw_workload_section(AppState &s) {
   ImGui::RadioButton("video", &m, 2);
   if (mode == "tx8-op") {
     ImGui::SameLine();
+    // A narrow panel: the fifth button goes under the first rather than past the edge.
+    const float w = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
+                    ImGui::CalcTextSize("tx8-op").x;
+    if (ImGui::GetContentRegionAvail().x < w) {
+      ImGui::NewLine();
+      ImGui::SetCursorPosX(x0);
+    }
     ImGui::RadioButton("tx8-op", &m, 3);
   }
   ui::field_error("workload.mode");
