@@ -42,6 +42,9 @@ struct DitSpec {
 
 enum class ModelFamily { decoder, stdit3 };
 
+// The name of the model of a configuration that has none (one tx8 operator, `ridgeline tx8`).
+inline constexpr const char *kNoModel = "none";
+
 struct ModelSpec {
   std::string name;
   ModelFamily family = ModelFamily::decoder;

@@ -314,12 +314,8 @@ void AppState::unpin() {
 
 View AppState::view() const {
   // The mode as written (also while the configuration does not parse), else the last parsed.
-  std::string mode;
-  if (effective_.contains("workload") && effective_.at("workload").is_object() &&
-      effective_.at("workload").contains("mode") &&
-      effective_.at("workload").at("mode").is_string())
-    mode = effective_.at("workload").at("mode").get<std::string>();
-  else if (view_config_)
+  std::string mode = io::workload_mode_of(effective_);
+  if (mode.empty() && view_config_)
     mode = io::name_of(view_config_->workload.mode);
   if (mode == "infer")
     return View::infer;

@@ -258,9 +258,9 @@ void link_rows(AppState &s, const char *link, const char *name) {
 
 // [SECTION] model
 void draw_model_section(AppState &s, UiState &ui) {
-  // One tx8 operator needs no model (parse_config names it "none").
+  // One tx8 operator needs no model.
   if (const auto &cfg = s.view_config();
-      cfg && cfg->workload.mode == Mode::tx8_op && cfg->model.name == "none") {
+      cfg && cfg->workload.mode == Mode::tx8_op && cfg->model.name == kNoModel) {
     ui::text_dim("One operator on one die: no model.");
     ui::section_error("model");
     return;

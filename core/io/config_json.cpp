@@ -837,6 +837,16 @@ json expand_scenario(const json &j) {
   return j;
 }
 
+std::string workload_mode_of(const json &config) {
+  if (!config.is_object())
+    return "";
+  const auto w = config.find("workload");
+  if (w == config.end() || !w->is_object())
+    return "";
+  const auto m = w->find("mode");
+  return m != w->end() && m->is_string() ? m->get<std::string>() : "";
+}
+
 Config parse_config(const json &j0) {
   const json j = expand_scenario(j0);
   ObjectReader r(j, "");
@@ -846,13 +856,11 @@ Config parse_config(const json &j0) {
   r.opt_str("notes");
   const json *model = r.opt_child("model");
   // One tx8 operator needs no model (ridgeline tx8).
-  const json *wl0 = j.contains("workload") ? &j.at("workload") : nullptr;
-  const bool op_only =
-      wl0 && wl0->is_object() && wl0->contains("mode") && wl0->at("mode") == "tx8-op";
+  const bool op_only = workload_mode_of(j) == "tx8-op";
   if (model)
     c.model = parse_model(*model, "model");
   else if (op_only)
-    c.model.name = "none";
+    c.model.name = kNoModel;
   else
     throw ConfigError("model", "is required");
   const json *hw = r.opt_child("hardware");

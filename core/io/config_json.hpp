@@ -30,6 +30,8 @@ ParallelSpec parse_parallel(const json &j, const std::string &path);
 
 // A scenario preset name (string) or a config object -> the config object.
 json expand_scenario(const json &j);
+// workload.mode as a configuration object writes it ("" when it names none or is malformed).
+std::string workload_mode_of(const json &config);
 
 // The fully resolved configuration (presets expanded, defaults filled): what the core sees.
 json to_json(const Config &c);

@@ -249,25 +249,16 @@ std::vector<std::string_view> params_of(std::string_view q) {
   return out;
 }
 
-// workload.mode of a configuration or a scenario preset ("" when it names none).
-std::string mode_of(const json &config) {
-  const auto w = config.find("workload");
-  if (w == config.end() || !w->is_object())
-    return "";
-  const auto m = w->find("mode");
-  return m != w->end() && m->is_string() ? m->get<std::string>() : "";
-}
-
 // The scenario a link that names neither a scenario nor a model applies over: `fallback` when
 // the link keeps the fallback's mode, else the first shipped scenario of the link's mode, else
 // none (one tx8 operator needs no scenario; the link must then be complete).
 std::string base_scenario(const json &link, const std::string &fallback) {
-  const std::string mode = mode_of(link);
+  const std::string mode = workload_mode_of(link);
   if (fallback.empty() || mode.empty() ||
-      mode_of(preset_json("scenario", fallback, "scenario")) == mode)
+      workload_mode_of(preset_json("scenario", fallback, "scenario")) == mode)
     return fallback;
   for (const auto &name : preset_names("scenario"))
-    if (mode_of(preset_json("scenario", name, "scenario")) == mode)
+    if (workload_mode_of(preset_json("scenario", name, "scenario")) == mode)
       return name;
   return "";
 }
