@@ -211,9 +211,24 @@ enum class KvSharding { replicate, batch };
 enum class LengthDist { fixed, exponential, uniform };
 enum class SchedulerPolicy { continuous, static_batch };
 
+// A serving engine as a named part of the model (presets/engines/): the host-side time the
+// roofline of an iteration leaves out, fitted to measured serving runs (docs/serving.md).
+struct EngineSpec {
+  std::string name = "none", version;
+  // Per engine iteration: scheduling, input preparation, sampling and kernel-launch gaps
+  // on the host (s); added to every iteration's device time.
+  double iteration_overhead = 0;
+  std::string source;
+};
+
 // A request stream and the scheduler that serves it (workload.mode "serve").
 struct ServeSpec {
-  double request_rate = 1; // requests/s (Poisson arrivals)
+  double request_rate = 1; // requests/s (Poisson arrivals; 0 with a closed loop)
+  // Closed loop (vLLM bench --max-concurrency, SGLang bench_serving, genai-perf): this many
+  // clients, each sending its next request think_time s after its previous one completes.
+  i64 concurrency = 0;
+  double think_time = 0;
+  EngineSpec engine;
   i64 requests = 1000;
   LengthDist length_dist = LengthDist::fixed; // of prompt_len and gen_len (their means)
   std::vector<std::array<double, 3>> trace; // [arrival_s, prompt_len, gen_len]; replaces the above

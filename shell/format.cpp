@@ -2,6 +2,7 @@
 
 #include "core/io/config_json.hpp"
 #include "core/io/units.hpp"
+#include "core/report/calibration_report.hpp"
 #include "core/report/estimate_report.hpp"
 #include "core/report/plan_table.hpp"
 #include "core/report/report.hpp"
@@ -97,6 +98,19 @@ void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows) 
   std::snprintf(p, sizeof p, "%.1f%%", 100 * sm.max_abs_error);
   os << "  (tflops columns in TFLOP/s, step time in s) " << sm.rows << " runs: median |error| " << m
      << ", max " << p << ", " << sm.within_band << " within their band\n";
+}
+
+void print_run_breakdown(std::ostream &os, const std::vector<ValidationRow> &rows) {
+  table_of(run_breakdown_table(rows)).print(os);
+}
+
+void print_calibration(std::ostream &os, const CalibrationResult &r) {
+  print_section(os, calibration_table(r));
+  for (const FittedParameter &p : r.params)
+    print_section(os, residual_table(p));
+  print_section(os, unfitted_table(r));
+  if (!r.runs.empty())
+    print_section(os, runs_table(r.runs));
 }
 
 void print_components(std::ostream &os, const std::vector<ComponentRow> &rows) {

@@ -3,6 +3,7 @@
 
 #include "core/calibrate/calibration.hpp"
 #include "core/calibrate/components.hpp"
+#include "core/calibrate/fit.hpp"
 #include "core/comm/collective.hpp"
 #include "core/config.hpp"
 #include "core/estimate/estimate.hpp"
@@ -28,6 +29,11 @@ void print_collective(std::ostream &os, const ClusterSpec &c, double bytes, cons
                       const CollectiveTime &t);
 void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows);
 void print_fit(std::ostream &os, const std::vector<FitResult> &fits);
+// `ridgeline validate --runs`: each run's predicted step by component and the measured step.
+void print_run_breakdown(std::ostream &os, const std::vector<ValidationRow> &rows);
+// `ridgeline calibrate`: the fitted parameters, each one's residuals, the rows not fitted and
+// the training runs at the fitted values.
+void print_calibration(std::ostream &os, const CalibrationResult &r);
 // The component microbenchmark checks (`ridgeline validate`).
 void print_components(std::ostream &os, const std::vector<ComponentRow> &rows);
 void print_sweep(std::ostream &os, const DecodeCurve &curve, double workload_batch);

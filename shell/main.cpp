@@ -4,11 +4,13 @@
 // output could not be written (stdout closed or full) or an internal error.
 #include "core/error.hpp"
 #include "core/estimate/estimate.hpp"
+#include "core/io/calibration_json.hpp"
 #include "core/io/config_json.hpp"
 #include "core/io/estimate_json.hpp"
 #include "core/io/json_reader.hpp"
 #include "core/io/launch_export.hpp"
 #include "core/io/presets.hpp"
+#include "core/io/readers.hpp"
 #include "core/io/schema_json.hpp"
 #include "core/io/serve_json.hpp"
 #include "core/io/units.hpp"
@@ -64,10 +66,15 @@ commands:
                                  request on a die mesh
   collective CLUSTER --op OP --bytes M --group N [--stride S] [--json]
                                  time and bytes of one collective on a cluster
-  validate [FILE] [--fit] [--json]
-                                 predicted vs measured for a list of runs (default: the
-                                 embedded component, calibration and held-out
-                                 sets); --fit refits the compute overhead
+  validate [--runs FILE] [--fit] [--json]
+                                 predicted vs measured for your runs, with the step's
+                                 components and the band (default: the embedded
+                                 component, calibration and held-out sets); --fit
+                                 refits the compute overhead
+  calibrate FILES... [--base B] [--out DIR] [--name N] [--json]
+                                 fit hardware and cluster parameters to your own
+                                 measurements (nccl-tests, GEMM/attention/element-wise
+                                 sweeps, training logs) and write presets
   export CFG --format F          launch arguments for the layout (train: megatron,
                                  deepspeed, torchtitan, free knobs planned first;
                                  infer/serve: vllm)
@@ -164,7 +171,7 @@ ring or tree; hierarchical across nodes; TPU torus axes as in How to Scale Your 
             node first; a stride of devices_per_node puts every member on its own node)
 )";
 
-const char *kValidateHelp = R"(usage: ridgeline validate [FILE] [--fit] [--json]
+const char *kValidateHelp = R"(usage: ridgeline validate [--runs FILE | FILE] [--fit] [--json]
 
 Runs each measured configuration through the model and prints predicted vs measured with
 the relative error and the band ridgeline reports for that chip. FILE holds {"runs": [{"name",
@@ -174,6 +181,37 @@ components against published microbenchmarks (cuBLAS GEMMs, FlashAttention, NCCL
 bandwidth, STREAM), the calibration runs and the held-out runs (docs/calibration.md).
 --fit refits each chip's compute_overhead to the runs (least squares on the log-ratio;
 without FILE, to the calibration runs) and prints the fitted values and residuals.
+With --runs FILE each run also shows the predicted step by component (compute, exposed
+communication, pipeline bubble, optimizer), the step the measurement implies, and whether
+the measurement falls inside the band. A run's configuration may name preset files written
+by `ridgeline calibrate --out` ("hardware": "calibrated/hardware.json").
+)";
+
+const char *kCalibrateHelp =
+    R"(usage: ridgeline calibrate FILES... [--base B] [--out DIR] [--name N] [--json]
+
+Reads your measurements and fits the parameters each informs, with the same code that fits
+ridgeline's shipped presets (docs/calibration.md):
+  nccl-tests output (all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf,
+    sendrecv_perf; one node -> cluster.intra_node, several -> cluster.inter_node):
+    link efficiency and step latency
+  GEMM sweep CSV (m,n,k,dtype,seconds): hardware.gemm_efficiency (bf16/fp16),
+    gemm_efficiency_fp8, gemm_k_half
+  attention sweep CSV (batch,heads,seq,head_dim,causal,dtype,fwd_seconds,bwd_seconds):
+    hardware.attention_efficiency
+  element-wise CSV (kernel,bytes,seconds): hardware.hbm_efficiency
+  Megatron-LM / torchtitan training logs, runs of the base configuration: the end-to-end
+    hardware.compute_overhead, fitted last with every component above already fitted
+  components.json ({"points": [...]}, presets/validation/components.json's format)
+The format of each file is found from its text; tools/measure/ writes the CSVs.
+
+  --base B   where the fit starts and what the logs ran: a configuration file or JSON, a
+             scenario, a hardware preset or hardware@cluster (default: h100-sxm)
+  --out DIR  write DIR/hardware.json and DIR/cluster.json: the base preset with the fitted
+             fields ({"base": ..., fields}); a configuration names them by path
+  --name N   the name of the written presets (default: <hardware>-calibrated)
+  --json     the parameters with their residuals, the runs and the overrides as JSON
+Each parameter is printed with its data count, residuals and band (the largest residual).
 )";
 
 const char *kPresetsHelp = R"(usage: ridgeline presets [KIND] [NAME] [--json]
@@ -187,7 +225,8 @@ Args parse_args(int argc, char **argv) {
   static const std::map<std::string, bool> takes_value = {
       {"--decode", true}, {"--top", true},   {"--objective", true}, {"--format", true},
       {"--degree", true}, {"--op", true},    {"--bytes", true},     {"--group", true},
-      {"--stride", true}, {"--sweep", true}, {"--trace", true}};
+      {"--stride", true}, {"--sweep", true}, {"--trace", true},     {"--runs", true},
+      {"--base", true},   {"--out", true},   {"--name", true}};
   for (int i = 1; i < argc; ++i) {
     const std::string s = argv[i];
     if (a.command.empty() && s.rfind("--", 0) != 0 && s != "-h") {
@@ -222,7 +261,8 @@ void allow_options(const Args &a, std::initializer_list<const char *> allowed) {
 
 // The text of the file at `path`; nullopt when nothing exists there. A directory, an
 // unreadable file or one over the input limit is an error, found before reading.
-std::optional<std::string> read_file(const std::string &path) {
+std::optional<std::string> read_file(const std::string &path,
+                                     std::size_t limit = io::kMaxInputBytes) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
@@ -232,10 +272,10 @@ std::optional<std::string> read_file(const std::string &path) {
     throw ConfigError("", "\"" + path + "\" is a directory, not a JSON file");
   if (fs::is_regular_file(st)) {
     const auto size = fs::file_size(path, ec);
-    if (!ec && size > io::kMaxInputBytes)
+    if (!ec && size > limit)
       throw ConfigError("", "\"" + path + "\" is " + std::to_string(size) +
-                                " bytes; the limit is " + std::to_string(io::kMaxInputBytes) +
-                                " bytes (4 MiB)");
+                                " bytes; the limit is " + std::to_string(limit) + " bytes (" +
+                                std::to_string(limit >> 20) + " MiB)");
   }
   std::ifstream f(path, std::ios::binary);
   if (!f)
@@ -244,9 +284,9 @@ std::optional<std::string> read_file(const std::string &path) {
   char buf[1 << 16];
   while (f.read(buf, sizeof buf) || f.gcount() > 0) {
     text.append(buf, static_cast<std::size_t>(f.gcount()));
-    if (text.size() > io::kMaxInputBytes) // a pipe or device: stop at the limit
-      throw ConfigError("", "\"" + path + "\" is over the limit of " +
-                                std::to_string(io::kMaxInputBytes) + " bytes (4 MiB)");
+    if (text.size() > limit) // a pipe or device: stop at the limit
+      throw ConfigError("", "\"" + path + "\" is over the limit of " + std::to_string(limit) +
+                                " bytes (" + std::to_string(limit >> 20) + " MiB)");
   }
   if (f.bad())
     throw ConfigError("", "cannot read \"" + path + "\"");
@@ -264,12 +304,33 @@ json parse_file_json(const std::string &path, const std::string &text) {
   }
 }
 
+// A configuration's model, hardware or cluster may name a preset file by its path
+// ("hardware": "calibrated/hardware.json", as `ridgeline calibrate --out` writes them): the
+// file's object takes the name's place. Relative paths are from the working directory.
+json inline_preset_files(json cfg) {
+  if (!cfg.is_object())
+    return cfg;
+  for (const char *key : {"model", "hardware", "cluster"}) {
+    const auto it = cfg.find(key);
+    if (it == cfg.end() || !it->is_string())
+      continue;
+    const std::string name = it->get<std::string>();
+    if (name.size() < 5 || name.compare(name.size() - 5, 5, ".json") != 0)
+      continue;
+    const auto text = read_file(name);
+    if (!text)
+      throw ConfigError(key, "\"" + name + "\": no such preset file");
+    *it = parse_file_json(name, *text);
+  }
+  return cfg;
+}
+
 // CFG: a file path, inline JSON, or a scenario preset name.
 json load_config(const std::string &cfg) {
   if (!cfg.empty() && cfg.front() == '{')
-    return io::parse_json_text(cfg);
+    return inline_preset_files(io::parse_json_text(cfg));
   if (const auto text = read_file(cfg))
-    return parse_file_json(cfg, *text);
+    return inline_preset_files(parse_file_json(cfg, *text));
   for (const auto &n : io::preset_names("scenario"))
     if (n == cfg)
       return json(cfg);
@@ -578,14 +639,21 @@ int cmd_validate(const Args &a) {
     std::cout << kValidateHelp;
     return 0;
   }
-  allow_options(a, {"--fit", "--json"});
-  if (a.positional.size() > 1)
-    throw Usage("`validate` takes at most one FILE");
-  if (a.positional.size() == 1) { // one file of runs
-    const auto text = read_file(a.positional[0]);
+  allow_options(a, {"--fit", "--json", "--runs"});
+  if (a.positional.size() > 1 || (a.has("--runs") && !a.positional.empty()))
+    throw Usage("`validate` takes at most one FILE (or --runs FILE)");
+  const std::string runs_file =
+      a.has("--runs") ? a.options.at("--runs") : (a.positional.empty() ? "" : a.positional[0]);
+  if (!runs_file.empty()) { // one file of runs
+    const auto text = read_file(runs_file);
     if (!text)
-      throw ConfigError("", "cannot read \"" + a.positional[0] + "\": no such file");
-    const auto runs = io::parse_validation(parse_file_json(a.positional[0], *text));
+      throw ConfigError("", "cannot read \"" + runs_file + "\": no such file");
+    json runs_json = parse_file_json(runs_file, *text);
+    if (runs_json.is_object() && runs_json.contains("runs") && runs_json["runs"].is_array())
+      for (json &r : runs_json["runs"])
+        if (r.is_object() && r.contains("config"))
+          r["config"] = inline_preset_files(r["config"]);
+    const auto runs = io::parse_validation(runs_json);
     const auto rows = validate(runs);
     if (a.has("--fit")) {
       const auto fits = fit_compute_overhead(runs);
@@ -598,10 +666,13 @@ int cmd_validate(const Args &a) {
       shell::print_fit(std::cout, fits);
       return 0;
     }
-    if (a.has("--json"))
+    if (a.has("--json")) {
       std::cout << io::dump(io::to_json(rows), 2) << "\n";
-    else
-      shell::print_validation(std::cout, rows);
+      return 0;
+    }
+    shell::print_validation(std::cout, rows);
+    std::cout << "\nWhere the time goes (predicted) and the step the measurement implies\n";
+    shell::print_run_breakdown(std::cout, rows);
     return 0;
   }
   // The embedded sets: component microbenchmarks, the calibration runs (fitted) and the
@@ -634,6 +705,70 @@ int cmd_validate(const Args &a) {
     shell::print_fit(std::cout, fit_compute_overhead(calibration));
   std::cout << "\nHeld-out runs (never fitted: how the model does on runs it has not seen)\n";
   shell::print_validation(std::cout, held_rows);
+  return 0;
+}
+
+int cmd_calibrate(const Args &a) {
+  if (a.has("--help")) {
+    std::cout << kCalibrateHelp;
+    return 0;
+  }
+  allow_options(a, {"--json", "--base", "--out", "--name"});
+  if (a.positional.empty())
+    throw Usage("`calibrate` needs at least one measurement FILE");
+  std::vector<io::MeasurementFile> files;
+  for (const std::string &path : a.positional) {
+    const auto text = read_file(path, io::kMaxMeasurementBytes);
+    if (!text)
+      throw ConfigError("", "cannot read \"" + path + "\": no such file");
+    files.push_back({path, *text});
+  }
+  const std::string base_arg = a.has("--base") ? a.options.at("--base") : "h100-sxm";
+  json base;
+  if (!base_arg.empty() && base_arg.front() == '{')
+    base = inline_preset_files(io::parse_json_text(base_arg));
+  else if (const auto text = read_file(base_arg))
+    base = inline_preset_files(parse_file_json(base_arg, *text));
+  else
+    base = json(base_arg);
+  const CalibrationResult r = io::calibrate_files(base, files);
+  std::string name = a.has("--name") ? a.options.at("--name") : r.hardware.name + "-calibrated";
+  std::string source = "ridgeline calibrate";
+  for (const std::string &p : a.positional) {
+    source += ' ';
+    source.append(std::filesystem::path(p).filename().string());
+  }
+  const json presets = io::calibrated_presets(base, r, name, source);
+  std::vector<std::string> written;
+  if (a.has("--out")) {
+    namespace fs = std::filesystem;
+    const fs::path dir = a.options.at("--out");
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec)
+      throw ConfigError("", "cannot create \"" + dir.string() + "\": " + ec.message());
+    for (const auto &[section, obj] : presets.items()) {
+      const fs::path file = dir / (section + ".json");
+      std::ofstream f(file);
+      f << io::dump(obj, 2) << "\n";
+      if (!f)
+        throw ConfigError("", "cannot write \"" + file.string() + "\"");
+      written.push_back(file.string());
+    }
+  }
+  if (a.has("--json")) {
+    json out = io::to_json(r);
+    out["presets"] = presets;
+    out["written"] = written;
+    std::cout << io::dump(out, 2) << "\n";
+    return 0;
+  }
+  shell::print_calibration(std::cout, r);
+  for (const std::string &w : written)
+    std::cout << "wrote " << w << "\n";
+  if (!written.empty())
+    std::cout << "use them: \"hardware\": \"" << written.front()
+              << "\" in a configuration, or `ridgeline validate --runs RUNS.json`\n";
   return 0;
 }
 
@@ -736,6 +871,8 @@ int run(int argc, char **argv) {
       return cmd_collective(a);
     if (a.command == "validate")
       return cmd_validate(a);
+    if (a.command == "calibrate")
+      return cmd_calibrate(a);
     throw Usage("unknown command \"" + a.command + "\" (run `ridgeline --help`)");
   } catch (const Usage &u) {
     std::cerr << "ridgeline: " << u.what() << "\n";

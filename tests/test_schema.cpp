@@ -202,9 +202,9 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
         CHECK((e.default_value >= e.info.lo && e.default_value <= e.info.hi));
     }
   }
-  // 16 model + 6 moe + 25 workload + 13 hardware + 14 tx8 + 13 serve + 17 tx8-op + 3 rows
-  // for each of 5 links + 23 parallel
-  CHECK(rows == 16 + 6 + 25 + 13 + 14 + 13 + 17 + 3 * 5 + 23);
+  // 16 model + 6 moe + 25 workload + 13 hardware + 14 tx8 + 15 serve (concurrency and
+  // think_time among them) + 17 tx8-op + 3 rows for each of 5 links + 23 parallel
+  CHECK(rows == 16 + 6 + 25 + 13 + 14 + 15 + 17 + 3 * 5 + 23);
   CHECK(modes_of.size() == rows - 2); // request_rate and batch twice
   CHECK(io::fields_json().size() == rows);
 }

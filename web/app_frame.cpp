@@ -193,6 +193,10 @@ void draw_analysis_tabs(AppState &s, UiState &ui, View view) {
       draw_compare_panel(s);
       ImGui::EndTabItem();
     }
+    if (tab("Calibrate", "calibrate")) {
+      draw_calibrate_panel(s, ui);
+      ImGui::EndTabItem();
+    }
     ImGui::EndTabBar();
     follow_url();
     return;
@@ -207,6 +211,10 @@ void draw_analysis_tabs(AppState &s, UiState &ui, View view) {
   }
   if (tab("Compare", "compare")) {
     draw_compare_panel(s);
+    ImGui::EndTabItem();
+  }
+  if (tab("Calibrate", "calibrate")) {
+    draw_calibrate_panel(s, ui);
     ImGui::EndTabItem();
   }
   ImGui::EndTabBar();

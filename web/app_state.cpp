@@ -1,6 +1,7 @@
 #include "web/app_state.hpp"
 
 #include "core/error.hpp"
+#include "core/io/calibration_json.hpp"
 #include "core/io/config_json.hpp"
 #include "core/io/estimate_json.hpp"
 #include "core/io/plan_apply.hpp"
@@ -94,8 +95,8 @@ AppState &app_state() {
 }
 
 bool known_tab(const std::string &tab) {
-  static const char *const tabs[] = {"pipeline", "serving",     "roofline",
-                                     "planner",  "planner-all", "compare"};
+  static const char *const tabs[] = {"pipeline",    "serving", "roofline", "planner",
+                                     "planner-all", "compare", "calibrate"};
   for (const char *t : tabs)
     if (tab == t)
       return true;
@@ -458,6 +459,14 @@ void AppState::set_field(const std::string &section, const std::string &key, con
   }
   if (section == "cluster" && key == "devices")
     rederive_dp();
+  end_edit();
+}
+
+void AppState::apply_overrides(const json &overrides) {
+  begin_edit();
+  json next = user_;
+  if (!guarded([&] { next = io::apply_overrides(user_, overrides); }))
+    user_ = next;
   end_edit();
 }
 

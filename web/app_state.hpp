@@ -150,6 +150,9 @@ public:
   // of the node size (or a divisor of it) that tp x pp x cp divides and whose dp divides the
   // batch (0 when none within reach).
   i64 step_devices(i64 from, int direction) const;
+  // Calibrated fields ({"hardware.gemm_efficiency": 0.8, ...}, io::calibrated_overrides) set
+  // over the configuration's presets (a preset name becomes {"base": name, ...}).
+  void apply_overrides(const json &overrides);
   // model = {"hf_config": ...}.
   void set_hf_model(const json &hf_config);
   // A pasted config.json as text: its JSON syntax error, or it becomes the model (the layout

@@ -4,11 +4,13 @@
 // scripts and the e2e test.
 #include "core/io/api.hpp"
 #include "core/io/estimate_json.hpp"
+#include "core/io/readers.hpp"
 #include "core/io/serve_json.hpp"
 #include "core/io/tx8_json.hpp"
 #include "core/report/report.hpp"
 #include "web/app_state.hpp"
 #include "web/exports.hpp"
+#include "web/panels.hpp"
 #include "web/platform.hpp"
 #include "web/widgets.hpp"
 
@@ -147,6 +149,20 @@ std::string widget_rect(const std::string &name) {
   return r ? nlohmann::json(*r).dump() : "null";
 }
 
+// A measurement file for the Calibrate tab (a drop on the canvas, the file picker, a script):
+// `size` is the file's size in bytes, checked against the readers' limit before its text is
+// used (the page does not read a larger file at all and passes "").
+std::string calibrate_add_file(const std::string &name, const std::string &text, double size) {
+  if (size > static_cast<double>(rl::io::kMaxMeasurementBytes)) {
+    const std::string msg = "is " + std::to_string(static_cast<long long>(size)) +
+                            " bytes; the limit is 64 MiB";
+    rl::web::calibrate_inbox_error() = name + ": " + msg;
+    return rl::io::error_json(name, msg).dump();
+  }
+  rl::web::calibrate_inbox().push_back({name, text});
+  return "{}";
+}
+
 // Dear ImGui frames drawn so far: the e2e flows wait on the app's frames, not the browser's.
 int imgui_frame() {
   return ImGui::GetCurrentContext() ? ImGui::GetFrameCount() : 0;
@@ -182,6 +198,8 @@ EMSCRIPTEN_BINDINGS(ridgeline) {
   emscripten::function("currentCompare", &current_compare);
   emscripten::function("uiApplyHfConfig", &ui_apply_hf_config);
   emscripten::function("widgetRect", &widget_rect);
+  emscripten::function("calibrateAddFile", &calibrate_add_file);
+  emscripten::function("calibrate", &rl::api::calibrate);
   emscripten::function("imguiFrame", &imgui_frame);
   emscripten::function("runFrames", &rl::web::run_frames);
   emscripten::function("currentResult", &current_result);

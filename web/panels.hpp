@@ -2,6 +2,7 @@
 // layout that places them (app_frame.cpp) owns the windows.
 #pragma once
 
+#include "core/io/calibration_json.hpp"
 #include "core/planner/planner.hpp"
 #include "core/serve/serve_planner.hpp"
 #include "web/app_state.hpp"
@@ -56,6 +57,21 @@ struct ServeUi {
   double plan_seconds = 0;
 };
 
+// The Calibrate tab: the measurement files dropped or pasted, and the last fit (re-run when
+// the files or the configuration change).
+struct CalibrateUi {
+  std::vector<io::MeasurementFile> files;
+  std::string paste_name = "pasted.txt", paste_text;
+  std::string key, error;
+  std::optional<CalibrationResult> result;
+  int shown = 0; // the parameter whose residuals are drawn
+};
+// Files the page received (a drop on the canvas, the file picker, Module.calibrateAddFile):
+// the Calibrate tab takes them on its next frame.
+std::vector<io::MeasurementFile> &calibrate_inbox();
+// Why the last file offered was refused (over the size limit), until the tab shows it.
+std::string &calibrate_inbox_error();
+
 // Page-local UI state that is not part of the configuration (never in the URL).
 struct UiState {
   std::string hf_text;  // the pasted Hugging Face config.json
@@ -67,6 +83,7 @@ struct UiState {
   bool serving_total = false; // serving curve: tokens/s of all chips instead of per chip
   SweepCache sweep;
   ServeUi serve;
+  CalibrateUi calibrate;
 };
 
 // [SECTION] inputs (panels_inputs.cpp)
@@ -90,6 +107,7 @@ void draw_serve_results(const AppState &s);               // panel_serve.cpp
 void draw_serve_curve_panel(AppState &s, UiState &ui);    // panel_serve.cpp
 void draw_deployments_panel(AppState &s, UiState &ui);    // panel_serve.cpp
 void draw_compare_panel(AppState &s);                     // panel_compare.cpp
+void draw_calibrate_panel(AppState &s, UiState &ui);      // panel_calibrate.cpp
 
 // Decode steps over rl::sweep_batches at `context` tokens (cached in `cache`).
 const DecodeCurve &decode_sweep(const AppState &s, SweepCache &cache);

@@ -9,6 +9,12 @@ namespace {
 
 // Browser.setCanvasSize resizes the drawing buffer and notifies GLFW's resize listener.
 // glfwSetWindowSize would instead request fullscreen whenever the size equals the screen's.
+EM_JS(void, rl_js_open_file_picker, (), {
+  var input = document.getElementById("rl-files");
+  if (input)
+    input.click();
+});
+
 EM_JS(void, rl_js_resize_canvas, (int w, int h), { Browser.setCanvasSize(w, h); });
 
 EM_JS(void, rl_js_install_clipboard, (), {
@@ -145,6 +151,10 @@ std::string canvas_png(int x, int y, int w, int h) {
   val ctx = out.call<val>("getContext", std::string("2d"));
   ctx.call<void>("drawImage", val::module_property("canvas"), x, y, w, h, 0, 0, w, h);
   return out.call<std::string>("toDataURL", std::string("image/png"));
+}
+
+void open_file_picker() {
+  rl_js_open_file_picker();
 }
 
 } // namespace rl::web::platform

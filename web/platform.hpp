@@ -46,4 +46,8 @@ void download(const std::string &filename, const std::string &mime, const std::s
 // task that rendered the frame (WebGL keeps the drawing buffer only until it is shown).
 std::string canvas_png(int x, int y, int w, int h);
 
+// Opens the browser's file picker (several files); the chosen files, like files dropped on the
+// canvas, reach the Calibrate tab through Module.calibrateAddFile (index.html).
+void open_file_picker();
+
 } // namespace rl::web::platform

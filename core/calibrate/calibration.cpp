@@ -78,9 +78,20 @@ std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs) {
     row.predicted = predicted_metric(e, r.metric);
     row.error = row.predicted / row.measured - 1;
     row.band = e.uncertainty;
+    row.step = e.time.step;
+    row.compute = e.time.compute;
+    row.comm_exposed = e.time.comm_exposed;
+    row.bubble = e.time.bubble;
+    row.optimizer = e.time.optimizer;
+    row.measured_step = r.metric == Metric::step_time ? r.measured
+                                                      : e.time.step * row.predicted / r.measured;
     out.push_back(row);
   }
   return out;
+}
+
+bool ValidationRow::within_band() const {
+  return std::fabs(error) <= band;
 }
 
 ErrorSummary summarize(const std::vector<ValidationRow> &rows) {
@@ -88,7 +99,7 @@ ErrorSummary summarize(const std::vector<ValidationRow> &rows) {
   std::vector<double> errs;
   for (const auto &r : rows) {
     errs.push_back(std::fabs(r.error));
-    s.within_band += std::fabs(r.error) <= r.band ? 1 : 0;
+    s.within_band += r.within_band() ? 1 : 0;
   }
   s.rows = static_cast<i64>(errs.size());
   if (errs.empty())

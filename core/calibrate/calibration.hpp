@@ -34,6 +34,11 @@ struct ValidationRow {
   double measured = 0, predicted = 0;
   double error = 0; // predicted / measured - 1
   double band = 0;  // the chip's relative uncertainty
+  // The predicted step by component (s), and the measured step the metric implies (every
+  // metric but step_time is a rate: measured step = predicted step x predicted / measured).
+  double step = 0, compute = 0, comm_exposed = 0, bubble = 0, optimizer = 0;
+  double measured_step = 0;
+  bool within_band() const;
 };
 
 // Bounded work, checked before any estimate: units of one per model layer per estimate

@@ -26,6 +26,7 @@ struct ComponentPoint {
   bool causal = false;
   Collective op = Collective::allreduce; // collective
   i64 group = 0;
+  i64 nodes = 1;       // collective: the nodes its ranks spread over (group / nodes per node)
   double bytes = 0;    // collective: nccl-tests' size S
   double measured = 0; // TFLOP/s (FLOP/s), bus bandwidth or HBM bandwidth (B/s)
   bool fitted = false; // one of the points a parameter was fitted to

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/estimate/estimate.hpp"
+#include "core/io/calibration_json.hpp"
 #include "core/io/config_json.hpp"
 #include "core/io/estimate_json.hpp"
 #include "core/io/json_reader.hpp"
@@ -41,6 +42,36 @@ std::string estimate(const std::string &config_json) {
   return guarded([&] {
     const Config c = io::parse_config(io::parse_json_text(config_json));
     return io::to_json(rl::estimate(c));
+  });
+}
+
+std::string calibrate(const std::string &request_json) {
+  return guarded([&] {
+    const json j = io::parse_json_text(request_json);
+    io::ObjectReader r(j, "");
+    const json *base = r.opt_child("base");
+    if (!base)
+      throw ConfigError("base", "is required");
+    const json *fs = r.opt_child("files");
+    if (!fs || !fs->is_array())
+      throw ConfigError("files", "expected an array of {\"name\", \"text\"}");
+    std::vector<io::MeasurementFile> files;
+    for (std::size_t i = 0; i < fs->size(); ++i) {
+      io::ObjectReader f((*fs)[i], "files[" + std::to_string(i) + "]");
+      io::MeasurementFile m;
+      m.name = f.opt_str("name").value_or("file " + std::to_string(i + 1));
+      const auto text = f.opt_str("text");
+      if (!text)
+        throw ConfigError(f.path_of("text"), "is required");
+      m.text = *text;
+      f.finish();
+      files.push_back(std::move(m));
+    }
+    r.finish();
+    const CalibrationResult res = io::calibrate_files(*base, files);
+    json out = io::to_json(res);
+    out["config"] = io::apply_overrides(*base, out["overrides"]);
+    return out;
   });
 }
 

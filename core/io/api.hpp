@@ -23,6 +23,10 @@ std::string serve(const std::string &config_json);
 std::string serve_sweep(const std::string &config_json);
 // The configuration as the core sees it: presets expanded, defaults filled.
 std::string resolve(const std::string &config_json);
+// Calibration from measurement files: {"base": <configuration or preset name>, "files":
+// [{"name", "text"}]} -> the fitted parameters with residuals, the runs, "overrides" (dotted
+// paths) and "config": the base with them applied (what the page's Apply sets).
+std::string calibrate(const std::string &request_json);
 std::string encode_url(const std::string &config_json);
 // Accepts a full URL, "?query", "#fragment" or the bare query; returns the config JSON.
 std::string decode_url(const std::string &url);

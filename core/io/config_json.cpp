@@ -543,8 +543,38 @@ bool is_preset(const char *kind, const std::string &name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// A serving engine: a preset name ("vllm", or "vllm@0.10.1" naming its version) or an object
+// that may start from one ("base") and override fields.
+EngineSpec parse_engine(const json &j0, const std::string &path) {
+  json j0n = j0;
+  std::string want_version;
+  if (j0.is_string()) {
+    const std::string s = j0.get<std::string>();
+    if (const auto at = s.find('@'); at != std::string::npos) {
+      j0n = s.substr(0, at);
+      want_version = s.substr(at + 1);
+    }
+  }
+  const json j = resolve_object(j0n, "engine", path);
+  ObjectReader r(j, path);
+  EngineSpec e;
+  e.name = r.opt_str("name").value_or("custom");
+  e.version = r.opt_str("version").value_or("");
+  e.iteration_overhead = r.opt_num("iteration_overhead", 0.0, 1.0).value_or(0);
+  e.source = r.opt_str("source").value_or("");
+  r.opt_str("notes");
+  r.finish();
+  if (!want_version.empty() && want_version != e.version)
+    throw ConfigError(path, "engine \"" + e.name + "\" is calibrated for version " +
+                                (e.version.empty() ? "(none)" : e.version) + ", not " +
+                                want_version);
+  return e;
+}
+
 void parse_serve(ObjectReader &r, WorkloadSpec &w) {
   ServeSpec &s = w.serve;
+  if (const json *e = r.opt_child("engine"))
+    s.engine = parse_engine(*e, r.path_of("engine"));
   // precision, weight_dtype, kv_dtype, bound, kv_sharding
   read_fields(r, w, schema::workload_fields(), "", schema::mode_bit(Mode::serve));
   if (const json *t = r.opt_child("trace")) {
@@ -589,8 +619,16 @@ void parse_serve(ObjectReader &r, WorkloadSpec &w) {
                                                 " output tokens, over the limit of 1e8 per "
                                                 "simulation (a few seconds of work)");
   } else {
-    s.request_rate = r.req_num("request_rate", 1e-6, 1e6);
-    read_fields(r, s, schema::serve_fields(), ""); // requests, length_dist
+    if (const auto cc = r.opt_int("concurrency", 1, 1'000'000)) {
+      s.concurrency = *cc;
+      s.request_rate = 0;
+      if (r.opt_child("request_rate"))
+        throw ConfigError(r.path_of("request_rate"),
+                          "give request_rate (open loop) or concurrency (closed loop), not both");
+    } else {
+      s.request_rate = r.req_num("request_rate", 1e-6, 1e6);
+    }
+    read_fields(r, s, schema::serve_fields(), ""); // requests, length_dist, think_time
     w.prompt_len = r.req_int("prompt_len", 1, kMaxSeqTokens);
     w.gen_len = r.req_int("gen_len", 1, kMaxSeqTokens);
     s.seed = static_cast<std::uint64_t>(r.opt_int("seed", 0, i64{1} << 53).value_or(1));
@@ -985,7 +1023,17 @@ json to_json(const WorkloadSpec &w) {
       j["trace"] = t;
     } else {
       write_fields(j, s, schema::serve_fields(), ""); // request_rate, requests, length_dist
+      if (s.concurrency > 0)
+        j.erase("request_rate");
       j.update({{"prompt_len", w.prompt_len}, {"gen_len", w.gen_len}, {"seed", s.seed}});
+    }
+    if (s.engine.name != "none") {
+      json e = {{"name", s.engine.name}, {"iteration_overhead", s.engine.iteration_overhead}};
+      if (!s.engine.version.empty())
+        e["version"] = s.engine.version;
+      if (!s.engine.source.empty())
+        e["source"] = s.engine.source;
+      j["engine"] = e;
     }
     json slo = json::object(), scheduler = json::object();
     write_fields(slo, s, schema::serve_fields(), "slo");

@@ -87,7 +87,14 @@ json to_json(const std::vector<ValidationRow> &rows) {
                    {"predicted", r.predicted},
                    {"error", r.error},
                    {"band", r.band},
-                   {"within_band", std::fabs(r.error) <= r.band}});
+                   {"within_band", r.within_band()},
+                   {"breakdown",
+                    {{"step", r.step},
+                     {"compute", r.compute},
+                     {"comm_exposed", r.comm_exposed},
+                     {"bubble", r.bubble},
+                     {"optimizer", r.optimizer},
+                     {"measured_step", r.measured_step}}}});
   return out;
 }
 

@@ -360,8 +360,19 @@ const std::vector<Field<ServeSpec>> &serve_fields() {
       num(&S::request_rate,
           {"", "request_rate", N, 1e-6, 1e6, "req/s", "Request rate", 1, "%.3g req/s",
            "Poisson arrivals per second, over all instances (each of N "
-           "instances sees rate / N); required unless a trace is given.",
+           "instances sees rate / N); required unless a trace or concurrency is given.",
            "", sv, true}),
+      integer(&S::concurrency,
+              {"", "concurrency", N, 0, 1'000'000, "", "Concurrency", 1, "",
+               "Closed loop: clients, each sending its next request when its previous one "
+               "completes (vLLM bench serve --max-concurrency, SGLang bench_serving, "
+               "genai-perf); replaces request_rate. Latency statistics leave out each client's "
+               "first and last request (warm-up and drain).",
+               "", sv, true, "", 1, true}),
+      num(&S::think_time, {"", "think_time", N, 0.0, 3600.0, "s", "Think time", 1, "%.3g s",
+                           "Closed loop: a client's pause between a response and its next "
+                           "request.",
+                           "", sv, false, "", 0, true}),
       integer(&S::requests, {"", "requests", N, 1, 1'000'000, "", "Requests", 1, "",
                              "Requests simulated (at most 1,000,000).", "", sv}),
       num(&S::slo_ttft, {"slo", "ttft", N, 0.0, 3600.0, "s", "SLO: TTFT", 1e3, "%.0f ms",

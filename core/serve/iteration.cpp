@@ -140,7 +140,8 @@ IterationTime IterationModel::time(const IterationLoad &x) {
       it.head = std::max(2 * rows * head_params_ / (peak_ * eff_), head_params_ * wb_ / bw_);
     }
   }
-  it.total = it.linear + it.attention + it.elementwise + it.head + it.comm;
+  it.engine = c_.workload.serve.engine.iteration_overhead;
+  it.total = it.linear + it.attention + it.elementwise + it.head + it.comm + it.engine;
   return it;
 }
 

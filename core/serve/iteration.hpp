@@ -36,6 +36,7 @@ struct IterationTime {
   double elementwise = 0;  // norms, residuals, activation function, rotary
   double head = 0;         // LM head on the output rows
   double comm = 0;         // TP AllReduce, EP AllToAll, KV batch-split AllToAll, PP sends
+  double engine = 0;       // the engine's host time per iteration (workload.engine)
   double total = 0;
 };
 

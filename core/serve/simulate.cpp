@@ -87,11 +87,20 @@ i64 ceil_div(i64 a, i64 b) {
 // can be spread over a page's frames.
 class Engine {
 public:
+  // clients > 0: a closed loop; the first `clients` of `order` arrive at 0 and each completion
+  // releases the next think_time later (the others' arrivals are set then).
   Engine(const ServeSpec &spec, i64 blocks, Role r, std::vector<i64> order,
-         const std::vector<double> *arrivals, std::size_t tracks)
+         std::vector<double> *arrivals, std::size_t tracks, i64 clients = 0)
       : s(spec), total_blocks(blocks), role(r), ids(std::move(order)), arrive(arrivals),
         is_static(spec.policy == SchedulerPolicy::static_batch), bs(spec.block_size), free(blocks),
-        resume(tracks, 0) {}
+        resume(tracks, 0), closed(clients > 0) {
+    if (!closed)
+      return;
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      (*arrive)[static_cast<std::size_t>(ids[i])] =
+          i < static_cast<std::size_t>(clients) ? 0.0 : INFINITY;
+    released = std::min(ids.size(), static_cast<std::size_t>(clients));
+  }
   bool finished() const { return done; }
   // One pass of the loop; false once this engine has served everything (or the budget ran
   // out).
@@ -101,6 +110,14 @@ private:
   bool finish() {
     done = true;
     return false;
+  }
+  // Closed loop: a request completed (or was dropped) at `at`; its client sends the next.
+  void complete(double at, std::vector<Track> &tr) {
+    if (!closed || released >= ids.size())
+      return;
+    const auto id = static_cast<std::size_t>(ids[released++]);
+    (*arrive)[id] = at + s.think_time;
+    tr[id].arrival = at + s.think_time;
   }
   void release(Seq &q) {
     free += q.blocks;
@@ -122,7 +139,7 @@ private:
   i64 total_blocks;
   Role role;
   std::vector<i64> ids;
-  const std::vector<double> *arrive;
+  std::vector<double> *arrive;
   bool is_static;
   i64 bs;
   i64 free;
@@ -133,6 +150,8 @@ private:
   double t = 0;
   i64 kv_tokens = 0; // tokens held in the blocks of running sequences
   bool done = false;
+  bool closed = false;       // closed loop
+  std::size_t released = 0;  // closed loop: requests of `ids` given an arrival so far
 };
 
 bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st, i64 &budget) {
@@ -223,6 +242,7 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
       waiting.pop_front();
       tr[static_cast<std::size_t>(id)].dropped = true;
       ++st.dropped;
+      complete(t, tr);
       continue;
     }
     const i64 reserve = is_static ? ceil_div(longest, bs) : ceil_div(q.target + 1, bs);
@@ -298,6 +318,7 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
     if (done) {
       r.finish = t;
       release(q);
+      complete(t, tr);
     } else {
       keep.push_back(q);
     }
@@ -340,9 +361,21 @@ struct ServeSimulation::Impl {
           .push_back(id);
     return o;
   }
-  void add_engines(i64 n, const std::vector<i64> &ids, Role role, const std::vector<double> *arr) {
+  void add_engines(i64 n, const std::vector<i64> &ids, Role role, std::vector<double> *arr) {
     engines.clear();
     current = 0;
+    const i64 clients = c.workload.serve.concurrency;
+    if (clients > 0 && role == Role::both) {
+      // Closed loop: client k talks to instance k mod n, its requests in turn.
+      std::vector<std::vector<i64>> parts(static_cast<std::size_t>(n));
+      for (std::size_t i = 0; i < ids.size(); ++i)
+        parts[i % static_cast<std::size_t>(n)].push_back(ids[i]);
+      for (i64 j = 0; j < n; ++j)
+        engines.emplace_back(c.workload.serve, res.memory.kv_blocks, role,
+                             std::move(parts[static_cast<std::size_t>(j)]), arr, tr.size(),
+                             clients / n + (j < clients % n ? 1 : 0));
+      return;
+    }
     for (auto &part : spread(n, ids))
       engines.emplace_back(c.workload.serve, res.memory.kv_blocks, role, std::move(part), arr,
                            tr.size());
@@ -395,6 +428,8 @@ void ServeSimulation::Impl::start() {
   if (mode == ServeRun::aggregated || mode == ServeRun::prefill_pool) {
     add_engines(instances, order, mode == ServeRun::aggregated ? Role::both : Role::prefill,
                 &arrive);
+    for (std::size_t i = 0; i < tr.size(); ++i) // a closed loop set the arrivals
+      tr[i].arrival = arrive[i];
   } else if (mode == ServeRun::decode_pool) {
     std::vector<i64> ready;
     for (Track &r : tr) {
@@ -460,13 +495,33 @@ ServeResult ServeSimulation::Impl::finish() const {
   double first_arrival = reqs.empty() ? 0 : reqs.front().arrival, last = first_arrival;
   double out_tokens = 0;
   i64 met = 0, met_ttft = 0, met_tpot = 0;
-  for (const Track &r : tr) {
+  // Closed loop: the steady state leaves out the first and the last `C` requests to arrive
+  // (every client's first request starts together; the last ones run as the load drains), at
+  // most a quarter of them at each end.
+  std::vector<char> steady(tr.size(), 1);
+  if (s.concurrency > 0 && mode == ServeRun::aggregated) {
+    std::vector<std::size_t> by_arrival(tr.size());
+    for (std::size_t i = 0; i < by_arrival.size(); ++i)
+      by_arrival[i] = i;
+    std::stable_sort(by_arrival.begin(), by_arrival.end(),
+                     [&](std::size_t a, std::size_t b) { return tr[a].arrival < tr[b].arrival; });
+    const std::size_t k = std::min(static_cast<std::size_t>(s.concurrency), tr.size() / 4);
+    for (std::size_t i = 0; i < k; ++i) {
+      steady[by_arrival[i]] = 0;
+      steady[by_arrival[tr.size() - 1 - i]] = 0;
+    }
+    res.warmup_excluded = static_cast<i64>(k);
+  }
+  for (std::size_t i = 0; i < tr.size(); ++i) {
+    const Track &r = tr[i];
     first_arrival = std::min(first_arrival, r.arrival);
     if (r.finish < 0 || r.first < 0 || r.generated < r.gen)
       continue;
     ++res.completed;
     last = std::max(last, r.finish);
     out_tokens += static_cast<double>(r.gen);
+    if (!steady[i])
+      continue;
     const double f = r.first - r.arrival;
     const double p = r.gen > 1 ? (r.finish - r.first) / static_cast<double>(r.gen - 1) : 0;
     ttft.push_back(f);
@@ -485,12 +540,14 @@ ServeResult ServeSimulation::Impl::finish() const {
   const double span = res.simulated_s > 0 ? res.simulated_s : 1;
   res.output_tokens_per_s = out_tokens / span;
   res.requests_per_s = static_cast<double>(res.completed) / span;
-  res.goodput = static_cast<double>(met) / span;
-  res.attainment =
-      res.requests > 0 ? static_cast<double>(met) / static_cast<double>(res.requests) : 0;
-  if (res.requests > 0) {
-    res.attainment_ttft = static_cast<double>(met_ttft) / static_cast<double>(res.requests);
-    res.attainment_tpot = static_cast<double>(met_tpot) / static_cast<double>(res.requests);
+  // Shares of the requests the statistics count (a closed loop's steady state).
+  const double counted = static_cast<double>(res.requests - 2 * res.warmup_excluded);
+  res.goodput = static_cast<double>(met) / span * static_cast<double>(res.requests) /
+                std::max(counted, 1.0);
+  res.attainment = counted > 0 ? static_cast<double>(met) / counted : 0;
+  if (counted > 0) {
+    res.attainment_ttft = static_cast<double>(met_ttft) / counted;
+    res.attainment_tpot = static_cast<double>(met_tpot) / counted;
   }
   res.mean_in_system = st.area / span;
   res.cost_per_hour = c.hardware.price_per_hour * static_cast<double>(res.devices);
@@ -526,7 +583,10 @@ ServeSimulation::ServeSimulation(const Config &c)
 
 ServeSimulation::ServeSimulation(const Config &c, const Layout &l)
     : ServeSimulation(
-          c, l, make_requests(c.workload, c.workload.serve.request_rate, c.workload.serve.requests),
+          c, l,
+          make_requests(c.workload,
+                        c.workload.serve.concurrency > 0 ? 1.0 : c.workload.serve.request_rate,
+                        c.workload.serve.requests),
           l.dp / l.ep, c.workload.serve.prefill_instances,
           c.workload.serve.prefill_instances > 0 ? ServeRun::disaggregated : ServeRun::aggregated,
           kServeIterationBudget) {}

@@ -53,6 +53,9 @@ struct ServeResult {
   i64 iterations = 0, preemptions = 0;
   i64 peak_kv_blocks = 0; // the most blocks one instance held at once
   double simulated_s = 0; // makespan: first arrival to last completion
+  // Closed loop: requests left out of the latency statistics at each end (each client's
+  // first and last: the warm-up burst and the drain); 0 for an open loop.
+  i64 warmup_excluded = 0;
   bool truncated = false; // the iteration budget ran out first
   // deployment
   Layout layout;

@@ -1,0 +1,563 @@
+#include "core/calibrate/fit.hpp"
+
+#include "core/error.hpp"
+#include "core/parallel/layout.hpp"
+#include "core/serve/simulate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+
+namespace rl {
+
+namespace {
+
+// [SECTION] one-dimensional least squares on log(predicted / measured)
+
+// Summed squared log-ratio of the rows' predictions (non-positive predictions: infinite).
+double log_cost(const std::vector<ComponentRow> &rows) {
+  double c = 0;
+  for (const ComponentRow &r : rows) {
+    if (!(r.predicted > 0) || !std::isfinite(r.predicted))
+      return INFINITY;
+    const double l = std::log(r.predicted / r.measured);
+    c += l * l;
+  }
+  return c;
+}
+
+// The x in [lo, hi] minimising cost: a grid of 121 points (geometric when `geometric`), then a
+// golden-section search between the best point's neighbours. Costs need not be unimodal over
+// the whole range, only near the best grid point.
+double minimize_1d(const std::function<double(double)> &cost, double lo, double hi,
+                   bool geometric) {
+  constexpr int kGrid = 120;
+  auto at = [&](double t) { return geometric ? lo * std::pow(hi / lo, t) : lo + (hi - lo) * t; };
+  int best = 0;
+  double best_cost = INFINITY;
+  for (int i = 0; i <= kGrid; ++i) {
+    const double c = cost(at(static_cast<double>(i) / kGrid));
+    if (c < best_cost) {
+      best_cost = c;
+      best = i;
+    }
+  }
+  double a = static_cast<double>(std::max(best - 1, 0)) / kGrid;
+  double b = static_cast<double>(std::min(best + 1, kGrid)) / kGrid;
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  double x1 = b - g * (b - a), x2 = a + g * (b - a);
+  double c1 = cost(at(x1)), c2 = cost(at(x2));
+  for (int it = 0; it < 40; ++it) {
+    if (c1 < c2) {
+      b = x2;
+      x2 = x1;
+      c2 = c1;
+      x1 = b - g * (b - a);
+      c1 = cost(at(x1));
+    } else {
+      a = x1;
+      x1 = x2;
+      c1 = c2;
+      x2 = a + g * (b - a);
+      c2 = cost(at(x2));
+    }
+  }
+  const double t = (a + b) / 2;
+  return cost(at(t)) <= best_cost ? at(t) : at(static_cast<double>(best) / kGrid);
+}
+
+// The residual statistics of a fitted parameter over its rows.
+FittedParameter summarize_fit(std::string path, std::string label, std::string unit,
+                              double before, double value, std::vector<ComponentRow> rows) {
+  FittedParameter f;
+  f.path = std::move(path);
+  f.label = std::move(label);
+  f.unit = std::move(unit);
+  f.before = before;
+  f.value = value;
+  f.count = static_cast<i64>(rows.size());
+  double sq = 0;
+  for (const ComponentRow &r : rows) {
+    sq += r.error * r.error;
+    f.max_abs_error = std::max(f.max_abs_error, std::fabs(r.error));
+  }
+  f.rms_error = rows.empty() ? 0 : std::sqrt(sq / static_cast<double>(rows.size()));
+  // The band of a prediction resting on this parameter: the largest fitted residual, at
+  // least 2% (a measurement's own repeatability).
+  f.band = std::max(f.max_abs_error, 0.02);
+  f.residuals = std::move(rows);
+  return f;
+}
+
+// The points of one kind that a parameter may be fitted to, with `hw` / `cluster` filled.
+std::vector<ComponentPoint> select(const std::vector<ComponentPoint> &all, ComponentKind kind,
+                                   const std::function<bool(const ComponentPoint &)> &keep) {
+  std::vector<ComponentPoint> out;
+  for (const ComponentPoint &p : all)
+    if (p.kind == kind && p.fitted && p.measured > 0 && keep(p))
+      out.push_back(p);
+  return out;
+}
+
+// [SECTION] the components
+
+// A one-parameter hardware fit: `field` of every point's hardware set to x in [lo, hi].
+struct HardwareKnob {
+  const char *path, *label;
+  double HardwareSpec::*field;
+  double lo, hi;
+};
+
+double fit_hardware_knob(std::vector<ComponentPoint> &pts, HardwareSpec &hw, const HardwareKnob &k) {
+  auto cost = [&](double x) {
+    for (ComponentPoint &p : pts)
+      p.hardware.*(k.field) = x;
+    return log_cost(check_components(pts));
+  };
+  const double x = minimize_1d(cost, k.lo, k.hi, false);
+  for (ComponentPoint &p : pts)
+    p.hardware.*(k.field) = x;
+  hw.*(k.field) = x;
+  return x;
+}
+
+// GEMM: the large-GEMM efficiency per precision and, when the shapes' reduction lengths span
+// a factor of 4 or more, the half-efficiency reduction length gemm_k_half (shared: given for
+// bf16 and scaled by the tensor-core rate for FP8, core/time/gemm_efficiency.cpp).
+void fit_gemm(const std::vector<ComponentPoint> &all, CalibrationResult &out) {
+  HardwareSpec &hw = out.hardware;
+  struct Group {
+    const char *label;
+    double HardwareSpec::*field;
+    std::function<bool(const ComponentPoint &)> keep;
+  };
+  const Group groups[] = {
+      {"bf16", &HardwareSpec::gemm_efficiency,
+       [](const ComponentPoint &p) { return p.precision == Dtype::bf16 || p.precision == Dtype::fp16; }},
+      {"fp8", &HardwareSpec::gemm_efficiency_fp8,
+       [](const ComponentPoint &p) { return p.precision == Dtype::fp8; }},
+  };
+  bool k_half_fitted = false;
+  for (const Group &g : groups) {
+    std::vector<ComponentPoint> pts = select(all, ComponentKind::gemm, g.keep);
+    if (pts.empty())
+      continue;
+    for (ComponentPoint &p : pts)
+      p.hardware = hw;
+    const double before_eff = hw.*(g.field) > 0 ? hw.*(g.field) : hw.gemm_efficiency;
+    const double before_k = hw.gemm_k_half;
+    double kmin = INFINITY, kmax = 0;
+    for (const ComponentPoint &p : pts) {
+      kmin = std::min(kmin, p.k);
+      kmax = std::max(kmax, p.k);
+    }
+    const std::string eff_path =
+        std::string("hardware.") + (g.field == &HardwareSpec::gemm_efficiency ? "gemm_efficiency"
+                                                                               : "gemm_efficiency_fp8");
+    const HardwareKnob eff{eff_path.c_str(), "", g.field, 0.02, 1.0};
+    if (!k_half_fitted && pts.size() >= 3 && kmax >= 4 * kmin) {
+      // Two parameters: the efficiency for each k_half on a grid of 0..2048 (step 8).
+      double best_cost = INFINITY, best_k = before_k;
+      for (int step = 0; step <= 256; ++step) {
+        const double kh = 8.0 * step;
+        for (ComponentPoint &p : pts)
+          p.hardware.gemm_k_half = kh;
+        fit_hardware_knob(pts, hw, eff);
+        const double c = log_cost(check_components(pts));
+        if (c < best_cost) {
+          best_cost = c;
+          best_k = kh;
+        }
+      }
+      for (ComponentPoint &p : pts)
+        p.hardware.gemm_k_half = best_k;
+      hw.gemm_k_half = best_k;
+      k_half_fitted = true;
+      fit_hardware_knob(pts, hw, eff);
+      out.params.push_back(summarize_fit("hardware.gemm_k_half",
+                                         std::string("GEMM half-efficiency K (bf16 units, from ") +
+                                             g.label + ")",
+                                         "", before_k, best_k, check_components(pts)));
+    } else {
+      fit_hardware_knob(pts, hw, eff);
+    }
+    out.params.push_back(summarize_fit(eff_path, std::string("GEMM efficiency (") + g.label + ")",
+                                       "", before_eff, hw.*(g.field), check_components(pts)));
+  }
+}
+
+void fit_attention(const std::vector<ComponentPoint> &all, CalibrationResult &out) {
+  std::vector<ComponentPoint> pts =
+      select(all, ComponentKind::attention, [](const ComponentPoint &) { return true; });
+  if (pts.empty())
+    return;
+  HardwareSpec &hw = out.hardware;
+  for (ComponentPoint &p : pts)
+    p.hardware = hw;
+  const double before = hw.attention_efficiency > 0 ? hw.attention_efficiency : hw.gemm_efficiency;
+  fit_hardware_knob(pts, hw,
+                    {"hardware.attention_efficiency", "", &HardwareSpec::attention_efficiency, 0.02, 1.0});
+  out.params.push_back(summarize_fit("hardware.attention_efficiency",
+                                     "FlashAttention efficiency (forward + backward)", "", before,
+                                     hw.attention_efficiency, check_components(pts)));
+}
+
+void fit_hbm(const std::vector<ComponentPoint> &all, CalibrationResult &out) {
+  std::vector<ComponentPoint> pts =
+      select(all, ComponentKind::hbm, [](const ComponentPoint &) { return true; });
+  if (pts.empty())
+    return;
+  HardwareSpec &hw = out.hardware;
+  for (ComponentPoint &p : pts)
+    p.hardware = hw;
+  const double before = hw.hbm_efficiency;
+  fit_hardware_knob(pts, hw, {"hardware.hbm_efficiency", "", &HardwareSpec::hbm_efficiency, 0.05, 1.0});
+  out.params.push_back(summarize_fit("hardware.hbm_efficiency",
+                                     "HBM bandwidth reached by element-wise kernels", "", before,
+                                     hw.hbm_efficiency, check_components(pts)));
+}
+
+// The cluster a collective point ran on: the base's links, its ranks over its nodes.
+ClusterSpec point_cluster(const ClusterSpec &base, const ComponentPoint &p) {
+  ClusterSpec c = base;
+  c.topology = Topology::switched;
+  c.devices = std::max<i64>(p.group, 1);
+  c.devices_per_node = std::max<i64>(c.devices / std::max<i64>(p.nodes, 1), 1);
+  return c;
+}
+
+// One link tier: its efficiency and, when the sizes span 64x down to 1 MB or less, its step
+// latency (alpha) on a geometric grid of 0.1 us .. 100 us.
+void fit_link(std::vector<ComponentPoint> pts, Link ClusterSpec::*tier, const char *name,
+              CalibrationResult &out) {
+  if (pts.empty())
+    return;
+  ClusterSpec &cl = out.cluster;
+  if ((cl.*tier).bw <= 0) {
+    out.notes.push_back(std::string("cluster.") + name +
+                        ": the base cluster has no such link; its collectives are not fitted");
+    return;
+  }
+  double smin = INFINITY, smax = 0;
+  for (ComponentPoint &p : pts) {
+    p.cluster = point_cluster(cl, p);
+    smin = std::min(smin, p.bytes);
+    smax = std::max(smax, p.bytes);
+  }
+  const Link before = cl.*tier;
+  auto set = [&](double lat, double eff) {
+    for (ComponentPoint &p : pts) {
+      (p.cluster.*tier).latency = lat;
+      (p.cluster.*tier).efficiency = eff;
+    }
+  };
+  double lat = before.latency;
+  auto eff_for = [&](double l) {
+    return minimize_1d(
+        [&](double e) {
+          set(l, e);
+          return log_cost(check_components(pts));
+        },
+        0.02, 1.0, false);
+  };
+  const bool fit_latency = smax >= 64 * smin && smin <= 1 << 20;
+  if (fit_latency) {
+    lat = minimize_1d(
+        [&](double l) {
+          set(l, eff_for(l));
+          return log_cost(check_components(pts));
+        },
+        1e-7, 1e-4, true);
+  }
+  const double eff = eff_for(lat);
+  set(lat, eff);
+  (cl.*tier).latency = lat;
+  (cl.*tier).efficiency = eff;
+  const auto rows = check_components(pts);
+  const std::string base = std::string("cluster.") + name;
+  out.params.push_back(summarize_fit(base + ".efficiency",
+                                     std::string(name) + " collective efficiency (busbw / line rate)",
+                                     "", before.efficiency, eff, rows));
+  if (fit_latency)
+    out.params.push_back(summarize_fit(base + ".latency", std::string(name) + " step latency", "s",
+                                       before.latency, lat, rows));
+  else
+    out.notes.push_back(base + ".latency: kept (the sizes do not span 64x down to 1 MB)");
+}
+
+void fit_collectives(const std::vector<ComponentPoint> &all, CalibrationResult &out) {
+  const auto one = [](const ComponentPoint &p) { return p.nodes <= 1 && p.group > 1; };
+  const auto many = [](const ComponentPoint &p) { return p.nodes > 1; };
+  fit_link(select(all, ComponentKind::collective, one), &ClusterSpec::intra_node, "intra_node", out);
+  fit_link(select(all, ComponentKind::collective, many), &ClusterSpec::inter_node, "inter_node",
+           out);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+} // namespace
+
+// [SECTION] serving benchmarks
+
+Config serving_run_config(const Config &base, const ServingSample &s) {
+  Config c = base;
+  ServeSpec &sv = c.workload.serve;
+  sv.trace.clear();
+  sv.length_dist = LengthDist::fixed;
+  c.workload.prompt_len = std::max<i64>(1, std::llround(s.input_len));
+  c.workload.gen_len = std::max<i64>(1, std::llround(s.output_len));
+  if (s.concurrency > 0) {
+    sv.concurrency = s.concurrency;
+    sv.request_rate = 0;
+    sv.requests = std::clamp<i64>(4 * s.concurrency, 64, 4096);
+  } else if (s.request_rate > 0) {
+    sv.concurrency = 0;
+    sv.request_rate = s.request_rate;
+  }
+  if (s.tp > 0)
+    c.parallel.tp = s.tp;
+  const i64 tp = c.parallel.tp.value_or(1), pp = c.parallel.pp.value_or(1);
+  const i64 ep = c.parallel.ep.value_or(1);
+  c.parallel.dp = ep; // one instance: EP lives in dp (core/parallel/layout)
+  c.cluster.devices = tp * pp * ep;
+  c.cluster.devices_per_node = std::min(base.cluster.devices_per_node, c.cluster.devices);
+  return c;
+}
+
+namespace {
+
+// TPOT (and TTFT) of every serving sample at an engine iteration overhead.
+struct ServingPrediction {
+  std::vector<double> tpot, ttft;
+};
+ServingPrediction predict_serving(const std::vector<Config> &runs, double overhead) {
+  // (runs hold only deployments whose weights fit: fit_engine checked each)
+  ServingPrediction p;
+  for (Config c : runs) {
+    c.workload.serve.engine.iteration_overhead = overhead;
+    const ServeResult r = simulate_serving(c);
+    p.tpot.push_back(r.tpot.mean);
+    p.ttft.push_back(r.ttft.mean);
+  }
+  return p;
+}
+
+ComponentRow serving_row(const std::string &name, const char *what, double measured,
+                         double predicted) {
+  ComponentRow r;
+  r.name = name + " " + what;
+  r.unit = "s";
+  r.measured = measured;
+  r.predicted = predicted;
+  r.error = predicted / measured - 1;
+  r.fitted = true;
+  return r;
+}
+
+// The engine's per-iteration host time from the runs' mean TPOT: TPOT is affine in it (every
+// decode iteration pays it once), so two simulations per run give each run's line, the
+// least-squares log-ratio picks the value on [0, 50 ms], and a third simulation gives the
+// residuals. TTFT is reported beside it, not fitted (it holds queueing the overhead alone
+// does not explain).
+void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
+                CalibrationResult &out) {
+  if (samples.empty())
+    return;
+  if (base.workload.mode != Mode::serve)
+    throw ConfigError("base", "serving results need a serving configuration (workload.mode "
+                              "\"serve\": its model, dtypes, engine and scheduler)");
+  std::vector<Config> runs;
+  std::vector<const ServingSample *> used;
+  for (const ServingSample &s : samples) {
+    const double tpot = s.tpot.mean > 0 ? s.tpot.mean : s.itl.mean;
+    if (tpot <= 0 || s.output_len < 2 || (s.concurrency <= 0 && s.request_rate <= 0)) {
+      out.notes.push_back(s.name + ": no TPOT, output length or load; not fitted");
+      continue;
+    }
+    Config c = serving_run_config(base, s);
+    c.hardware = out.hardware;
+    c.cluster.intra_node = out.cluster.intra_node;
+    c.cluster.inter_node = out.cluster.inter_node;
+    if (!serve_memory(c, resolve_layout(c)).fits) {
+      out.notes.push_back(s.name + ": the weights leave no room for the KV cache at tp " +
+                          std::to_string(c.parallel.tp.value_or(1)) + "; not fitted");
+      continue;
+    }
+    runs.push_back(c);
+    used.push_back(&s);
+  }
+  if (runs.empty())
+    return;
+  constexpr double kProbe = 0.005;
+  const ServingPrediction p0 = predict_serving(runs, 0), p1 = predict_serving(runs, kProbe);
+  auto measured_tpot = [&](std::size_t i) {
+    return used[i]->tpot.mean > 0 ? used[i]->tpot.mean : used[i]->itl.mean;
+  };
+  const double o = minimize_1d(
+      [&](double x) {
+        double c = 0;
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+          const double pred = p0.tpot[i] + (p1.tpot[i] - p0.tpot[i]) / kProbe * x;
+          if (!(pred > 0))
+            return static_cast<double>(INFINITY);
+          const double l = std::log(pred / measured_tpot(i));
+          c += l * l;
+        }
+        return c;
+      },
+      0, 0.05, false);
+  const ServingPrediction fit = predict_serving(runs, o);
+  std::vector<ComponentRow> rows;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    rows.push_back(serving_row(used[i]->name, "TPOT", measured_tpot(i), fit.tpot[i]));
+    if (used[i]->ttft.mean > 0) {
+      ComponentRow t = serving_row(used[i]->name, "TTFT", used[i]->ttft.mean, fit.ttft[i]);
+      t.fitted = false;
+      out.unfitted.push_back(t);
+    }
+  }
+  out.engine = base.workload.serve.engine;
+  const double before = out.engine.iteration_overhead;
+  out.engine.iteration_overhead = o;
+  if (out.engine.name == "none")
+    out.engine.name = "custom";
+  out.params.push_back(summarize_fit("workload.engine.iteration_overhead",
+                                     "engine host time per iteration (from TPOT)", "s", before, o,
+                                     rows));
+}
+
+} // namespace
+
+// [SECTION] training logs
+
+TrainingRun training_run(const std::vector<TrainingSample> &rows, const Config &base) {
+  TrainingRun r;
+  r.name = rows.empty() ? "" : rows.front().file;
+  const std::size_t skip = std::max<std::size_t>(kTrainingWarmup, rows.size() / 10);
+  std::vector<double> step, tps, tflops;
+  for (std::size_t i = skip; i < rows.size(); ++i) {
+    if (rows[i].step_s > 0)
+      step.push_back(rows[i].step_s);
+    if (rows[i].tokens_per_s > 0)
+      tps.push_back(rows[i].tokens_per_s);
+    if (rows[i].tflops_per_gpu > 0)
+      tflops.push_back(rows[i].tflops_per_gpu);
+  }
+  if (!step.empty()) {
+    r.metric = Metric::step_time;
+    r.measured = median(step);
+    r.iterations = static_cast<i64>(step.size());
+  } else if (!tps.empty()) {
+    // torchtitan's tps is per GPU; the estimate's tokens/s is the whole run's.
+    r.metric = Metric::tokens_per_s;
+    r.measured = median(tps) * static_cast<double>(base.cluster.devices);
+    r.iterations = static_cast<i64>(tps.size());
+  } else if (!tflops.empty()) {
+    r.metric = Metric::tflops_per_device;
+    r.measured = median(tflops);
+    r.iterations = static_cast<i64>(tflops.size());
+  }
+  return r;
+}
+
+// [SECTION] calibrate
+
+CalibrationResult calibrate(const Config &base, const Measurements &m) {
+  CalibrationResult out;
+  out.hardware = base.hardware;
+  out.cluster = base.cluster;
+  out.engine = base.workload.serve.engine;
+  if (m.empty())
+    throw ConfigError("files", "no measurement rows were read: nothing to fit");
+  // A file of several chips (components.json) calibrates the base's: rows naming another
+  // hardware (or, for collectives, another cluster) are left out and counted.
+  std::vector<ComponentPoint> mine;
+  i64 other = 0;
+  for (const ComponentPoint &p : m.components) {
+    const std::string &own = p.kind == ComponentKind::collective ? p.cluster.name : p.hardware.name;
+    const std::string &want =
+        p.kind == ComponentKind::collective ? base.cluster.name : base.hardware.name;
+    if (own.empty() || own == want)
+      mine.push_back(p);
+    else
+      ++other;
+  }
+  if (other > 0)
+    out.notes.push_back(std::to_string(other) + " rows of other hardware or clusters left out");
+  for (const ComponentPoint &p : mine)
+    if (!p.fitted) {
+      ComponentPoint q = p;
+      q.hardware = out.hardware;
+      q.cluster = q.kind == ComponentKind::collective ? point_cluster(out.cluster, q) : out.cluster;
+      out.unfitted.push_back(predict_component(q));
+    }
+  fit_gemm(mine, out);
+  fit_attention(mine, out);
+  fit_hbm(mine, out);
+  fit_collectives(mine, out);
+  fit_engine(base, m.serving, out);
+
+  // The end-to-end overhead last, from training logs only, every component already fitted.
+  std::map<std::string, std::vector<TrainingSample>> by_file;
+  for (const TrainingSample &t : m.training)
+    by_file[t.file].push_back(t);
+  std::vector<ValidationRun> runs;
+  for (const auto &[file, rows] : by_file) {
+    const TrainingRun t = training_run(rows, base);
+    if (t.iterations == 0) {
+      out.notes.push_back(file + ": no steady-state iteration after the first " +
+                          std::to_string(kTrainingWarmup) + " (warm-up); not fitted");
+      continue;
+    }
+    ValidationRun v;
+    v.name = file + " (median of " + std::to_string(t.iterations) + " iterations)";
+    v.config = base;
+    v.config.hardware = out.hardware;
+    v.config.cluster = out.cluster;
+    v.metric = t.metric;
+    v.measured = t.measured;
+    runs.push_back(v);
+  }
+  if (!runs.empty()) {
+    if (base.workload.mode != Mode::train)
+      throw ConfigError("base", "training logs need a training configuration (workload.mode "
+                                "\"train\") to compare against");
+    const std::vector<FitResult> fits = fit_compute_overhead(runs);
+    const FitResult &f = fits.front(); // one hardware: the base's
+    const double before = out.hardware.compute_overhead;
+    out.hardware.compute_overhead = f.overhead;
+    // docs/calibration.md "The uncertainty band": the larger of the in-sample and
+    // leave-one-out errors, at least 5%.
+    out.hardware.time_uncertainty = std::max({f.max_abs_error, f.loo_max_error, 0.05});
+    for (ValidationRun &v : runs)
+      v.config.hardware = out.hardware;
+    out.runs = validate(runs);
+    std::vector<ComponentRow> rows;
+    for (const ValidationRow &v : out.runs) {
+      ComponentRow r;
+      r.name = v.name;
+      r.unit = name_of_metric(v.metric);
+      r.measured = v.measured;
+      r.predicted = v.predicted;
+      r.error = v.error;
+      r.fitted = true;
+      rows.push_back(r);
+    }
+    FittedParameter p = summarize_fit("hardware.compute_overhead",
+                                      "compute overhead (end to end, training logs)", "", before,
+                                      f.overhead, rows);
+    p.band = out.hardware.time_uncertainty;
+    out.params.push_back(p);
+  }
+  if (out.params.empty())
+    throw ConfigError("files", "the rows read inform no parameter (components need a measured "
+                               "value and, for collectives, more than one rank)");
+  return out;
+}
+
+} // namespace rl

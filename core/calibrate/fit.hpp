@@ -1,0 +1,71 @@
+// ridgeline calibrate: one fitting path from measurement rows to the parameters they inform.
+// The shipped presets (presets/validation/components.json, the calibration runs) and a user's
+// `ridgeline calibrate FILES` both call calibrate(): each component is predicted by the same
+// functions the step time and the serving model use (core/calibrate/components.cpp), and each
+// parameter is the value minimising the summed squared log-ratio of predicted to measured.
+// Order: GEMM, attention, memory bandwidth, collectives (per link tier), then the end-to-end
+// compute overhead from training logs only, with every component already fitted.
+#pragma once
+
+#include "core/calibrate/calibration.hpp"
+#include "core/calibrate/components.hpp"
+#include "core/calibrate/measurements.hpp"
+#include "core/config.hpp"
+
+#include <string>
+#include <vector>
+
+namespace rl {
+
+// One fitted parameter: where it lives in a configuration, its value before and after, and
+// how well the rows it was fitted to agree at the fitted value.
+struct FittedParameter {
+  std::string path;  // "hardware.gemm_efficiency", "cluster.intra_node.latency", ...
+  std::string label; // "GEMM efficiency (bf16)"
+  std::string unit;  // "" for a fraction, "s", "tokens"
+  double before = 0, value = 0;
+  i64 count = 0;               // rows it was fitted to
+  double rms_error = 0;        // of predicted / measured - 1 over those rows
+  double max_abs_error = 0;    // the largest |predicted / measured - 1|
+  double band = 0;             // relative band of predictions resting on it (max error, >= 2%)
+  std::vector<ComponentRow> residuals; // every row it was fitted to, at the fitted value
+};
+
+// A training log's steady state, as one run against the base configuration.
+struct TrainingRun {
+  std::string name;
+  Metric metric = Metric::step_time;
+  double measured = 0;
+  i64 iterations = 0; // lines averaged (after the warm-up)
+};
+
+// Iterations logged first that a steady-state summary leaves out (compilation, allocator
+// warm-up, the first data loads): the first kTrainingWarmup lines or a tenth, whichever is more.
+constexpr i64 kTrainingWarmup = 3;
+// The median of the steady-state lines of one file (rows of one file, in order). Step time
+// when the log gives it, else tokens/s (torchtitan tps x the devices), else TFLOP/s per GPU.
+TrainingRun training_run(const std::vector<TrainingSample> &rows, const Config &base);
+
+struct CalibrationResult {
+  HardwareSpec hardware; // the base with every fitted hardware parameter
+  ClusterSpec cluster;   // the base with every fitted link parameter
+  EngineSpec engine;     // the base's serving engine with its fitted iteration overhead
+  std::vector<FittedParameter> params;
+  std::vector<ComponentRow> unfitted; // rows read but not fitted to (their reason in `name`)
+  std::vector<ValidationRow> runs;    // training runs at the calibrated parameters
+  std::vector<std::string> notes;     // what could not be fitted and why
+};
+
+// The serving configuration a benchmark run stands for: `base` (a serve configuration: its
+// model, dtypes, engine and scheduler) with the run's load (concurrency or rate, its mean
+// prompt and output lengths, fixed), its tensor parallelism when the file gives it, and one
+// instance; the closed loop runs 4 requests per client (64 to 4096).
+Config serving_run_config(const Config &base, const ServingSample &s);
+
+// Fits what the measurements inform, starting from base.hardware and base.cluster; the
+// training rows are runs of `base` (its model, workload and layout), the serving rows runs of
+// its serving deployment (serving_run_config). ConfigError at "files" when no row informs any
+// parameter.
+CalibrationResult calibrate(const Config &base, const Measurements &m);
+
+} // namespace rl

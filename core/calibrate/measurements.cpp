@@ -1,0 +1,21 @@
+#include "core/calibrate/measurements.hpp"
+
+namespace rl {
+
+void Measurements::append(const Measurements &o) {
+  const std::size_t s0 = serving.size(), t0 = training.size();
+  components.insert(components.end(), o.components.begin(), o.components.end());
+  serving.insert(serving.end(), o.serving.begin(), o.serving.end());
+  training.insert(training.end(), o.training.begin(), o.training.end());
+  files.insert(files.end(), o.files.begin(), o.files.end());
+  if (o.files.size() != 1)
+    return;
+  for (std::size_t i = s0; i < serving.size(); ++i)
+    if (serving[i].file.empty())
+      serving[i].file = o.files[0];
+  for (std::size_t i = t0; i < training.size(); ++i)
+    if (training[i].file.empty())
+      training[i].file = o.files[0];
+}
+
+} // namespace rl

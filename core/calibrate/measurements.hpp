@@ -1,0 +1,64 @@
+// ridgeline calibrate: measurements as rows, whatever file they came from. A reader
+// (core/io/readers) turns an nccl-tests log, a GEMM / attention / element-wise sweep, a
+// serving benchmark's result or a training log into these rows; the fit (core/calibrate/fit)
+// takes rows only, so the shipped presets and a user's `ridgeline calibrate` run one path.
+#pragma once
+
+#include "core/calibrate/components.hpp"
+#include "core/config.hpp"
+
+#include <string>
+#include <vector>
+
+namespace rl {
+
+// Mean and percentiles of one latency as a benchmark client saw it, seconds (0: not given).
+struct LatencyStats {
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0;
+};
+
+// One serving benchmark run (vLLM `bench serve`, SGLang `bench_serving`, genai-perf/AIPerf,
+// or a CSV of such runs): the load it was driven with and what the client measured.
+struct ServingSample {
+  std::string name;            // a label: file and line, or the run's own
+  std::string file;            // the file it was read from (Measurements::append sets it)
+  std::string engine, version; // as the file says ("" when it does not)
+  std::string model;           // the model the file names ("" when it does not)
+  i64 tp = 0;                  // tensor-parallel size when the file gives it (0: not given)
+  i64 concurrency = 0;         // closed loop: clients (0: open loop at request_rate)
+  double request_rate = 0;     // open loop, requests/s (0: closed loop or "inf")
+  double input_len = 0;        // mean prompt tokens of the completed requests
+  double output_len = 0;       // mean output tokens of the completed requests
+  i64 requests = 0;            // completed requests (0: not given)
+  LatencyStats ttft, tpot, itl, e2e;
+  double output_tokens_per_s = 0; // output throughput over the run (0: not given)
+  double requests_per_s = 0;      // request throughput (0: not given)
+};
+
+// One iteration line of a training log (Megatron-LM, torchtitan). Zero: the line does not
+// give it.
+struct TrainingSample {
+  std::string name; // file and line
+  std::string file; // the file it was read from (Measurements::append sets it)
+  i64 iteration = 0;
+  double step_s = 0;         // Megatron: elapsed time per iteration
+  double tflops_per_gpu = 0; // Megatron: throughput per GPU; torchtitan: tflops (FLOP/s here)
+  double mfu = 0;            // torchtitan: mfu as a fraction
+  double tokens_per_s = 0;   // torchtitan: tps (tokens per second per GPU)
+  i64 global_batch = 0;      // Megatron: global batch size when logged
+};
+
+// Everything read from one or more files. Component points carry no hardware or cluster
+// yet: the calibration fills them from its base configuration (`nodes` says how a
+// collective's ranks were spread).
+struct Measurements {
+  std::vector<ComponentPoint> components;
+  std::vector<ServingSample> serving;
+  std::vector<TrainingSample> training;
+  std::vector<std::string> files; // the names read, in order
+  bool empty() const { return components.empty() && serving.empty() && training.empty(); }
+  // Adds o's rows; when o is one file, its serving and training rows get o.files[0] as `file`.
+  void append(const Measurements &o);
+};
+
+} // namespace rl

@@ -1,0 +1,180 @@
+#include "core/io/calibration_json.hpp"
+
+#include "core/error.hpp"
+#include "core/io/config_json.hpp"
+#include "core/io/presets.hpp"
+#include "core/io/readers.hpp"
+#include "core/io/validation_json.hpp"
+
+#include <algorithm>
+
+namespace rl::io {
+
+using json = nlohmann::json;
+
+namespace {
+
+bool is_preset(const std::string &kind, const std::string &name) {
+  const auto names = preset_names(kind);
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The configuration object a base names: a configuration, a scenario, "hardware@cluster", or
+// a hardware preset (with the cluster of the first shipped scenario on that hardware).
+json base_config(const json &base) {
+  if (base.is_object())
+    return base;
+  if (!base.is_string())
+    throw ConfigError("base", "expected a preset name or a configuration object");
+  const std::string s = base.get<std::string>();
+  if (is_preset("scenario", s))
+    return expand_scenario(base);
+  const std::string hw = s.substr(0, s.find('@'));
+  if (!is_preset("hardware", hw))
+    throw ConfigError("base", "\"" + s + "\" is neither a scenario, a hardware preset nor "
+                                         "hardware@cluster (see `ridgeline presets`)");
+  if (s.find('@') != std::string::npos) {
+    const std::string cl = s.substr(s.find('@') + 1);
+    if (!is_preset("cluster", cl))
+      throw ConfigError("base", "\"" + cl + "\" is not a cluster preset");
+    // Only hardware and cluster matter to the components; a small training workload keeps
+    // the configuration complete.
+    for (const std::string &name : preset_names("scenario")) {
+      json sc = expand_scenario(json(name));
+      if (sc.value("hardware", json()) == json(hw)) {
+        sc["cluster"] = cl;
+        sc.erase("parallel");
+        return sc;
+      }
+    }
+  }
+  for (const std::string &name : preset_names("scenario")) {
+    const json sc = expand_scenario(json(name));
+    if (sc.value("hardware", json()) == json(hw))
+      return sc;
+  }
+  throw ConfigError("base", "no shipped scenario runs on \"" + hw +
+                                "\": give hardware@cluster or a configuration");
+}
+
+// The value at a dotted path of a resolved configuration's JSON.
+void set_path(json &obj, const std::string &dotted, const json &v) {
+  json *at = &obj;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t dot = dotted.find('.', start);
+    const std::string key = dotted.substr(start, dot - start);
+    if (dot == std::string::npos) {
+      (*at)[key] = v;
+      return;
+    }
+    if (!at->contains(key) || !(*at)[key].is_object())
+      (*at)[key] = json::object();
+    at = &(*at)[key];
+    start = dot + 1;
+  }
+}
+
+} // namespace
+
+CalibrationResult calibrate_files(const json &base, const std::vector<MeasurementFile> &files) {
+  if (files.empty())
+    throw ConfigError("files", "give at least one measurement file");
+  if (files.size() > kMaxMeasurementFiles)
+    throw ConfigError("files", std::to_string(files.size()) + " files; the limit is " +
+                                   std::to_string(kMaxMeasurementFiles));
+  const Config cfg = parse_config(base_config(base));
+  Measurements m;
+  for (const MeasurementFile &f : files)
+    m.append(read_measurements(f.text, f.name));
+  return calibrate(cfg, m);
+}
+
+json calibrated_overrides(const CalibrationResult &r) {
+  json o = json::object();
+  for (const FittedParameter &p : r.params)
+    o[p.path] = p.value;
+  // The band travels with the fit it came from.
+  for (const FittedParameter &p : r.params)
+    if (p.path == "hardware.compute_overhead")
+      o["hardware.time_uncertainty"] = r.hardware.time_uncertainty;
+  return o;
+}
+
+json apply_overrides(json config, const json &overrides) {
+  if (config.is_string())
+    config = expand_scenario(config);
+  if (!config.is_object())
+    throw ConfigError("", "expected a configuration object");
+  if (!overrides.is_object())
+    throw ConfigError("overrides", "expected an object of dotted paths");
+  config = expand_scenario(config);
+  for (const auto &[path, v] : overrides.items()) {
+    const bool engine = path.rfind("workload.engine.", 0) == 0;
+    const std::string section = engine ? "workload.engine" : path.substr(0, path.find('.'));
+    if (section != "hardware" && section != "cluster" && !engine)
+      throw ConfigError("overrides." + path,
+                        "only hardware, cluster and workload.engine fields are calibrated");
+    if (!v.is_number())
+      throw ConfigError("overrides." + path, "expected a number");
+    json &slot = engine ? config["workload"]["engine"] : config[section];
+    if (slot.is_string())
+      slot = json{{"base", slot.get<std::string>()}};
+    set_path(config, path, v);
+  }
+  return config;
+}
+
+json calibrated_presets(const json &base, const CalibrationResult &r, const std::string &name,
+                        const std::string &source) {
+  const json cfg = base_config(base);
+  json out = json::object();
+  const json workload = cfg.value("workload", json::object());
+  const json overrides = calibrated_overrides(r);
+  const struct {
+    const char *file, *prefix;
+    json sec;
+  } sections[] = {{"hardware", "hardware.", cfg.value("hardware", json())},
+                  {"cluster", "cluster.", cfg.value("cluster", json())},
+                  {"engine", "workload.engine.",
+                   workload.is_object() ? workload.value("engine", json()) : json()}};
+  for (const auto &s : sections) {
+    json p = s.sec.is_string() ? json{{"base", s.sec.get<std::string>()}}
+             : s.sec.is_object() ? s.sec
+                                 : json::object();
+    bool touched = false;
+    const std::string prefix = s.prefix;
+    for (const auto &[path, v] : overrides.items())
+      if (path.rfind(prefix, 0) == 0) {
+        set_path(p, path.substr(prefix.size()), v);
+        touched = true;
+      }
+    if (!touched)
+      continue;
+    p["name"] = std::string(s.file) == "engine" ? r.engine.name : name;
+    p["source"] = source;
+    out[s.file] = p;
+  }
+  return out;
+}
+
+json to_json(const FittedParameter &p) {
+  return {{"path", p.path},           {"label", p.label},
+          {"unit", p.unit},           {"before", p.before},
+          {"value", p.value},         {"count", p.count},
+          {"rms_error", p.rms_error}, {"max_abs_error", p.max_abs_error},
+          {"band", p.band},           {"residuals", to_json(p.residuals)}};
+}
+
+json to_json(const CalibrationResult &r) {
+  json params = json::array();
+  for (const FittedParameter &p : r.params)
+    params.push_back(to_json(p));
+  return {{"parameters", params},
+          {"unfitted", to_json(r.unfitted)},
+          {"runs", to_json(r.runs)},
+          {"notes", r.notes},
+          {"overrides", calibrated_overrides(r)}};
+}
+
+} // namespace rl::io

@@ -1,0 +1,44 @@
+// ridgeline io: `ridgeline calibrate` and the page's Calibrate tab share this: read files into
+// measurement rows (core/io/readers), fit (core/calibrate/fit), and write the result as JSON,
+// as presets a configuration can name, and as the overrides a URL carries.
+#pragma once
+
+#include "core/calibrate/fit.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace rl::io {
+
+struct MeasurementFile {
+  std::string name; // shown in errors ("nccl_all_reduce.txt:12: ...")
+  std::string text;
+};
+
+// Files at most; with kMaxMeasurementBytes each (core/io/readers.hpp).
+constexpr std::size_t kMaxMeasurementFiles = 64;
+
+// Reads every file (format detected from its text) and fits from `base`: a configuration
+// object, or a scenario name; a bare hardware preset name is taken with its default cluster
+// (the hardware's node) when it is one. ConfigError naming the file and line, or the field.
+CalibrationResult calibrate_files(const nlohmann::json &base,
+                                  const std::vector<MeasurementFile> &files);
+
+// The fitted values as configuration overrides, one dotted path each
+// ({"hardware.gemm_efficiency": 0.81, "cluster.intra_node.latency": 3.1e-06, ...}).
+nlohmann::json calibrated_overrides(const CalibrationResult &r);
+// `config` with the overrides applied: a preset name becomes {"base": name, ...fields}, an
+// object gets the fields merged in. What the page's Apply does and what a URL then carries.
+nlohmann::json apply_overrides(nlohmann::json config, const nlohmann::json &overrides);
+// The presets `ridgeline calibrate --out DIR` writes: {"hardware": {...}, "cluster": {...}},
+// each {"base": <the base preset>, "name": <name>, fitted fields, "source"} (a base given as an
+// object is written whole with the fields merged).
+nlohmann::json calibrated_presets(const nlohmann::json &base_config, const CalibrationResult &r,
+                                  const std::string &name, const std::string &source);
+
+nlohmann::json to_json(const FittedParameter &p);
+nlohmann::json to_json(const CalibrationResult &r);
+
+} // namespace rl::io

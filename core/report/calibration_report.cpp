@@ -1,0 +1,189 @@
+#include "core/report/calibration_report.hpp"
+
+#include "core/report/cells.hpp"
+
+#include <cmath>
+
+namespace rl {
+
+using cells::fmt;
+using cells::words;
+
+namespace {
+ReportColumn col(const char *key, const char *head, Unit u = Unit::plain, bool text = false) {
+  ReportColumn c;
+  c.key = key;
+  c.head = head;
+  c.unit = u;
+  c.text = text;
+  return c;
+}
+ReportCell pct(double v, const char *f = "%+.1f%%") {
+  return {fmt(f, 100 * v), v};
+}
+// A parameter's value as its unit reads best: seconds in us, fractions plain.
+ReportCell param_value(const FittedParameter &p, double v) {
+  if (p.unit == "s")
+    return {fmt("%.2f us", v * 1e6), v};
+  return {fmt("%.4g", v), v};
+}
+// A component's rate in its unit (TFLOP/s or GB/s); a run's metric as it is.
+ReportCell rate(const ComponentRow &r, double v) {
+  if (r.unit == "TFLOP/s")
+    return {fmt("%.1f TFLOP/s", v * 1e-12), v};
+  if (r.unit == "GB/s")
+    return {fmt("%.1f GB/s", v * 1e-9), v};
+  if (r.unit == "step_time" || r.unit == "s")
+    return {format_value(v, Unit::seconds), v};
+  return {fmt("%.4g", v), v};
+}
+} // namespace
+
+ReportTable calibration_table(const CalibrationResult &r) {
+  ReportTable t;
+  t.key = "calibration";
+  t.title = "Fitted parameters";
+  t.help = "Each parameter minimises the summed squared log(predicted / measured) over the rows "
+           "it informs, predicted by the same functions as the step time (docs/calibration.md). "
+           "Band: the largest residual (at least 2%).";
+  t.columns = {col("path", "parameter", Unit::plain, true),
+               col("label", "what", Unit::plain, true),
+               col("before", "before"),
+               col("value", "fitted"),
+               col("count", "rows", Unit::count),
+               col("rms", "rms error"),
+               col("max", "max |error|"),
+               col("band", "band")};
+  for (const FittedParameter &p : r.params) {
+    ReportLine l;
+    l.key = p.path;
+    l.help = p.label;
+    l.cells = {words(p.path),
+               words(p.label),
+               param_value(p, p.before),
+               param_value(p, p.value),
+               {cells::str(p.count), cells::d(p.count)},
+               pct(p.rms_error, "%.1f%%"),
+               pct(p.max_abs_error, "%.1f%%"),
+               pct(p.band, "+/-%.0f%%")};
+    t.rows.push_back(l);
+  }
+  std::string note;
+  for (const std::string &n : r.notes)
+    note += (note.empty() ? "" : "; ") + n;
+  t.note = note;
+  return t;
+}
+
+namespace {
+ReportTable component_rows(const std::vector<ComponentRow> &rows, double band, std::string key,
+                           std::string title) {
+  ReportTable t;
+  t.key = std::move(key);
+  t.title = std::move(title);
+  t.columns = {col("name", "row", Unit::plain, true), col("measured", "measured"),
+               col("predicted", "predicted"), col("error", "error")};
+  for (const ComponentRow &c : rows) {
+    ReportLine l;
+    l.key = c.name;
+    l.help = c.source;
+    l.cells = {words(c.name), rate(c, c.measured), rate(c, c.predicted), pct(c.error)};
+    if (band > 0 && std::fabs(c.error) > band)
+      l.cells[3].mark = Mark::warn;
+    t.rows.push_back(l);
+  }
+  return t;
+}
+} // namespace
+
+ReportTable residual_table(const FittedParameter &p) {
+  ReportTable t = component_rows(p.residuals, p.band, "residuals." + p.path,
+                                 "Residuals of " + p.path + " (" + p.label + ")");
+  t.note = fmt("%d rows, rms %.1f%%, max %.1f%%", static_cast<int>(p.count), 100 * p.rms_error,
+               100 * p.max_abs_error);
+  return t;
+}
+
+ReportTable unfitted_table(const CalibrationResult &r) {
+  ReportTable t = component_rows(r.unfitted, 0, "unfitted", "Rows checked, not fitted to");
+  t.help = "Rows their file marks as not fitted (launch-bound kernels, protocols the model does "
+           "not follow), predicted at the fitted values.";
+  return t;
+}
+
+ReportTable runs_table(const std::vector<ValidationRow> &rows) {
+  ReportTable t;
+  t.key = "runs";
+  t.title = "Measured runs against the prediction";
+  t.columns = {col("name", "run", Unit::plain, true),
+               col("hardware", "hardware", Unit::plain, true),
+               col("metric", "metric", Unit::plain, true),
+               col("measured", "measured"),
+               col("predicted", "predicted"),
+               col("error", "error"),
+               col("band", "band"),
+               col("inside", "inside band", Unit::plain, true)};
+  for (const ValidationRow &v : rows) {
+    ReportLine l;
+    l.key = v.name;
+    const bool pcts = v.metric == Metric::mfu || v.metric == Metric::hfu;
+    const bool tf = v.metric == Metric::tflops_per_device ||
+                    v.metric == Metric::hardware_tflops_per_device;
+    auto metric = [&](double x) -> ReportCell {
+      if (pcts)
+        return {fmt("%.1f%%", 100 * x), x};
+      if (tf)
+        return {fmt("%.1f TFLOP/s", x * 1e-12), x};
+      if (v.metric == Metric::step_time)
+        return {format_value(x, Unit::seconds), x};
+      return {fmt("%.4g", x), x};
+    };
+    l.cells = {words(v.name),
+               words(v.hardware),
+               words(name_of_metric(v.metric)),
+               metric(v.measured),
+               metric(v.predicted),
+               pct(v.error),
+               pct(v.band, "+/-%.0f%%"),
+               words(v.within_band() ? "yes" : "NO")};
+    if (!v.within_band())
+      l.cells[7].mark = Mark::warn;
+    t.rows.push_back(l);
+  }
+  return t;
+}
+
+ReportTable run_breakdown_table(const std::vector<ValidationRow> &rows) {
+  ReportTable t;
+  t.key = "run_breakdown";
+  t.title = "Where the predicted step goes, and the step the measurement implies";
+  t.help = "A rate (MFU, TFLOP/s, tokens/s) implies a measured step of predicted step x "
+           "predicted / measured. The difference is what the components leave unexplained: "
+           "compare it with each component's share.";
+  t.columns = {col("name", "run", Unit::plain, true),     col("step", "predicted step"),
+               col("compute", "compute"),                 col("comm", "comm exposed"),
+               col("bubble", "bubble"),                   col("optimizer", "optimizer"),
+               col("measured", "measured step"),          col("diff", "difference")};
+  for (const ValidationRow &v : rows) {
+    ReportLine l;
+    l.key = v.name;
+    const double s = v.step > 0 ? v.step : 1;
+    auto part = [&](double x) -> ReportCell {
+      return {fmt("%s (%.0f%%)", format_value(x, Unit::seconds).c_str(), 100 * x / s), x};
+    };
+    l.cells = {words(v.name),
+               {format_value(v.step, Unit::seconds), v.step},
+               part(v.compute),
+               part(v.comm_exposed),
+               part(v.bubble),
+               part(v.optimizer),
+               {format_value(v.measured_step, Unit::seconds), v.measured_step},
+               pct(v.measured_step / s - 1)};
+    if (!v.within_band())
+      l.cells[7].mark = Mark::warn;
+    t.rows.push_back(l);
+  }
+  return t;
+}
+
+} // namespace rl

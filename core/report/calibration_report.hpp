@@ -1,0 +1,25 @@
+// ridgeline report: a calibration (`ridgeline calibrate`, the page's Calibrate tab) and a
+// validation of measured runs (`ridgeline validate --runs`) as tables both front ends draw.
+#pragma once
+
+#include "core/calibrate/fit.hpp"
+#include "core/report/table.hpp"
+
+#include <vector>
+
+namespace rl {
+
+// One row per fitted parameter: path, what it is, before, fitted, rows, rms and max residual,
+// band.
+ReportTable calibration_table(const CalibrationResult &r);
+// The rows one parameter was fitted to: measured, predicted, error (marked beyond its band).
+ReportTable residual_table(const FittedParameter &p);
+// Rows read but not fitted to (marked so in components.json), predicted at the fitted values.
+ReportTable unfitted_table(const CalibrationResult &r);
+// Measured runs against the prediction: metric, measured, predicted, error, band, inside it.
+ReportTable runs_table(const std::vector<ValidationRow> &rows);
+// The predicted step of each run by component, the step its measurement implies, and the
+// difference as a share of the predicted step.
+ReportTable run_breakdown_table(const std::vector<ValidationRow> &rows);
+
+} // namespace rl
