@@ -3,6 +3,7 @@
 // the code behind `ridgeline calibrate`); each fitted parameter is shown with its residuals
 // and a measured-against-predicted plot, and Apply sets the fitted fields over the
 // configuration's presets, so the link carries them.
+#include "core/error.hpp"
 #include "core/io/readers.hpp"
 #include "core/report/calibration_report.hpp"
 #include "web/panels.hpp"
