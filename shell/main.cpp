@@ -80,7 +80,8 @@ commands:
                                  infer/serve: vllm)
   url CFG                        the shareable URL query of a configuration
   url --decode STR [--resolved]  the configuration a URL holds (--resolved: presets expanded)
-  presets [KIND] [NAME]          list presets, or print one (KIND: model|hardware|cluster|scenario)
+  presets [KIND] [NAME]          list presets, or print one (KIND: model|hardware|cluster|
+                                 engine|scenario)
   fields [SECTION] [--json]      the configuration's tunable fields: type, range, unit,
                                  default and meaning (SECTION: model|hardware|cluster|
                                  workload|parallel)
@@ -216,7 +217,8 @@ Each parameter is printed with its data count, residuals and band (the largest r
 
 const char *kPresetsHelp = R"(usage: ridgeline presets [KIND] [NAME] [--json]
 
-Lists the presets compiled into ridgeline (models, hardware, clusters, scenarios), or
+Lists the presets compiled into ridgeline (models, hardware, clusters, serving engines,
+scenarios), or
 prints one preset's JSON.
 )";
 
@@ -778,7 +780,7 @@ int cmd_presets(const Args &a) {
     return 0;
   }
   allow_options(a, {"--json"});
-  static const char *kinds[] = {"model", "hardware", "cluster", "scenario"};
+  static const char *kinds[] = {"model", "hardware", "cluster", "engine", "scenario"};
   if (a.positional.size() > 2)
     throw Usage("`presets` takes at most KIND and NAME");
   if (!a.positional.empty()) {
@@ -787,7 +789,7 @@ int cmd_presets(const Args &a) {
       known = known || a.positional[0] == k;
     if (!known)
       throw ConfigError("", "unknown preset kind \"" + a.positional[0] +
-                                "\" (model, hardware, cluster, scenario)");
+                                "\" (model, hardware, cluster, engine, scenario)");
   }
   if (a.positional.size() == 2) {
     std::cout << io::dump(io::preset_json(a.positional[0], a.positional[1], a.positional[0]), 2)

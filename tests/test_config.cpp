@@ -34,6 +34,8 @@ TEST_CASE("Every preset parses and names itself after its file", "[config][prese
       REQUIRE_NOTHROW(io::parse_hardware(json(e.name), "hardware"));
     else if (e.kind == "cluster")
       REQUIRE_NOTHROW(io::parse_cluster(json(e.name), "cluster"));
+    else if (e.kind == "engine")
+      REQUIRE_NOTHROW(io::parse_engine(json(e.name), "workload.engine"));
     else if (e.kind == "validation" && e.name == "components")
       REQUIRE_NOTHROW(io::parse_components(json(e.name)));
     else if (e.kind == "validation")

@@ -1,6 +1,7 @@
 #include "core/calibrate/calibration.hpp"
 
 #include "core/error.hpp"
+#include "core/serve/simulate.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -24,6 +25,10 @@ const char *name_of_metric(Metric m) {
     return "hardware_tflops_per_device";
   case Metric::tokens_per_s:
     return "tokens_per_s";
+  case Metric::ttft:
+    return "ttft";
+  case Metric::tpot:
+    return "tpot";
   }
   return "?";
 }
@@ -42,6 +47,9 @@ double predicted_metric(const Estimate &e, Metric m) {
     return e.throughput.hardware_tflops_per_device;
   case Metric::tokens_per_s:
     return e.throughput.tokens_per_s;
+  case Metric::ttft:
+  case Metric::tpot:
+    return 0; // serving runs are simulated (validate)
   }
   return 0;
 }
@@ -69,6 +77,24 @@ std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs) {
   check_work(work, "predicting these runs");
   std::vector<ValidationRow> out;
   for (const auto &r : runs) {
+    if (r.config.workload.mode == Mode::serve) {
+      // A serving run: its deployment simulated (closed loop or open, as configured).
+      if (r.metric != Metric::ttft && r.metric != Metric::tpot)
+        throw ConfigError("runs", r.name + ": a serving run is measured by ttft or tpot");
+      const ServeResult s = simulate_serving(r.config);
+      ValidationRow row;
+      row.name = r.name;
+      row.hardware = r.config.hardware.name;
+      row.metric = r.metric;
+      row.measured = r.measured;
+      row.predicted = r.metric == Metric::ttft ? s.ttft.mean : s.tpot.mean;
+      row.error = row.predicted / row.measured - 1;
+      row.band = r.config.hardware.time_uncertainty;
+      out.push_back(row);
+      continue;
+    }
+    if (r.metric == Metric::ttft || r.metric == Metric::tpot)
+      throw ConfigError("runs", r.name + ": ttft and tpot need a serving configuration");
     const Estimate e = estimate(r.config);
     ValidationRow row;
     row.name = r.name;

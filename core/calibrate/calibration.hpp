@@ -17,7 +17,9 @@ enum class Metric {
   hfu,
   tflops_per_device,
   hardware_tflops_per_device,
-  tokens_per_s
+  tokens_per_s,
+  ttft, // serving (workload.mode "serve"): mean time to first token, s
+  tpot  // and mean time per output token, s
 };
 const char *name_of_metric(Metric m);
 

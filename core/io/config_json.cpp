@@ -376,6 +376,34 @@ json hf_config_used(const json &hf) {
   return out;
 }
 
+// A serving engine: a preset name ("vllm", or "vllm@0.10.1" naming its version) or an object
+// that may start from one ("base") and override fields.
+EngineSpec parse_engine(const json &j0, const std::string &path) {
+  json j0n = j0;
+  std::string want_version;
+  if (j0.is_string()) {
+    const std::string s = j0.get<std::string>();
+    if (const auto at = s.find('@'); at != std::string::npos) {
+      j0n = s.substr(0, at);
+      want_version = s.substr(at + 1);
+    }
+  }
+  const json j = resolve_object(j0n, "engine", path);
+  ObjectReader r(j, path);
+  EngineSpec e;
+  e.name = r.opt_str("name").value_or("custom");
+  e.version = r.opt_str("version").value_or("");
+  e.iteration_overhead = r.opt_num("iteration_overhead", 0.0, 1.0).value_or(0);
+  e.source = r.opt_str("source").value_or("");
+  r.opt_str("notes");
+  r.finish();
+  if (!want_version.empty() && want_version != e.version)
+    throw ConfigError(path, "engine \"" + e.name + "\" is calibrated for version " +
+                                (e.version.empty() ? "(none)" : e.version) + ", not " +
+                                want_version);
+  return e;
+}
+
 // [SECTION] hardware
 HardwareSpec parse_hardware(const json &j0, const std::string &path) {
   const json j = resolve_object(j0, "hardware", path);
@@ -541,34 +569,6 @@ constexpr double kMaxServeTokens = 1e8; // output tokens of one simulation (~2 s
 bool is_preset(const char *kind, const std::string &name) {
   const auto names = preset_names(kind);
   return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-// A serving engine: a preset name ("vllm", or "vllm@0.10.1" naming its version) or an object
-// that may start from one ("base") and override fields.
-EngineSpec parse_engine(const json &j0, const std::string &path) {
-  json j0n = j0;
-  std::string want_version;
-  if (j0.is_string()) {
-    const std::string s = j0.get<std::string>();
-    if (const auto at = s.find('@'); at != std::string::npos) {
-      j0n = s.substr(0, at);
-      want_version = s.substr(at + 1);
-    }
-  }
-  const json j = resolve_object(j0n, "engine", path);
-  ObjectReader r(j, path);
-  EngineSpec e;
-  e.name = r.opt_str("name").value_or("custom");
-  e.version = r.opt_str("version").value_or("");
-  e.iteration_overhead = r.opt_num("iteration_overhead", 0.0, 1.0).value_or(0);
-  e.source = r.opt_str("source").value_or("");
-  r.opt_str("notes");
-  r.finish();
-  if (!want_version.empty() && want_version != e.version)
-    throw ConfigError(path, "engine \"" + e.name + "\" is calibrated for version " +
-                                (e.version.empty() ? "(none)" : e.version) + ", not " +
-                                want_version);
-  return e;
 }
 
 void parse_serve(ObjectReader &r, WorkloadSpec &w) {

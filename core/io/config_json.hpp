@@ -25,6 +25,9 @@ ModelSpec model_from_hf_config(const json &hf, const std::string &path);
 json hf_config_used(const json &hf);
 HardwareSpec parse_hardware(const json &j, const std::string &path);
 ClusterSpec parse_cluster(const json &j, const std::string &path);
+// A serving engine (workload.engine): a preset of presets/engines ("vllm", "vllm@VERSION") or
+// an object that may start from one ("base").
+EngineSpec parse_engine(const json &j, const std::string &path);
 WorkloadSpec parse_workload(const json &j, const std::string &path);
 ParallelSpec parse_parallel(const json &j, const std::string &path);
 

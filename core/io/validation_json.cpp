@@ -16,7 +16,9 @@ constexpr std::pair<const char *, Metric> kMetrics[] = {
     {"hfu", Metric::hfu},
     {"tflops_per_device", Metric::tflops_per_device},
     {"hardware_tflops_per_device", Metric::hardware_tflops_per_device},
-    {"tokens_per_s", Metric::tokens_per_s}};
+    {"tokens_per_s", Metric::tokens_per_s},
+    {"ttft", Metric::ttft},
+    {"tpot", Metric::tpot}};
 } // namespace
 
 std::vector<ValidationRun> parse_validation(const json &j0) {
@@ -67,7 +69,8 @@ std::vector<ValidationRun> parse_validation(const json &j0) {
       }
     if (found != 1)
       throw ConfigError(mr.path(), "give exactly one measured metric (step_time, mfu, hfu, "
-                                   "tflops_per_device, hardware_tflops_per_device, tokens_per_s)");
+                                   "tflops_per_device, hardware_tflops_per_device, tokens_per_s; "
+                                   "serving: ttft or tpot)");
     mr.finish();
     r.opt_str("source");
     r.opt_str("notes");

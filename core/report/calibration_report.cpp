@@ -165,9 +165,11 @@ ReportTable run_breakdown_table(const std::vector<ValidationRow> &rows) {
                col("bubble", "bubble"),                   col("optimizer", "optimizer"),
                col("measured", "measured step"),          col("diff", "difference")};
   for (const ValidationRow &v : rows) {
+    if (v.step <= 0) // a serving run: no training step to break down
+      continue;
     ReportLine l;
     l.key = v.name;
-    const double s = v.step > 0 ? v.step : 1;
+    const double s = v.step;
     auto part = [&](double x) -> ReportCell {
       return {fmt("%s (%.0f%%)", format_value(x, Unit::seconds).c_str(), 100 * x / s), x};
     };
