@@ -6,6 +6,7 @@
 #include "core/io/config_json.hpp"
 #include "core/io/estimate_json.hpp"
 #include "core/io/json_reader.hpp"
+#include "core/io/readers.hpp"
 #include "core/io/serve_json.hpp"
 #include "core/io/tx8_json.hpp"
 #include "core/io/url_codec.hpp"
@@ -241,13 +242,59 @@ void trace_target(const std::string &in) {
   check_answer(api::serve(io::dump(cfg)));
 }
 
+// Every number of the rows read finite, every component point with a positive measurement.
+void check_rows(const Measurements &m, const std::string &what) {
+  auto finite = [&](std::initializer_list<double> values, const std::string &row) {
+    for (const double v : values)
+      if (!std::isfinite(v))
+        breach("non-finite number", what + ": " + row);
+  };
+  for (const ComponentPoint &p : m.components) {
+    finite({p.m, p.n, p.k, p.batch, p.heads, p.seq, p.head_dim, p.bytes, p.measured}, p.name);
+    if (!(p.measured > 0))
+      breach("a point without a positive measurement", what + ": " + p.name);
+  }
+  for (const ServingSample &s : m.serving)
+    for (const LatencyStats &l : {s.ttft, s.tpot, s.itl, s.e2e})
+      finite({s.request_rate, s.input_len, s.output_len, s.output_tokens_per_s, s.requests_per_s,
+              l.mean, l.p50, l.p90, l.p99},
+             s.name);
+  for (const TrainingSample &t : m.training)
+    finite({t.step_s, t.tflops_per_gpu, t.mfu, t.tokens_per_s}, t.name);
+  if (m.files != std::vector<std::string>{"fuzz.txt"})
+    breach("rows without their file", what);
+}
+
+// `ridgeline calibrate FILES`: a measurement file, its format detected, then read as each
+// format in turn. Every error names the file (and line): a path is required.
+void readers_target(const std::string &in) {
+  auto read = [&](const char *what, auto f) {
+    try {
+      check_rows(f(), what);
+    } catch (const ConfigError &e) {
+      if (e.path().empty())
+        breach("error without a path", e.message());
+      check_message(e.path(), e.message());
+    } catch (const Breach &) {
+      throw;
+    } catch (const std::exception &e) {
+      breach("foreign exception", e.what());
+    }
+  };
+  read("detected", [&] { return io::read_measurements(in, "fuzz.txt"); });
+  for (int f = 0; f <= static_cast<int>(io::MeasurementFormat::components_json); ++f) {
+    const auto format = static_cast<io::MeasurementFormat>(f);
+    read(io::name_of_format(format), [&] { return io::read_measurements(in, "fuzz.txt", format); });
+  }
+}
+
 } // namespace
 
 const std::vector<Target> &targets() {
-  static const std::vector<Target> all = {{"estimate", estimate_target}, {"plan", plan_target},
-                                          {"url", url_target},           {"tx8", tx8_target},
-                                          {"validate", validate_target}, {"hf", hf_target},
-                                          {"serve", serve_target},       {"trace", trace_target}};
+  static const std::vector<Target> all = {
+      {"estimate", estimate_target}, {"plan", plan_target},         {"url", url_target},
+      {"tx8", tx8_target},           {"validate", validate_target}, {"hf", hf_target},
+      {"serve", serve_target},       {"trace", trace_target},       {"readers", readers_target}};
   return all;
 }
 

@@ -1,11 +1,12 @@
 // ridgeline fuzz: one check per entry point that takes user text (config JSON for
 // estimate/resolve/sweep and plan, URL decode with a round trip, tx8, validation files, the
-// Hugging Face importer, the serve simulation and its request traces). Each runs the input through
-// the entry point and throws Breach when the contract of issue 13 is broken: a foreign exception,
-// an error without a path or message in plain words, an internal error, a non-finite number in an
-// answer, a band without a positive lower bound, a URL that does not decode back to the
-// same configuration. libFuzzer drives them (fuzz/fuzz_main.cpp, scripts/fuzz.sh); the test
-// suite replays every input that ever failed (fuzz/regressions/<target>/, embedded).
+// Hugging Face importer, the serve simulation and its request traces, the measurement files of
+// `ridgeline calibrate`). Each runs the input through the entry point and throws Breach when the
+// contract of issue 13 is broken: a foreign exception, an error without a path or message in
+// plain words, an internal error, a non-finite number in an answer, a band without a positive
+// lower bound, a URL that does not decode back to the same configuration. libFuzzer drives them
+// (fuzz/fuzz_main.cpp, scripts/fuzz.sh); the test suite replays every input that ever failed
+// (fuzz/regressions/<target>/, embedded).
 #pragma once
 
 #include "core/tx8/mapping.hpp"
@@ -25,7 +26,7 @@ struct Target {
   void (*check)(const std::string &input);
 };
 
-// estimate, plan, url, tx8, validate, hf, serve, trace
+// estimate, plan, url, tx8, validate, hf, serve, trace, readers
 const std::vector<Target> &targets();
 // Runs target `name` on `input`; throws Breach (or std::invalid_argument for an unknown name).
 void check(const std::string &name, const std::string &input);

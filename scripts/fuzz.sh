@@ -7,14 +7,14 @@
 # under ASan). Failing inputs are left in build/fuzz/findings/; copy each one (renamed) to
 # fuzz/regressions/<target>/ so that the test suite replays it.
 #   bash scripts/fuzz.sh [SECONDS] [TARGET...]
-#   targets: estimate plan url tx8 validate hf serve trace
+#   targets: estimate plan url tx8 validate hf serve trace readers
 # Every run appends "target executions coverage features" to build/fuzz/runs.log.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 secs=${1:-60}
 shift || true
-all=(estimate plan url tx8 validate hf serve trace)
+all=(estimate plan url tx8 validate hf serve trace readers)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 jobs=${JOBS:-$(nproc)}
@@ -52,6 +52,7 @@ for t in "${targets[@]}"; do
   hf) seed "$t" fuzz/seeds/hf/* presets/models/*.json ;;
   url) seed "$t" fuzz/seeds/url/* ;;
   trace) seed "$t" fuzz/seeds/trace/* ;;
+  readers) seed "$t" fuzz/seeds/readers/* tests/data/samples/*.{txt,csv,json,jsonl,log} ;;
   esac
   seed "$t" fuzz/regressions/"$t"/*
   dict=fuzz/json.dict

@@ -50,8 +50,7 @@ MeasurementFormat detect_format(std::string_view text, const std::string &name);
 // Serving runs: a run driven with neither a concurrency limit nor a finite request rate (all
 // requests sent at once) reads as concurrency = the requests sent.
 Measurements read_measurements(std::string_view text, const std::string &name);
-Measurements read_measurements(std::string_view text, const std::string &name,
-                               MeasurementFormat f);
+Measurements read_measurements(std::string_view text, const std::string &name, MeasurementFormat f);
 
 // Internal: the pieces the readers' files (core/io/read_*.cpp) share. Not for callers.
 namespace readers_detail {
@@ -99,8 +98,7 @@ Measurements read_gemm_csv(std::string_view text, const std::string &name);
 Measurements read_attention_csv(std::string_view text, const std::string &name);
 Measurements read_elementwise_csv(std::string_view text, const std::string &name);
 Measurements read_serving_csv(std::string_view text, const std::string &name);
-Measurements read_serving_json(std::string_view text, const std::string &name,
-                               MeasurementFormat f);
+Measurements read_serving_json(std::string_view text, const std::string &name, MeasurementFormat f);
 Measurements read_components_json(std::string_view text, const std::string &name);
 Measurements read_megatron(std::string_view text, const std::string &name);
 Measurements read_torchtitan(std::string_view text, const std::string &name);

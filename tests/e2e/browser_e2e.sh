@@ -259,6 +259,12 @@ browse dump "$base?scenario=sora-720m-tx8-2x2#e2e-flow=resolution" "$out/dom_flo
 browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=compare" "$out/dom_flow_compare.html" 30000
 browse dump "$base?scenario=llama3-70b-h100-1024&tab=planner-all#e2e-flow=planner" "$out/dom_flow_planner.html" 30000
 browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=efficiencies" "$out/dom_flow_efficiencies.html" 30000
+browse dump "$base?scenario=llama3-70b-h100-1024&tab=calibrate#e2e-flow=calibrate" "$out/dom_flow_calibrate.html" 30000
+# The same GEMM sweep the calibrate flow drops (web/index.html), fitted by the CLI.
+printf 'm,n,k,dtype,seconds\n2048,2048,2048,bf16,0.0000358\n4096,4096,4096,bf16,0.000229\n8192,8192,8192,bf16,0.0016917\n16384,16384,16384,bf16,0.013095\n' >"$out/gemm.csv"
+"$cli" calibrate "$out/gemm.csv" --base llama3-70b-h100-1024 --json >"$out/calibrate.json" ||
+  fail "the CLI's calibrate failed"
+"$cli" estimate llama3-70b-h100-1024 --json >"$out/estimate_before.json" || fail "estimate failed"
 "$cli" plan '{"model": "llama3-70b", "hardware": "h100-sxm", "cluster": "dgx-h100-1024",
   "workload": {"mode": "train", "global_batch": 1024, "seq_len": 8192, "precision": "bf16"}}' \
   --json --top 1 >"$out/plan_free.json" || fail "the CLI's free plan failed"
@@ -322,7 +328,37 @@ c.expect("efficiencies: closed, the calibrated fields are not drawn",
          ef["closed"]["rects"]["compute_overhead"] is None, str(ef["closed"]["rects"]))
 c.expect("efficiencies: a click opens them (compute overhead drawn)",
          ef["open"]["rects"]["compute_overhead"] is not None, str(ef["open"]["rects"]))
+# Calibrate: a GEMM sweep dropped on the page, then Apply: the configuration carries the
+# fitted fields the CLI fits from the same file, and the step time changes as the CLI says.
+cal = flow_steps(out, "dom_flow_calibrate.html")
+cli_cal = load(out, "calibrate.json")
+hw = cal["apply"]["user"].get("hardware", {})
+want = cli_cal["overrides"]
+c.expect("calibrate: Apply sets the CLI's fitted GEMM fields over the preset",
+         isinstance(hw, dict) and hw.get("base") == "h100-sxm" and
+         all(math.isclose(hw.get(k.split(".", 1)[1], -1), v, rel_tol=1e-9)
+             for k, v in want.items() if k.startswith("hardware.")), f"{hw} vs {want}")
+c.expect("calibrate: the link carries them", "hardware.gemm_efficiency=" in cal["apply"]["url"],
+         cal["apply"]["url"])
+before = load(out, "estimate_before.json")["time"]["step"]
+after = cal["apply"]["estimate"]["time"]["step"]
+c.expect("calibrate: the step time changes", not math.isclose(before, after, rel_tol=1e-6),
+         f"{before} -> {after}")
+open(f"{out}/calibrated_user.json", "w").write(__import__("json").dumps(cal["apply"]["user"]))
 c.exit()
+EOF
+# The calibrated configuration times in the CLI as on the page.
+"$cli" estimate "$out/calibrated_user.json" --json >"$out/estimate_calibrated.json" ||
+  fail "the CLI cannot estimate the page's calibrated configuration"
+python3 - "$out" <<'EOF' || fail "the page's calibrated step time differs from the CLI's"
+import math, sys
+from page_checks import flow_steps, load
+out = sys.argv[1]
+page = flow_steps(out, "dom_flow_calibrate.html")["apply"]["estimate"]["time"]["step"]
+cli = load(out, "estimate_calibrated.json")["time"]["step"]
+ok = math.isclose(page, cli, rel_tol=1e-9)
+print(f"browser_e2e: {'ok  ' if ok else 'FAIL'} calibrated step time: page {page} s, CLI {cli} s", flush=True)
+sys.exit(0 if ok else 1)
 EOF
 # The compare link as shared: reopened, it shows the same pin, edit and tab.
 browse dump "$base?$(cat "$out/compare_link.txt")" "$out/dom_compare_link.html"

@@ -1,0 +1,329 @@
+// ridgeline io: the CSV readers. A header row names the columns (any order, extra columns
+// ignored); '#' lines and blank lines are skipped; a cell may be quoted ("a, b").
+#include "core/calibrate/components.hpp"
+#include "core/error.hpp"
+#include "core/io/readers.hpp"
+
+#include <cctype>
+#include <cmath>
+
+namespace rl::io::readers_detail {
+
+namespace {
+
+constexpr double kMaxDim = 1 << 30;    // a GEMM or attention dimension
+constexpr double kMaxRate = 1e30;      // FLOP/s or B/s: far beyond any device, still finite
+constexpr double kMaxMs = 1e9;         // a latency in ms (11 days)
+constexpr double kMaxTokens = 1 << 30; // a prompt or output length
+
+// The cells of one CSV line (RFC 4180 quoting); false on an unterminated quote.
+bool split_cells(std::string_view line, std::vector<std::string> &cells) {
+  cells.clear();
+  std::string cell;
+  bool in_quotes = false, was_quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (in_quotes) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cell += '"';
+        ++i;
+      } else if (c == '"') {
+        in_quotes = false;
+      } else {
+        cell += c;
+      }
+    } else if (c == '"' && trim(cell).empty()) {
+      in_quotes = was_quoted = true;
+      cell.clear();
+    } else if (c == ',') {
+      cells.emplace_back(was_quoted ? cell : std::string(trim(cell)));
+      cell.clear();
+      was_quoted = false;
+    } else if (!(was_quoted && (c == ' ' || c == '\t'))) {
+      cell += c;
+    }
+  }
+  cells.emplace_back(was_quoted ? cell : std::string(trim(cell)));
+  return !in_quotes;
+}
+
+std::string lower(std::string_view s) {
+  std::string out;
+  for (const char c : s)
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// One CSV file: the header, then one data row at a time.
+class Csv {
+public:
+  Csv(std::string_view text, const std::string &name) : lines_(text, name), name_(name) {
+    Line l;
+    while (lines_.next(l)) {
+      const std::string_view t = trim(l.text);
+      if (t.empty() || t[0] == '#')
+        continue;
+      if (!split_cells(t, header_))
+        throw ConfigError(where(name, l.number), "an unterminated quote in the header");
+      for (std::string &h : header_)
+        h = lower(h);
+      for (std::size_t i = 0; i < header_.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+          if (!header_[i].empty() && header_[i] == header_[j])
+            throw ConfigError(where(name, l.number),
+                              "column '" + header_[i] + "' is named twice in the header");
+      header_line_ = l.number;
+      return;
+    }
+    throw ConfigError(name, "is empty: expected a header row, then one row a measurement");
+  }
+
+  // Moves to the next data row; false at the end.
+  bool next() {
+    Line l;
+    while (lines_.next(l)) {
+      const std::string_view t = trim(l.text);
+      if (t.empty() || t[0] == '#')
+        continue;
+      line_ = l.number;
+      if (!split_cells(t, cells_))
+        throw ConfigError(where(name_, line_), "an unterminated quote");
+      if (cells_.size() != header_.size())
+        throw ConfigError(where(name_, line_), std::to_string(cells_.size()) +
+                                                   " cells; the header (line " +
+                                                   std::to_string(header_line_) + ") has " +
+                                                   std::to_string(header_.size()));
+      ++rows_;
+      check_row_count(rows_, name_, line_);
+      return true;
+    }
+    return false;
+  }
+
+  long long line() const { return line_; }
+  std::size_t rows() const { return rows_; }
+  // The index of a column, -1 when the header has none.
+  int find(const char *column) const {
+    for (std::size_t i = 0; i < header_.size(); ++i)
+      if (header_[i] == column)
+        return static_cast<int>(i);
+    return -1;
+  }
+  // The index of a column the format needs.
+  int need(const char *column) const {
+    const int i = find(column);
+    if (i < 0) {
+      std::string names;
+      for (const std::string &h : header_)
+        names += (names.empty() ? "" : ", ") + h;
+      throw ConfigError(where(name_, header_line_), "column '" + std::string(column) +
+                                                        "' is missing (the header has: " + names +
+                                                        ")");
+    }
+    return i;
+  }
+  const std::string &cell(int c) const { return cells_[static_cast<std::size_t>(c)]; }
+  bool given(int c) const { return c >= 0 && !cell(c).empty(); }
+
+  [[noreturn]] void fail(int c, const std::string &what) const {
+    throw ConfigError(where(name_, line_),
+                      "column '" + header_[static_cast<std::size_t>(c)] + "': " + what);
+  }
+  // A number in (0, hi].
+  double positive(int c, double hi = kMaxRate) const {
+    double v = 0;
+    if (!parse_number(cell(c), v) || v <= 0)
+      fail(c, "expected a positive number, got " + quoted(cell(c)));
+    if (v > hi)
+      fail(c, cell(c) + " is beyond the limit of " + number_text(hi));
+    return v;
+  }
+  // A whole number in [1, hi].
+  double count(int c, double hi) const {
+    double v = 0;
+    if (!parse_number(cell(c), v) || v < 1 || v != std::floor(v))
+      fail(c, "expected a positive integer, got " + quoted(cell(c)));
+    if (v > hi)
+      fail(c, cell(c) + " is beyond the limit of " + number_text(hi));
+    return v;
+  }
+  const std::string &text(int c) const {
+    if (cell(c).empty())
+      fail(c, "is empty");
+    return cell(c);
+  }
+  // A rate computed from this row's cells, checked finite and within kMaxRate.
+  double rate(int c, double v, const char *unit) const {
+    if (!(v > 0 && v <= kMaxRate))
+      fail(c, "gives " + number_text(v) + " " + unit + ", beyond the limit of 1e30");
+    return v;
+  }
+  void need_rows() const {
+    if (rows_ == 0)
+      throw ConfigError(name_,
+                        "has a header (line " + std::to_string(header_line_) + ") but no rows");
+  }
+
+private:
+  LineCursor lines_;
+  const std::string &name_;
+  std::vector<std::string> header_, cells_;
+  long long header_line_ = 0, line_ = 0;
+  std::size_t rows_ = 0;
+};
+
+// The Dtype names the sweeps write (core/schema/choices: fp16 is Dtype::fp16).
+Dtype dtype_of(const Csv &csv, int c) {
+  constexpr std::pair<const char *, Dtype> kNames[] = {{"bf16", Dtype::bf16},
+                                                       {"fp16", Dtype::fp16},
+                                                       {"fp32", Dtype::fp32},
+                                                       {"fp8", Dtype::fp8},
+                                                       {"int8", Dtype::int8}};
+  const std::string s = lower(csv.cell(c));
+  for (const auto &[n, d] : kNames)
+    if (s == n)
+      return d;
+  csv.fail(c, quoted(csv.cell(c)) + " is not one of bf16, fp16, fp32, fp8, int8");
+}
+
+bool flag_of(const Csv &csv, int c) {
+  const std::string s = lower(csv.cell(c));
+  if (s == "true" || s == "1")
+    return true;
+  if (s == "false" || s == "0")
+    return false;
+  csv.fail(c, "expected true, false, 1 or 0, got " + quoted(csv.cell(c)));
+}
+
+std::string whole(double v) {
+  return number_text(v);
+}
+
+ComponentPoint point(ComponentKind kind, const std::string &name, long long line) {
+  ComponentPoint p;
+  p.kind = kind;
+  p.source = where(name, line);
+  p.fitted = true;
+  return p;
+}
+
+} // namespace
+
+// tools/measure/gemm_sweep.py: m,n,k,dtype,seconds (one GEMM [m x k] x [k x n]); 2mnk FLOPs.
+Measurements read_gemm_csv(std::string_view text, const std::string &name) {
+  Csv csv(text, name);
+  const int cm = csv.need("m"), cn = csv.need("n"), ck = csv.need("k");
+  const int cd = csv.need("dtype"), cs = csv.need("seconds");
+  Measurements out;
+  while (csv.next()) {
+    ComponentPoint p = point(ComponentKind::gemm, name, csv.line());
+    p.m = csv.count(cm, kMaxDim);
+    p.n = csv.count(cn, kMaxDim);
+    p.k = csv.count(ck, kMaxDim);
+    p.precision = dtype_of(csv, cd);
+    p.measured = csv.rate(cs, 2 * p.m * p.n * p.k / csv.positive(cs), "FLOP/s");
+    p.name = "gemm " + lower(csv.cell(cd)) + " " + whole(p.m) + "x" + whole(p.n) + "x" + whole(p.k);
+    out.components.push_back(p);
+  }
+  csv.need_rows();
+  return out;
+}
+
+// tools/measure/ attention sweep: batch,heads,seq,head_dim,causal,dtype,fwd_seconds,bwd_seconds
+// (+ kv_heads, which does not change the FLOPs); the rate in FlashAttention's convention (Dao
+// 2023 sec. 4.1: forward + backward = 3.5 x forward, halved when causal).
+Measurements read_attention_csv(std::string_view text, const std::string &name) {
+  Csv csv(text, name);
+  const int cb = csv.need("batch"), ch = csv.need("heads"), cq = csv.need("seq");
+  const int cd = csv.need("head_dim"), cc = csv.need("causal"), ct = csv.need("dtype");
+  const int cf = csv.need("fwd_seconds"), cw = csv.need("bwd_seconds");
+  Measurements out;
+  while (csv.next()) {
+    ComponentPoint p = point(ComponentKind::attention, name, csv.line());
+    p.batch = csv.count(cb, kMaxDim);
+    p.heads = csv.count(ch, kMaxDim);
+    p.seq = csv.count(cq, kMaxDim);
+    p.head_dim = csv.count(cd, 4096);
+    p.causal = flag_of(csv, cc);
+    p.precision = dtype_of(csv, ct);
+    const double seconds = csv.positive(cf) + csv.positive(cw);
+    p.measured =
+        csv.rate(cf, flash_attention_flops(p.batch, p.heads, p.seq, p.head_dim, p.causal) / seconds,
+                 "FLOP/s");
+    p.name = "attention " + lower(csv.cell(ct)) + " b" + whole(p.batch) + " h" + whole(p.heads) +
+             " s" + whole(p.seq) + " d" + whole(p.head_dim) + (p.causal ? " causal" : "");
+    out.components.push_back(p);
+  }
+  csv.need_rows();
+  return out;
+}
+
+// tools/measure/ element-wise sweep: kernel,bytes,seconds (bytes read + written).
+Measurements read_elementwise_csv(std::string_view text, const std::string &name) {
+  Csv csv(text, name);
+  const int ck = csv.need("kernel"), cb = csv.need("bytes"), cs = csv.need("seconds");
+  Measurements out;
+  while (csv.next()) {
+    ComponentPoint p = point(ComponentKind::hbm, name, csv.line());
+    p.name = csv.text(ck);
+    p.measured = csv.rate(cs, csv.positive(cb) / csv.positive(cs), "B/s");
+    out.components.push_back(p);
+  }
+  csv.need_rows();
+  return out;
+}
+
+// Serving runs, one a row, in the layout of AIConfigurator's measured sample
+// (ai-dynamo/aiconfigurator systems/silicon_sample.csv): model,engine,engine_version,hardware,
+// precision,tp,pp,isl,osl,concurrency,ttft_ms,tpot_ms; request_rate may stand for concurrency,
+// e2e_ms and output_tokens_per_s are read when given.
+Measurements read_serving_csv(std::string_view text, const std::string &name) {
+  Csv csv(text, name);
+  const int ci = csv.need("isl"), co = csv.need("osl");
+  const int cf = csv.need("ttft_ms"), cp = csv.need("tpot_ms");
+  const int cc = csv.find("concurrency"), cr = csv.find("request_rate");
+  if (cc < 0 && cr < 0)
+    csv.need("concurrency");
+  const int cmodel = csv.find("model"), cengine = csv.find("engine");
+  const int cversion = csv.find("engine_version"), ctp = csv.find("tp");
+  const int ce2e = csv.find("e2e_ms"), ctput = csv.find("output_tokens_per_s");
+  Measurements out;
+  std::vector<long long> lines;
+  while (csv.next()) {
+    ServingSample s;
+    s.model = csv.given(cmodel) ? csv.cell(cmodel) : "";
+    s.engine = csv.given(cengine) ? csv.cell(cengine) : "";
+    s.version = csv.given(cversion) ? csv.cell(cversion) : "";
+    s.tp = csv.given(ctp) ? static_cast<i64>(csv.count(ctp, 1 << 20)) : 0;
+    if (csv.given(cc)) {
+      s.concurrency = static_cast<i64>(csv.count(cc, 1 << 30));
+    } else if (cr >= 0) {
+      if (lower(csv.cell(cr)) == "inf")
+        csv.fail(cr, "'inf' with no concurrency: the load the run was driven with is unknown");
+      s.request_rate = csv.positive(cr, 1e9);
+    } else {
+      csv.count(cc, 1 << 30); // names the empty cell
+    }
+    s.input_len = csv.positive(ci, kMaxTokens);
+    s.output_len = csv.positive(co, kMaxTokens);
+    s.ttft.mean = csv.positive(cf, kMaxMs) / 1e3;
+    s.tpot.mean = csv.positive(cp, kMaxMs) / 1e3;
+    if (csv.given(ce2e))
+      s.e2e.mean = csv.positive(ce2e, kMaxMs) / 1e3;
+    if (csv.given(ctput))
+      s.output_tokens_per_s = csv.positive(ctput, 1e12);
+    s.name = (s.engine.empty() ? std::string("serving") : s.engine) +
+             (s.version.empty() ? "" : " " + s.version) +
+             (s.tp > 0 ? " tp" + std::to_string(s.tp) : "") + " " + whole(s.input_len) + "/" +
+             whole(s.output_len) +
+             (s.concurrency > 0 ? " c=" + std::to_string(s.concurrency)
+                                : " rate=" + number_text(s.request_rate));
+    out.serving.push_back(s);
+    lines.push_back(csv.line());
+  }
+  csv.need_rows();
+  name_duplicates(out.serving, lines);
+  return out;
+}
+
+} // namespace rl::io::readers_detail
