@@ -218,6 +218,9 @@ struct EngineSpec {
   // Per engine iteration: scheduling, input preparation, sampling and kernel-launch gaps
   // on the host (s); added to every iteration's device time.
   double iteration_overhead = 0;
+  // Relative bands of its predictions: the largest TPOT residual of the fit and the largest
+  // TTFT residual beside it (not fitted); an engine never calibrated keeps 25% and 100%.
+  double tpot_uncertainty = 0.25, ttft_uncertainty = 1.0;
   std::string source;
 };
 

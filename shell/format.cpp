@@ -3,11 +3,13 @@
 #include "core/io/config_json.hpp"
 #include "core/io/units.hpp"
 #include "core/report/calibration_report.hpp"
+#include "core/report/cells.hpp"
 #include "core/report/estimate_report.hpp"
 #include "core/report/plan_table.hpp"
 #include "core/report/report.hpp"
 #include "shell/table.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -100,14 +102,31 @@ void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows) 
      << ", max " << p << ", " << sm.within_band << " within their band\n";
 }
 
-void print_run_breakdown(std::ostream &os, const std::vector<ValidationRow> &rows) {
-  table_of(run_breakdown_table(rows)).print(os);
+void print_runs(std::ostream &os, const std::vector<ValidationRow> &rows) {
+  print_section(os, runs_table(rows));
+  const ErrorSummary sm = summarize(rows);
+  os << "  " << sm.rows << " runs: median |error| "
+     << cells::fmt("%.1f%%", 100 * sm.median_abs_error) << ", max "
+     << cells::fmt("%.1f%%", 100 * sm.max_abs_error) << ", " << sm.within_band
+     << " within their band\n";
+  print_section(os, run_breakdown_table(rows));
 }
 
 void print_calibration(std::ostream &os, const CalibrationResult &r) {
   print_section(os, calibration_table(r));
-  for (const FittedParameter &p : r.params)
-    print_section(os, residual_table(p));
+  // Parameters fitted together (a GEMM's efficiency and k_half, a link's efficiency and
+  // latency) share their rows: one table for both.
+  const std::vector<ComponentRow> *last = nullptr;
+  for (const FittedParameter &p : r.params) {
+    const bool same = last && last->size() == p.residuals.size() &&
+                      std::equal(last->begin(), last->end(), p.residuals.begin(),
+                                 [](const ComponentRow &a, const ComponentRow &b) {
+                                   return a.name == b.name && a.predicted == b.predicted;
+                                 });
+    if (!same)
+      print_section(os, residual_table(p));
+    last = &p.residuals;
+  }
   print_section(os, unfitted_table(r));
   if (!r.runs.empty())
     print_section(os, runs_table(r.runs));

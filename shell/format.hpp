@@ -29,8 +29,9 @@ void print_collective(std::ostream &os, const ClusterSpec &c, double bytes, cons
                       const CollectiveTime &t);
 void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows);
 void print_fit(std::ostream &os, const std::vector<FitResult> &fits);
-// `ridgeline validate --runs`: each run's predicted step by component and the measured step.
-void print_run_breakdown(std::ostream &os, const std::vector<ValidationRow> &rows);
+// `ridgeline validate --runs`: measured against predicted with the band, a summary, and each
+// training run's predicted step by component beside the step its measurement implies.
+void print_runs(std::ostream &os, const std::vector<ValidationRow> &rows);
 // `ridgeline calibrate`: the fitted parameters, each one's residuals, the rows not fitted and
 // the training runs at the fitted values.
 void print_calibration(std::ostream &os, const CalibrationResult &r);

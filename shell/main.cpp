@@ -189,7 +189,7 @@ by `ridgeline calibrate --out` ("hardware": "calibrated/hardware.json").
 )";
 
 const char *kCalibrateHelp =
-    R"(usage: ridgeline calibrate FILES... [--base B] [--out DIR] [--name N] [--json]
+    R"(usage: ridgeline calibrate FILES... [--base B] [--out DIR] [--name N] [--fix P,..] [--json]
 
 Reads your measurements and fits the parameters each informs, with the same code that fits
 ridgeline's shipped presets (docs/calibration.md):
@@ -211,6 +211,8 @@ The format of each file is found from its text; tools/measure/ writes the CSVs.
   --out DIR  write DIR/hardware.json and DIR/cluster.json: the base preset with the fitted
              fields ({"base": ..., fields}); a configuration names them by path
   --name N   the name of the written presets (default: <hardware>-calibrated)
+  --fix P,.. hold these parameters at the base's value (dotted paths as printed, e.g.
+             cluster.intra_node.efficiency: the link's latency is then fitted alone)
   --json     the parameters with their residuals, the runs and the overrides as JSON
 Each parameter is printed with its data count, residuals and band (the largest residual).
 )";
@@ -228,7 +230,7 @@ Args parse_args(int argc, char **argv) {
       {"--decode", true}, {"--top", true},   {"--objective", true}, {"--format", true},
       {"--degree", true}, {"--op", true},    {"--bytes", true},     {"--group", true},
       {"--stride", true}, {"--sweep", true}, {"--trace", true},     {"--runs", true},
-      {"--base", true},   {"--out", true},   {"--name", true}};
+      {"--base", true},   {"--out", true},   {"--name", true},      {"--fix", true}};
   for (int i = 1; i < argc; ++i) {
     const std::string s = argv[i];
     if (a.command.empty() && s.rfind("--", 0) != 0 && s != "-h") {
@@ -672,9 +674,7 @@ int cmd_validate(const Args &a) {
       std::cout << io::dump(io::to_json(rows), 2) << "\n";
       return 0;
     }
-    shell::print_validation(std::cout, rows);
-    std::cout << "\nWhere the time goes (predicted) and the step the measurement implies\n";
-    shell::print_run_breakdown(std::cout, rows);
+    shell::print_runs(std::cout, rows);
     return 0;
   }
   // The embedded sets: component microbenchmarks, the calibration runs (fitted) and the
@@ -715,7 +715,7 @@ int cmd_calibrate(const Args &a) {
     std::cout << kCalibrateHelp;
     return 0;
   }
-  allow_options(a, {"--json", "--base", "--out", "--name"});
+  allow_options(a, {"--json", "--base", "--out", "--name", "--fix"});
   if (a.positional.empty())
     throw Usage("`calibrate` needs at least one measurement FILE");
   std::vector<io::MeasurementFile> files;
@@ -733,7 +733,14 @@ int cmd_calibrate(const Args &a) {
     base = inline_preset_files(parse_file_json(base_arg, *text));
   else
     base = json(base_arg);
-  const CalibrationResult r = io::calibrate_files(base, files);
+  CalibrateOptions opt;
+  if (a.has("--fix")) {
+    std::stringstream list(a.options.at("--fix"));
+    for (std::string p; std::getline(list, p, ',');)
+      if (!p.empty())
+        opt.fixed.push_back(p);
+  }
+  const CalibrationResult r = io::calibrate_files(base, files, opt);
   std::string name = a.has("--name") ? a.options.at("--name") : r.hardware.name + "-calibrated";
   std::string source = "ridgeline calibrate";
   for (const std::string &p : a.positional) {
@@ -769,8 +776,8 @@ int cmd_calibrate(const Args &a) {
   for (const std::string &w : written)
     std::cout << "wrote " << w << "\n";
   if (!written.empty())
-    std::cout << "use them: \"hardware\": \"" << written.front()
-              << "\" in a configuration, or `ridgeline validate --runs RUNS.json`\n";
+    std::cout << "a configuration names them by path (\"hardware\": \"" << a.options.at("--out")
+              << "/hardware.json\"); `ridgeline validate --runs RUNS.json` checks your runs\n";
   return 0;
 }
 

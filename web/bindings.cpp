@@ -154,8 +154,8 @@ std::string widget_rect(const std::string &name) {
 // used (the page does not read a larger file at all and passes "").
 std::string calibrate_add_file(const std::string &name, const std::string &text, double size) {
   if (size > static_cast<double>(rl::io::kMaxMeasurementBytes)) {
-    const std::string msg = "is " + std::to_string(static_cast<long long>(size)) +
-                            " bytes; the limit is 64 MiB";
+    const std::string msg =
+        "is " + std::to_string(static_cast<long long>(size)) + " bytes; the limit is 64 MiB";
     rl::web::calibrate_inbox_error() = name + ": " + msg;
     return rl::io::error_json(name, msg).dump();
   }

@@ -14,8 +14,8 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
-#include <functional>
 #include <cmath>
+#include <functional>
 
 namespace rl::web {
 
@@ -53,10 +53,12 @@ void residual_plot(const FittedParameter &p, float height) {
   hi *= 1.3;
   const float pad = 8;
   auto px = [&](double v) {
-    return a.x + pad + static_cast<float>(std::log(v / lo) / std::log(hi / lo)) * (size.x - 2 * pad);
+    return a.x + pad +
+           static_cast<float>(std::log(v / lo) / std::log(hi / lo)) * (size.x - 2 * pad);
   };
   auto py = [&](double v) {
-    return b.y - pad - static_cast<float>(std::log(v / lo) / std::log(hi / lo)) * (size.y - 2 * pad);
+    return b.y - pad -
+           static_cast<float>(std::log(v / lo) / std::log(hi / lo)) * (size.y - 2 * pad);
   };
   const ImU32 line = ImGui::GetColorU32(ui::ink(0.35f));
   dl->AddLine(ImVec2(px(lo), py(lo)), ImVec2(px(hi), py(hi)), line);

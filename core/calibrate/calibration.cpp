@@ -89,7 +89,9 @@ std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs) {
       row.measured = r.measured;
       row.predicted = r.metric == Metric::ttft ? s.ttft.mean : s.tpot.mean;
       row.error = row.predicted / row.measured - 1;
-      row.band = r.config.hardware.time_uncertainty;
+      const EngineSpec &eng = r.config.workload.serve.engine;
+      row.band = std::max(r.config.hardware.time_uncertainty,
+                          r.metric == Metric::ttft ? eng.ttft_uncertainty : eng.tpot_uncertainty);
       out.push_back(row);
       continue;
     }
@@ -109,8 +111,8 @@ std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs) {
     row.comm_exposed = e.time.comm_exposed;
     row.bubble = e.time.bubble;
     row.optimizer = e.time.optimizer;
-    row.measured_step = r.metric == Metric::step_time ? r.measured
-                                                      : e.time.step * row.predicted / r.measured;
+    row.measured_step =
+        r.metric == Metric::step_time ? r.measured : e.time.step * row.predicted / r.measured;
     out.push_back(row);
   }
   return out;

@@ -68,8 +68,8 @@ double minimize_1d(const std::function<double(double)> &cost, double lo, double 
 }
 
 // The residual statistics of a fitted parameter over its rows.
-FittedParameter summarize_fit(std::string path, std::string label, std::string unit,
-                              double before, double value, std::vector<ComponentRow> rows) {
+FittedParameter summarize_fit(std::string path, std::string label, std::string unit, double before,
+                              double value, std::vector<ComponentRow> rows) {
   FittedParameter f;
   f.path = std::move(path);
   f.label = std::move(label);
@@ -109,7 +109,8 @@ struct HardwareKnob {
   double lo, hi;
 };
 
-double fit_hardware_knob(std::vector<ComponentPoint> &pts, HardwareSpec &hw, const HardwareKnob &k) {
+double fit_hardware_knob(std::vector<ComponentPoint> &pts, HardwareSpec &hw,
+                         const HardwareKnob &k) {
   auto cost = [&](double x) {
     for (ComponentPoint &p : pts)
       p.hardware.*(k.field) = x;
@@ -125,7 +126,8 @@ double fit_hardware_knob(std::vector<ComponentPoint> &pts, HardwareSpec &hw, con
 // GEMM: the large-GEMM efficiency per precision and, when the shapes' reduction lengths span
 // a factor of 4 or more, the half-efficiency reduction length gemm_k_half (shared: given for
 // bf16 and scaled by the tensor-core rate for FP8, core/time/gemm_efficiency.cpp).
-void fit_gemm(const std::vector<ComponentPoint> &all, CalibrationResult &out) {
+void fit_gemm(const std::vector<ComponentPoint> &all, const CalibrateOptions &opt,
+              CalibrationResult &out) {
   HardwareSpec &hw = out.hardware;
   struct Group {
     const char *label;
@@ -134,7 +136,9 @@ void fit_gemm(const std::vector<ComponentPoint> &all, CalibrationResult &out) {
   };
   const Group groups[] = {
       {"bf16", &HardwareSpec::gemm_efficiency,
-       [](const ComponentPoint &p) { return p.precision == Dtype::bf16 || p.precision == Dtype::fp16; }},
+       [](const ComponentPoint &p) {
+         return p.precision == Dtype::bf16 || p.precision == Dtype::fp16;
+       }},
       {"fp8", &HardwareSpec::gemm_efficiency_fp8,
        [](const ComponentPoint &p) { return p.precision == Dtype::fp8; }},
   };
@@ -153,10 +157,13 @@ void fit_gemm(const std::vector<ComponentPoint> &all, CalibrationResult &out) {
       kmax = std::max(kmax, p.k);
     }
     const std::string eff_path =
-        std::string("hardware.") + (g.field == &HardwareSpec::gemm_efficiency ? "gemm_efficiency"
-                                                                               : "gemm_efficiency_fp8");
+        std::string("hardware.") +
+        (g.field == &HardwareSpec::gemm_efficiency ? "gemm_efficiency" : "gemm_efficiency_fp8");
     const HardwareKnob eff{eff_path.c_str(), "", g.field, 0.02, 1.0};
-    if (!k_half_fitted && pts.size() >= 3 && kmax >= 4 * kmin) {
+    if (opt.is_fixed(eff_path))
+      continue;
+    if (!k_half_fitted && !opt.is_fixed("hardware.gemm_k_half") && pts.size() >= 3 &&
+        kmax >= 4 * kmin) {
       // Two parameters: the efficiency for each k_half on a grid of 0..2048 (step 8).
       double best_cost = INFINITY, best_k = before_k;
       for (int step = 0; step <= 256; ++step) {
@@ -175,10 +182,10 @@ void fit_gemm(const std::vector<ComponentPoint> &all, CalibrationResult &out) {
       hw.gemm_k_half = best_k;
       k_half_fitted = true;
       fit_hardware_knob(pts, hw, eff);
-      out.params.push_back(summarize_fit("hardware.gemm_k_half",
-                                         std::string("GEMM half-efficiency K (bf16 units, from ") +
-                                             g.label + ")",
-                                         "", before_k, best_k, check_components(pts)));
+      out.params.push_back(
+          summarize_fit("hardware.gemm_k_half",
+                        std::string("GEMM half-efficiency K (bf16 units, from ") + g.label + ")",
+                        "", before_k, best_k, check_components(pts)));
     } else {
       fit_hardware_knob(pts, hw, eff);
     }
@@ -187,32 +194,36 @@ void fit_gemm(const std::vector<ComponentPoint> &all, CalibrationResult &out) {
   }
 }
 
-void fit_attention(const std::vector<ComponentPoint> &all, CalibrationResult &out) {
+void fit_attention(const std::vector<ComponentPoint> &all, const CalibrateOptions &opt,
+                   CalibrationResult &out) {
   std::vector<ComponentPoint> pts =
       select(all, ComponentKind::attention, [](const ComponentPoint &) { return true; });
-  if (pts.empty())
+  if (pts.empty() || opt.is_fixed("hardware.attention_efficiency"))
     return;
   HardwareSpec &hw = out.hardware;
   for (ComponentPoint &p : pts)
     p.hardware = hw;
   const double before = hw.attention_efficiency > 0 ? hw.attention_efficiency : hw.gemm_efficiency;
-  fit_hardware_knob(pts, hw,
-                    {"hardware.attention_efficiency", "", &HardwareSpec::attention_efficiency, 0.02, 1.0});
+  fit_hardware_knob(
+      pts, hw,
+      {"hardware.attention_efficiency", "", &HardwareSpec::attention_efficiency, 0.02, 1.0});
   out.params.push_back(summarize_fit("hardware.attention_efficiency",
                                      "FlashAttention efficiency (forward + backward)", "", before,
                                      hw.attention_efficiency, check_components(pts)));
 }
 
-void fit_hbm(const std::vector<ComponentPoint> &all, CalibrationResult &out) {
+void fit_hbm(const std::vector<ComponentPoint> &all, const CalibrateOptions &opt,
+             CalibrationResult &out) {
   std::vector<ComponentPoint> pts =
       select(all, ComponentKind::hbm, [](const ComponentPoint &) { return true; });
-  if (pts.empty())
+  if (pts.empty() || opt.is_fixed("hardware.hbm_efficiency"))
     return;
   HardwareSpec &hw = out.hardware;
   for (ComponentPoint &p : pts)
     p.hardware = hw;
   const double before = hw.hbm_efficiency;
-  fit_hardware_knob(pts, hw, {"hardware.hbm_efficiency", "", &HardwareSpec::hbm_efficiency, 0.05, 1.0});
+  fit_hardware_knob(pts, hw,
+                    {"hardware.hbm_efficiency", "", &HardwareSpec::hbm_efficiency, 0.05, 1.0});
   out.params.push_back(summarize_fit("hardware.hbm_efficiency",
                                      "HBM bandwidth reached by element-wise kernels", "", before,
                                      hw.hbm_efficiency, check_components(pts)));
@@ -230,7 +241,7 @@ ClusterSpec point_cluster(const ClusterSpec &base, const ComponentPoint &p) {
 // One link tier: its efficiency and, when the sizes span 64x down to 1 MB or less, its step
 // latency (alpha) on a geometric grid of 0.1 us .. 100 us.
 void fit_link(std::vector<ComponentPoint> pts, Link ClusterSpec::*tier, const char *name,
-              CalibrationResult &out) {
+              const CalibrateOptions &opt, CalibrationResult &out) {
   if (pts.empty())
     return;
   ClusterSpec &cl = out.cluster;
@@ -252,8 +263,12 @@ void fit_link(std::vector<ComponentPoint> pts, Link ClusterSpec::*tier, const ch
       (p.cluster.*tier).efficiency = eff;
     }
   };
+  const std::string base = std::string("cluster.") + name;
+  const bool eff_held = opt.is_fixed(base + ".efficiency");
   double lat = before.latency;
   auto eff_for = [&](double l) {
+    if (eff_held)
+      return before.efficiency;
     return minimize_1d(
         [&](double e) {
           set(l, e);
@@ -261,7 +276,10 @@ void fit_link(std::vector<ComponentPoint> pts, Link ClusterSpec::*tier, const ch
         },
         0.02, 1.0, false);
   };
-  const bool fit_latency = smax >= 64 * smin && smin <= 1 << 20;
+  // The latency is fitted unless held, and alone (the efficiency held) or with the efficiency
+  // when the sizes reach down to the latency regime and span 64x.
+  const bool fit_latency =
+      !opt.is_fixed(base + ".latency") && (eff_held || (smax >= 64 * smin && smin <= 1 << 20));
   if (fit_latency) {
     lat = minimize_1d(
         [&](double l) {
@@ -275,23 +293,25 @@ void fit_link(std::vector<ComponentPoint> pts, Link ClusterSpec::*tier, const ch
   (cl.*tier).latency = lat;
   (cl.*tier).efficiency = eff;
   const auto rows = check_components(pts);
-  const std::string base = std::string("cluster.") + name;
-  out.params.push_back(summarize_fit(base + ".efficiency",
-                                     std::string(name) + " collective efficiency (busbw / line rate)",
-                                     "", before.efficiency, eff, rows));
+  if (!eff_held)
+    out.params.push_back(summarize_fit(
+        base + ".efficiency", std::string(name) + " collective efficiency (busbw / line rate)", "",
+        before.efficiency, eff, rows));
   if (fit_latency)
     out.params.push_back(summarize_fit(base + ".latency", std::string(name) + " step latency", "s",
                                        before.latency, lat, rows));
   else
-    out.notes.push_back(base + ".latency: kept (the sizes do not span 64x down to 1 MB)");
+    out.notes.push_back(base + ".latency: kept (held, or the sizes do not span 64x down to 1 MiB)");
 }
 
-void fit_collectives(const std::vector<ComponentPoint> &all, CalibrationResult &out) {
+void fit_collectives(const std::vector<ComponentPoint> &all, const CalibrateOptions &opt,
+                     CalibrationResult &out) {
   const auto one = [](const ComponentPoint &p) { return p.nodes <= 1 && p.group > 1; };
   const auto many = [](const ComponentPoint &p) { return p.nodes > 1; };
-  fit_link(select(all, ComponentKind::collective, one), &ClusterSpec::intra_node, "intra_node", out);
-  fit_link(select(all, ComponentKind::collective, many), &ClusterSpec::inter_node, "inter_node",
+  fit_link(select(all, ComponentKind::collective, one), &ClusterSpec::intra_node, "intra_node", opt,
            out);
+  fit_link(select(all, ComponentKind::collective, many), &ClusterSpec::inter_node, "inter_node",
+           opt, out);
 }
 
 double median(std::vector<double> v) {
@@ -426,9 +446,17 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
   out.engine.iteration_overhead = o;
   if (out.engine.name == "none")
     out.engine.name = "custom";
-  out.params.push_back(summarize_fit("workload.engine.iteration_overhead",
-                                     "engine host time per iteration (from TPOT)", "s", before, o,
-                                     rows));
+  FittedParameter p =
+      summarize_fit("workload.engine.iteration_overhead",
+                    "engine host time per iteration (from TPOT)", "s", before, o, rows);
+  out.engine.tpot_uncertainty = p.band;
+  double ttft_band = 0;
+  for (const ComponentRow &t : out.unfitted)
+    if (t.unit == "s")
+      ttft_band = std::max(ttft_band, std::fabs(t.error));
+  if (ttft_band > 0)
+    out.engine.ttft_uncertainty = ttft_band;
+  out.params.push_back(p);
 }
 
 } // namespace
@@ -467,7 +495,12 @@ TrainingRun training_run(const std::vector<TrainingSample> &rows, const Config &
 
 // [SECTION] calibrate
 
-CalibrationResult calibrate(const Config &base, const Measurements &m) {
+bool CalibrateOptions::is_fixed(const std::string &path) const {
+  return std::find(fixed.begin(), fixed.end(), path) != fixed.end();
+}
+
+CalibrationResult calibrate(const Config &base, const Measurements &m,
+                            const CalibrateOptions &opt) {
   CalibrationResult out;
   out.hardware = base.hardware;
   out.cluster = base.cluster;
@@ -496,11 +529,12 @@ CalibrationResult calibrate(const Config &base, const Measurements &m) {
       q.cluster = q.kind == ComponentKind::collective ? point_cluster(out.cluster, q) : out.cluster;
       out.unfitted.push_back(predict_component(q));
     }
-  fit_gemm(mine, out);
-  fit_attention(mine, out);
-  fit_hbm(mine, out);
-  fit_collectives(mine, out);
-  fit_engine(base, m.serving, out);
+  fit_gemm(mine, opt, out);
+  fit_attention(mine, opt, out);
+  fit_hbm(mine, opt, out);
+  fit_collectives(mine, opt, out);
+  if (!opt.is_fixed("workload.engine.iteration_overhead"))
+    fit_engine(base, m.serving, out);
 
   // The end-to-end overhead last, from training logs only, every component already fitted.
   std::map<std::string, std::vector<TrainingSample>> by_file;
@@ -523,7 +557,7 @@ CalibrationResult calibrate(const Config &base, const Measurements &m) {
     v.measured = t.measured;
     runs.push_back(v);
   }
-  if (!runs.empty()) {
+  if (!runs.empty() && !opt.is_fixed("hardware.compute_overhead")) {
     if (base.workload.mode != Mode::train)
       throw ConfigError("base", "training logs need a training configuration (workload.mode "
                                 "\"train\") to compare against");
@@ -548,9 +582,9 @@ CalibrationResult calibrate(const Config &base, const Measurements &m) {
       r.fitted = true;
       rows.push_back(r);
     }
-    FittedParameter p = summarize_fit("hardware.compute_overhead",
-                                      "compute overhead (end to end, training logs)", "", before,
-                                      f.overhead, rows);
+    FittedParameter p =
+        summarize_fit("hardware.compute_overhead", "compute overhead (end to end, training logs)",
+                      "", before, f.overhead, rows);
     p.band = out.hardware.time_uncertainty;
     out.params.push_back(p);
   }

@@ -24,10 +24,10 @@ struct FittedParameter {
   std::string label; // "GEMM efficiency (bf16)"
   std::string unit;  // "" for a fraction, "s", "tokens"
   double before = 0, value = 0;
-  i64 count = 0;               // rows it was fitted to
-  double rms_error = 0;        // of predicted / measured - 1 over those rows
-  double max_abs_error = 0;    // the largest |predicted / measured - 1|
-  double band = 0;             // relative band of predictions resting on it (max error, >= 2%)
+  i64 count = 0;            // rows it was fitted to
+  double rms_error = 0;     // of predicted / measured - 1 over those rows
+  double max_abs_error = 0; // the largest |predicted / measured - 1|
+  double band = 0;          // relative band of predictions resting on it (max error, >= 2%)
   std::vector<ComponentRow> residuals; // every row it was fitted to, at the fitted value
 };
 
@@ -62,10 +62,19 @@ struct CalibrationResult {
 // instance; the closed loop runs 4 requests per client (64 to 4096).
 Config serving_run_config(const Config &base, const ServingSample &s);
 
+// Parameters held at the base's value: their dotted paths ("cluster.intra_node.efficiency").
+// A link with its efficiency held fits its latency alone (and the other way round); a GEMM
+// with gemm_k_half held fits its efficiency alone.
+struct CalibrateOptions {
+  std::vector<std::string> fixed;
+  bool is_fixed(const std::string &path) const;
+};
+
 // Fits what the measurements inform, starting from base.hardware and base.cluster; the
 // training rows are runs of `base` (its model, workload and layout), the serving rows runs of
 // its serving deployment (serving_run_config). ConfigError at "files" when no row informs any
 // parameter.
-CalibrationResult calibrate(const Config &base, const Measurements &m);
+CalibrationResult calibrate(const Config &base, const Measurements &m,
+                            const CalibrateOptions &opt = {});
 
 } // namespace rl

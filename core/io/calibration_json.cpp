@@ -31,8 +31,9 @@ json base_config(const json &base) {
     return expand_scenario(base);
   const std::string hw = s.substr(0, s.find('@'));
   if (!is_preset("hardware", hw))
-    throw ConfigError("base", "\"" + s + "\" is neither a scenario, a hardware preset nor "
-                                         "hardware@cluster (see `ridgeline presets`)");
+    throw ConfigError("base", "\"" + s +
+                                  "\" is neither a scenario, a hardware preset nor "
+                                  "hardware@cluster (see `ridgeline presets`)");
   if (s.find('@') != std::string::npos) {
     const std::string cl = s.substr(s.find('@') + 1);
     if (!is_preset("cluster", cl))
@@ -77,7 +78,8 @@ void set_path(json &obj, const std::string &dotted, const json &v) {
 
 } // namespace
 
-CalibrationResult calibrate_files(const json &base, const std::vector<MeasurementFile> &files) {
+CalibrationResult calibrate_files(const json &base, const std::vector<MeasurementFile> &files,
+                                  const CalibrateOptions &opt) {
   if (files.empty())
     throw ConfigError("files", "give at least one measurement file");
   if (files.size() > kMaxMeasurementFiles)
@@ -87,17 +89,22 @@ CalibrationResult calibrate_files(const json &base, const std::vector<Measuremen
   Measurements m;
   for (const MeasurementFile &f : files)
     m.append(read_measurements(f.text, f.name));
-  return calibrate(cfg, m);
+  return calibrate(cfg, m, opt);
 }
 
 json calibrated_overrides(const CalibrationResult &r) {
   json o = json::object();
   for (const FittedParameter &p : r.params)
     o[p.path] = p.value;
-  // The band travels with the fit it came from.
-  for (const FittedParameter &p : r.params)
+  // The bands travel with the fit they came from.
+  for (const FittedParameter &p : r.params) {
     if (p.path == "hardware.compute_overhead")
       o["hardware.time_uncertainty"] = r.hardware.time_uncertainty;
+    if (p.path == "workload.engine.iteration_overhead") {
+      o["workload.engine.tpot_uncertainty"] = r.engine.tpot_uncertainty;
+      o["workload.engine.ttft_uncertainty"] = r.engine.ttft_uncertainty;
+    }
+  }
   return o;
 }
 
@@ -139,7 +146,7 @@ json calibrated_presets(const json &base, const CalibrationResult &r, const std:
                   {"engine", "workload.engine.",
                    workload.is_object() ? workload.value("engine", json()) : json()}};
   for (const auto &s : sections) {
-    json p = s.sec.is_string() ? json{{"base", s.sec.get<std::string>()}}
+    json p = s.sec.is_string()   ? json{{"base", s.sec.get<std::string>()}}
              : s.sec.is_object() ? s.sec
                                  : json::object();
     bool touched = false;

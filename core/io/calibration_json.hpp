@@ -24,7 +24,8 @@ constexpr std::size_t kMaxMeasurementFiles = 64;
 // object, or a scenario name; a bare hardware preset name is taken with its default cluster
 // (the hardware's node) when it is one. ConfigError naming the file and line, or the field.
 CalibrationResult calibrate_files(const nlohmann::json &base,
-                                  const std::vector<MeasurementFile> &files);
+                                  const std::vector<MeasurementFile> &files,
+                                  const CalibrateOptions &opt = {});
 
 // The fitted values as configuration overrides, one dotted path each
 // ({"hardware.gemm_efficiency": 0.81, "cluster.intra_node.latency": 3.1e-06, ...}).

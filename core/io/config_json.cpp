@@ -394,6 +394,8 @@ EngineSpec parse_engine(const json &j0, const std::string &path) {
   e.name = r.opt_str("name").value_or("custom");
   e.version = r.opt_str("version").value_or("");
   e.iteration_overhead = r.opt_num("iteration_overhead", 0.0, 1.0).value_or(0);
+  e.tpot_uncertainty = r.opt_num("tpot_uncertainty", 0.0, 100.0).value_or(e.tpot_uncertainty);
+  e.ttft_uncertainty = r.opt_num("ttft_uncertainty", 0.0, 100.0).value_or(e.ttft_uncertainty);
   e.source = r.opt_str("source").value_or("");
   r.opt_str("notes");
   r.finish();
@@ -1028,7 +1030,10 @@ json to_json(const WorkloadSpec &w) {
       j.update({{"prompt_len", w.prompt_len}, {"gen_len", w.gen_len}, {"seed", s.seed}});
     }
     if (s.engine.name != "none") {
-      json e = {{"name", s.engine.name}, {"iteration_overhead", s.engine.iteration_overhead}};
+      json e = {{"name", s.engine.name},
+                {"iteration_overhead", s.engine.iteration_overhead},
+                {"tpot_uncertainty", s.engine.tpot_uncertainty},
+                {"ttft_uncertainty", s.engine.ttft_uncertainty}};
       if (!s.engine.version.empty())
         e["version"] = s.engine.version;
       if (!s.engine.source.empty())

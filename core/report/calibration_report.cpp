@@ -30,9 +30,9 @@ ReportCell param_value(const FittedParameter &p, double v) {
 // A component's rate in its unit (TFLOP/s or GB/s); a run's metric as it is.
 ReportCell rate(const ComponentRow &r, double v) {
   if (r.unit == "TFLOP/s")
-    return {fmt("%.1f TFLOP/s", v * 1e-12), v};
+    return {fmt("%.4g TFLOP/s", v * 1e-12), v};
   if (r.unit == "GB/s")
-    return {fmt("%.1f GB/s", v * 1e-9), v};
+    return {fmt("%.4g GB/s", v * 1e-9), v};
   if (r.unit == "step_time" || r.unit == "s")
     return {format_value(v, Unit::seconds), v};
   return {fmt("%.4g", v), v};
@@ -127,14 +127,14 @@ ReportTable runs_table(const std::vector<ValidationRow> &rows) {
     ReportLine l;
     l.key = v.name;
     const bool pcts = v.metric == Metric::mfu || v.metric == Metric::hfu;
-    const bool tf = v.metric == Metric::tflops_per_device ||
-                    v.metric == Metric::hardware_tflops_per_device;
+    const bool tf =
+        v.metric == Metric::tflops_per_device || v.metric == Metric::hardware_tflops_per_device;
     auto metric = [&](double x) -> ReportCell {
       if (pcts)
         return {fmt("%.1f%%", 100 * x), x};
       if (tf)
         return {fmt("%.1f TFLOP/s", x * 1e-12), x};
-      if (v.metric == Metric::step_time)
+      if (v.metric == Metric::step_time || v.metric == Metric::ttft || v.metric == Metric::tpot)
         return {format_value(x, Unit::seconds), x};
       return {fmt("%.4g", x), x};
     };
@@ -160,10 +160,14 @@ ReportTable run_breakdown_table(const std::vector<ValidationRow> &rows) {
   t.help = "A rate (MFU, TFLOP/s, tokens/s) implies a measured step of predicted step x "
            "predicted / measured. The difference is what the components leave unexplained: "
            "compare it with each component's share.";
-  t.columns = {col("name", "run", Unit::plain, true),     col("step", "predicted step"),
-               col("compute", "compute"),                 col("comm", "comm exposed"),
-               col("bubble", "bubble"),                   col("optimizer", "optimizer"),
-               col("measured", "measured step"),          col("diff", "difference")};
+  t.columns = {col("name", "run", Unit::plain, true),
+               col("step", "predicted step"),
+               col("compute", "compute"),
+               col("comm", "comm exposed"),
+               col("bubble", "bubble"),
+               col("optimizer", "optimizer"),
+               col("measured", "measured step"),
+               col("diff", "difference")};
   for (const ValidationRow &v : rows) {
     if (v.step <= 0) // a serving run: no training step to break down
       continue;

@@ -150,8 +150,8 @@ private:
   double t = 0;
   i64 kv_tokens = 0; // tokens held in the blocks of running sequences
   bool done = false;
-  bool closed = false;       // closed loop
-  std::size_t released = 0;  // closed loop: requests of `ids` given an arrival so far
+  bool closed = false;      // closed loop
+  std::size_t released = 0; // closed loop: requests of `ids` given an arrival so far
 };
 
 bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st, i64 &budget) {
@@ -542,8 +542,8 @@ ServeResult ServeSimulation::Impl::finish() const {
   res.requests_per_s = static_cast<double>(res.completed) / span;
   // Shares of the requests the statistics count (a closed loop's steady state).
   const double counted = static_cast<double>(res.requests - 2 * res.warmup_excluded);
-  res.goodput = static_cast<double>(met) / span * static_cast<double>(res.requests) /
-                std::max(counted, 1.0);
+  res.goodput =
+      static_cast<double>(met) / span * static_cast<double>(res.requests) / std::max(counted, 1.0);
   res.attainment = counted > 0 ? static_cast<double>(met) / counted : 0;
   if (counted > 0) {
     res.attainment_ttft = static_cast<double>(met_ttft) / counted;
