@@ -273,3 +273,22 @@ TEST_CASE("engine: the iteration overhead adds to every iteration", "[serve]") {
   c.workload.serve.engine.iteration_overhead = 0;
   CHECK(with - IterationModel(c, l).time(x).total == Approx(0.004).epsilon(1e-9));
 }
+
+TEST_CASE("A scenario's model, hardware and cluster are bases that field overrides merge into",
+          "[calibrate][config]") {
+  // {"scenario": ..., "cluster": {"devices": 512}} keeps the preset's links (it used to fail on
+  // cluster.intra_node, a field the user never touched); likewise a calibrated hardware field.
+  const Config c = io::parse_config(
+      json::parse(R"({"scenario": "llama3-70b-h100-1024", "cluster": {"devices": 512},
+                      "hardware": {"gemm_efficiency": 0.8}, "model": {"layers": 40}})"));
+  CHECK(c.cluster.devices == 512);
+  CHECK(c.cluster.intra_node.bw == 450e9); // dgx-h100's NVLink4 (presets/clusters)
+  CHECK(c.hardware.gemm_efficiency == 0.8);
+  CHECK(c.hardware.peak.bf16 == 989e12); // h100-sxm's dense bf16 peak
+  CHECK(c.model.layers == 40);
+  CHECK(c.model.hidden == 8192); // llama3-70b's
+  const Config u = io::parse_config(
+      io::decode_url_query("scenario=llama3-70b-h100-1024&hardware.gemm_efficiency=0.8"));
+  CHECK(u.hardware.gemm_efficiency == 0.8);
+  CHECK(u.hardware.hbm_bytes == 80e9);
+}

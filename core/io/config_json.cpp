@@ -871,6 +871,15 @@ json expand_scenario(const json &j) {
     json merged = preset_json("scenario", it->get<std::string>(), "scenario");
     json patch = j;
     patch.erase("scenario");
+    // The scenario's model, hardware and cluster are bases the fields given merge into (one
+    // rule with workload and parallel): a preset name there becomes {"base": name} first.
+    for (const char *section : {"model", "hardware", "cluster"}) {
+      const auto m = merged.find(section);
+      const auto p = patch.find(section);
+      if (m != merged.end() && m->is_string() && p != patch.end() && p->is_object() &&
+          !p->contains("base") && !p->contains("hf_config"))
+        *m = json{{"base", m->get<std::string>()}};
+    }
     merged.merge_patch(patch);
     return merged;
   }

@@ -64,6 +64,14 @@ print(f"readme: {len(commands)} commands, {len(urls)} URL queries")
 EOF
 [ -s "$tmp/commands.json" ] || { echo "FAIL: could not extract the README's examples"; exit 1; }
 
+# Commands run from the repository's root as the README says (its relative paths: the sample
+# files, docs/examples), in a scratch copy of the folders they read so what they write (the
+# calibrated/ presets) stays out of the tree.
+root=$(cd "$(dirname "$readme")" && pwd)
+mkdir -p "$tmp/root"
+for d in tests docs presets tools; do ln -s "$root/$d" "$tmp/root/$d"; done
+cd "$tmp/root" || exit 1
+
 fails=0
 passes=0
 run() { # name, command...
