@@ -80,14 +80,21 @@ void residual_plot(const FittedParameter &p, float height) {
               "predicted (up) against measured (right), log scales; the line is y = x");
 }
 
-// Re-fits when the files or the configuration changed.
-void refit(AppState &s, CalibrateUi &c) {
+// What the fit depends on: the configuration and the files.
+std::string fit_key(const AppState &s, const CalibrateUi &c) {
   std::string key = s.config_key();
   for (const auto &f : c.files)
     key += "\n" + f.name + ":" + std::to_string(f.text.size()) + ":" +
            std::to_string(std::hash<std::string>{}(f.text));
+  return key;
+}
+
+// Re-fits when the files or the configuration changed (not when Apply changed it).
+void refit(AppState &s, CalibrateUi &c) {
+  const std::string key = fit_key(s, c);
   if (key == c.key)
     return;
+  c.applied = false;
   c.key = key;
   c.result.reset();
   c.error.clear();
@@ -165,9 +172,16 @@ void draw_calibrate_panel(AppState &s, UiState &ui) {
     return;
   const CalibrationResult &r = *c.result;
   ui::report_section(calibration_table(r));
-  if (ImGui::Button("Apply to the configuration"))
+  if (ImGui::Button("Apply to the configuration")) {
     s.apply_overrides(io::calibrated_overrides(r));
+    c.key = fit_key(s, c); // the fit stands: its "before" stays the configuration's old values
+    c.applied = true;
+  }
   ui::note_rect("calibrate.apply");
+  if (c.applied) {
+    ImGui::SameLine();
+    ui::text_dim("applied: the configuration and its link carry the fitted values");
+  }
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Sets the fitted fields over the configuration's presets; the link then "
                       "carries them (hardware.gemm_efficiency=...).");

@@ -64,7 +64,8 @@ struct CalibrateUi {
   std::string paste_name = "pasted.txt", paste_text;
   std::string key, error;
   std::optional<CalibrationResult> result;
-  int shown = 0; // the parameter whose residuals are drawn
+  bool applied = false; // the fit shown is the one Apply set (its "before" the old values)
+  int shown = 0;        // the parameter whose residuals are drawn
 };
 // Files the page received (a drop on the canvas, the file picker, Module.calibrateAddFile):
 // the Calibrate tab takes them on its next frame.
