@@ -1,7 +1,9 @@
 // ridgeline bench: prints how fast the core answers (speed is measured here, never asserted
 // in tests). Usage: ridgeline_bench [iterations]
 #include "core/estimate/estimate.hpp"
+#include "core/io/calibration_json.hpp"
 #include "core/io/config_json.hpp"
+#include "core/io/presets.hpp"
 #include "core/io/url_codec.hpp"
 #include "core/planner/planner.hpp"
 #include "core/serve/serve_planner.hpp"
@@ -85,6 +87,24 @@ int main(int argc, char **argv) {
   }
   rl::ServePlanResult sp;
   const double splan_us = time_per_call_us(1, [&] { sp = rl::plan_serving(choices); });
+  // ridgeline calibrate on the shipped component points (A100: GEMM, attention, HBM, NVLink
+  // latency), and a closed-loop simulation of 64 clients as a serving calibration runs it.
+  rl::io::MeasurementFile components{"components.json", ""};
+  for (const auto &e : rl::io::preset_entries())
+    if (e.kind == "validation" && e.name == "components")
+      components.text = e.text;
+  rl::CalibrateOptions hold;
+  hold.fixed = {"cluster.intra_node.efficiency"};
+  const double cal_us = time_per_call_us(3, [&] {
+    rl::io::calibrate_files(nlohmann::json("a100-80gb@dgx-a100"), {components}, hold);
+  });
+  const rl::Config closed = rl::io::parse_config(nlohmann::json::parse(
+      R"({"model": "llama3.1-70b", "hardware": "h100-sxm", "cluster": {"base": "dgx-h100",
+      "devices": 4}, "workload": {"mode": "serve", "concurrency": 64, "requests": 256,
+      "prompt_len": 1024, "gen_len": 1024, "weight_dtype": "fp8", "precision": "fp8",
+      "engine": "vllm"}, "parallel": {"tp": 4}})"));
+  rl::ServeResult cr;
+  const double closed_us = time_per_call_us(3, [&] { cr = rl::simulate_serving(closed); });
   std::printf("ridgeline bench (%d iterations)\n", n);
   std::printf("  parse_config (scenario preset)          %10.2f us/call\n", parse_us);
   std::printf("  estimate, memory only (llama3-70b)      %10.2f us/call\n", mem_us);
@@ -110,5 +130,8 @@ int main(int argc, char **argv) {
               static_cast<long long>(sr.iterations), serve_us / 1e3);
   std::printf("  serving plan, 3 hardware (%lld simulations)   %10.2f ms/call\n",
               static_cast<long long>(sp.simulations), splan_us / 1e3);
+  std::printf("  calibrate: the shipped A100 component points  %10.2f ms/call\n", cal_us / 1e3);
+  std::printf("  serve closed loop: 64 clients, 256 requests (%lld iterations) %10.2f ms/call\n",
+              static_cast<long long>(cr.iterations), closed_us / 1e3);
   return 0;
 }
