@@ -70,6 +70,21 @@ void check_work(i64 work, const char *what) {
 }
 } // namespace
 
+namespace {
+// A run measured against a prediction with its band.
+ValidationRow row_of(const ValidationRun &r, double predicted, double band) {
+  ValidationRow row;
+  row.name = r.name;
+  row.hardware = r.config.hardware.name;
+  row.metric = r.metric;
+  row.measured = r.measured;
+  row.predicted = predicted;
+  row.error = predicted / r.measured - 1;
+  row.band = band;
+  return row;
+}
+} // namespace
+
 std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs) {
   i64 work = 0;
   for (const auto &r : runs)
@@ -82,30 +97,18 @@ std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs) {
       if (r.metric != Metric::ttft && r.metric != Metric::tpot)
         throw ConfigError("runs", r.name + ": a serving run is measured by ttft or tpot");
       const ServeResult s = simulate_serving(r.config);
-      ValidationRow row;
-      row.name = r.name;
-      row.hardware = r.config.hardware.name;
-      row.metric = r.metric;
-      row.measured = r.measured;
-      row.predicted = r.metric == Metric::ttft ? s.ttft.mean : s.tpot.mean;
-      row.error = row.predicted / row.measured - 1;
       const EngineSpec &eng = r.config.workload.serve.engine;
-      row.band = std::max(r.config.hardware.time_uncertainty,
-                          r.metric == Metric::ttft ? eng.ttft_uncertainty : eng.tpot_uncertainty);
+      ValidationRow row = row_of(
+          r, r.metric == Metric::ttft ? s.ttft.mean : s.tpot.mean,
+          std::max(r.config.hardware.time_uncertainty,
+                   r.metric == Metric::ttft ? eng.ttft_uncertainty : eng.tpot_uncertainty));
       out.push_back(row);
       continue;
     }
     if (r.metric == Metric::ttft || r.metric == Metric::tpot)
       throw ConfigError("runs", r.name + ": ttft and tpot need a serving configuration");
     const Estimate e = estimate(r.config);
-    ValidationRow row;
-    row.name = r.name;
-    row.hardware = r.config.hardware.name;
-    row.metric = r.metric;
-    row.measured = r.measured;
-    row.predicted = predicted_metric(e, r.metric);
-    row.error = row.predicted / row.measured - 1;
-    row.band = e.uncertainty;
+    ValidationRow row = row_of(r, predicted_metric(e, r.metric), e.uncertainty);
     row.step = e.time.step;
     row.compute = e.time.compute;
     row.comm_exposed = e.time.comm_exposed;
