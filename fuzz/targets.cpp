@@ -171,6 +171,14 @@ void validate_target(const std::string &in) {
   std::vector<ValidationRun> runs;
   if (!expected([&] { runs = io::parse_validation(io::parse_json_text(in)); }))
     return;
+  // Serving runs are simulated: the same in-harness bound as the serve target.
+  double serve_tokens = 0;
+  for (const auto &r : runs)
+    if (r.config.workload.mode == Mode::serve)
+      serve_tokens += static_cast<double>(r.config.workload.serve.requests) *
+                      static_cast<double>(r.config.workload.gen_len + 1);
+  if (serve_tokens > kFuzzServeIterations)
+    return;
   std::vector<ValidationRow> rows;
   if (expected([&] { rows = validate(runs); }))
     check_numbers(io::to_json(rows), "rows");

@@ -55,9 +55,13 @@ double predicted_metric(const Estimate &e, Metric m) {
 }
 
 namespace {
-// Work of one estimate of a run, in the planner's units (one per model layer, plus one).
+// Work of one estimate of a run, in the planner's units (one per model layer, plus one); a
+// serving run's simulation, one unit per 100 output tokens it simulates.
 i64 estimate_work(const ValidationRun &r) {
-  return 1 + r.config.model.layers;
+  const Config &c = r.config;
+  if (c.workload.mode == Mode::serve)
+    return 1 + c.workload.serve.requests * (c.workload.gen_len + 1) / 100;
+  return 1 + c.model.layers;
 }
 
 void check_work(i64 work, const char *what) {
@@ -190,6 +194,10 @@ int best_grid_point(const Predictions &p, const std::vector<ValidationRun> &rows
 } // namespace
 
 std::vector<FitResult> fit_compute_overhead(const std::vector<ValidationRun> &runs) {
+  for (const auto &r : runs)
+    if (r.config.workload.mode == Mode::serve)
+      throw ConfigError("runs", r.name + ": a serving run informs the engine (ridgeline "
+                                         "calibrate), not the compute overhead");
   i64 work = 0;
   for (const auto &r : runs)
     work += (kGridHi - kGridLo + 1) * estimate_work(r);

@@ -399,6 +399,14 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
       out.notes.push_back(s.name + ": no TPOT, output length or load; not fitted");
       continue;
     }
+    // Bounded work: a run of more than 5e7 simulated output tokens (or prompts beyond 1M
+    // tokens) is reported, not simulated.
+    const double clients = s.concurrency > 0 ? static_cast<double>(s.concurrency) : 64.0;
+    if (s.input_len > 1e6 || s.output_len > 1e6 ||
+        std::clamp(4 * clients, 64.0, 4096.0) * s.output_len > 5e7) {
+      out.notes.push_back(s.name + ": too long to simulate (over 5e7 output tokens); not fitted");
+      continue;
+    }
     Config c = serving_run_config(base, s);
     c.hardware = out.hardware;
     c.cluster.intra_node = out.cluster.intra_node;
