@@ -292,3 +292,29 @@ TEST_CASE("A scenario's model, hardware and cluster are bases that field overrid
   CHECK(u.hardware.gemm_efficiency == 0.8);
   CHECK(u.hardware.hbm_bytes == 80e9);
 }
+
+TEST_CASE("calibrate, then validate the same run with the calibrated presets: the same residual",
+          "[calibrate]") {
+  // A Megatron-LM log (megatron/training/training.py's iteration line) of the 18.4B A100 run
+  // at 16.5 s a step: calibrate fits the compute overhead to it; validate, on the base with
+  // the fitted fields applied, predicts that step with the residual calibrate reported.
+  std::string log;
+  for (int i = 1; i <= 12; ++i)
+    log += " [2024-05-01 10:00:00] iteration " + std::to_string(i) +
+           "/ 1000 | consumed samples: 1024 | elapsed time per iteration (ms): " +
+           (i <= 3 ? std::string("40000.0") : std::string("16500.0")) +
+           " | learning rate: 1.0E-04 | global batch size:  1024 |\n";
+  const json base = json("megatron-18b-a100");
+  const CalibrationResult r = io::calibrate_files(base, {{"train.log", log}});
+  REQUIRE(r.runs.size() == 1);
+  CHECK(r.runs[0].measured == 16.5); // the median of the 9 steady iterations
+  ValidationRun v;
+  v.name = "train.log";
+  v.config = io::parse_config(io::apply_overrides(base, io::calibrated_overrides(r)));
+  v.metric = Metric::step_time;
+  v.measured = 16.5;
+  const auto rows = validate({v});
+  CHECK(rows[0].error == Approx(r.runs[0].error).margin(1e-12));
+  CHECK(rows[0].band == r.hardware.time_uncertainty);
+  CHECK(std::fabs(rows[0].error) < 0.01); // one run: the overhead fits it (grid step 0.001)
+}

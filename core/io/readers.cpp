@@ -304,7 +304,8 @@ MeasurementFormat json_format(std::string_view text, const std::string &name) {
                               (found.empty() ? std::string("none") : found));
 }
 
-// A JSON array, not a log line that starts with a bracket ("[rank0]:[titan] ...").
+// A JSON array, not a log line that starts with a bracket ("[rank0]:[titan] ...", Megatron's
+// " [2024-05-01 10:00:00] iteration ...": detect_format looks for those first).
 bool json_array(std::string_view body) {
   if (body.empty() || body[0] != '[')
     return false;
@@ -335,9 +336,6 @@ MeasurementFormat detect_format(std::string_view text, const std::string &name) 
     throw ConfigError(name, "is empty");
   if (body[0] == '{')
     return json_format(body, name);
-  if (json_array(body))
-    throw ConfigError(name, "a JSON array: ridgeline reads a JSON object (vLLM, genai-perf, "
-                            "components.json) or one object a line (SGLang)");
   LineCursor lines(text, name);
   Line l;
   bool first = true;
@@ -358,6 +356,10 @@ MeasurementFormat detect_format(std::string_view text, const std::string &name) 
           return *f;
     }
   }
+  // (after the log formats: a Megatron-LM line starts with " [2024-05-01 10:00:00]")
+  if (json_array(body))
+    throw ConfigError(name, "a JSON array: ridgeline reads a JSON object (vLLM, genai-perf, "
+                            "components.json) or one object a line (SGLang)");
   throw ConfigError(
       name, "not a measurement file ridgeline reads: nccl-tests output (all_reduce_perf, ...), a "
             "CSV with the header m,n,k,dtype,seconds (GEMM), "
