@@ -120,8 +120,15 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
     sim += "; " + str(r.dropped) + " dropped (longer than the whole KV cache)";
   if (r.truncated)
     sim += " (cut short: the iteration budget ran out)";
+  if (r.warmup_excluded > 0)
+    sim += "; latencies over the steady state (the first and last " + str(r.warmup_excluded) +
+           " requests left out)";
   add("simulated", "requests completed",
-      {str(r.completed) + " of " + str(r.requests), d(r.completed)}, sim);
+      {str(r.completed) + " of " + str(r.requests), d(r.completed)}, sim,
+      r.warmup_excluded > 0
+          ? "Closed loop (workload.concurrency): every client's first request starts together "
+            "and the last ones run as the load drains, so the latency statistics leave them out."
+          : "");
   return out;
 }
 
