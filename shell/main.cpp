@@ -59,7 +59,7 @@ commands:
                                  one configuration
   plan CFG [--top N] [--json]    search every parallel knob CFG leaves free; ranked plans,
                                  why each wins, why the closest infeasible ones fail
-  serve CFG [--json] [--sweep rate]
+  serve CFG [--json] [--sweep rate|concurrency]
                                  request-level serving simulation: TTFT/TPOT/latency
                                  percentiles, throughput, goodput, KV memory
   tx8 CFG [--json] [--presets]   tx8 mapping of one operator or a whole STDiT3 video
@@ -481,8 +481,9 @@ int cmd_serve(const Args &a) {
     return 0;
   }
   allow_options(a, {"--json", "--sweep", "--trace"});
-  if (a.has("--sweep") && a.options.at("--sweep") != "rate")
-    throw Usage("--sweep takes `rate`");
+  if (a.has("--sweep") && a.options.at("--sweep") != "rate" &&
+      a.options.at("--sweep") != "concurrency")
+    throw Usage("--sweep takes `rate` or `concurrency`");
   json cfg = load_config(one_positional(a, "CFG"));
   if (a.has("--trace")) {
     const std::string path = a.options.at("--trace");
@@ -495,7 +496,8 @@ int cmd_serve(const Args &a) {
       throw ConfigError(e.path().empty() ? "--trace" : e.path(), path + ": " + e.message());
     }
   }
-  return shell::run_serve(cfg, a.has("--json"), a.has("--sweep"), std::cout);
+  return shell::run_serve(cfg, a.has("--json"), a.has("--sweep") ? a.options.at("--sweep") : "",
+                          std::cout);
 }
 
 int cmd_tx8(const Args &a) {

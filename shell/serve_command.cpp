@@ -18,10 +18,13 @@ namespace rl::shell {
 
 using json = nlohmann::json;
 
-const char *kServeHelp = R"(usage: ridgeline serve CFG [--json] [--sweep rate] [--trace FILE]
+const char *kServeHelp =
+    R"(usage: ridgeline serve CFG [--json] [--sweep rate|concurrency] [--trace FILE]
 
 Simulates serving request by request (workload.mode "serve"): Poisson arrivals at
-workload.request_rate (or workload.trace), a vLLM-like scheduler (continuous batching with
+workload.request_rate (or workload.trace), or workload.concurrency clients in a closed loop
+(each sends its next request when the last completes, as vLLM's bench --max-concurrency
+does; latencies over the steady state), a vLLM-like scheduler (continuous batching with
 chunked prefill under max_tokens, or static batching; paged KV blocks, admission and
 preemption), on instances of tp x pp x ep chips (devices / instance size of them;
 scheduler.prefill_instances > 0 disaggregates prefill and decode). Each iteration's time
@@ -34,6 +37,9 @@ under the SLO (workload.slo), memory per chip and the simulation's statistics.
                 throughput.{output_tokens_per_s,requests_per_s}, goodput, memory, stats
   --sweep rate  the same deployment at 1/8 to 2x the request rate (latency percentiles
                 and throughput per rate)
+  --sweep concurrency
+                closed loop: the same deployment at 1, 2, 4, ... clients up to twice
+                workload.concurrency
   --trace FILE  requests from a file instead of the Poisson stream: CSV lines
                 arrival_s,prompt_len,gen_len (a header and # comments allowed) or a JSON
                 array of [arrival_s, prompt_len, gen_len], sorted by arrival
@@ -68,13 +74,22 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 } // namespace
 
-int run_serve(const json &cfg, bool json_out, bool sweep, std::ostream &os) {
+int run_serve(const json &cfg, bool json_out, const std::string &sweep_kind, std::ostream &os) {
+  const bool sweep = !sweep_kind.empty();
   const Config c = io::parse_config(cfg);
   if (c.workload.mode != Mode::serve)
     throw ConfigError("workload.mode", "`ridgeline serve` needs mode \"serve\" (see --help)");
   const auto t0 = std::chrono::steady_clock::now();
   if (sweep) {
-    const json rows = io::serve_rate_sweep(c, io::serve_sweep_rates(c.workload.serve.request_rate));
+    if ((sweep_kind == "concurrency") != (c.workload.serve.concurrency > 0))
+      throw ConfigError(sweep_kind == "concurrency" ? "workload.concurrency"
+                                                    : "workload.request_rate",
+                        sweep_kind == "concurrency"
+                            ? "--sweep concurrency needs a closed-loop configuration (give "
+                              "workload.concurrency)"
+                            : "--sweep rate needs an open-loop configuration (give "
+                              "workload.request_rate); use --sweep concurrency");
+    const json rows = io::serve_load_sweep(c, io::serve_sweep_loads(c));
     if (json_out) {
       os << io::dump(json{{"sweep", rows}}, 2) << "\n";
       return 0;

@@ -5,13 +5,16 @@
 #include <nlohmann/json.hpp>
 
 #include <ostream>
+#include <string>
 
 namespace rl::shell {
 
 extern const char *kServeHelp;
 
 // Both return the exit code (0 ok, 2 nothing meets the SLO); errors throw ConfigError.
-int run_serve(const nlohmann::json &cfg, bool json_out, bool sweep, std::ostream &os);
+// sweep_kind: "" (one simulation), "rate" or "concurrency" (the load sweep).
+int run_serve(const nlohmann::json &cfg, bool json_out, const std::string &sweep_kind,
+              std::ostream &os);
 int run_serve_plan(const nlohmann::json &cfg, int top, bool json_out, std::ostream &os);
 
 } // namespace rl::shell

@@ -6,10 +6,13 @@
 #include "core/io/calibration_json.hpp"
 #include "core/io/config_json.hpp"
 #include "core/io/presets.hpp"
+#include "core/io/serve_json.hpp"
 #include "core/io/url_codec.hpp"
 #include "core/io/validation_json.hpp"
 #include "core/parallel/layout.hpp"
+#include "core/report/serve_report.hpp"
 #include "core/serve/iteration.hpp"
+#include "core/serve/serve_planner.hpp"
 #include "core/serve/simulate.hpp"
 #include "tests/helpers.hpp"
 
@@ -317,4 +320,25 @@ TEST_CASE("calibrate, then validate the same run with the calibrated presets: th
   CHECK(rows[0].error == Approx(r.runs[0].error).margin(1e-12));
   CHECK(rows[0].band == r.hardware.time_uncertainty);
   CHECK(std::fabs(rows[0].error) < 0.01); // one run: the overhead fits it (grid step 0.001)
+}
+
+TEST_CASE("closed loop: the load sweep runs over clients, and the planner asks for a rate",
+          "[serve]") {
+  const Config c = serve_config(R"({"mode": "serve", "concurrency": 4, "prompt_len": 512,
+    "gen_len": 32})");
+  // powers of two from 1 to max(2 x 4, 8)
+  CHECK(io::serve_sweep_loads(c) == std::vector<double>{1, 2, 4, 8});
+  const json rows = io::serve_load_sweep(c, {1, 4});
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0]["concurrency"] == 1);
+  Config one = c;
+  one.workload.serve.concurrency = 1;
+  one.workload.serve.requests = 64; // 4 per client, at least 64 (io::serve_load_sweep)
+  CHECK(rows[0]["ttft"]["mean"].get<double>() == Approx(simulate_serving(one).ttft.mean));
+  CHECK(serve_sweep_table(rows).columns[0].head == "clients");
+  Config slo = c;
+  slo.workload.serve.slo_ttft = 1;
+  CHECK(test::error_of([&] { plan_serving({slo}); }) ==
+        "workload.concurrency: the serving planner sizes replicas for an open-loop "
+        "request_rate; give request_rate instead of concurrency to plan");
 }

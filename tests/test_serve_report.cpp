@@ -42,7 +42,7 @@ TEST_CASE("serve report: latency percentiles, SLO marks and the summary", "[repo
 TEST_CASE("serve report: the rate sweep, one row per rate", "[report]") {
   const Config c = test::config(R"({"scenario": "llama3-70b-h100-serve",
                                     "workload": {"requests": 200}})");
-  const nlohmann::json rows = io::serve_rate_sweep(c, {1.0, 4.0});
+  const nlohmann::json rows = io::serve_load_sweep(c, {1.0, 4.0});
   const ReportTable t = serve_sweep_table(rows);
   REQUIRE(t.rows.size() == 2);
   CHECK(t.rows[1][0].value == 4.0);

@@ -181,7 +181,7 @@ void draw_analysis_tabs(AppState &s, UiState &ui, View view) {
     ImGui::EndTabItem();
   }
   if (view == View::serve) {
-    if (tab("Latency vs rate", "serving")) {
+    if (tab("Latency vs load", "serving")) {
       draw_serve_curve_panel(s, ui);
       ImGui::EndTabItem();
     }

@@ -1,7 +1,7 @@
 // ridgeline web: serving (workload mode "serve"), as `ridgeline serve` and `ridgeline plan`
 // print it: the simulated latency percentiles, throughput, goodput and memory of the
 // configured deployment (results area); latency percentiles against the request rate from
-// the same simulation at 1/8 to 2x the rate (rl::io::serve_rate_sweep); and the serving
+// the same simulation at 1/8 to 2x the rate (rl::io::serve_load_sweep); and the serving
 // planner's deployments, cheapest first (click a row to apply it).
 // [SECTION] results  [SECTION] rate curve  [SECTION] deployments
 #include "core/error.hpp"
@@ -139,13 +139,13 @@ void draw_serve_curve_panel(AppState &s, UiState &ui) {
     su.sweep_key = s.config_key();
     su.sweep = nlohmann::json::array();
     su.sweep_error.clear();
-    su.sweep_rates = io::serve_sweep_rates(c->workload.serve.request_rate);
+    su.sweep_rates = io::serve_sweep_loads(*c);
     su.sweep_next = 0;
   }
   if (su.sweep_next < su.sweep_rates.size()) {
     // One rate per frame (a whole simulation each), so the page stays live.
     try {
-      const nlohmann::json rows = io::serve_rate_sweep(*c, {su.sweep_rates[su.sweep_next]});
+      const nlohmann::json rows = io::serve_load_sweep(*c, {su.sweep_rates[su.sweep_next]});
       for (const auto &row : rows)
         su.sweep.push_back(row);
     } catch (const std::exception &e) {
@@ -156,27 +156,32 @@ void draw_serve_curve_panel(AppState &s, UiState &ui) {
                            static_cast<float>(su.sweep_rates.size()),
                        ImVec2(ImGui::GetFontSize() * 16, 0));
     ImGui::SameLine();
-    ui::text_dim("simulating rate " + std::to_string(su.sweep_next) + " of " +
+    ui::text_dim("simulating load " + std::to_string(su.sweep_next) + " of " +
                  std::to_string(su.sweep_rates.size()) + "...");
   }
   if (!su.sweep_error.empty()) {
     ui::text_colored(ui::color::error, su.sweep_error);
     return;
   }
-  ui::text_dim_wrapped(
-      "The deployment simulated at 1/8 to 2x the request rate (same scheduler): "
-      "latency percentiles per rate, and end-to-end latency against the throughput "
-      "it delivers; dashed: the SLO target.");
+  const bool closed = c->workload.serve.concurrency > 0;
+  ui::text_dim_wrapped(closed ? "The deployment simulated with 1, 2, 4, ... clients up to twice "
+                                "the concurrency (closed loop, same scheduler): latency "
+                                "percentiles per load, and end-to-end latency against the "
+                                "throughput it delivers; dashed: the SLO target."
+                              : "The deployment simulated at 1/8 to 2x the request rate (same "
+                                "scheduler): latency percentiles per rate, and end-to-end latency "
+                                "against the throughput it delivers; dashed: the SLO target.");
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float w = std::floor((avail.x - 2 * gap) / 3);
   const float h = std::max(160.0f, avail.y - 130.0f);
-  const std::string rate = "request rate (requests/s)";
-  rate_chart("ttft", su.sweep, "request_rate", rate, "ttft", c->workload.serve.slo_ttft,
-             ImVec2(w, h), "time to first token");
+  const std::string rate = closed ? "clients (closed loop)" : "request rate (requests/s)";
+  const char *load = closed ? "concurrency" : "request_rate";
+  rate_chart("ttft", su.sweep, load, rate, "ttft", c->workload.serve.slo_ttft, ImVec2(w, h),
+             "time to first token");
   ImGui::SameLine();
-  rate_chart("tpot", su.sweep, "request_rate", rate, "tpot", c->workload.serve.slo_tpot,
-             ImVec2(w, h), "time per output token");
+  rate_chart("tpot", su.sweep, load, rate, "tpot", c->workload.serve.slo_tpot, ImVec2(w, h),
+             "time per output token");
   ImGui::SameLine();
   rate_chart("thr", su.sweep, "output_tokens_per_s", "output tokens/s (all instances)", "e2e", 0,
              ImVec2(w, h), "end-to-end latency");

@@ -119,8 +119,7 @@ std::string serve_sweep(const std::string &config_json) {
     const Config c = io::parse_config(io::parse_json_text(config_json));
     if (c.workload.mode != Mode::serve)
       throw ConfigError("workload.mode", "the rate sweep needs a serve workload");
-    return json{
-        {"sweep", io::serve_rate_sweep(c, io::serve_sweep_rates(c.workload.serve.request_rate))}};
+    return json{{"sweep", io::serve_load_sweep(c, io::serve_sweep_loads(c))}};
   });
 }
 

@@ -19,7 +19,8 @@ std::string sweep(const std::string &config_json);
 // Serving (workload.mode "serve"): the request-level simulation of the configuration's
 // deployment (latency percentiles, throughput, goodput, memory, stats).
 std::string serve(const std::string &config_json);
-// The same deployment simulated over request rates (1/8 to 2x the configured rate).
+// The same deployment simulated over the load: request rates (1/8 to 2x the configured
+// rate) or, closed loop, clients (powers of two up to twice workload.concurrency).
 std::string serve_sweep(const std::string &config_json);
 // The configuration as the core sees it: presets expanded, defaults filled.
 std::string resolve(const std::string &config_json);

@@ -188,22 +188,39 @@ json with_trace(const json &config, const json &trace) {
   return c;
 }
 
-std::vector<double> serve_sweep_rates(double rate) {
+std::vector<double> serve_sweep_loads(const Config &c) {
   std::vector<double> out;
+  const ServeSpec &s = c.workload.serve;
+  if (s.concurrency > 0) {
+    for (i64 k = 1; k <= std::max<i64>(2 * s.concurrency, 8); k *= 2)
+      out.push_back(static_cast<double>(k));
+    return out;
+  }
   for (const double f : {0.125, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0})
-    out.push_back(rate * f);
+    out.push_back(s.request_rate * f);
   return out;
 }
 
-json serve_rate_sweep(const Config &c, const std::vector<double> &rates) {
+json serve_load_sweep(const Config &c, const std::vector<double> &loads) {
   const Layout l = resolve_layout(c);
   const ServeSpec &s = c.workload.serve;
+  const bool closed = s.concurrency > 0;
   const i64 sweep_requests = std::min<i64>(s.requests, kSweepRequests);
   json rows = json::array();
-  for (const double r : rates) {
-    const ServeResult x = simulate_serving(c, l, make_requests(c.workload, r, sweep_requests),
-                                           l.dp / l.ep, s.prefill_instances);
-    rows.push_back({{"request_rate", r},
+  for (const double r : loads) {
+    ServeResult x;
+    if (closed) {
+      Config k = c;
+      k.workload.serve.concurrency = std::max<i64>(1, std::llround(r));
+      k.workload.serve.requests =
+          std::clamp<i64>(4 * k.workload.serve.concurrency, 64, kSweepRequests);
+      x = simulate_serving(k, l, make_requests(k.workload, 1.0, k.workload.serve.requests),
+                           l.dp / l.ep, s.prefill_instances);
+    } else {
+      x = simulate_serving(c, l, make_requests(c.workload, r, sweep_requests), l.dp / l.ep,
+                           s.prefill_instances);
+    }
+    rows.push_back({{closed ? "concurrency" : "request_rate", r},
                     {"ttft", to_json(x.ttft)},
                     {"tpot", to_json(x.tpot)},
                     {"e2e", to_json(x.e2e)},

@@ -21,11 +21,13 @@ nlohmann::json to_json(const ServePlanResult &r);
 // cluster preset); `config` alone without options.
 std::vector<Config> planner_choices(const nlohmann::json &config);
 
-// Latency percentiles and throughput over request rates (the page's and CLI's curve):
-// the configuration's deployment simulated at each rate of `rates`, with at most
-// kSweepRequests requests per rate.
+// Latency percentiles and throughput over the load (the page's and CLI's curve): the
+// configuration's deployment simulated at each load of `loads`, request rates (open loop,
+// rows keyed "request_rate", at most kSweepRequests requests) or clients (a closed-loop
+// configuration, workload.concurrency: rows keyed "concurrency", 4 requests per client,
+// 64 to kSweepRequests).
 constexpr i64 kSweepRequests = 2000;
-nlohmann::json serve_rate_sweep(const Config &c, const std::vector<double> &rates);
+nlohmann::json serve_load_sweep(const Config &c, const std::vector<double> &loads);
 // A request trace from a file's text: a JSON array of [arrival_s, prompt_len, gen_len], or
 // CSV lines "arrival_s,prompt_len,gen_len" (a header line and '#' comments allowed). Errors
 // name "trace line N". The result goes into workload.trace (checked there).
@@ -34,7 +36,8 @@ nlohmann::json trace_from_text(const std::string &text);
 // trace: request_rate, requests, prompt_len, gen_len, length_dist and seed are dropped.
 nlohmann::json with_trace(const nlohmann::json &config, const nlohmann::json &trace);
 
-// The rates of that curve: 8 points from 1/8 to 2x the configured rate.
-std::vector<double> serve_sweep_rates(double rate);
+// The loads of that curve: 8 rates from 1/8 to 2x the configured rate, or (closed loop)
+// the powers of two from 1 client to twice the configured concurrency (at least 8).
+std::vector<double> serve_sweep_loads(const Config &c);
 
 } // namespace rl::io

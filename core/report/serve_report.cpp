@@ -135,8 +135,11 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
 ReportTable serve_sweep_table(const nlohmann::json &rows) {
   ReportTable t;
   t.key = "sweep";
-  t.title = "Latency against the request rate";
-  t.columns = {{"rate", "requests/s"},
+  const bool closed = !rows.empty() && rows.front().contains("concurrency");
+  const char *load = closed ? "concurrency" : "request_rate";
+  t.title =
+      closed ? "Latency against the clients (closed loop)" : "Latency against the request rate";
+  t.columns = {{"rate", closed ? "clients" : "requests/s"},
                {"ttft_p50", "TTFT p50", Unit::seconds, Better::lower},
                {"ttft_p90", "TTFT p90", Unit::seconds, Better::lower},
                {"ttft_p99", "TTFT p99", Unit::seconds, Better::lower},
@@ -154,7 +157,7 @@ ReportTable serve_sweep_table(const nlohmann::json &rows) {
         {"",
          "",
          Mark::none,
-         {num(r.at("request_rate").get<double>(), "%.3g"), q("ttft", "p50"), q("ttft", "p90"),
+         {num(r.at(load).get<double>(), "%.3g"), q("ttft", "p50"), q("ttft", "p90"),
           q("ttft", "p99"), q("tpot", "p50"), q("tpot", "p90"), q("tpot", "p99"), q("e2e", "p99"),
           cell(r.at("output_tokens_per_s").get<double>(), Unit::count),
           cell(r.at("slo_attainment").get<double>(), Unit::percent)}});

@@ -23,7 +23,7 @@ struct ServeReport {
 
 ServeReport serve_report(const Config &c, const ServeResult &r);
 
-// The rows of io::serve_rate_sweep: rate, TTFT p50/p90/p99, TPOT p50/p90/p99, e2e p99,
+// The rows of io::serve_load_sweep: rate (or clients), TTFT p50/p90/p99, TPOT p50/p90/p99, e2e p99,
 // tokens/s, SLO met.
 ReportTable serve_sweep_table(const nlohmann::json &rows);
 

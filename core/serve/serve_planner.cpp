@@ -51,6 +51,10 @@ ServePlanSearch::ServePlanSearch(std::vector<Config> choices, const ServePlanOpt
   if (s0.slo_ttft <= 0 && s0.slo_tpot <= 0)
     throw ConfigError("workload.slo",
                       "give a TTFT or TPOT target (slo.ttft, slo.tpot) to plan for");
+  if (s0.concurrency > 0)
+    throw ConfigError("workload.concurrency",
+                      "the serving planner sizes replicas for an open-loop request_rate; give "
+                      "request_rate instead of concurrency to plan");
   rate_ = s0.trace.empty() ? s0.request_rate
                            : static_cast<double>(s0.trace.size()) /
                                  std::max(s0.trace.back()[0] - s0.trace.front()[0], 1e-9);
