@@ -21,6 +21,16 @@ inline Config config(const char *text) {
   return io::parse_config(nlohmann::json::parse(text));
 }
 
+// A serving configuration of Llama-3 8B on H100 with the given workload, layout and cluster
+// (one instance of tp 2 on two GPUs by default).
+inline Config serve_config(const std::string &workload,
+                           const std::string &parallel = R"({"tp": 2})",
+                           const std::string &cluster = R"({"base": "dgx-h100", "devices": 2})") {
+  return io::parse_config(nlohmann::json::parse(
+      R"({"model": "llama3-8b", "hardware": "h100-sxm", "cluster": )" + cluster +
+      R"(, "workload": )" + workload + R"(, "parallel": )" + parallel + "}"));
+}
+
 // The ConfigError a callable throws, as "path: message" ("" when it does not throw).
 template <class F> std::string error_of(F &&f) {
   try {

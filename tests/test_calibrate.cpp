@@ -56,14 +56,9 @@ ComponentPoint synthetic_gemm(const HardwareSpec &truth, Dtype d, double m, doub
   return p;
 }
 
-Config serve_config(const std::string &workload, const std::string &parallel = R"({"tp": 2})",
-                    const std::string &cluster = R"({"base": "dgx-h100", "devices": 2})") {
-  return io::parse_config(json::parse(R"({"model": "llama3-8b", "hardware": "h100-sxm",
-    "cluster": )" + cluster + R"(, "workload": )" +
-                                      workload + R"(, "parallel": )" + parallel + "}"));
-}
-
 } // namespace
+
+using test::serve_config;
 
 TEST_CASE("calibrate: the shipped A100 GEMM fit is reproduced from components.json",
           "[calibrate]") {

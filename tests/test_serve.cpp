@@ -14,14 +14,7 @@
 using namespace rl;
 using nlohmann::json;
 
-namespace {
-Config serve_config(const std::string &workload, const std::string &parallel = R"({"tp": 2})",
-                    const std::string &cluster = R"({"base": "dgx-h100", "devices": 2})") {
-  return io::parse_config(json::parse(R"({"model": "llama3-8b", "hardware": "h100-sxm",
-    "cluster": )" + cluster + R"(, "workload": )" +
-                                      workload + R"(, "parallel": )" + parallel + "}"));
-}
-} // namespace
+using test::serve_config;
 
 TEST_CASE("Percentiles are nearest-rank", "[serve]") {
   std::vector<double> v;
