@@ -102,25 +102,19 @@ std::vector<ComponentPoint> select(const std::vector<ComponentPoint> &all, Compo
 
 // [SECTION] the components
 
-// A one-parameter hardware fit: `field` of every point's hardware set to x in [lo, hi].
-struct HardwareKnob {
-  const char *path, *label;
-  double HardwareSpec::*field;
-  double lo, hi;
-};
-
-double fit_hardware_knob(std::vector<ComponentPoint> &pts, HardwareSpec &hw,
-                         const HardwareKnob &k) {
+// A one-parameter hardware fit: `field` of every point's hardware (and of hw) set to the x in
+// [lo, 1] that fits them best.
+void fit_hardware_field(std::vector<ComponentPoint> &pts, HardwareSpec &hw,
+                        double HardwareSpec::*field, double lo) {
   auto cost = [&](double x) {
     for (ComponentPoint &p : pts)
-      p.hardware.*(k.field) = x;
+      p.hardware.*field = x;
     return log_cost(check_components(pts));
   };
-  const double x = minimize_1d(cost, k.lo, k.hi, false);
+  const double x = minimize_1d(cost, lo, 1.0, false);
   for (ComponentPoint &p : pts)
-    p.hardware.*(k.field) = x;
-  hw.*(k.field) = x;
-  return x;
+    p.hardware.*field = x;
+  hw.*field = x;
 }
 
 // GEMM: the large-GEMM efficiency per precision and, when the shapes' reduction lengths span
@@ -159,7 +153,6 @@ void fit_gemm(const std::vector<ComponentPoint> &all, const CalibrateOptions &op
     const std::string eff_path =
         std::string("hardware.") +
         (g.field == &HardwareSpec::gemm_efficiency ? "gemm_efficiency" : "gemm_efficiency_fp8");
-    const HardwareKnob eff{eff_path.c_str(), "", g.field, 0.02, 1.0};
     if (opt.is_fixed(eff_path))
       continue;
     if (!k_half_fitted && !opt.is_fixed("hardware.gemm_k_half") && pts.size() >= 3 &&
@@ -170,7 +163,7 @@ void fit_gemm(const std::vector<ComponentPoint> &all, const CalibrateOptions &op
         const double kh = 8.0 * step;
         for (ComponentPoint &p : pts)
           p.hardware.gemm_k_half = kh;
-        fit_hardware_knob(pts, hw, eff);
+        fit_hardware_field(pts, hw, g.field, 0.02);
         const double c = log_cost(check_components(pts));
         if (c < best_cost) {
           best_cost = c;
@@ -181,52 +174,32 @@ void fit_gemm(const std::vector<ComponentPoint> &all, const CalibrateOptions &op
         p.hardware.gemm_k_half = best_k;
       hw.gemm_k_half = best_k;
       k_half_fitted = true;
-      fit_hardware_knob(pts, hw, eff);
+      fit_hardware_field(pts, hw, g.field, 0.02);
       out.params.push_back(
           summarize_fit("hardware.gemm_k_half",
                         std::string("GEMM half-efficiency K (bf16 units, from ") + g.label + ")",
                         "", before_k, best_k, check_components(pts)));
     } else {
-      fit_hardware_knob(pts, hw, eff);
+      fit_hardware_field(pts, hw, g.field, 0.02);
     }
     out.params.push_back(summarize_fit(eff_path, std::string("GEMM efficiency (") + g.label + ")",
                                        "", before_eff, hw.*(g.field), check_components(pts)));
   }
 }
 
-void fit_attention(const std::vector<ComponentPoint> &all, const CalibrateOptions &opt,
-                   CalibrationResult &out) {
-  std::vector<ComponentPoint> pts =
-      select(all, ComponentKind::attention, [](const ComponentPoint &) { return true; });
-  if (pts.empty() || opt.is_fixed("hardware.attention_efficiency"))
+// One efficiency from the rows of one kind: `field` fitted on [lo, 1]; `before` is what the
+// base predicts with (attention: gemm_efficiency when attention_efficiency is not set).
+void fit_efficiency(const std::vector<ComponentPoint> &all, const CalibrateOptions &opt,
+                    ComponentKind kind, const char *path, const char *label,
+                    double HardwareSpec::*field, double lo, double before, CalibrationResult &out) {
+  std::vector<ComponentPoint> pts = select(all, kind, [](const ComponentPoint &) { return true; });
+  if (pts.empty() || opt.is_fixed(path))
     return;
   HardwareSpec &hw = out.hardware;
   for (ComponentPoint &p : pts)
     p.hardware = hw;
-  const double before = hw.attention_efficiency > 0 ? hw.attention_efficiency : hw.gemm_efficiency;
-  fit_hardware_knob(
-      pts, hw,
-      {"hardware.attention_efficiency", "", &HardwareSpec::attention_efficiency, 0.02, 1.0});
-  out.params.push_back(summarize_fit("hardware.attention_efficiency",
-                                     "FlashAttention efficiency (forward + backward)", "", before,
-                                     hw.attention_efficiency, check_components(pts)));
-}
-
-void fit_hbm(const std::vector<ComponentPoint> &all, const CalibrateOptions &opt,
-             CalibrationResult &out) {
-  std::vector<ComponentPoint> pts =
-      select(all, ComponentKind::hbm, [](const ComponentPoint &) { return true; });
-  if (pts.empty() || opt.is_fixed("hardware.hbm_efficiency"))
-    return;
-  HardwareSpec &hw = out.hardware;
-  for (ComponentPoint &p : pts)
-    p.hardware = hw;
-  const double before = hw.hbm_efficiency;
-  fit_hardware_knob(pts, hw,
-                    {"hardware.hbm_efficiency", "", &HardwareSpec::hbm_efficiency, 0.05, 1.0});
-  out.params.push_back(summarize_fit("hardware.hbm_efficiency",
-                                     "HBM bandwidth reached by element-wise kernels", "", before,
-                                     hw.hbm_efficiency, check_components(pts)));
+  fit_hardware_field(pts, hw, field, lo);
+  out.params.push_back(summarize_fit(path, label, "", before, hw.*field, check_components(pts)));
 }
 
 // The cluster a collective point ran on: the base's links, its ranks over its nodes.
@@ -538,8 +511,14 @@ CalibrationResult calibrate(const Config &base, const Measurements &m,
       out.unfitted.push_back(predict_component(q));
     }
   fit_gemm(mine, opt, out);
-  fit_attention(mine, opt, out);
-  fit_hbm(mine, opt, out);
+  const HardwareSpec &hw0 = out.hardware;
+  fit_efficiency(
+      mine, opt, ComponentKind::attention, "hardware.attention_efficiency",
+      "FlashAttention efficiency (forward + backward)", &HardwareSpec::attention_efficiency, 0.02,
+      hw0.attention_efficiency > 0 ? hw0.attention_efficiency : hw0.gemm_efficiency, out);
+  fit_efficiency(mine, opt, ComponentKind::hbm, "hardware.hbm_efficiency",
+                 "HBM bandwidth reached by element-wise kernels", &HardwareSpec::hbm_efficiency,
+                 0.05, out.hardware.hbm_efficiency, out);
   fit_collectives(mine, opt, out);
   if (!opt.is_fixed("workload.engine.iteration_overhead"))
     fit_engine(base, m.serving, out);

@@ -14,11 +14,6 @@ using json = nlohmann::json;
 
 namespace {
 
-bool is_preset(const std::string &kind, const std::string &name) {
-  const auto names = preset_names(kind);
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 // The configuration object a base names: a configuration, a scenario, "hardware@cluster", or
 // a hardware preset (with the cluster of the first shipped scenario on that hardware).
 json base_config(const json &base) {

@@ -568,11 +568,6 @@ constexpr i64 kMaxRequests = 1'000'000;
 constexpr i64 kMaxSeqTokens = 10'000'000;
 constexpr double kMaxServeTokens = 1e8; // output tokens of one simulation (~2 s natively)
 
-bool is_preset(const char *kind, const std::string &name) {
-  const auto names = preset_names(kind);
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 void parse_serve(ObjectReader &r, WorkloadSpec &w) {
   ServeSpec &s = w.serve;
   if (const json *e = r.opt_child("engine"))

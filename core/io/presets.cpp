@@ -23,6 +23,13 @@ std::vector<std::string> preset_names(const std::string &kind) {
   return out;
 }
 
+bool is_preset(const std::string &kind, const std::string &name) {
+  for (const auto &e : preset_entries())
+    if (e.kind == kind && e.name == name)
+      return true;
+  return false;
+}
+
 nlohmann::json preset_json(const std::string &kind, const std::string &name,
                            const std::string &path) {
   for (const auto &e : preset_entries())

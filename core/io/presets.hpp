@@ -24,5 +24,7 @@ nlohmann::json preset_json(const std::string &kind, const std::string &name,
 
 // Names of one kind, sorted.
 std::vector<std::string> preset_names(const std::string &kind);
+// Is there a preset of this kind and name?
+bool is_preset(const std::string &kind, const std::string &name);
 
 } // namespace rl::io
