@@ -16,6 +16,7 @@
 #include "core/io/units.hpp"
 #include "core/io/url_codec.hpp"
 #include "core/io/validation_json.hpp"
+#include "core/parallel/knobs.hpp"
 #include "shell/format.hpp"
 #include "shell/serve_command.hpp"
 #include "shell/tx8_command.hpp"
@@ -57,8 +58,10 @@ usage: ridgeline <command> [options]
 commands:
   estimate CFG [--json]          parameters, FLOPs, memory, step time / serving latency for
                                  one configuration
-  plan CFG [--top N] [--json]    search every parallel knob CFG leaves free; ranked plans,
-                                 why each wins, why the closest infeasible ones fail
+  plan CFG [--top N] [--free all|KNOB,...] [--json]
+                                 search every parallel knob CFG leaves free (and those
+                                 --free frees); ranked plans, why each wins, why the
+                                 closest infeasible ones fail
   serve CFG [--json] [--sweep rate|concurrency]
                                  request-level serving simulation: TTFT/TPOT/latency
                                  percentiles, throughput, goodput, KV memory
@@ -116,7 +119,8 @@ preset expanded and every default filled, as the core sees it.
 )";
 
 const char *kPlanHelp =
-    R"(usage: ridgeline plan CFG [--top N] [--objective O] [--headroom GB] [--json]
+    R"(usage: ridgeline plan CFG [--top N] [--objective O] [--headroom GB] [--free all|KNOB,...]
+                     [--json]
 
 Searches every knob of "parallel" that CFG leaves out: tp (powers of two up to a node),
 pp (every degree dividing the devices, up to the layer count) with Megatron's stage split
@@ -134,6 +138,12 @@ output token (inference); the time/memory Pareto front comes with them.
                   the token budget, or per token without one)
   --headroom GB   memory each plan leaves free (default 1.5 GB + 5% of HBM: CUDA context,
                   NCCL buffers, allocator fragmentation)
+  --free K        search knobs CFG pins, as the page's "free all": `all` (every knob that
+                  applies) or names from tp, pp, "stage split", vpp, cp, cp_kind, ep, zero,
+                  microbatch, recompute, order, dp (comma-separated); freeing a knob frees
+                  what follows it (dp follows tp, pp and cp; sp follows tp; the schedule
+                  follows pp and vpp). A scenario preset pins every knob: `plan SCENARIO
+                  --free all` searches them all
   --json          {"plans": [estimate + "parallel" + "why", ...], "infeasible": [...],
                   "pareto": [{layout, parallel, objective, step, memory}, ...], "headroom",
                   "stats": {candidates, evaluated, feasible, rejected, seconds}, ...}; with
@@ -148,7 +158,8 @@ and decode, each sized by simulation and verified whole (see `ridgeline serve --
 and "stats" (candidates, evaluated, feasible, rejected, simulations, seconds).
 )";
 
-const char *kExportHelp = R"(usage: ridgeline export CFG --format megatron|deepspeed|torchtitan|vllm
+const char *kExportHelp =
+    R"(usage: ridgeline export CFG --format megatron|deepspeed|torchtitan|vllm [--free all|KNOB,...]
 
 Prints the launch arguments for CFG's parallel layout. Training (workload.mode train):
 Megatron-LM (Megatron-Core) flags, a DeepSpeed ds_config.json (with the Megatron-DeepSpeed
@@ -156,7 +167,8 @@ model-parallel flags), or TorchTitan overrides; when CFG leaves parallel knobs f
 planner's best layout is exported. Inference and serving (infer, serve): a `vllm serve`
 command line with the configuration's tp, pp and scheduler settings. A format that does
 not apply to the mode is an error (exit 2) and nothing is printed. Where a framework has
-no twin of a ridgeline knob, a "# note:" line says so.
+no twin of a ridgeline knob, a "# note:" line says so. --free (training) frees knobs CFG
+pins, as in `ridgeline plan --free`, and exports the planner's best layout.
 )";
 
 const char *kCollectiveHelp =
@@ -230,7 +242,8 @@ Args parse_args(int argc, char **argv) {
       {"--decode", true}, {"--top", true},   {"--objective", true}, {"--format", true},
       {"--degree", true}, {"--op", true},    {"--bytes", true},     {"--group", true},
       {"--stride", true}, {"--sweep", true}, {"--trace", true},     {"--runs", true},
-      {"--base", true},   {"--out", true},   {"--name", true},      {"--fix", true}};
+      {"--base", true},   {"--out", true},   {"--name", true},      {"--fix", true},
+      {"--free", true}};
   for (int i = 1; i < argc; ++i) {
     const std::string s = argv[i];
     if (a.command.empty() && s.rfind("--", 0) != 0 && s != "-h") {
@@ -404,14 +417,25 @@ template <class F> auto timed(double &seconds, F &&f) {
   return out;
 }
 
+// Each planner choice with the knobs `free` names freed ("" frees none).
+std::vector<Config> with_free(std::vector<Config> choices, const std::string &free) {
+  if (!free.empty())
+    for (Config &c : choices)
+      free_knobs(c, free);
+  return choices;
+}
+
 int cmd_plan(const Args &a) {
   if (a.has("--help")) {
     std::cout << kPlanHelp;
     return 0;
   }
-  allow_options(a, {"--json", "--top", "--objective", "--headroom"});
+  allow_options(a, {"--json", "--top", "--objective", "--headroom", "--free"});
   const json cfg = load_config(one_positional(a, "CFG"));
-  const Config c = io::parse_config(cfg);
+  const std::string free = a.has("--free") ? a.options.at("--free") : "";
+  Config c = io::parse_config(cfg);
+  if (!free.empty())
+    free_knobs(c, free); // the names are checked before anything runs
   PlanOptions o;
   if (a.has("--objective")) {
     const std::string v = a.options.at("--objective");
@@ -445,12 +469,13 @@ int cmd_plan(const Args &a) {
     o.headroom = gb * 1e9;
   }
   if (c.workload.mode == Mode::serve)
-    return shell::run_serve_plan(cfg, static_cast<int>(o.top), a.has("--json"), std::cout);
+    return shell::run_serve_plan(with_free(io::planner_choices(cfg), free), static_cast<int>(o.top),
+                                 a.has("--json"), std::cout);
   if (c.workload.mode == Mode::train &&
       (!c.workload.hardware_options.empty() || !c.workload.device_options.empty())) {
     double seconds = 0;
     const JointPlanResult r =
-        timed(seconds, [&] { return plan_choices(io::planner_choices(cfg), o); });
+        timed(seconds, [&] { return plan_choices(with_free(io::planner_choices(cfg), free), o); });
     if (a.has("--json"))
       std::cout << io::dump(io::to_json(r, seconds), 2) << "\n";
     else
@@ -515,10 +540,16 @@ int cmd_export(const Args &a) {
     std::cout << kExportHelp;
     return 0;
   }
-  allow_options(a, {"--format"});
+  allow_options(a, {"--format", "--free"});
   if (!a.has("--format"))
     throw Usage("`export` needs --format megatron|deepspeed|torchtitan|vllm");
-  const Config c = io::parse_config(load_config(one_positional(a, "CFG")));
+  Config c = io::parse_config(load_config(one_positional(a, "CFG")));
+  if (a.has("--free")) {
+    if (c.workload.mode != Mode::train)
+      throw ConfigError("--free", "serving launches take the layout as set; `ridgeline plan "
+                                  "--free` searches deployments");
+    free_knobs(c, a.options.at("--free"));
+  }
   const std::string &format = a.options.at("--format");
   io::check_export_format(c, format); // refuse before planning or printing anything
   const ParallelSpec &p = c.parallel;
@@ -526,7 +557,7 @@ int cmd_export(const Args &a) {
                        (p.ep || !c.model.moe) && (p.vpp || p.pp == 1);
   // Serving launches take the layout as the configuration sets it (tp, pp default 1): the
   // serving planner (`ridgeline plan`) is the place to search deployments.
-  const bool as_set = all_set || c.workload.mode != Mode::train;
+  const bool as_set = !a.has("--free") && (all_set || c.workload.mode != Mode::train);
   Layout l;
   std::string header;
   if (as_set) {

@@ -108,9 +108,8 @@ int run_serve(const json &cfg, bool json_out, const std::string &sweep_kind, std
   return 0;
 }
 
-int run_serve_plan(const json &cfg, int top, bool json_out, std::ostream &os) {
+int run_serve_plan(const std::vector<Config> &choices, int top, bool json_out, std::ostream &os) {
   const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<Config> choices = io::planner_choices(cfg);
   ServePlanOptions o;
   o.top = top;
   const ServePlanResult r = plan_serving(choices, o);

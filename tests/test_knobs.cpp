@@ -95,3 +95,30 @@ TEST_CASE("knobs: the planner reports as free exactly the applicable knobs left 
   CHECK(plan(c, o).free_knobs ==
         std::vector<std::string>{"tp", "pp", "stage split", "cp", "cp_kind", "order"});
 }
+
+TEST_CASE("knobs: free_knobs frees what `plan --free` names, and a preset then searches",
+          "[knobs]") {
+  const Config preset = test::config(R"({"scenario": "llama3-70b-h100-1024"})");
+  Config c = preset;
+  // dense training: every knob but ep (MoE only) and dp (derived) is freed by "all"
+  std::vector<std::string> names;
+  for (const KnobInfo *k : free_knobs(c, "all"))
+    names.push_back(k->name);
+  CHECK(names == std::vector<std::string>{"tp", "pp", "stage split", "vpp", "cp", "cp_kind", "zero",
+                                          "microbatch", "recompute", "order"});
+  // the preset pins tp 8, pp 8, sp: all three (and dp, which follows tp) are reset
+  CHECK((!c.parallel.tp && !c.parallel.pp && !c.parallel.sp && !c.parallel.dp));
+  CHECK(c.parallel.flash_attention == preset.parallel.flash_attention); // not a knob
+  PlanOptions o;
+  o.top = 1;
+  // the preset as pinned enumerates 2 layouts (stage split x order); freed, thousands
+  CHECK(plan(preset, o).candidates == 2);
+  CHECK(plan(c, o).candidates > 1000);
+  // a list: tp alone frees tp, Megatron-SP and dp; pp stays 8; ep on a dense model is skipped
+  Config t = preset;
+  CHECK(free_knobs(t, "tp,ep").size() == 1);
+  CHECK((!t.parallel.tp && !t.parallel.sp && t.parallel.pp == 8));
+  CHECK(test::error_of([&] { free_knobs(t, "tp,bogus"); }) ==
+        "--free: \"bogus\" is not a knob (all, tp, pp, stage split, vpp, cp, cp_kind, ep, "
+        "zero, microbatch, recompute, order, dp)");
+}

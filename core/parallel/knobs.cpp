@@ -1,5 +1,6 @@
 #include "core/parallel/knobs.hpp"
 
+#include "core/error.hpp"
 #include "core/schema/fields.hpp"
 
 #include <algorithm>
@@ -61,6 +62,40 @@ void free_knob(const KnobInfo &k, ParallelSpec &p) {
   for (const char *key : k.frees)
     if (const auto *f = schema::parallel_field(key))
       f->reset(p);
+}
+
+std::vector<const KnobInfo *> knobs_in_list(std::string_view list, const Config &c,
+                                            const std::string &path) {
+  std::vector<const KnobInfo *> out;
+  if (list == "all") {
+    for (const KnobInfo &k : knobs())
+      if (!k.derived && knob_applies(k, c))
+        out.push_back(&k);
+    return out;
+  }
+  for (std::size_t at = 0; at <= list.size();) {
+    const std::size_t end = std::min(list.find(',', at), list.size());
+    const std::string_view name = list.substr(at, end - at);
+    at = end + 1;
+    const KnobInfo *k = knob_named(name);
+    if (!k) {
+      std::string names = "all";
+      for (const KnobInfo &x : knobs())
+        names += std::string(", ") + x.name;
+      throw ConfigError(path, "\"" + std::string(name) + "\" is not a knob (" + names + ")");
+    }
+    if (knob_applies(*k, c) && std::find(out.begin(), out.end(), k) == out.end())
+      out.push_back(k);
+  }
+  return out;
+}
+
+std::vector<const KnobInfo *> free_knobs(Config &c, std::string_view list,
+                                         const std::string &path) {
+  const std::vector<const KnobInfo *> freed = knobs_in_list(list, c, path);
+  for (const KnobInfo *k : freed)
+    free_knob(*k, c.parallel);
+  return freed;
 }
 
 } // namespace rl

@@ -38,4 +38,15 @@ bool knob_pinned(const KnobInfo &k, const ParallelSpec &p);
 // Resets the knob and what follows it, for a search that should choose them.
 void free_knob(const KnobInfo &k, ParallelSpec &p);
 
+// The knobs a list names: "all" (every knob that applies to c, dp aside: it follows the
+// others) or comma-separated knob names ("tp,pp,stage split"). A name that is no knob is a
+// ConfigError at `path` listing the names; a named knob that does not apply to c (ep on a
+// dense model, vpp when serving) is left out, as the page's free= link does.
+std::vector<const KnobInfo *> knobs_in_list(std::string_view list, const Config &c,
+                                            const std::string &path);
+// Frees the knobs `list` names in c.parallel (free_knob on each): what `ridgeline plan
+// --free` and the page's "free all" search. Returns the knobs freed.
+std::vector<const KnobInfo *> free_knobs(Config &c, std::string_view list,
+                                         const std::string &path = "--free");
+
 } // namespace rl
