@@ -71,6 +71,9 @@ struct ModelSpec {
   std::optional<MlaSpec> mla;
   std::optional<DitSpec> dit;
   std::string source; // where the numbers come from
+  // The checkpoint's Hugging Face repository ("meta-llama/Llama-3.1-70B"): vLLM's model
+  // argument in `ridgeline export --format vllm`. Empty: not given.
+  std::string hf_id;
 };
 
 struct PeakFlops {

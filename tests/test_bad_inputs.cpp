@@ -53,7 +53,7 @@ const Row kRows[] = {
     {Entry::estimate, R"__({"scenario": "llama3-70b-h100-1024", "extra": 1})__", "extra", R"__(unknown field)__", true},
     {Entry::estimate, R"__({"hardware": "h100-sxm", "workload": {"mode": "train", "global_batch": 1, "seq_len": 1}})__", "model", R"__(is required)__", true},
     {Entry::estimate, R"__({"model": "llama3-70b", "workload": {"mode": "train", "global_batch": 1, "seq_len": 1}})__", "hardware", R"__(is required)__", true},
-    {Entry::estimate, R"__({"model": "gpt-9", "hardware": "h100-sxm", "workload": {"mode": "train", "global_batch": 1, "seq_len": 1}})__", "model", R"__(unknown model preset "gpt-9" (known: deepseek-v3, gpt3-175b, llama2-13)__", false},
+    {Entry::estimate, R"__({"model": "gpt-9", "hardware": "h100-sxm", "workload": {"mode": "train", "global_batch": 1, "seq_len": 1}})__", "model", R"__(unknown model preset "gpt-9" (known: deepseek-r1, deepseek-v3, gpt-oss-120b)__", false},
     {Entry::estimate, R"__({"model": {"name": "m", "layers": 0, "hidden": 64, "heads": 4, "ffn": 128, "vocab": 100}, "hardware": "h100-sxm", "workload": {"mode": "train", "global_batch": 8, "seq_len": 16}})__", "model.layers", R"__(0 is out of range [1, 100000])__", true},
     {Entry::estimate, R"__({"model": {"name": "m", "layers": 1.5, "hidden": 64, "heads": 4, "ffn": 128, "vocab": 100}, "hardware": "h100-sxm", "workload": {"mode": "train", "global_batch": 8, "seq_len": 16}})__", "model.layers", R"__(expected an integer, got 1.5)__", true},
     {Entry::estimate, R"__({"model": {"name": "m", "layers": "2", "hidden": 64, "heads": 4, "ffn": 128, "vocab": 100}, "hardware": "h100-sxm", "workload": {"mode": "train", "global_batch": 8, "seq_len": 16}})__", "model.layers", R"__(expected an integer, got a string)__", true},

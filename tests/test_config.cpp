@@ -160,3 +160,37 @@ TEST_CASE("Hugging Face config.json maps onto the model", "[config][hf]") {
           "model: hf_config must be the only field of the model");
   }
 }
+
+TEST_CASE("model.hf_id: a Hugging Face repository id, checked; the importer names the model",
+          "[config][hf]") {
+  CHECK(test::model("llama3.1-70b").hf_id == "meta-llama/Llama-3.1-70B");
+  CHECK(test::model("gpt3-175b").hf_id.empty()); // GPT-3 has no public checkpoint
+  CHECK(
+      test::error_of([] { test::model_json(R"({"base": "llama3-8b", "hf_id": "x; rm -rf"})"); }) ==
+      "model.hf_id: \"x; rm -rf\" is not a Hugging Face repository id (owner/name of letters, "
+      "digits, '-', '_' and '.')");
+  CHECK(test::error_of([] { test::model_json(R"({"base": "llama3-8b", "hf_id": "noslash"})"); }) !=
+        "");
+  // Qwen2.5-32B's config.json from the Hub carries no _name_or_path: the name says the shape
+  const char *qwen25 = R"({"hf_config": {"model_type": "qwen2", "hidden_size": 5120,
+      "intermediate_size": 27648, "num_attention_heads": 40, "num_hidden_layers": 64,
+      "num_key_value_heads": 8, "vocab_size": 152064, "max_position_embeddings": 32768}})";
+  const ModelSpec q = test::model_json(qwen25);
+  CHECK(q.name == "qwen2 (64 layers, 5120 hidden)");
+  CHECK(q.hf_id.empty());
+  // Qwen2.5-32B model card: 32.5B parameters (independent sum 32,763,876,352)
+  CHECK(model_params(q).total() == 32'763'876'352);
+  // one saved by transformers names itself, and that name is the Hugging Face id
+  const ModelSpec n = test::model_json(R"({"hf_config": {"_name_or_path": "Qwen/Qwen2.5-32B",
+      "model_type": "qwen2", "hidden_size": 5120, "intermediate_size": 27648,
+      "num_attention_heads": 40, "num_hidden_layers": 64, "num_key_value_heads": 8,
+      "vocab_size": 152064}})");
+  CHECK(n.name == "Qwen/Qwen2.5-32B");
+  CHECK(n.hf_id == "Qwen/Qwen2.5-32B");
+  // gpt-oss: experts with biases though config.json has no mlp_bias key
+  CHECK(test::model_json(R"({"hf_config": {"model_type": "gpt_oss", "hidden_size": 2880,
+      "intermediate_size": 2880, "num_attention_heads": 64, "num_hidden_layers": 24,
+      "num_key_value_heads": 8, "head_dim": 64, "vocab_size": 201088, "attention_bias": true,
+      "num_local_experts": 32, "num_experts_per_tok": 4}})")
+            .mlp_bias);
+}

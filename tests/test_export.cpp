@@ -3,6 +3,7 @@
 
 #include "core/io/launch_export.hpp"
 
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -130,7 +131,7 @@ TEST_CASE("Serving configurations export a vllm serve line", "[export]") {
   const Config c = io::parse_config(json("llama3-70b-h100-serve"));
   const Layout l = resolve_layout(c);
   const std::string v = io::launch_export(c, l, "vllm");
-  CHECK(v.find("vllm serve llama3-70b \\\n") != std::string::npos);
+  CHECK(v.find("vllm serve meta-llama/Meta-Llama-3-70B \\\n") != std::string::npos); // hf_id
   const std::vector<std::string> want = {
       "--tensor-parallel-size 4",      // the scenario's parallel.tp
       "--pipeline-parallel-size 1",    // pp left at its default 1
@@ -138,20 +139,99 @@ TEST_CASE("Serving configurations export a vllm serve line", "[export]") {
       "--max-num-batched-tokens 8192", // scheduler.max_tokens
       "--gpu-memory-utilization 0.9",  // scheduler.memory_fraction
       "--block-size 16",               // scheduler.block_size
-      "--max-model-len 18432",         // exponential lengths clamp at 8 x (2048 + 256)
+      "--max-model-len 8192",          // 8 x (2048 + 256) = 18432 clamped to the context 8192
       "--enable-chunked-prefill",      // policy continuous, chunked prefill
       "--dtype bfloat16",              // activations in bf16 under fp8 weights
       "--kv-cache-dtype fp8",          // workload.kv_dtype fp8
       "--quantization fp8"};           // workload.weight_dtype fp8
   CHECK(argument_lines(v) == want);
   CHECK(has(v, "run 2 of them")); // 8 GPUs of a DGX H100 / (tp 4 x pp 1) = 2 engines
-  CHECK(has(v, "# note: --max-model-len 18432 exceeds the model's context 8192"));
+  CHECK(has(v, "# note: --max-model-len is the model's context 8192 (max_position_embeddings), "
+               "which vLLM will not exceed; the workload's longest request, 18432 tokens, is "
+               "longer: vLLM rejects such requests"));
   // an inference batch: the batch is the engine's sequence limit
   const Config inf = io::parse_config(json("llama2-13b-v5e-infer"));
   const std::string vi = io::launch_export(inf, resolve_layout(inf), "vllm");
   CHECK(has(vi, "--tensor-parallel-size 8")); // the scenario's tp 8 on 8 v5e chips
   CHECK(has(vi, "--max-num-seqs 8"));         // workload.batch 8
-  CHECK(has(vi, "--max-model-len 8704"));     // prompt 8192 + gen 512
+  CHECK(has(vi, "--max-model-len 4096"));     // prompt 8192 + gen 512 past Llama 2's context 4096
+}
+
+// The `vllm serve` line read back as vLLM's parser reads it: the model positional, then only
+// flags of EngineArgs (vllm/engine/arg_utils.py add_cli_args: --tensor-parallel-size,
+// --pipeline-parallel-size, --enable-expert-parallel, --max-num-seqs,
+// --max-num-batched-tokens, --gpu-memory-utilization, --block-size, --max-model-len,
+// --enable-chunked-prefill, --dtype, --kv-cache-dtype, --quantization), each at most once.
+TEST_CASE("export: the vllm serve line parses against vLLM's arguments, within the context",
+          "[export]") {
+  const std::set<std::string> engine_args = {"--tensor-parallel-size",
+                                             "--pipeline-parallel-size",
+                                             "--enable-expert-parallel",
+                                             "--max-num-seqs",
+                                             "--max-num-batched-tokens",
+                                             "--gpu-memory-utilization",
+                                             "--block-size",
+                                             "--max-model-len",
+                                             "--enable-chunked-prefill",
+                                             "--dtype",
+                                             "--kv-cache-dtype",
+                                             "--quantization"};
+  struct Case {
+    const char *model, *hf_id;
+    i64 context, prompt, gen;
+  };
+  const Case cases[] = {
+      {"llama3.3-70b", "meta-llama/Llama-3.3-70B-Instruct", 131072, 4096, 512},
+      {"qwen3-30b-a3b", "Qwen/Qwen3-30B-A3B", 40960, 40000, 2048}, // 42048 > 40960: clamped
+      {"gpt-oss-120b", "openai/gpt-oss-120b", 131072, 2048, 2048},
+      {"deepseek-r1", "deepseek-ai/DeepSeek-R1", 163840, 1024, 8192}};
+  for (const Case &k : cases) {
+    INFO(k.model);
+    const Config c = test::config((std::string(R"({"model": ")") + k.model +
+                                   R"(", "hardware": "h200", "cluster": "dgx-h100",
+          "workload": {"mode": "serve", "request_rate": 2, "requests": 100, "prompt_len": )" +
+                                   std::to_string(k.prompt) + R"(, "gen_len": )" +
+                                   std::to_string(k.gen) + R"(}, "parallel": {"tp": 8}})")
+                                      .c_str());
+    std::istringstream in(io::launch_export(c, resolve_layout(c), "vllm"));
+    std::vector<std::string> words; // the command's words, comments and line breaks left out
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind('#', 0) == 0)
+        continue;
+      std::istringstream ws(line);
+      for (std::string w; ws >> w;)
+        if (w != "\\")
+          words.push_back(w);
+    }
+    REQUIRE(words.size() > 3);
+    CHECK(words[0] == "vllm");
+    CHECK(words[1] == "serve");
+    CHECK(words[2] == k.hf_id); // the model positional is the Hugging Face id
+    std::set<std::string> seen;
+    i64 max_model_len = 0;
+    for (std::size_t i = 3; i < words.size(); ++i) {
+      if (words[i].rfind("--", 0) != 0)
+        continue; // a flag's value
+      CHECK(engine_args.count(words[i]) == 1);
+      CHECK(seen.insert(words[i]).second);
+      if (words[i] == "--max-model-len" && i + 1 < words.size())
+        max_model_len = std::stol(words[i + 1]);
+    }
+    // vLLM refuses a max-model-len above max_position_embeddings
+    CHECK(max_model_len > 0);
+    CHECK(max_model_len <= k.context);
+    // fixed lengths (the default): prompt + gen, or the context where that is less
+    CHECK(max_model_len == std::min(k.prompt + k.gen, k.context));
+  }
+  // a model without hf_id keeps its name, quoted for the shell, and says so
+  const Config named = test::config(R"({"model": {"base": "llama3-8b", "name": "my llama",
+      "hf_id": null}, "hardware": "h100-sxm", "cluster": {"base": "dgx-h100", "devices": 1},
+      "workload": {"mode": "infer", "batch": 4, "prompt_len": 512, "gen_len": 64}})");
+  const std::string v = io::launch_export(named, resolve_layout(named), "vllm");
+  CHECK(has(v, "vllm serve 'my llama' \\\n"));
+  CHECK(has(v, "# note: the model has no hf_id: 'my llama' stands for the checkpoint's path or "
+               "Hugging Face id"));
+  CHECK(has(v, "--max-model-len 576")); // infer: prompt 512 + gen 64, within the context 8192
 }
 
 TEST_CASE("A format that does not apply to the mode is refused before any output", "[export]") {

@@ -3,6 +3,8 @@
 
 #include "core/model/params.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 
 using namespace rl;
@@ -104,4 +106,38 @@ TEST_CASE("Biases: Qwen2-style Q,K,V bias only", "[params]") {
   // d*(a + 2k) = 16 * (4 + 4)
   REQUIRE(attention_bias_params(m) == 128);
   REQUIRE(mlp_bias_params(m, 128) == 0);
+}
+
+TEST_CASE("Current open models: total and active parameters within 1% of their model cards",
+          "[params][moe]") {
+  struct Card {
+    const char *preset;
+    double total, active;
+    bool active_has_embedding; // whether the card's active count includes the input embedding
+  };
+  const Card cards[] = {
+      {"qwen3-30b-a3b", 30.5e9, 3.3e9, true},    // Qwen/Qwen3-30B-A3B card: 30.5B, 3.3B activated
+      {"qwen3-235b-a22b", 235e9, 22e9, true},    // Qwen/Qwen3-235B-A22B card: 235B, 22B activated
+      {"deepseek-v3", 671e9, 37e9, true},        // DeepSeek-V3 report: 671B total, 37B activated
+      {"deepseek-r1", 671e9, 37e9, true},        // DeepSeek-R1 card: 671B total, 37B activated
+      {"gpt-oss-120b", 116.83e9, 5.13e9, false}, // arXiv:2508.10925 Table 1: 116.83B, 5.13B
+      {"gpt-oss-20b", 20.91e9, 3.61e9, false},   // arXiv:2508.10925 Table 1: 20.91B, 3.61B
+      {"llama3.3-70b", 70.6e9, 70.6e9, true},    // Llama 3.3 card: 70B (dense; 70.55B counted)
+  };
+  for (const Card &c : cards) {
+    INFO(c.preset);
+    const ModelSpec m = test::model(c.preset);
+    const ModelParams p = model_params(m);
+    const double active =
+        static_cast<double>(p.active() - (c.active_has_embedding ? 0 : p.embedding));
+    CHECK(std::abs(static_cast<double>(p.total()) / c.total - 1) < 0.01);
+    // cards give the active count to 2 digits (Qwen3-30B-A3B's 3.35B counted reads "3.3B",
+    // DeepSeek's 37.55B "37B"): within 2%
+    CHECK(std::abs(active / c.active - 1) < 0.02);
+    CHECK(!m.hf_id.empty()); // each names the checkpoint vLLM serves
+  }
+  // gpt-oss-120b by hand: 36 x (attention 2 x 2880 x 64 x (64 + 8) + biases 64 x (64 + 16) + 2880
+  // + 128 experts x (3 x 2880^2 + 3 x 2880) + router 2880 x 128 + 2 norms x 2880)
+  // + 2 x 201088 x 2880 + 2880 = 116,829,149,760
+  CHECK(model_params(test::model("gpt-oss-120b")).total() == 116'829'149'760);
 }

@@ -9,6 +9,7 @@
 #include "core/schema/fields.hpp"
 
 #include <map>
+#include <set>
 
 using namespace rl;
 using nlohmann::json;
@@ -196,17 +197,83 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
       CHECK(std::string(schema::name_in(*e.info.choices, static_cast<int>(e.default_value))) !=
             "?");
     }
-    if (e.info.type == schema::FieldType::number || e.info.type == schema::FieldType::integer) {
+    if (!*e.type &&
+        (e.info.type == schema::FieldType::number || e.info.type == schema::FieldType::integer)) {
       CHECK(e.info.lo < e.info.hi);
       if (!e.info.custom && !e.info.omit_zero && e.section != "parallel") // (0: not given)
         CHECK((e.default_value >= e.info.lo && e.default_value <= e.info.hi));
     }
   }
   // 16 model + 6 moe + 25 workload + 13 hardware + 14 tx8 + 15 serve (concurrency and
-  // think_time among them) + 17 tx8-op + 3 rows for each of 5 links + 23 parallel
-  CHECK(rows == 16 + 6 + 25 + 13 + 14 + 15 + 17 + 3 * 5 + 23);
+  // think_time among them) + 17 tx8-op + 3 rows for each of 5 links + 23 parallel + 33 the
+  // parser reads itself (12 model, 7 hardware, 7 cluster, 7 workload: schema::parsed_fields)
+  CHECK(rows == 16 + 6 + 25 + 13 + 14 + 15 + 17 + 3 * 5 + 23 + 33);
   CHECK(modes_of.size() == rows - 2); // request_rate and batch twice
   CHECK(io::fields_json().size() == rows);
+}
+
+namespace {
+// The dotted paths of a configuration section's keys, arrays as one value; the metadata keys
+// (name, source, notes, base) are not fields.
+void key_paths(const json &j, const std::string &prefix, std::set<std::string> &out) {
+  for (const auto &[k, v] : j.items()) {
+    if (k == "name" || k == "source" || k == "notes" || k == "base")
+      continue;
+    const std::string p = prefix + "." + k;
+    if (v.is_object() && k != "engine")
+      key_paths(v, p, out);
+    else
+      out.insert(p);
+  }
+}
+} // namespace
+
+// Issue 25 item 8: `ridgeline fields` left out hardware.peak_flops.*, cluster.devices,
+// cluster.devices_per_node and workload.mode (read by the parser's own code, in no table).
+TEST_CASE("schema: every key of every preset and of full configurations is a listed field",
+          "[schema]") {
+  std::set<std::string> listed;
+  for (const json &f : io::fields_json())
+    listed.insert(f["path"].get<std::string>());
+  for (const char *p : {"hardware.peak_flops.bf16", "hardware.peak_flops.fp8", "cluster.devices",
+                        "cluster.devices_per_node", "workload.mode", "model.hf_id"})
+    CHECK(listed.count(p) == 1);
+  std::set<std::string> keys;
+  for (const char *kind : {"model", "hardware", "cluster"}) {
+    for (const std::string &n : io::preset_names(kind)) {
+      const json j = io::preset_json(kind, n, kind);
+      if (std::string(kind) == "model") // each parses
+        io::parse_model(j, kind);
+      else if (std::string(kind) == "hardware")
+        io::parse_hardware(j, kind);
+      else
+        io::parse_cluster(j, kind);
+      key_paths(j, kind, keys);
+    }
+  }
+  for (const std::string &n : io::preset_names("scenario")) {
+    const json j = io::preset_json("scenario", n, "scenario");
+    for (const char *section : {"model", "hardware", "cluster", "workload", "parallel"})
+      if (j.contains(section) && j[section].is_object())
+        key_paths(j[section], section, keys);
+  }
+  // a serving configuration with the keys no preset uses: engine, trace, seed, planner options
+  for (const char *w : {R"({"mode": "serve", "engine": "vllm", "request_rate": 2, "prompt_len":
+                           128, "gen_len": 16, "seed": 7, "hardware_options": ["h100-sxm"],
+                           "slo": {"ttft": 1, "tpot": 0.1}})",
+                        R"({"mode": "serve", "trace": [[0, 128, 16], [0.5, 256, 32]]})"}) {
+    const json serve = json::parse(w);
+    io::parse_config(json{{"model", "llama3-8b"},
+                          {"hardware", "h100-sxm"},
+                          {"cluster", {{"base", "dgx-h100"}, {"devices", 1}}},
+                          {"workload", serve}});
+    key_paths(serve, "workload", keys);
+  }
+  CHECK(keys.size() > 100); // (the walk found the presets' keys)
+  for (const std::string &k : keys) {
+    INFO(k);
+    CHECK(listed.count(k) == 1);
+  }
 }
 
 TEST_CASE("schema: the layout's knobs parse, print and are range-checked", "[schema]") {

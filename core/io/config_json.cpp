@@ -5,6 +5,7 @@
 #include "core/io/config_json.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -134,6 +135,22 @@ std::vector<i64> parse_int_array(const json &j, const std::string &path, i64 lo,
 
 // [SECTION] model
 namespace {
+// Hugging Face's repository ids: owner/name, each of letters, digits, '-', '_' and '.', at
+// most 96 characters (huggingface_hub validate_repo_id). Also what keeps the id safe on the
+// `vllm serve` line.
+bool is_hf_id(const std::string &id) {
+  const std::size_t slash = id.find('/');
+  if (id.empty() || id.size() > 96 || slash == 0 || slash == std::string::npos ||
+      slash + 1 == id.size() || id.find('/', slash + 1) != std::string::npos ||
+      id.find("..") != std::string::npos)
+    return false;
+  for (const char ch : id)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.' &&
+        ch != '/')
+      return false;
+  return true;
+}
+
 MoeSpec parse_moe(const json &j, const std::string &path, i64 layers) {
   ObjectReader r(j, path);
   MoeSpec m;
@@ -227,6 +244,14 @@ ModelSpec parse_model_object(const json &j, const std::string &path) {
   if (m.learned_pos_emb && m.max_seq == 0)
     throw ConfigError(r.path_of("max_seq"), "is required with learned_pos_emb");
   m.rope_theta = r.opt_num("rope_theta", 1.0, 1e12).value_or(0);
+  if (const auto id = r.opt_str("hf_id")) {
+    if (!is_hf_id(*id))
+      throw ConfigError(r.path_of("hf_id"),
+                        "\"" + *id +
+                            "\" is not a Hugging Face repository id (owner/name of "
+                            "letters, digits, '-', '_' and '.')");
+    m.hf_id = *id;
+  }
   m.source = r.opt_str("source").value_or("");
   r.opt_str("notes");
   r.finish();
@@ -284,11 +309,20 @@ ModelSpec model_from_hf_config(const json &hf, const std::string &path) {
                                ? hf.at("model_type").get<std::string>()
                                : "";
   ModelSpec m;
-  m.name = hf.contains("_name_or_path") && hf.at("_name_or_path").is_string()
-               ? hf.at("_name_or_path").get<std::string>()
-               : (type.empty() ? "hf-model" : type);
   m.layers = req("num_hidden_layers", 1, kMaxLayers);
   m.hidden = req("hidden_size", 1, kMaxDim);
+  // The name: the checkpoint's own (_name_or_path, which transformers writes on save_pretrained
+  // and which is also the Hugging Face id when it has that form); a config.json from the Hub
+  // carries none, so the name then says the family and the shape ("qwen2 (64 layers, 5120
+  // hidden)"): two pasted configs of one family read apart.
+  const std::string own = hf.contains("_name_or_path") && hf.at("_name_or_path").is_string()
+                              ? hf.at("_name_or_path").get<std::string>()
+                              : "";
+  m.name = !own.empty() ? own
+                        : (type.empty() ? "hf-model" : type) + " (" + std::to_string(m.layers) +
+                              " layers, " + std::to_string(m.hidden) + " hidden)";
+  if (is_hf_id(own))
+    m.hf_id = own;
   m.heads = req("num_attention_heads", 1, m.hidden);
   m.kv_heads = opt("num_key_value_heads", 1, m.heads, m.heads);
   if (m.heads % m.kv_heads != 0)
@@ -303,7 +337,8 @@ ModelSpec model_from_hf_config(const json &hf, const std::string &path) {
     m.rope_theta = read_num(hf.at("rope_theta"), join_path(path, "rope_theta"), 1.0, 1e12);
   m.gated_mlp = true; // all the listed families use SwiGLU
   m.norm = Norm::rmsnorm;
-  m.mlp_bias = flag("mlp_bias", false);
+  // gpt-oss's experts carry biases (gate_up_proj_bias, down_proj_bias) with no mlp_bias key.
+  m.mlp_bias = flag("mlp_bias", type == "gpt_oss");
   // LLaMA: attention_bias covers q,k,v,o; Qwen2 carries q,k,v biases only.
   const bool attn_bias = flag("attention_bias", false);
   m.qkv_bias = attn_bias || type == "qwen2" || type == "qwen2_moe";
@@ -946,6 +981,8 @@ json to_json(const ModelSpec &m) {
     j["dit"] = {{"in_channels", m.dit->in_channels},
                 {"caption_channels", m.dit->caption_channels},
                 {"patch", {m.dit->patch_t, m.dit->patch_h, m.dit->patch_w}}};
+  if (!m.hf_id.empty())
+    j["hf_id"] = m.hf_id;
   if (!m.source.empty())
     j["source"] = m.source;
   return j;

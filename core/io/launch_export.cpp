@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <sstream>
 
 // Every flag, key and override below was checked against the framework's own argument
@@ -287,6 +289,21 @@ i64 longest_request(const WorkloadSpec &w) {
   }
 }
 
+// A word the shell reads as itself: as it is when it holds only safe characters, else in
+// single quotes (a pasted config's name, "qwen2 (64 layers, 5120 hidden)").
+std::string shell_word(const std::string &w) {
+  const bool safe = !w.empty() && std::all_of(w.begin(), w.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) ||
+           (ch != '\0' && std::strchr("-_./:@+=,", ch));
+  });
+  if (safe)
+    return w;
+  std::string q = "'";
+  for (const char ch : w)
+    q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+
 const char *vllm_dtype(Dtype d) {
   return d == Dtype::fp16 ? "float16" : "bfloat16";
 }
@@ -324,8 +341,11 @@ std::string vllm(const Config &c, const Layout &l) {
   } else {
     add("--max-num-seqs " + s(w.batch));
   }
+  // vLLM refuses a --max-model-len above the checkpoint's max_position_embeddings (unless
+  // VLLM_ALLOW_LONG_MAX_MODEL_LEN is set): the longest request is clamped to the context.
   const i64 longest = longest_request(w);
-  add("--max-model-len " + s(longest));
+  const bool clamped = m.max_seq > 0 && longest > m.max_seq;
+  add("--max-model-len " + s(clamped ? m.max_seq : longest));
   if (serve && sv.policy == SchedulerPolicy::continuous)
     add("--enable-chunked-prefill");
   // Activations run in bf16 unless the weights are fp16 (quantized weights dequantize to it).
@@ -351,9 +371,11 @@ std::string vllm(const Config &c, const Layout &l) {
                     "--max-num-batched-tokens");
   if (serve && sv.policy == SchedulerPolicy::static_batch)
     notes.push_back("static batching has no vLLM flag: vLLM always batches continuously");
-  if (m.max_seq > 0 && longest > m.max_seq)
-    notes.push_back("--max-model-len " + s(longest) + " exceeds the model's context " +
-                    s(m.max_seq) + " (max_position_embeddings)");
+  if (clamped)
+    notes.push_back("--max-model-len is the model's context " + s(m.max_seq) +
+                    " (max_position_embeddings), which vLLM will not exceed; the workload's "
+                    "longest request, " +
+                    s(longest) + " tokens, is longer: vLLM rejects such requests");
   const i64 instance = std::max<i64>(1, l.tp * l.pp);
   const i64 replicas = std::max<i64>(1, c.cluster.devices / instance);
   if (serve && sv.prefill_instances > 0)
@@ -364,12 +386,15 @@ std::string vllm(const Config &c, const Layout &l) {
   o << "# vLLM launch for " << m.name << " on " << c.cluster.devices << " x " << c.hardware.name
     << ": one engine of tp " << l.tp << " x pp " << l.pp << " = " << instance << " devices; run "
     << replicas << " of them behind a load balancer\n";
-  o << "vllm serve " << m.name << " \\\n";
+  // The model argument: the checkpoint's Hugging Face id (model.hf_id), which vLLM downloads.
+  o << "vllm serve " << (m.hf_id.empty() ? shell_word(m.name) : m.hf_id) << " \\\n";
   for (std::size_t i = 0; i < a.size(); ++i)
     o << "  " << a[i] << (i + 1 < a.size() ? " \\\n" : "\n");
   for (const auto &n : notes)
     o << "# note: " << n << "\n";
-  o << "# " << m.name << " stands for the checkpoint's path or Hugging Face id\n";
+  if (m.hf_id.empty())
+    o << "# note: the model has no hf_id: " << shell_word(m.name)
+      << " stands for the checkpoint's path or Hugging Face id\n";
   return o.str();
 }
 

@@ -32,11 +32,12 @@ json fields_json() {
   json out = json::array();
   for (const schema::FieldEntry &e : schema::all_fields()) {
     json f = {{"path", e.section + "." + e.info.path()},
-              {"type", type_name(e.info.type)},
+              {"type", *e.type ? e.type : type_name(e.info.type)},
               {"unit", e.info.unit},
               {"help", e.info.help},
               {"modes", modes_json(e.info.modes)}};
-    if (e.info.type == schema::FieldType::number || e.info.type == schema::FieldType::integer) {
+    if ((e.info.type == schema::FieldType::number || e.info.type == schema::FieldType::integer) &&
+        e.info.lo < e.info.hi) {
       f["min"] = e.info.lo;
       f["max"] = e.info.hi;
     }

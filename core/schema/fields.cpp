@@ -633,6 +633,143 @@ const std::vector<Field<Tx8OpSpec>> &op_fields() {
   return t;
 }
 
+const std::vector<ParsedField> &parsed_fields() {
+  const Modes lm = kGpuModes;
+  const Modes train = mode_bit(Mode::train), video = mode_bit(Mode::video);
+  auto choice_of = [](const char *object, const char *key, const ChoiceList &c, const char *help,
+                      Modes modes = kAllModes) {
+    FieldInfo i{object, key, FieldType::choice, 0, 0, "", key, 1, "", help, "", modes, true};
+    i.choices = &c;
+    return i;
+  };
+  // FieldInfo{object, key, type, lo, hi, unit, label, scale, format, help, group, modes, custom}
+  static const std::vector<ParsedField> t = {
+      {"model", choice_of("", "family", choices<ModelFamily>(),
+                          "decoder (a language model) or stdit3 (Open-Sora's video DiT).")},
+      {"model", choice_of("", "norm", choices<Norm>(),
+                          "rmsnorm (h parameters) or layernorm (2h); default rmsnorm for a "
+                          "decoder.")},
+      {"model",
+       {"", "bias", FieldType::boolean, 0, 1, "", "bias", 1, "",
+        "Every bias on (GPT style): the default of qkv_bias, o_bias and mlp_bias.", "", lm, true}},
+      {"model",
+       {"", "hf_id", FieldType::number, 0, 0, "", "hf_id", 1, "",
+        "Hugging Face repository of the checkpoint (owner/name, e.g. meta-llama/Llama-3.1-70B): "
+        "the model argument of `ridgeline export --format vllm`. Absent: the preset name.",
+        "", lm, true},
+       "string"},
+      {"model",
+       {"mla", "q_lora_rank", FieldType::integer, 0, kMaxDim, "", "q_lora_rank", 1, "",
+        "DeepSeek MLA: query down-projection rank (0: a plain query projection).", "", lm, true}},
+      {"model",
+       {"mla", "kv_lora_rank", FieldType::integer, 1, kMaxDim, "", "kv_lora_rank", 1, "",
+        "DeepSeek MLA: compressed KV rank, cached per token per layer.", "", lm, true}},
+      {"model",
+       {"mla", "qk_nope_head_dim", FieldType::integer, 1, kMaxDim, "", "qk_nope_head_dim", 1, "",
+        "DeepSeek MLA: per-head query/key width without RoPE.", "", lm, true}},
+      {"model",
+       {"mla", "qk_rope_head_dim", FieldType::integer, 0, kMaxDim, "", "qk_rope_head_dim", 1, "",
+        "DeepSeek MLA: per-head query/key width with RoPE (the key part shared by heads).", "", lm,
+        true}},
+      {"model",
+       {"mla", "v_head_dim", FieldType::integer, 1, kMaxDim, "", "v_head_dim", 1, "",
+        "DeepSeek MLA: per-head value width.", "", lm, true}},
+      {"model",
+       {"dit", "in_channels", FieldType::integer, 1, 4096, "", "in_channels", 1, "",
+        "STDiT3: latent channels in (default 4).", "", video, true}},
+      {"model",
+       {"dit", "caption_channels", FieldType::integer, 1, kMaxDim, "", "caption_channels", 1, "",
+        "STDiT3: text-encoder width (default 4096, T5-XXL).", "", video, true}},
+      {"model",
+       {"dit", "patch", FieldType::integer, 1, 64, "", "patch", 1, "",
+        "STDiT3: patch size [t, h, w] (default [1, 2, 2]).", "", video, true},
+       "array"},
+      {"hardware", choice_of("", "kind", choices<HardwareKind>(),
+                             "gpu, tpu or tx8 (a tx8 die needs the tx8 object).")},
+      {"hardware",
+       {"peak_flops", "bf16", FieldType::number, kMinFlops, kMaxFlops, "FLOP/s", "bf16", 1, "",
+        "Dense BF16/FP16 tensor peak (datasheet); required but for tx8.", "", kAllModes, true}},
+      {"hardware",
+       {"peak_flops", "fp8", FieldType::number, 0, kMaxFlops, "FLOP/s", "fp8", 1, "",
+        "Dense FP8 peak; 0 or absent: no FP8 (a precision fp8 is refused).", "", kGpuModes, true}},
+      {"hardware",
+       {"peak_flops", "int8", FieldType::number, 0, kMaxFlops, "FLOP/s", "int8", 1, "",
+        "Dense INT8 peak; 0 or absent: none.", "", kGpuModes, true}},
+      {"hardware",
+       {"peak_flops", "int4", FieldType::number, 0, kMaxFlops, "FLOP/s", "int4", 1, "",
+        "Dense INT4/FP4 peak; 0 or absent: none.", "", kGpuModes, true}},
+      {"hardware",
+       {"peak_flops", "fp32", FieldType::number, 0, kMaxFlops, "FLOP/s", "fp32", 1, "",
+        "FP32 peak (non-tensor; the optimizer's element-wise work); 0 or absent: none.", "",
+        kGpuModes, true}},
+      {"hardware",
+       {"tx8", "mesh", FieldType::integer, 1, 64, "", "mesh", 1, "",
+        "tx8: tile mesh [x, y] inside the die (default [4, 4]).", "", kAllModes, true},
+       "array"},
+      {"cluster",
+       {"", "devices", FieldType::integer, 1, kMaxCount, "", "devices", 1, "",
+        "Accelerators in the cluster; required unless torus or mesh implies it.", "", kAllModes,
+        true}},
+      {"cluster",
+       {"", "devices_per_node", FieldType::integer, 1, 1 << 16, "", "devices_per_node", 1, "",
+        "Accelerators per node (on intra_node links); default min(devices, 8).", "", kAllModes,
+        true}},
+      {"cluster", choice_of("", "topology", choices<Topology>(),
+                            "switched (GPU nodes), torus (TPU) or mesh (tx8 dies); torus and "
+                            "mesh set it.")},
+      {"cluster",
+       {"", "torus", FieldType::integer, 1, 4096, "", "torus", 1, "",
+        "TPU torus axes, 1 to 3 extents ([4, 4, 4]); devices = their product x slices.", "",
+        kAllModes, true},
+       "array"},
+      {"cluster",
+       {"", "wraparound", FieldType::boolean, 0, 1, "", "wraparound", 1, "",
+        "Torus wraparound links: one boolean or one per axis (default: axes of 16 or more).", "",
+        kAllModes, true}},
+      {"cluster",
+       {"", "mesh", FieldType::integer, 1, 1024, "", "mesh", 1, "",
+        "tx8 die mesh [x, y]; devices = x * y.", "", kAllModes, true},
+       "array"},
+      {"cluster",
+       {"", "slices", FieldType::integer, 1, 1 << 16, "", "slices", 1, "",
+        "TPU slices joined over dcn (default 1).", "", kAllModes, true}},
+      {"workload", choice_of("", "mode", choices<Mode>(),
+                             "What runs: train, infer (one batch), serve (a request stream), "
+                             "video (STDiT3 on tx8) or tx8-op (one operator); required.")},
+      {"workload",
+       {"", "hardware_options", FieldType::number, 0, 0, "", "hardware_options", 1, "",
+        "Planner: hardware presets to compare (\"h100-sxm\", \"a100-80gb@dgx-a100\").", "",
+        train | kServingModes, true},
+       "array"},
+      {"workload",
+       {"", "device_options", FieldType::integer, 1, kMaxCount, "", "device_options", 1, "",
+        "Planner: device counts to compare, a list or {\"min\", \"max\"} (powers of two).", "",
+        train, true},
+       "array"},
+      {"workload",
+       {"", "engine", FieldType::number, 0, 0, "", "engine", 1, "",
+        "Serving engine: a preset (vllm, sglang, trtllm; name@version) or an object starting "
+        "from one (\"base\"): its per-iteration costs (presets/engines).",
+        "", kServingModes, true},
+       "string"},
+      {"workload",
+       {"", "trace", FieldType::number, 0, 0, "", "trace", 1, "",
+        "Serving: requests as [arrival_s, prompt_len, gen_len] rows, replacing request_rate and "
+        "the lengths.",
+        "", mode_bit(Mode::serve), true},
+       "array"},
+      {"workload",
+       {"", "seed", FieldType::integer, 0, 9007199254740992.0, "", "seed", 1, "",
+        "Serving: the random stream of arrivals and lengths (default 1).", "",
+        mode_bit(Mode::serve), true}},
+      {"workload",
+       {"", "resolution", FieldType::integer, 1, 1 << 16, "", "resolution", 1, "",
+        "Video: frame size [height, width] in pixels.", "", video, true},
+       "array"},
+  };
+  return t;
+}
+
 std::vector<FieldEntry> all_fields() {
   std::vector<FieldEntry> out;
   add(out, "model", model_fields());
@@ -646,6 +783,8 @@ std::vector<FieldEntry> all_fields() {
     add(out, "cluster", link_fields(), link);
   for (const OptField<ParallelSpec> &f : parallel_fields())
     out.push_back({"parallel", f.info, 0}); // absent by default: the planner chooses
+  for (const ParsedField &f : parsed_fields())
+    out.push_back({f.section, f.info, 0, f.type});
   return out;
 }
 

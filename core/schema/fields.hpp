@@ -111,12 +111,26 @@ const std::vector<OptField<ParallelSpec>> &parallel_fields();
 // The parallel row of that key, nullptr when there is none.
 const OptField<ParallelSpec> *parallel_field(std::string_view key);
 
+// Rows the parser reads with code of its own, in shapes a plain row cannot hold: the peak
+// FLOP/s object, the cluster's size and topology, the workload's mode, the model's family,
+// MLA ranks and Hugging Face id, arrays. Listed (`ridgeline fields`) so that the list is every
+// key the parser accepts but the metadata (name, source, notes, base, scenario); nothing
+// reads or writes a value through them. `type` names a JSON type a FieldType has not
+// ("string", "array"; "" for info.type).
+struct ParsedField {
+  const char *section;
+  FieldInfo info;
+  const char *type = "";
+};
+const std::vector<ParsedField> &parsed_fields();
+
 // Every row with its section ("hardware", "workload", "cluster") and the default of a
 // default-built struct, for `ridgeline fields` and the tests.
 struct FieldEntry {
   std::string section;
   FieldInfo info;
   double default_value = 0; // booleans as 0 / 1
+  const char *type = "";    // a ParsedField's JSON type ("string", "array"), else ""
 };
 std::vector<FieldEntry> all_fields();
 
