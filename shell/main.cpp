@@ -17,6 +17,10 @@
 #include "core/io/url_codec.hpp"
 #include "core/io/validation_json.hpp"
 #include "core/parallel/knobs.hpp"
+#include "core/report/table.hpp"
+#include "core/serve/simulate.hpp"
+#include "core/tx8/arch.hpp"
+#include "core/tx8/request.hpp"
 #include "shell/format.hpp"
 #include "shell/serve_command.hpp"
 #include "shell/tx8_command.hpp"
@@ -67,7 +71,7 @@ commands:
                                  percentiles, throughput, goodput, KV memory
   tx8 CFG [--json] [--presets]   tx8 mapping of one operator or a whole STDiT3 video
                                  request on a die mesh
-  collective CLUSTER --op OP --bytes M --group N [--stride S] [--json]
+  collective CLUSTER --op OP --bytes M [--group N] [--stride S] [--json]
                                  time and bytes of one collective on a cluster
   validate [--runs FILE] [--fit] [--json]
                                  predicted vs measured for your runs, with the step's
@@ -81,6 +85,8 @@ commands:
   export CFG --format F          launch arguments for the layout (train: megatron,
                                  deepspeed, torchtitan, free knobs planned first;
                                  infer/serve: vllm)
+  compare A B [--json]           two configurations' headline numbers side by side with the
+                                 change of each (the page's Compare tab)
   url CFG                        the shareable URL query of a configuration
   url --decode STR [--resolved]  the configuration a URL holds (--resolved: presets expanded)
   presets [KIND] [NAME]          list presets, or print one (KIND: model|hardware|cluster|
@@ -100,13 +106,14 @@ Parameters (total, active), FLOPs per step (model and hardware, with recompute),
 per device for the worst pipeline stage: weights, gradients, optimizer states, activations
 (term by term), KV cache (inference), against the device's capacity.
 
-  --json        print the estimate as JSON (params, flops, memory, ...; see the README)
-  --compare-sp  print the comparison of DS-SP, Ring-SP, DP, ZeRO, USP, TP and Megatron-SP
-                of the DSP paper (Zhao et al. 2024) for this model, micro-batch and sequence
-  --sweep batch  inference: decode step, memory and tokens/s over batch sizes (powers of two,
-                the critical batch and the largest batch that fits), at the final context
-  --degree N    the parallel degree N of that comparison (default: parallel.cp if > 1,
-                else parallel.tp if > 1, else 8)
+  --json          print the estimate as JSON (params, flops, memory, ...; see the README)
+  --compare-sp    print the comparison of DS-SP, Ring-SP, DP, ZeRO, USP, TP and Megatron-SP
+                  of the DSP paper (Zhao et al. 2024) for this model, micro-batch and sequence
+  --degree N      the parallel degree N of that comparison (default: parallel.cp if > 1,
+                  else parallel.tp if > 1, else 8)
+  --sweep batch   inference: decode step, memory and tokens/s over batch sizes (powers of
+                  two, the critical batch and the largest batch that fits), at the final
+                  context
 )";
 
 const char *kUrlHelp = R"(usage: ridgeline url CFG
@@ -172,14 +179,14 @@ pins, as in `ridgeline plan --free`, and exports the planner's best layout.
 )";
 
 const char *kCollectiveHelp =
-    R"(usage: ridgeline collective CLUSTER --op OP --bytes M --group N [--stride S] [--json]
+    R"(usage: ridgeline collective CLUSTER --op OP --bytes M [--group N] [--stride S] [--json]
 
 Time and bytes per device of one collective on a cluster (alpha-beta; NCCL-style choice of
 ring or tree; hierarchical across nodes; TPU torus axes as in How to Scale Your Model ch. 3).
   CLUSTER   a cluster preset name, a JSON file or inline JSON
   --op      allreduce | allgather | reduce_scatter | alltoall | p2p
   --bytes   the full buffer M in bytes (AllToAll: the per-device buffer), e.g. 1e9
-  --group   devices in the group (default: all)
+  --group   devices in the group (default: every device of the cluster)
   --stride  distance between group members in device order (default 1: TP-like, inside a
             node first; a stride of devices_per_node puts every member on its own node)
 )";
@@ -227,6 +234,18 @@ The format of each file is found from its text; tools/measure/ writes the CSVs.
              cluster.intra_node.efficiency: the link's latency is then fitted alone)
   --json     the parameters with their residuals, the runs and the overrides as JSON
 Each parameter is printed with its data count, residuals and band (the largest residual).
+)";
+
+const char *kCompareHelp = R"(usage: ridgeline compare A B [--json]
+
+Every headline number of two configurations (each a file, a scenario preset name or inline
+JSON) side by side with its change from A to B: the table of the page's Compare tab (A is
+its pinned result, B the current one). Training and inference compare their estimates,
+serving its simulations, tx8 its mappings; a number only one side has reads "new" or
+"gone". Changes are relative ("-12.5%"), but a percentage's change is in points (MFU 30.0%
+-> 35.2%: "+5.2 pts").
+  --json   {"a", "b", "rows": [{section, label, a, b, change}]} (a / b absent where that
+           side has no such number)
 )";
 
 const char *kPresetsHelp = R"(usage: ridgeline presets [KIND] [NAME] [--json]
@@ -577,6 +596,59 @@ int cmd_export(const Args &a) {
   return 0;
 }
 
+// The headline rows of a configuration's result: its estimate (train, infer), simulation
+// (serve) or tx8 mapping (video, tx8-op).
+std::vector<ReportRow> headline_rows(const Config &c) {
+  switch (c.workload.mode) {
+  case Mode::serve:
+    return report_rows(simulate_serving(c));
+  case Mode::video:
+  case Mode::tx8_op:
+    tx8::arch_of(c.hardware, "hardware");
+    return report_rows(tx8::solve(c, tx8::Tx8Options{}));
+  default:
+    return report_rows(estimate(c));
+  }
+}
+
+int cmd_compare(const Args &a) {
+  if (a.has("--help")) {
+    std::cout << kCompareHelp;
+    return 0;
+  }
+  allow_options(a, {"--json"});
+  if (a.positional.size() != 2)
+    throw Usage("`compare` takes two configurations, A and B");
+  const std::vector<ReportRow> ra = headline_rows(io::parse_config(load_config(a.positional[0])));
+  const std::vector<ReportRow> rb = headline_rows(io::parse_config(load_config(a.positional[1])));
+  if (a.has("--json")) {
+    json rows = json::array();
+    for (const CompareRow &r : compare_rows(ra, rb)) {
+      json j = {{"section", r.section}, {"label", r.label}, {"change", change_text(r)}};
+      if (r.has_before)
+        j["a"] = r.before;
+      if (r.has_after)
+        j["b"] = r.after;
+      rows.push_back(j);
+    }
+    std::cout << io::dump(json{{"a", a.positional[0]}, {"b", a.positional[1]}, {"rows", rows}}, 2)
+              << "\n";
+    return 0;
+  }
+  const ReportTable t = compare_table(ra, rb, "A", "B");
+  std::cout << "ridgeline compare: A = " << a.positional[0] << ", B = " << a.positional[1]
+            << " (change from A to B)\n";
+  shell::Table out{{"", "A", "B", "change"}};
+  out.left = {true, false, false, false};
+  for (const ReportLine &r : t.rows)
+    if (r.key == "section")
+      out.rows.push_back({r[0].text, "", "", ""});
+    else
+      out.rows.push_back({"  " + r[0].text, r[1].text, r[2].text, r[3].text});
+  out.print(std::cout);
+  return 0;
+}
+
 int cmd_url(const Args &a) {
   if (a.has("--help")) {
     std::cout << kUrlHelp;
@@ -911,6 +983,8 @@ int run(int argc, char **argv) {
       return cmd_fields(a);
     if (a.command == "collective")
       return cmd_collective(a);
+    if (a.command == "compare")
+      return cmd_compare(a);
     if (a.command == "validate")
       return cmd_validate(a);
     if (a.command == "calibrate")

@@ -6,6 +6,7 @@
 #include "core/estimate/estimate.hpp"
 #include "core/io/units.hpp"
 #include "core/report/estimate_report.hpp"
+#include "core/report/table.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -146,4 +147,34 @@ TEST_CASE("units: a time keeps three decimals in seconds, two in a smaller unit,
   // A flash-attention operator of 140,966 heads x 16 M queries on one tx8 die: ten years.
   CHECK(units::seconds(317427212.536) == "3.174e+08 s");
   CHECK(units::seconds(999999.5) == "999999.500 s");
+}
+
+// Issue 25 item 9: MFU "+5.2%" in Compare was a relative change read as points.
+TEST_CASE("compare: percentages change in points, quantities relatively; one table for both "
+          "front ends",
+          "[report][compare]") {
+  CompareRow mfu{"throughput", "MFU", 0.30, 0.352, Unit::percent, Better::higher, true, true};
+  CHECK(change_text(mfu) == "+5.2 pts"); // 35.2% - 30.0%, not the relative +17.3%
+  mfu.after = 0.3004;
+  CHECK(change_text(mfu) == "+0.04 pts"); // under 0.05 pts: two decimals, never "+0.0"
+  CompareRow step{"step time", "step", 11.387, 9.963, Unit::seconds, Better::lower, true, true};
+  CHECK(change_text(step) == "-12.5%"); // 9.963 / 11.387 - 1 = -0.12505
+  step.has_before = false;
+  CHECK(change_text(step) == "new");
+  const Config a = test::config(R"({"scenario": "llama3-70b-h100-1024"})");
+  const Config b =
+      test::config(R"({"scenario": "llama3-70b-h100-1024", "parallel": {"tp": 4, "pp": 4}})");
+  const Estimate ea = estimate(a), eb = estimate(b);
+  const ReportTable t = compare_table(report_rows(ea), report_rows(eb), "A", "B");
+  const ReportLine *row = t.row("MFU");
+  REQUIRE(row != nullptr);
+  // the MFU row: both values and their difference in points
+  CHECK(row->cells[1].text == units::percent(ea.throughput.mfu));
+  CHECK(row->cells[3].text ==
+        units::format("%+.1f pts", 100 * (eb.throughput.mfu - ea.throughput.mfu)));
+  // step 11.387 s -> 10.496 s: faster, an improvement (ok); the bubble grows: a regression
+  CHECK(t.row("step")->cells[3].mark == Mark::ok);
+  CHECK(t.row("pipeline bubble")->cells[3].mark == Mark::warn);
+  CHECK(t.rows.front().key == "section"); // each section opens with its name
+  CHECK(t.rows.front().cells[0].text == "model");
 }

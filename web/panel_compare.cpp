@@ -1,8 +1,8 @@
 // ridgeline web: the Compare tab. A pinned configuration (Pin in the top bar, "pin=" in the
-// URL) beside the current one: every headline number of rl::report_rows with its change, and
-// the step-time and memory bars of both on one scale.
+// URL) beside the current one: every headline number with its change (rl::compare_table, the
+// table `ridgeline compare` prints), and the step-time and memory bars of both on one scale.
 #include "core/io/units.hpp"
-#include "core/report/report.hpp"
+#include "core/report/table.hpp"
 #include "web/exports.hpp"
 #include "web/panels.hpp"
 #include "web/widgets.hpp"
@@ -25,17 +25,6 @@ std::vector<ReportRow> rows_of(const std::optional<Estimate> &e,
   if (tx8)
     return report_rows(*tx8);
   return {};
-}
-
-std::string delta_text(const CompareRow &r) {
-  if (!r.has_before || !r.has_after)
-    return r.has_after ? "new" : "gone";
-  if (r.before == r.after)
-    return "=";
-  const double d = r.relative();
-  if (r.before == 0)
-    return "+" + format_value(r.after, r.unit);
-  return units::format("%+.1f%%", 100 * d);
 }
 
 // Two bars on one scale: pinned above, current below, each labelled with its total.
@@ -87,40 +76,38 @@ void draw_compare_panel(AppState &s) {
   if (s.error())
     ui::text_colored(ui::color::error, "Current configuration: " + s.error()->text());
 
-  const auto rows = compare_rows(rows_of(pin->estimate, pin->serve, pin->tx8),
-                                 rows_of(s.estimate(), s.serve(), s.tx8()));
+  const ReportTable t = compare_table(rows_of(pin->estimate, pin->serve, pin->tx8),
+                                      rows_of(s.estimate(), s.serve(), s.tx8()));
   const float table_w = std::floor(ImGui::GetContentRegionAvail().x * 0.56f);
   ImGui::BeginChild("compare_left", ImVec2(table_w, 0));
-  ImGui::TextUnformatted("Every headline number");
+  ImGui::TextUnformatted(t.title.c_str());
+  ui::help_marker(t.help.c_str());
   ui::table_export("compare");
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY;
   if (ImGui::BeginTable("compare", 4, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("pinned");
-    ImGui::TableSetupColumn("current");
-    ImGui::TableSetupColumn("change");
+    for (std::size_t k = 1; k < t.columns.size(); ++k)
+      ImGui::TableSetupColumn(t.columns[k].head.c_str());
     ImGui::TableHeadersRow();
-    std::string section;
-    for (const CompareRow &r : rows) {
-      if (r.section != section) {
-        section = r.section;
-        ImGui::TableNextRow();
-        ImGui::TableSetColumnIndex(0);
-        ImGui::TextColored(ui::color::accent, "%s", section.c_str());
-      }
+    for (const ReportLine &r : t.rows) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
-      ImGui::TextUnformatted(("  " + r.label).c_str());
-      ImGui::TableSetColumnIndex(1);
-      ui::text_right(r.has_before ? format_value(r.before, r.unit) : "-");
-      ImGui::TableSetColumnIndex(2);
-      ui::text_right(r.has_after ? format_value(r.after, r.unit) : "-");
-      ImGui::TableSetColumnIndex(3);
-      const int v = r.verdict();
-      const ImVec4 *c = v > 0 ? &ui::color::ok : v < 0 ? &ui::color::error : &ui::color::dim;
-      ui::text_right(delta_text(r), c);
+      if (r.key == "section") {
+        ImGui::TextColored(ui::color::accent, "%s", r[0].text.c_str());
+        continue;
+      }
+      ImGui::TextUnformatted(("  " + r[0].text).c_str());
+      for (int k = 1; k <= 3; ++k) {
+        ImGui::TableSetColumnIndex(k);
+        const Mark m = r[static_cast<std::size_t>(k)].mark;
+        const ImVec4 *c = m == Mark::ok     ? &ui::color::ok
+                          : m == Mark::warn ? &ui::color::error
+                          : k == 3          ? &ui::color::dim
+                                            : nullptr;
+        ui::text_right(r[static_cast<std::size_t>(k)].text, c);
+      }
     }
     ImGui::EndTable();
   }

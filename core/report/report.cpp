@@ -217,6 +217,20 @@ std::vector<CompareRow> compare_rows(const std::vector<ReportRow> &before,
   return out;
 }
 
+std::string change_text(const CompareRow &r) {
+  if (!r.has_before || !r.has_after)
+    return r.has_after ? "new" : "gone";
+  if (r.before == r.after)
+    return "=";
+  if (r.unit == Unit::percent) { // points: 100 x (after - before); 2 decimals under 0.05
+    const double pts = 100 * (r.after - r.before);
+    return units::format(std::fabs(pts) < 0.05 ? "%+.2f pts" : "%+.1f pts", pts);
+  }
+  if (r.before == 0)
+    return std::string(1, '+').append(format_value(r.after, r.unit));
+  return units::format("%+.1f%%", 100 * r.relative());
+}
+
 std::string pp_label(const Layout &l, i64 layers) {
   std::string out = std::to_string(l.pp);
   if (l.first_layers > 0 || l.last_layers > 0) {

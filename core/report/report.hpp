@@ -61,5 +61,10 @@ struct CompareRow {
 };
 std::vector<CompareRow> compare_rows(const std::vector<ReportRow> &before,
                                      const std::vector<ReportRow> &after);
+// A row's change as the Compare tab and `ridgeline compare` print it: "new" or "gone" (one
+// side only), "=", a percentage's change in points ("+5.2 pts": MFU 30.0% -> 35.2%; a
+// relative "+17%" of a percentage reads as points), a change from 0 as the new value ("+3"),
+// else relative ("-12.5%").
+std::string change_text(const CompareRow &r);
 
 } // namespace rl

@@ -53,4 +53,12 @@ struct ReportTable {
   bool empty() const { return rows.empty(); }
 };
 
+// Two results' headline rows side by side (compare_rows): the Compare tab's table and
+// `ridgeline compare`'s. Columns: the row's label, before, after, change (change_text); each
+// section opens with a line of key "section" holding its name alone. The change cell is
+// marked ok (an improvement), warn (a regression) or dim (no change, or neither better).
+ReportTable compare_table(const std::vector<ReportRow> &before, const std::vector<ReportRow> &after,
+                          const std::string &before_head = "pinned",
+                          const std::string &after_head = "current");
+
 } // namespace rl
