@@ -178,3 +178,31 @@ TEST_CASE("compare: percentages change in points, quantities relatively; one tab
   CHECK(t.rows.front().key == "section"); // each section opens with its name
   CHECK(t.rows.front().cells[0].text == "model");
 }
+
+// Issue 25 item 9: the activation table showed `4sbh` beside the value 4sbh/t.
+TEST_CASE("estimate report: each activation formula is the value it stands beside (per TP rank)",
+          "[report]") {
+  // Llama 3 70B, tp 8 with Megatron-SP, b 1, s 8192, h 8192, flash attention
+  const Config c = test::config(R"({"scenario": "llama3-70b-h100-1024"})");
+  const EstimateReport r = estimate_report(c, estimate(c));
+  const double s = 8192, b = 1, h = 8192, t = 8, f = 28672;
+  const ReportLine *norm = r.activations.row("norm_inputs");
+  REQUIRE(norm != nullptr);
+  CHECK(norm->cells[1].text == "4sbh/t");
+  CHECK(norm->cells[2].value == 4 * s * b * h / t); // Korthikanti: 4sbh, split by SP over t
+  CHECK(r.activations.row("mlp_hidden")->cells[1].text == "6sbf/t");
+  CHECK(r.activations.row("mlp_hidden")->cells[2].value == 6 * s * b * f / t); // SwiGLU 6sbf
+  CHECK(r.activations.row("qk")->cells[1].text == "2sbd(a+k)/t"); // 8 KV heads over tp 8
+  // without SP the replicated terms stay whole: 4sbh, and its value is 4sbh
+  const Config nosp =
+      test::config(R"({"scenario": "llama3-70b-h100-1024", "parallel": {"sp": false}})");
+  const EstimateReport q = estimate_report(nosp, estimate(nosp));
+  CHECK(q.activations.row("norm_inputs")->cells[1].text == "4sbh");
+  CHECK(q.activations.row("norm_inputs")->cells[2].value == 4 * s * b * h);
+  // the stages' column counts layer-micro-batches: stage 0 of pp 8 under 1F1B holds 8
+  // micro-batches of its 10 layers = 80, a whole number printed whole
+  const int col = r.stages.column("in_flight");
+  REQUIRE(col >= 0);
+  CHECK(r.stages.columns[static_cast<std::size_t>(col)].head == "layer-mb in flight");
+  CHECK(r.stages.rows[0].cells[static_cast<std::size_t>(col)].text == "80");
+}

@@ -3,6 +3,7 @@
 
 #include "core/io/estimate_json.hpp"
 #include "core/io/serve_json.hpp"
+#include "core/parallel/knobs.hpp"
 #include "core/planner/planner.hpp"
 
 using namespace rl;
@@ -357,4 +358,23 @@ TEST_CASE("planner: device options and the deadline are checked", "[planner]") {
             "workload": {"mode": "train", "global_batch": 64, "seq_len": 4096,
             "device_options": {"min": 64, "max": 8}}})");
         }) == "workload.device_options.max: 8 is below min 64");
+}
+
+// Issue 25 item 9: "needs 74.5 GB per device > 74.5 GB" and "0.0% faster than the next plan".
+TEST_CASE("planner: messages show the digits that tell two numbers apart", "[planner]") {
+  CHECK(over_limit_text(119.7e9, 74.5e9) == "needs 119.7 GB per device > 74.5 GB");
+  // 74.52 vs 74.50 GB read the same at 0.1 GB: two decimals
+  CHECK(over_limit_text(74.52e9, 74.50e9) == "needs 74.52 GB per device > 74.50 GB");
+  // within 1 MB: 0.4 MB over, in kB
+  CHECK(over_limit_text(74.5004e9, 74.5e9) == "needs 74.500 GB per device > 74.500 GB by 400 kB");
+  CHECK(margin_text(0.036, "faster") == "3.6% faster than the next plan");
+  CHECK(margin_text(0.0004, "faster") == "0.04% faster than the next plan"); // 26 ms of 8.5 s
+  CHECK(margin_text(0.00002, "cheaper") == "as cheap as the next plan (within 0.01%)");
+  // the preset freed: no plan's reason reads "0.0%"
+  Config c = test::config(R"({"scenario": "llama3-70b-h100-1024"})");
+  free_knobs(c, "all");
+  const PlanResult r = plan(c);
+  REQUIRE(r.plans.size() >= 2);
+  for (const Plan &p : r.plans)
+    CHECK(p.why.rfind("0.0%", 0) != 0);
 }

@@ -324,3 +324,22 @@ TEST_CASE("serve: the stepped simulation (the page's, a frame at a time) equals 
     CHECK(r.kv_transfer == whole.kv_transfer);
   }
 }
+
+// Issue 25 item 9: $3.393/M ranked above $3.389/M under "cheapest" (the rank was by $/h, the
+// same 24 $/h for both; the table shows $/M tokens).
+TEST_CASE("serving planner: deployments rank by the cost per million tokens they show", "[serve]") {
+  ServePlanOptions o;
+  o.top = 5;
+  const ServePlanResult r =
+      plan_serving(io::planner_choices(nlohmann::json("llama3-70b-h100-serve")), o);
+  REQUIRE(r.deployments.size() >= 2);
+  for (std::size_t i = 0; i + 1 < r.deployments.size(); ++i) {
+    INFO(i);
+    CHECK(r.deployments[i].cost_per_million_tokens > 0); // the H100/H200 presets carry a price
+    CHECK(r.deployments[i].cost_per_million_tokens <= r.deployments[i + 1].cost_per_million_tokens);
+  }
+  // $/M = $/h / (output tokens/s x 3600) x 1e6, the simulation's own definition
+  const Deployment &d = r.deployments.front();
+  CHECK(d.cost_per_million_tokens ==
+        Approx(d.cost_per_hour / (d.result.output_tokens_per_s * 3600) * 1e6));
+}

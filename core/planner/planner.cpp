@@ -156,6 +156,44 @@ double objective_of(const Config &c, const Estimate &e, Objective o) {
                          o);
 }
 
+} // namespace
+
+std::string over_limit_text(double need_bytes, double limit_bytes) {
+  char n[64], m[64];
+  int digits = 1; // GB to 0.1, 0.01, then 0.001 (1 MB) until the two differ
+  for (;; ++digits) {
+    std::snprintf(n, sizeof n, "%.*f", digits, need_bytes / 1e9);
+    std::snprintf(m, sizeof m, "%.*f", digits, limit_bytes / 1e9);
+    if (std::string(n) != m || digits == 3)
+      break;
+  }
+  std::string out = std::string("needs ") + n + " GB per device > " + m + " GB";
+  if (std::string(n) == m) { // within 1 MB
+    char by[48];
+    std::snprintf(by, sizeof by, " by %.0f kB", std::ceil((need_bytes - limit_bytes) / 1e3));
+    out += by;
+  }
+  return out;
+}
+
+std::string margin_text(double relative, const char *better) {
+  const double pct = 100 * relative;
+  const std::string b = better;
+  char buf[120];
+  if (pct < 0.005) // rounds to nothing even at 2 decimals
+    std::snprintf(buf, sizeof buf, "as %s as the next plan (within 0.01%%)",
+                  b == "faster"    ? "fast"
+                  : b == "cheaper" ? "cheap"
+                                   : "good");
+  else
+    std::snprintf(buf, sizeof buf,
+                  pct < 0.1 ? "%.2f%% %s than the next plan" : "%.1f%% %s than the next plan", pct,
+                  better);
+  return buf;
+}
+
+namespace {
+
 // The largest time component by which plan a beats plan b.
 std::string why_better(const Plan &a, const Plan &b, Objective o) {
   const char *better = o == Objective::cost ? "cheaper" : "faster";
@@ -169,14 +207,10 @@ std::string why_better(const Plan &a, const Plan &b, Objective o) {
     const auto best = std::max_element(
         parts, parts + 4, [](const auto &p, const auto &q) { return p.second < q.second; });
     char buf[200];
-    std::snprintf(buf, sizeof buf, "%.1f%% %s than the next plan: %.0f ms less %s per step",
-                  100 * (b.objective / a.objective - 1), better, best->second * 1e3, best->first);
-    return buf;
+    std::snprintf(buf, sizeof buf, ": %.0f ms less %s per step", best->second * 1e3, best->first);
+    return margin_text(b.objective / a.objective - 1, better) + buf;
   }
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "%.1f%% lower time per token than the next plan",
-                100 * (b.objective / a.objective - 1));
-  return buf;
+  return margin_text(b.objective / a.objective - 1, "lower time per token");
 }
 
 // Everything the per-layer costs (LayerTimes) depend on besides the configuration.
@@ -568,12 +602,11 @@ PlanResult PlanSearch::result() const {
     inf.path = "memory";
     inf.overflow = over;
     const double need = over + c_.hardware.hbm_bytes - r_.headroom;
-    char buf[300];
-    std::snprintf(
-        buf, sizeof buf, "%s needs %.1f GB per device > %.1f GB (%.1f GB less %.1f GB headroom)",
-        describe(l, train_).c_str(), need / 1e9, (c_.hardware.hbm_bytes - r_.headroom) / 1e9,
-        c_.hardware.hbm_bytes / 1e9, r_.headroom / 1e9);
-    inf.message = buf;
+    char buf[120];
+    std::snprintf(buf, sizeof buf, " (%.1f GB less %.1f GB headroom)", c_.hardware.hbm_bytes / 1e9,
+                  r_.headroom / 1e9);
+    inf.message = describe(l, train_) + " " +
+                  over_limit_text(need, c_.hardware.hbm_bytes - r_.headroom) + buf;
     r.infeasible.push_back(std::move(inf));
   }
   std::vector<Kept> front = front_;

@@ -90,6 +90,14 @@ std::vector<std::pair<i64, i64>> stage_splits(i64 layers, i64 pp);
 
 PlanResult plan(const Config &c, const PlanOptions &o = {});
 
+// "needs 74.52 GB per device > 74.50 GB": a need over a limit in GB with as many decimals
+// (1 to 3) as make the two read apart; within 1 MB, "by N kB" after them.
+std::string over_limit_text(double need_bytes, double limit_bytes);
+// The lead of a plan's "why": "3.6% faster than the next plan", "0.04% faster ..." under
+// 0.1%, "as fast as the next plan (within 0.01%)" when it rounds to nothing; `better` is
+// "faster", "cheaper" or "lower time per token".
+std::string margin_text(double relative, const char *better);
+
 // The same search in steps, so a page can spread it over frames (and drop it to cancel):
 // step(units) spends about `units` of the budget and says whether the search is over;
 // result() gives what plan() would return once it is (and the best so far before).

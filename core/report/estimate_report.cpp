@@ -229,9 +229,10 @@ void stages_table(const Config &c, const Estimate &e, ReportTable &t) {
   t.key = "stages";
   t.title = "Memory per pipeline stage (one device)";
   t.help = train ? "Each stage's own layers / tp; stage 0 also holds the embedding, the last "
-                   "stage the LM head. 'in flight' counts layer-micro-batches of stored "
-                   "activations: 1F1B keeps min(p - j, m) micro-batches on stage j, "
-                   "interleaved more, GPipe all m (docs/formulas.md)."
+                   "stage the LM head. 'layer-mb in flight': the layer-micro-batches whose "
+                   "activations the stage holds at its peak (its layers x the micro-batches in "
+                   "flight: 1F1B keeps min(p - j, m) on stage j, interleaved more, GPipe all "
+                   "m; docs/formulas.md); the activations column is that many layers' worth."
                  : "Each stage's own layers / tp at weight_dtype; KV cache of the stage's "
                    "layers for the replica's share of the batch.";
   t.columns = {{"stage", "stage"},
@@ -242,7 +243,7 @@ void stages_table(const Config &c, const Estimate &e, ReportTable &t) {
     t.columns.push_back({"grads", "grads", Unit::bytes});
     t.columns.push_back({"optimizer", "optimizer", Unit::bytes});
     t.columns.push_back({"activations", "activations", Unit::bytes});
-    t.columns.push_back({"in_flight", "in flight"});
+    t.columns.push_back({"in_flight", "layer-mb in flight"});
   } else {
     t.columns.push_back({"kv_cache", "KV cache", Unit::bytes});
   }
@@ -259,8 +260,9 @@ void stages_table(const Config &c, const Estimate &e, ReportTable &t) {
       cells.push_back(cell(s.states.gradients, Unit::bytes));
       cells.push_back(cell(s.states.optimizer, Unit::bytes));
       cells.push_back(cell(s.activations.total(), Unit::bytes));
-      cells.push_back(
-          {fmt("%.1f", s.activations.layers_in_flight), s.activations.layers_in_flight});
+      // layer-micro-batches whose activations the stage holds at its peak (whole under 1F1B)
+      const double n = s.activations.layers_in_flight;
+      cells.push_back({fmt(n == std::floor(n) ? "%.0f" : "%.1f", n), n});
     } else {
       cells.push_back(cell(s.kv_cache, Unit::bytes));
     }
@@ -387,20 +389,38 @@ void activations_table(const Config &c, const Estimate &e, ReportTable &t) {
     if (v > 0)
       b.add(key, {words(name), words(formula), cell(v, Unit::bytes), share(v, total)});
   };
-  row("norm_inputs", "norm inputs", "4sbh", a.norm_inputs);
-  row("qkv_input", "QKV input", "2sbh", a.qkv_input);
-  row("qk", "Q, K for QK^T", "2sbd(a+k)", a.qk);
-  row("v", "V", "2sbdk", a.v);
-  row("out_input", "out-proj input", "2sbad", a.out_input);
-  row("attn_dropout", "attention dropout mask", "sbh", a.attn_dropout);
-  row("softmax", "softmax output", "2as^2b", a.softmax);
-  row("softmax_dropout", "softmax dropout", "3as^2b", a.softmax_dropout);
-  row("flash_stats", "flash softmax stats", "4asb (fp32)", a.flash_stats);
-  row("mla_latent", "MLA latents", "2sb(r_q+r_kv+rope)", a.mla_latent);
-  row("mlp_input", "MLP input", "2sbh", a.mlp_input);
-  row("mlp_hidden", "MLP hidden", c.model.gated_mlp ? "6sbf" : "4sbf", a.mlp_hidden);
-  row("mlp_dropout", "MLP dropout mask", "sbh", a.mlp_dropout);
-  row("router", "router logits", "4sbE (fp32)", a.router);
+  // Each formula as the value it stands beside: per TP rank (core/memory/activations: "/t"
+  // where TP splits the term; Megatron-SP splits the replicated ones too) and per CP rank.
+  const bool tp = l.tp > 1, sp = tp && l.sp;
+  const std::string by_cp = l.cp > 1 ? "/cp" : "";
+  const auto per = [&](std::string f, bool split) { return f + (split ? "/t" : "") + by_cp; };
+  // KV heads: split by t when t divides k, else one whole head per rank (replicated)
+  const bool kv_split = !tp || c.model.mla || c.model.kv_heads % l.tp == 0;
+  const std::string k = kv_split ? "k" : "1";
+  const auto frow = [&](const char *key, const char *name, const std::string &f, double v) {
+    row(key, name, f.c_str(), v);
+  };
+  frow("norm_inputs", "norm inputs", per("4sbh", sp), a.norm_inputs);
+  frow("qkv_input", "QKV input", per("2sbh", sp), a.qkv_input);
+  frow("qk", "Q, K for QK^T", per(tp && !kv_split ? "2sbd(a/t+1)" : "2sbd(a+k)", tp && kv_split),
+       a.qk);
+  frow("v", "V", per("2sbd" + k, tp && kv_split), a.v);
+  frow("out_input", "out-proj input", per("2sbad", tp), a.out_input);
+  frow("attn_dropout", "attention dropout mask", per("sbh", sp), a.attn_dropout);
+  frow("softmax", "softmax output", per("2as^2b", tp), a.softmax);
+  frow("softmax_dropout", "softmax dropout", per("3as^2b", tp), a.softmax_dropout);
+  frow("flash_stats", "flash softmax stats", per("4asb", tp) + " (fp32)", a.flash_stats);
+  frow("mla_latent", "MLA latents", per("2sb(r_q+r_kv+rope)", false), a.mla_latent);
+  frow("mlp_input", "MLP input", per("2sbh", sp), a.mlp_input);
+  // MoE: each token's top_k dispatched copies and the routed + shared experts' hidden terms
+  frow("mlp_hidden", "MLP hidden",
+       c.model.moe ? per(std::string("(2sbh top_k + ") + (c.model.gated_mlp ? "6" : "4") +
+                             "sbf_e (top_k+shared))",
+                         tp)
+                   : per(c.model.gated_mlp ? "6sbf" : "4sbf", tp),
+       a.mlp_hidden);
+  frow("mlp_dropout", "MLP dropout mask", per("sbh", sp), a.mlp_dropout);
+  frow("router", "router logits", per("4sbE", sp) + " (fp32)", a.router);
   b.add("total", {words("total per layer"), words(""), cell(total, Unit::bytes), share(1, 1)}, "",
         Mark::total);
   const char *kept = l.recompute == Recompute::none        ? "all stored"

@@ -227,7 +227,12 @@ ServePlanResult ServePlanSearch::finish() {
     // per million output tokens: the simulation's own figure (ServeResult), one definition
     d.cost_per_million_tokens = d.result.cost_per_million_tokens;
   }
+  // Ranked by what the table shows under "cheapest": the cost per million output tokens of
+  // the whole simulation (equal $/h can serve the rate at different simulated throughputs);
+  // without a price (0 $/M for all), by devices; ties to the lower p90 TTFT, then p90 TPOT.
   std::stable_sort(found.begin(), found.end(), [&](const Deployment &a, const Deployment &b) {
+    if (a.cost_per_million_tokens != b.cost_per_million_tokens)
+      return a.cost_per_million_tokens < b.cost_per_million_tokens;
     if (cheaper(a, b) || cheaper(b, a))
       return cheaper(a, b);
     if (a.result.ttft.p90 != b.result.ttft.p90)
