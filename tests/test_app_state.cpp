@@ -189,3 +189,46 @@ TEST_CASE("app: a knob value the others forbid moves them, the chosen one stays"
   CHECK(80 % (16 * s.estimate()->layout.vpp) == 0);
   CHECK(s.notice().find("vpp 2 ->") != std::string::npos);
 }
+
+TEST_CASE("app: the planner's freed knobs travel in the link (free=)", "[app][url]") {
+  const auto p = rl::io::split_url("?scenario=a&tab=planner&free=tp,pp");
+  CHECK(p.free == "tp,pp");
+  CHECK(p.config == "scenario=a");
+  CHECK(rl::io::join_url(p) == "scenario=a&tab=planner&free=tp%2Cpp");
+  AppState s;
+  s.load_from_url("?scenario=llama3-70b-h100-1024&tab=planner-all"); // the older link
+  CHECK(s.tab() == "planner");
+  CHECK(s.free_knobs() == "all");
+  CHECK(s.url_query() == "scenario=llama3-70b-h100-1024&tab=planner&free=all");
+  s.set_free_knobs("");
+  CHECK(s.url_query() == "scenario=llama3-70b-h100-1024&tab=planner");
+}
+
+TEST_CASE("app: a value out of range is marked, never written to the link", "[app][url]") {
+  AppState s;
+  s.load_scenario(rl::web::kDefaultScenario);
+  const std::string before = s.url_query();
+  s.set_field("model", "layers", 99999999999); // core/schema/fields.hpp: at most 100,000 layers
+  REQUIRE(s.error());
+  CHECK(s.error()->path == "model.layers");
+  CHECK(s.url_query() == before);
+  s.set_field("model", "layers", 40); // legal again: the link follows
+  CHECK(s.url_query() == "scenario=llama3-70b-h100-1024&model.layers=40");
+}
+
+TEST_CASE("app: an override of a scenario's cluster keeps the scenario's preset as its base",
+          "[app][url]") {
+  AppState s;
+  s.load_scenario(rl::web::kDefaultScenario);
+  s.set_field("cluster", "devices", 512);
+  CHECK(s.url_query() == "scenario=llama3-70b-h100-1024&cluster.devices=512");
+  REQUIRE(s.estimate());
+  CHECK(s.estimate()->layout.devices() == 512);
+  // A setting put back to its default leaves the link (no "overlap_ep=false").
+  s.set_parallel("overlap_ep", true);
+  s.set_parallel("overlap_ep", false);
+  CHECK(s.url_query() == "scenario=llama3-70b-h100-1024&cluster.devices=512");
+  // Numbers read as typed: a request rate of 10 is "10", not "1e1".
+  CHECK(rl::io::encode_url_query(json{{"workload", {{"request_rate", 10.0}}}}) ==
+        "workload.request_rate=10");
+}

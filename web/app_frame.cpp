@@ -40,6 +40,7 @@ void draw_top_bar(AppState &s, UiState &ui) {
       from_scenario ? u.at("scenario").get<std::string>() + (u.size() > 1 ? " (edited)" : "")
                     : "(custom)";
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+  ui::note_combo_fit("scenario", current);
   if (ImGui::BeginCombo("##scenario", current.c_str(), ImGuiComboFlags_HeightLarge)) {
     for (const auto &name : scenarios)
       if (ImGui::Selectable(name.c_str(), name == current))
@@ -167,7 +168,7 @@ void draw_analysis_tabs(AppState &s, UiState &ui, View view) {
     return shown;
   };
   const auto follow_url = [&] {
-    // Leave "planner-all" (a one-shot link) alone on the frame it opens the planner.
+    // On the frame a link opens a tab, the tab the link named stays.
     if (open.empty() || (s.tab().rfind(open, 0) == 0 && !ui.open_tab.empty()))
       return;
     s.set_tab(open == first ? "" : open);
@@ -221,6 +222,43 @@ void draw_analysis_tabs(AppState &s, UiState &ui, View view) {
   follow_url();
 }
 
+// Results' share of the right column: the user's (dragged), else by the open tab. The
+// planner's table of plans and its Pareto plot need the height; Results then keeps its
+// summary (what runs, the layout, step and memory) at the top.
+float results_share(const AppState &s, const UiState &ui, float body_h) {
+  constexpr float kDefaultShare = 0.57f, kPlannerShare = 0.2f;
+  const float summary = ImGui::GetTextLineHeightWithSpacing() * 5.5f; // Results' three lines
+  const float lo = std::min(0.5f, summary / std::max(body_h, 1.0f));
+  if (ui.results_share >= 0)
+    return std::clamp(ui.results_share, lo, 0.9f);
+  return s.tab().rfind("planner", 0) == 0 ? std::max(lo, kPlannerShare) : kDefaultShare;
+}
+
+// The bar between Results and the tabs under it: drag it to share the height differently,
+// double-click it to go back to the share that follows the tab.
+void draw_splitter(UiState &ui, float x, float top, float w, float body_h, float results_h) {
+  constexpr float kGrip = 6.0f;
+  place(x, top + results_h - kGrip / 2, w, kGrip);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowMinSize, ImVec2(1, 1));
+  ImGui::Begin("##splitter", nullptr,
+               kPanelFlags | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar |
+                   ImGuiWindowFlags_NoBackground);
+  ImGui::InvisibleButton("##split", ImVec2(w, kGrip));
+  ui::note_rect("splitter");
+  if (ImGui::IsItemHovered() || ImGui::IsItemActive())
+    ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeNS);
+  if (ImGui::IsItemActive())
+    ui.results_share = (ImGui::GetIO().MousePos.y - top) / std::max(body_h, 1.0f);
+  if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left))
+    ui.results_share = -1;
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Drag to share the height between Results and the tabs; double-click to "
+                      "reset.");
+  ImGui::End();
+  ImGui::PopStyleVar(2);
+}
+
 } // namespace
 
 void draw_app(AppState &s, UiState &ui) {
@@ -229,9 +267,9 @@ void draw_app(AppState &s, UiState &ui) {
   const float bar_h = ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y * 2;
   const float status_h = ImGui::GetTextLineHeight() + ImGui::GetStyle().WindowPadding.y * 2;
   const float body_h = std::max(100.0f, size.y - bar_h - status_h);
-  const float left_w = std::clamp(size.x * 0.28f, 360.0f, 470.0f);
+  const float left_w = std::clamp(size.x * 0.3f, 384.0f, 470.0f);
   const float right_w = std::max(100.0f, size.x - left_w);
-  const float results_h = std::floor(body_h * 0.57f);
+  const float results_h = std::floor(body_h * results_share(s, ui, body_h));
 
   place(0, 0, size.x, bar_h);
   ImGui::Begin("##topbar", nullptr,
@@ -274,6 +312,7 @@ void draw_app(AppState &s, UiState &ui) {
                  kPanelFlags | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
     draw_analysis_tabs(s, ui, view);
     ImGui::End();
+    draw_splitter(ui, left_w, bar_h, right_w, body_h, results_h); // over both
   }
 
   place(0, size.y - status_h, size.x, status_h);

@@ -142,6 +142,7 @@ Evaluation evaluate(const json &user, bool defer) {
 
 void AppState::load_from_url(const std::string &url_state) {
   url_issues_.clear();
+  valid_query_.clear();
   io::UrlParts parts;
   io::LenientUrl decoded;
   const auto err = guarded([&] {
@@ -152,6 +153,11 @@ void AppState::load_from_url(const std::string &url_state) {
     url_issues_.push_back(
         FieldError{d.path.empty() ? d.param : d.path, d.message + " (ignored: " + d.param + ")"});
   tab_ = known_tab(parts.tab) ? parts.tab : "";
+  free_ = parts.free;
+  if (tab_ == "planner-all") { // the older link for tab=planner&free=all
+    tab_ = "planner";
+    free_ = "all";
+  }
   if (err || !decoded.config.is_object() || decoded.config.empty()) {
     load_scenario(kDefaultScenario);
     if (err)
@@ -172,6 +178,7 @@ void AppState::load_from_url(const std::string &url_state) {
 
 void AppState::load_scenario(const std::string &name) {
   startup_error_.reset();
+  valid_query_.clear();
   user_ = json{{"scenario", name}};
   recompute();
 }
@@ -270,10 +277,15 @@ void AppState::cancel_pending() {
 }
 
 void AppState::update_url_query() {
-  std::string config;
-  if (guarded([&] { config = io::encode_url_query(user_); }))
+  // The link holds the configuration as it last evaluated without an error: a value out of
+  // range or a layout that does not divide stays on the page (marked), never in the link.
+  if (!error_ && guarded([&] { valid_query_ = io::encode_url_query(user_); }))
     return;
-  io::UrlParts parts{config, tab_, ""};
+  if (valid_query_.empty()) { // never valid since the link: the address bar keeps the link
+    url_query_.clear();
+    return;
+  }
+  io::UrlParts parts{valid_query_, tab_, "", free_};
   if (pinned_)
     guarded([&] { parts.pin = io::encode_url_query(pinned_->user); });
   url_query_ = io::join_url(parts);
@@ -284,6 +296,13 @@ void AppState::set_tab(const std::string &tab) {
   if (t == tab_)
     return;
   tab_ = t;
+  update_url_query();
+}
+
+void AppState::set_free_knobs(const std::string &free) {
+  if (free == free_)
+    return;
+  free_ = free;
   update_url_query();
 }
 
@@ -416,7 +435,14 @@ void AppState::rebase_scenario() {
     for (const char *k : {"name", "source", "notes"})
       base.erase(k);
     json rebased = json{{"scenario", scenario_}};
-    rebased.update(merge_diff(base, user_));
+    json diff = merge_diff(base, user_);
+    // A section patched over the scenario's own preset needs no "base": the scenario's
+    // preset is the base the patch merges into (io::expand_scenario).
+    for (const char *sec : {"model", "hardware", "cluster"})
+      if (base.contains(sec) && base.at(sec).is_string() && diff.contains(sec) &&
+          diff.at(sec).is_object() && diff.at(sec).value("base", json()) == base.at(sec))
+        diff[sec].erase("base");
+    rebased.update(diff);
     user_ = rebased;
   }
   scenario_.clear();
@@ -482,6 +508,22 @@ void AppState::set_parallel(const std::string &key, const json &value) {
   if (!par.is_object())
     par = json::object();
   par[key] = value;
+  // A setting that is not a planner knob, set to what the layout resolves to without it (its
+  // default), leaves the configuration and the link: no "overlap_ep=false" in the URL.
+  const bool knob = std::any_of(knobs().begin(), knobs().end(), [&](const KnobInfo &k) {
+    return std::any_of(k.pins.begin(), k.pins.end(), [&](const char *pin) { return key == pin; });
+  });
+  if (!knob) {
+    json without = user_;
+    without["parallel"].erase(key);
+    json a, b;
+    if (!guarded([&] {
+          a = io::to_json(resolve_layout(io::parse_config(user_)));
+          b = io::to_json(resolve_layout(io::parse_config(without)));
+        }) &&
+        a == b)
+      par.erase(key);
+  }
   if (key == "tp" || key == "pp" || key == "cp")
     rederive_dp();
   end_edit(key);

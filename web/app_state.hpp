@@ -111,6 +111,9 @@ public:
   // The tab the link names ("" for the default); the page writes the open tab here.
   const std::string &tab() const { return tab_; }
   void set_tab(const std::string &tab);
+  // The planner's freed knobs as the link carries them (free=all or free=tp,pp,...; "" none).
+  const std::string &free_knobs() const { return free_; }
+  void set_free_knobs(const std::string &free);
   // What the last edit changed on its own to keep the layout legal ("" when nothing).
   const std::string &notice() const { return notice_; }
   void dismiss_notice() { notice_.clear(); }
@@ -192,9 +195,10 @@ private:
   std::optional<FieldError> error_, startup_error_;
   std::vector<FieldError> url_issues_;
   std::optional<Evaluation> pinned_;
-  std::string tab_, notice_;
+  std::string tab_, free_, notice_;
   std::string url_query_;
-  std::string scenario_; // during an edit: the scenario the configuration started from
+  std::string valid_query_; // the configuration's query when it last evaluated without error
+  std::string scenario_;    // during an edit: the scenario the configuration started from
   double estimate_seconds_ = 0;
 };
 

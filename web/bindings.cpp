@@ -10,6 +10,7 @@
 #include "core/report/report.hpp"
 #include "web/app_state.hpp"
 #include "web/exports.hpp"
+#include "web/layout_check.hpp"
 #include "web/panels.hpp"
 #include "web/platform.hpp"
 #include "web/widgets.hpp"
@@ -198,6 +199,8 @@ EMSCRIPTEN_BINDINGS(ridgeline) {
   emscripten::function("currentCompare", &current_compare);
   emscripten::function("uiApplyHfConfig", &ui_apply_hf_config);
   emscripten::function("widgetRect", &widget_rect);
+  emscripten::function("layoutProblems", &rl::web::layout_problems_json);
+  emscripten::function("windowScroll", &rl::web::window_scroll_json);
   emscripten::function("calibrateAddFile", &calibrate_add_file);
   emscripten::function("calibrate", &rl::api::calibrate);
   emscripten::function("imguiFrame", &imgui_frame);

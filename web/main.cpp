@@ -127,7 +127,8 @@ int main() {
   static App app;
   g_app = &app;
   // "tab=NAME" (or "#tab=NAME") picks the tab shown first (pipeline, serving, roofline,
-  // planner, compare; planner-all also frees every knob), "pin=" the compared configuration.
+  // planner, compare, calibrate), "free=" the knobs the planner frees ("all" or tp,pp,...;
+  // tab=planner-all is the older link for tab=planner&free=all), "pin=" the compared one.
   std::string state = rl::web::platform::url_state();
   const std::string hash = rl::web::platform::url_hash();
   if (!state.empty() && state[0] == '?' && !hash.empty())
@@ -162,6 +163,13 @@ int main() {
   rl::web::ui::apply_theme(rl::web::platform::prefers_light()); // needs the ImGui context
   ImGui_ImplGlfw_InitForOpenGL(app.window, true);
   ImGui_ImplOpenGL3_Init("#version 300 es");
+  // The wheel comes from the browser's own event (platform::install_wheel), in notches.
+  glfwSetScrollCallback(app.window, nullptr);
+  rl::web::platform::install_wheel([](float x, float y) {
+    ImGuiIO &wheel = ImGui::GetIO();
+    wheel.MouseWheelH += x;
+    wheel.MouseWheel += y;
+  });
 
   rl::web::platform::install_clipboard();
   io.GetClipboardTextFn = [](void *) { return rl::web::platform::clipboard_text(); };

@@ -41,7 +41,11 @@ void paired_bars(const char *id, const char *title, const std::vector<ui::Segmen
   ImGui::TextUnformatted(title);
   ImGui::SameLine();
   const std::string change = ta > 0 ? units::format("%+.1f%%", 100 * (tb / ta - 1)) : "";
+  // Short of the Save button in the corner (ui::plot_export).
+  const float save = ImGui::CalcTextSize("Save").x + ImGui::GetStyle().FramePadding.x * 2 + 8;
+  ImGui::PushTextWrapPos(ImGui::GetWindowContentRegionMax().x - save);
   ui::text_dim(fmt(ta) + " -> " + fmt(tb) + "  (" + change + ")");
+  ImGui::PopTextWrapPos();
   ui::text_dim("pinned");
   ui::stacked_bar(a, scale, -1, "", fmt);
   ui::text_dim("current");
@@ -95,10 +99,10 @@ void draw_compare_panel(AppState &s) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
       if (r.key == "section") {
-        ImGui::TextColored(ui::color::accent, "%s", r[0].text.c_str());
+        ui::text_with_help(r[0].text, "", ui::color::accent);
         continue;
       }
-      ImGui::TextUnformatted(("  " + r[0].text).c_str());
+      ui::text_with_help("  " + r[0].text, "", ImGui::GetStyleColorVec4(ImGuiCol_Text)); // wraps
       for (int k = 1; k <= 3; ++k) {
         ImGui::TableSetColumnIndex(k);
         const Mark m = r[static_cast<std::size_t>(k)].mark;

@@ -92,6 +92,8 @@ void draw_pipeline_panel(const AppState &s) {
                   units::percent(t.bubble_fraction()).c_str());
     ui::text_dim(buf);
   }
+  // The export button sits at the right end of this line, over no part of the chart.
+  const ImVec2 heading = ImGui::GetCursorScreenPos();
   ui::text_dim("Time in units of one forward pass: forward = 1, backward = 2 (backward FLOPs = 2 "
                "x forward)." +
                std::string(v > 1 ? " A model chunk's pass takes 1/v." : ""));
@@ -174,7 +176,7 @@ void draw_pipeline_panel(const AppState &s) {
   ui::text_dim(v > 1 ? "numbers: micro-batch; lighter = later model chunk"
                      : "numbers: micro-batch");
   // The chart and its legend.
-  ui::plot_export("pipeline", origin, ImVec2(origin.x + avail.x, ImGui::GetItemRectMax().y));
+  ui::plot_export("pipeline", heading, ImVec2(origin.x + avail.x, ImGui::GetItemRectMax().y));
 
   if (hovered) {
     ImGui::BeginTooltip();

@@ -67,6 +67,38 @@ Config search_config(const AppState &s, const PlannerUi &p, const Config &c) {
   return x;
 }
 
+// The knobs a link's free= names ("all" or names, core/parallel/knobs' rule) that the
+// configuration pins; a link naming no knob frees nothing.
+std::set<std::string> freed_from_link(const AppState &s, const Config &c) {
+  std::set<std::string> out;
+  std::vector<const KnobInfo *> named;
+  try {
+    named = knobs_in_list(s.free_knobs(), c, "free");
+  } catch (const ConfigError &) {
+    return out; // an unknown name in a link: the search runs as configured
+  }
+  for (const KnobInfo *k : named)
+    if (toggled(*k, c) && pinned(s, *k))
+      out.insert(k->name);
+  return out;
+}
+
+// What the link carries for the freed knobs: "all" when every pinned knob is free.
+std::string link_of_freed(const AppState &s, const PlannerUi &p, const Config &c) {
+  std::string names;
+  bool all = true;
+  for (const KnobInfo &k : knobs()) {
+    if (!toggled(k, c) || !pinned(s, k))
+      continue;
+    if (p.freed.count(k.name) == 0) {
+      all = false;
+      continue;
+    }
+    names += (names.empty() ? "" : ",") + std::string(k.name);
+  }
+  return names.empty() ? "" : all ? "all" : names;
+}
+
 // [SECTION] search
 // Budget units one frame spends (a candidate costs 1 + layers): about 10 ms natively, a few
 // times that in WASM, so the page stays live and Cancel answers at once.
@@ -335,8 +367,11 @@ void draw_pareto(const PlanResult &r, double capacity, bool train, float height)
   }
 }
 
+// The closest infeasible layouts show this many rows; the rest scroll.
+constexpr std::size_t kInfeasibleRows = 3;
+
 void draw_infeasible(const PlanResult &r) {
-  ImGui::TextUnformatted("Closest layouts that do not fit");
+  ImGui::Text("Closest layouts that do not fit (%zu)", r.infeasible.size());
   ui::help_marker("The memory-infeasible candidates with the smallest overflow (bytes over the "
                   "device's capacity on the worst stage): what would fit with a little less "
                   "memory.");
@@ -345,13 +380,18 @@ void draw_infeasible(const PlanResult &r) {
     ui::text_dim("  none: no candidate failed on memory");
     return;
   }
-  const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg;
+  const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg |
+                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX;
+  const float row_h = ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y;
+  const std::size_t shown = std::min(r.infeasible.size(), kInfeasibleRows);
   ui::table_export("infeasible");
-  if (!ImGui::BeginTable("infeasible", 3, flags))
+  if (!ImGui::BeginTable(
+          "infeasible", 3, flags,
+          ImVec2(0, row_h * static_cast<float>(shown) + 2 + ImGui::GetStyle().ScrollbarSize)))
     return;
   ImGui::TableSetupColumn("kind");
   ImGui::TableSetupColumn("over");
-  ImGui::TableSetupColumn("layout", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn("layout"); // as wide as the message: the table scrolls sideways
   for (const Infeasible &f : r.infeasible) {
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
@@ -408,10 +448,10 @@ void draw_knob_toggles(const AppState &s, PlannerUi &p, const Config &c) {
     }
   }
   same_line_or_wrap("free all", 14);
-  if (ImGui::SmallButton("free all"))
-    for (const KnobInfo &k : knobs())
-      if (toggled(k, c) && pinned(s, k))
-        p.freed.insert(k.name);
+  if (ImGui::SmallButton("free all")) // `ridgeline plan --free all`
+    for (const KnobInfo *k : knobs_in_list("all", c, "free"))
+      if (pinned(s, *k))
+        p.freed.insert(k->name);
   same_line_or_wrap("as configured");
   if (ImGui::SmallButton("as configured"))
     p.freed.clear();
@@ -559,10 +599,10 @@ void draw_planner_panel(AppState &s, UiState &ui) {
     return;
   }
   const bool train = c->workload.mode == Mode::train;
-  if (ui.open_tab == "planner-all") // a link that opens the planner with every knob free
-    for (const KnobInfo &k : knobs())
-      if (toggled(k, *c) && pinned(s, k))
-        p.freed.insert(k.name);
+  if (!p.link_read) { // the knobs the link frees (free=all or free=tp,pp,...)
+    p.link_read = true;
+    p.freed = freed_from_link(s, *c);
+  }
 
   // Controls: Search, top N, the knobs.
   if (ImGui::Button("Search"))
@@ -625,6 +665,7 @@ void draw_planner_panel(AppState &s, UiState &ui) {
   }
   ImGui::SameLine(0, 16);
   draw_knob_toggles(s, p, *c);
+  s.set_free_knobs(link_of_freed(s, p, *c)); // the link reproduces this search
 
   // The search: when asked, or when what it would search changed while the panel is open.
   std::string sig = s.config_key() + "|top " + std::to_string(p.top) + "|objective " +
@@ -712,19 +753,29 @@ void draw_planner_panel(AppState &s, UiState &ui) {
   // The table, then the closest infeasible layouts under it; the Pareto plot beside them on
   // a wide panel, else under the table when the rows leave room for it.
   const float line = ImGui::GetTextLineHeightWithSpacing();
-  const float inf_h = line * static_cast<float>(1 + r.infeasible.size()) + 10;
+  const float row_h = ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y;
+  const float inf_h = ImGui::GetFrameHeightWithSpacing() +
+                      row_h * static_cast<float>(std::min(r.infeasible.size(), kInfeasibleRows)) +
+                      ImGui::GetStyle().ItemSpacing.y + ImGui::GetStyle().ScrollbarSize + 4;
   const double capacity = s.view_config() ? s.view_config()->hardware.hbm_bytes : 0;
-  const bool side =
-      r.pareto.size() > 1 && ImGui::GetContentRegionAvail().x > ImGui::GetFontSize() * 70;
+  // Beside from 50 em (a 1280-px window's panel): the plans keep the height for 8+ rows.
+  const float width = ImGui::GetContentRegionAvail().x;
+  const bool side = r.pareto.size() > 1 && width > ImGui::GetFontSize() * 50;
   if (side)
-    ImGui::BeginChild("##plans_left", ImVec2(ImGui::GetContentRegionAvail().x * 0.7f, 0));
+    ImGui::BeginChild(
+        "##plans_left",
+        ImVec2(std::floor(width * (width > ImGui::GetFontSize() * 70 ? 0.7f : 0.66f)), 0));
   const float avail = ImGui::GetContentRegionAvail().y;
   float plot_h = !side && r.pareto.size() > 1
                      ? std::min(ImGui::GetFontSize() * 13, avail - inf_h - line * 8)
                      : 0.0f;
   if (plot_h < ImGui::GetFontSize() * 7)
     plot_h = 0;
-  const float table_h = std::max(line * 4, avail - inf_h - (plot_h > 0 ? plot_h + line * 2 : 0));
+  // As tall as the plans (and the sideways scrollbar) when the room allows.
+  const float rows_h =
+      row_h * static_cast<float>(r.plans.size() + 1) + ImGui::GetStyle().ScrollbarSize + 6;
+  const float table_h =
+      std::max(line * 4, std::min(rows_h, avail - inf_h - (plot_h > 0 ? plot_h + line * 2 : 0)));
   bool applied = false;
   if (r.plans.empty()) {
     ui::text_colored(ui::color::error,

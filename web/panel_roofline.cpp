@@ -256,13 +256,16 @@ int draw_table(const std::vector<Point> &pts, const Roof &r, int highlight) {
   for (const Point &p : pts)
     if (!p.decode)
       total += p.time;
+  // Each column as wide as its cells; a narrow panel scrolls sideways with the operator
+  // names kept in view.
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
-                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY;
+                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_ScrollX;
   ui::table_export("roof_ops");
   if (!ImGui::BeginTable("roof_ops", 6, flags, ImVec2(0, ImGui::GetContentRegionAvail().y)))
     return -1;
-  ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn("operator", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupScrollFreeze(1, 1);
+  ImGui::TableSetupColumn("operator");
   ImGui::TableSetupColumn("FLOP/B");
   ImGui::TableSetupColumn("time");
   ImGui::TableSetupColumn("share");

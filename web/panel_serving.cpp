@@ -190,12 +190,20 @@ void draw_serving_panel(AppState &s, UiState &ui) {
   }
   if (!current)
     ImGui::PushStyleVar(ImGuiStyleVar_Alpha, 0.5f);
-  ImGui::Text("Decode over batch sizes: TPOT at the mean context %s (prompt + gen/2), memory "
-              "at the final %s; tp %lld x pp %lld x dp %lld = %lld chips",
-              units::grouped(static_cast<std::int64_t>(sw.context)).c_str(),
-              units::grouped(static_cast<std::int64_t>(sw.memory_context)).c_str(),
-              static_cast<long long>(l.tp), static_cast<long long>(l.pp),
-              static_cast<long long>(l.dp), static_cast<long long>(l.devices()));
+  // The heading wraps short of the x-axis switch on its right.
+  const float radio_w = ImGui::CalcTextSize("x axis  per chip  all chips").x + 70;
+  char head[256];
+  std::snprintf(head, sizeof head,
+                "Decode over batch sizes: TPOT at the mean context %s (prompt + gen/2), memory "
+                "at the final %s; tp %lld x pp %lld x dp %lld = %lld chips",
+                units::grouped(static_cast<std::int64_t>(sw.context)).c_str(),
+                units::grouped(static_cast<std::int64_t>(sw.memory_context)).c_str(),
+                static_cast<long long>(l.tp), static_cast<long long>(l.pp),
+                static_cast<long long>(l.dp), static_cast<long long>(l.devices()));
+  ImGui::PushTextWrapPos(ImGui::GetWindowContentRegionMax().x - radio_w -
+                         ImGui::CalcTextSize("(?)").x - 10);
+  ImGui::TextUnformatted(head);
+  ImGui::PopTextWrapPos();
   ui::help_marker("How to Scale Your Model ch. 7: decode step = B x KV bytes / HBM BW + max(2 B "
                   "P_active / FLOP/s, weight bytes / HBM BW) + collectives, per pipeline stage "
                   "(core decode_step). TPOT is one definition everywhere: the mean over a "
@@ -205,7 +213,6 @@ void draw_serving_panel(AppState &s, UiState &ui) {
                   "that fits, plus the critical and the largest fitting batch. Same rows as "
                   "`ridgeline estimate CFG --sweep batch`.");
   ImGui::SameLine();
-  const float radio_w = ImGui::CalcTextSize("x axis  per chip  all chips").x + 70;
   ImGui::SetCursorPosX(
       std::max(ImGui::GetCursorPosX() + 10, ImGui::GetWindowContentRegionMax().x - radio_w));
   ui::text_dim("x axis");

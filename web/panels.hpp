@@ -19,6 +19,7 @@ namespace rl::web {
 // last search (re-run only when the configuration or these choices change).
 struct PlannerUi {
   std::set<std::string> freed; // knobs the configuration pins that the search frees anyway
+  bool link_read = false;      // freed was set from the link's free= once
   int top = 10;
   Objective objective = Objective::step; // what the plans are ranked by (training)
   double headroom_gb = -1;               // memory each plan leaves free; < 0: the default
@@ -85,6 +86,10 @@ struct UiState {
   SweepCache sweep;
   ServeUi serve;
   CalibrateUi calibrate;
+  // The share of the right column's height Results takes over the tabs under it, once the
+  // user drags the splitter between them; until then (< 0) it follows the open tab (the
+  // planner gets most of the height, the other tabs less than half).
+  float results_share = -1;
 };
 
 // [SECTION] inputs (panels_inputs.cpp)

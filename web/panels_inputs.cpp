@@ -64,6 +64,7 @@ bool preset_combo(AppState &s, const char *section, const char *label,
   ImGui::PushID(section);
   const std::string current = s.preset_label(section);
   const std::string base = s.preset_base(section);
+  ui::note_combo_fit(path, current);
   if (ImGui::BeginCombo("##preset", current.c_str(), ImGuiComboFlags_HeightLarge)) {
     for (const auto &name : presets_of(section)) {
       const bool selected = name == current;
@@ -167,7 +168,9 @@ schema::Modes mode_bit_of(const std::string &mode) {
 // below its range removes it from the configuration.
 void optional_number_row(AppState &s, const schema::FieldInfo &i) {
   double v = as_num(s.field("workload", i.key), 0);
-  if (!ui::input_scaled(i.label, std::string("workload.") + i.key, v, i.scale, i.format, i.help))
+  // 0 is "not given": the field says so (typing a number over it sets it).
+  if (!ui::input_scaled(i.label, std::string("workload.") + i.key, v, i.scale,
+                        v == 0 ? "not set" : i.format, i.help))
     return;
   if (v >= i.lo) {
     s.set_field("workload", i.key, v);
@@ -271,7 +274,7 @@ void draw_model_section(AppState &s, UiState &ui) {
   // A video DiT (STDiT3) has no KV cache, vocabulary or LM head: its rows are the modes'.
   schema_rows(s, "model", schema::model_fields(), "", "");
   if (as_str(s.field("model", "family")) == "stdit3") {
-    ui::text_dim("STDiT3 video DiT: each layer is a spatial + a temporal block.");
+    ui::text_dim_wrapped("STDiT3 video DiT: each layer is a spatial + a temporal block.");
     ui::section_error("model");
     return;
   }
@@ -462,25 +465,26 @@ void draw_workload_section(AppState &s) {
           : mode == "serve"  ? 4
                              : 0;
   const int before = m;
+  // The buttons wrap under the first rather than run past a narrow panel's edge.
   const float x0 = ImGui::GetCursorPosX();
-  ImGui::RadioButton("train", &m, 0);
-  ImGui::SameLine();
-  ImGui::RadioButton("infer", &m, 1);
-  ImGui::SameLine();
-  ImGui::RadioButton("serve", &m, 4);
-  ImGui::SameLine();
-  ImGui::RadioButton("video", &m, 2);
-  if (mode == "tx8-op") {
-    ImGui::SameLine();
-    // A narrow panel: the fifth button goes under the first rather than past the edge.
-    const float w = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
-                    ImGui::CalcTextSize("tx8-op").x;
-    if (ImGui::GetContentRegionAvail().x < w) {
-      ImGui::NewLine();
-      ImGui::SetCursorPosX(x0);
+  const auto radio = [&](const char *label, int value, bool first) {
+    if (!first) {
+      ImGui::SameLine();
+      const float w = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
+                      ImGui::CalcTextSize(label).x;
+      if (ImGui::GetContentRegionAvail().x < w) {
+        ImGui::NewLine();
+        ImGui::SetCursorPosX(x0);
+      }
     }
-    ImGui::RadioButton("tx8-op", &m, 3);
-  }
+    ImGui::RadioButton(label, &m, value);
+  };
+  radio("train", 0, true);
+  radio("infer", 1, false);
+  radio("serve", 4, false);
+  radio("video", 2, false);
+  if (mode == "tx8-op")
+    radio("tx8-op", 3, false);
   ui::field_error("workload.mode");
   if (m != before) {
     if (m == 4) {
@@ -978,7 +982,7 @@ void draw_parallel_section(AppState &s) {
           "Sequences per micro-batch. m = B / (dp x b) micro-batches run through each pipeline "
           "per step.",
           per_replica > 0 && mb > 0 && per_replica % mb == 0
-              ? str(mb) + "    (m = " + str(per_replica / mb) + " micro-batches)"
+              ? str(mb) + "  (m = " + str(per_replica / mb) + ")"
               : ""))
     s.set_parallel("microbatch", mb);
 

@@ -48,7 +48,7 @@ void draw_kpis(const Estimate &e, const std::optional<Evaluation> &pinned) {
         ui::text_colored(verdict > 0   ? ui::color::ok
                          : verdict < 0 ? ui::color::error
                                        : ui::color::dim,
-                         units::format("(%+.1f%%)", 100 * r.relative()));
+                         "(" + change_text(r) + ")");
       }
     ImGui::SameLine(0, 18);
   };
@@ -70,7 +70,10 @@ void draw_kpis(const Estimate &e, const std::optional<Evaluation> &pinned) {
                    e.memory.fits ? "fits" : "does not fit");
   if (pinned) {
     ImGui::SameLine(0, 18);
-    ui::text_dim("(vs pinned: Compare tab)");
+    const char *vs = "(vs pinned: Compare tab)";
+    if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(vs).x)
+      ImGui::NewLine(); // a line of its own rather than past the edge
+    ui::text_dim(vs);
   }
 }
 
@@ -137,10 +140,8 @@ void draw_step_time(const EstimateReport &r, const Estimate &e) {
   ui::stacked_bar(segs, e.time.step, -1, "", &time_str);
   ui::plot_export("step-time", chart0, ImVec2(chart0.x + chart_w, ImGui::GetItemRectMax().y));
   ui::legend("time_legend", segs, e.time.step, &time_str);
-  for (const ReportText &line : r.summary) {
-    ImGui::TextUnformatted(line.text.c_str());
-    ui::help_marker(line.help);
-  }
+  for (const ReportText &line : r.summary)
+    ui::text_with_help(line.text, line.help, ImGui::GetStyleColorVec4(ImGuiCol_Text));
 }
 
 void draw_serving(const EstimateReport &r, const Estimate &e) {
@@ -220,6 +221,12 @@ void draw_results_panel(const AppState &s) {
   ImGui::Separator();
   // Two columns, each scrolling on its own when the window is small.
   const ImVec2 avail = ImGui::GetContentRegionAvail();
+  if (avail.y < ImGui::GetTextLineHeightWithSpacing() * 4) { // the planner has the height
+    ui::text_dim("The tables and bars: drag the bar under Results down, or double-click it.");
+    if (!current)
+      ImGui::PopStyleVar();
+    return;
+  }
   const float gap = ImGui::GetStyle().ItemSpacing.x * 2;
   const float col_w = std::floor((avail.x - gap) * 0.5f);
   ImGui::BeginChild("left", ImVec2(col_w, avail.y));

@@ -3,6 +3,7 @@
 #include "web/platform.hpp"
 
 #include <emscripten.h>
+#include <emscripten/html5.h>
 #include <emscripten/val.h>
 
 namespace {
@@ -55,6 +56,27 @@ EM_JS(void, rl_js_download, (const char *name, const char *mime, const char *dat
 });
 
 std::string g_clipboard; // keeps the text Dear ImGui reads alive between calls
+
+void (*g_on_wheel)(float, float) = nullptr;
+
+// One notch of the wheel in each of the DOM's delta modes (pixel, line, page), as browsers
+// send a notch: 100 px (Chromium), 3 lines (Firefox); a page is 80 notches.
+float notches(double delta, unsigned long mode) {
+  switch (mode) {
+  case DOM_DELTA_LINE:
+    return static_cast<float>(delta / 3.0);
+  case DOM_DELTA_PAGE:
+    return static_cast<float>(delta * 80.0);
+  default:
+    return static_cast<float>(delta / 100.0);
+  }
+}
+
+EM_BOOL on_wheel_event(int, const EmscriptenWheelEvent *e, void *) {
+  if (g_on_wheel)
+    g_on_wheel(-notches(e->deltaX, e->deltaMode), -notches(e->deltaY, e->deltaMode));
+  return EM_TRUE; // the page itself does not scroll
+}
 
 } // namespace
 
@@ -155,6 +177,11 @@ std::string canvas_png(int x, int y, int w, int h) {
 
 void open_file_picker() {
   rl_js_open_file_picker();
+}
+
+void install_wheel(void (*on_wheel)(float notches_x, float notches_y)) {
+  g_on_wheel = on_wheel;
+  emscripten_set_wheel_callback("#canvas", nullptr, EM_FALSE, on_wheel_event);
 }
 
 } // namespace rl::web::platform

@@ -50,4 +50,10 @@ std::string canvas_png(int x, int y, int w, int h);
 // canvas, reach the Calibrate tab through Module.calibrateAddFile (index.html).
 void open_file_picker();
 
+// Calls on_wheel for every wheel event over the canvas with the scroll in wheel notches as
+// Dear ImGui counts them (positive: up / left): 100 px, 3 lines or 1/80 page a notch, as
+// browsers send them. Emscripten's GLFW glue hands the raw pixel deltas on with the browser's
+// sign, a whole panel and the wrong way per notch.
+void install_wheel(void (*on_wheel)(float notches_x, float notches_y));
+
 } // namespace rl::web::platform

@@ -50,9 +50,35 @@ int report_table(const ReportTable &t, const TableView &view) {
   ImGuiTableFlags flags =
       ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit;
   // Many columns scroll sideways (no column stretches then); otherwise the first bar column,
-  // or else the first column, takes the room left.
-  const float height = view.height;
-  const bool wide = t.columns.size() > 7 && height > 0;
+  // or else the first column, takes the room left. A table whose other columns leave the
+  // first less than its widest word scrolls sideways too, its rows all shown.
+  float height = view.height;
+  bool wide = t.columns.size() > 7 && height > 0;
+  if (!wide) {
+    const float pad = ImGui::GetStyle().CellPadding.x * 2;
+    float others = 0, first = ImGui::CalcTextSize(t.columns[0].head.c_str()).x;
+    for (std::size_t k = 1; k < t.columns.size(); ++k) {
+      float w = ImGui::CalcTextSize(t.columns[k].head.c_str()).x;
+      for (const ReportLine &row : t.rows)
+        if (k < row.cells.size())
+          w = std::max(w, ImGui::CalcTextSize(row.cells[k].text.c_str()).x);
+      others += (t.columns[k].bar ? ImGui::CalcTextSize("000.0%").x + 50 : w) + pad;
+    }
+    for (const ReportLine &row : t.rows)
+      if (!row.cells.empty()) {
+        const std::string &txt = row.cells[0].text;
+        const std::size_t sp = txt.find(' ');
+        first = std::max(first, ImGui::CalcTextSize(txt.substr(0, sp).c_str()).x);
+      }
+    if (others + first + pad > ImGui::GetContentRegionAvail().x) {
+      wide = true;
+      if (height <= 0) {
+        const float row_h = ImGui::GetTextLineHeight() + ImGui::GetStyle().CellPadding.y * 2;
+        height =
+            row_h * static_cast<float>(t.rows.size() + 1) + ImGui::GetStyle().ScrollbarSize + 4;
+      }
+    }
+  }
   if (height > 0)
     flags |= ImGuiTableFlags_ScrollY;
   if (wide)
@@ -116,11 +142,23 @@ int report_table(const ReportTable &t, const TableView &view) {
         fraction_bar(cell);
       } else if (k == 0) {
         const std::string text = chosen ? "\xe2\x86\x92 " + cell.text : cell.text;
-        text_colored(c ? *c : ImGui::GetStyleColorVec4(ImGuiCol_Text), text);
-        if (!row.help.empty()) {
-          if (!t.hover_help)
-            help_marker(row.help);
-          else if (ImGui::IsItemHovered())
+        // A label wider than its column wraps (with room for its "(?)").
+        // (A sideways-scrolling table's columns fit their cells: nothing to wrap.)
+        const ImVec4 &ink = c ? *c : ImGui::GetStyleColorVec4(ImGuiCol_Text);
+        const auto label = [&](const std::string &help) {
+          if (wide) {
+            text_colored(ink, text);
+            if (!help.empty())
+              help_marker(help);
+          } else {
+            text_with_help(text, help, ink);
+          }
+        };
+        if (!t.hover_help) {
+          label(row.help);
+        } else {
+          label("");
+          if (!row.help.empty() && ImGui::IsItemHovered())
             ImGui::SetTooltip("%s", row.help.c_str());
         }
       } else if (t.columns[k].text) {

@@ -3,9 +3,12 @@
 #include "core/io/units.hpp"
 #include "web/exports.hpp"
 
+#include <imgui_internal.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 namespace rl::web::ui {
@@ -186,13 +189,44 @@ void help_marker(const char *text) {
   }
 }
 
+void text_with_help(const std::string &text, const std::string &help, const ImVec4 &color) {
+  const float marker =
+      help.empty() ? 0.0f : ImGui::CalcTextSize("(?)").x + ImGui::GetStyle().ItemSpacing.x;
+  const float room = ImGui::GetContentRegionAvail().x - marker;
+  const bool wrap = room > 0 && ImGui::CalcTextSize(text.c_str()).x > room;
+  if (wrap)
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + room);
+  text_colored(color, text);
+  if (wrap)
+    ImGui::PopTextWrapPos();
+  if (!help.empty())
+    help_marker(help);
+}
+
 void help_marker(const std::string &text) {
   help_marker(text.c_str());
+}
+
+namespace {
+std::vector<Clip> g_clips; // this frame's
+} // namespace
+
+const std::vector<Clip> &clips() {
+  return g_clips;
+}
+
+void note_combo_fit(const std::string &where, const std::string &preview) {
+  const ImGuiStyle &st = ImGui::GetStyle();
+  const float room = ImGui::CalcItemWidth() - ImGui::GetFrameHeight() - st.FramePadding.x * 2;
+  const float need = ImGui::CalcTextSize(preview.c_str(), nullptr, true).x;
+  if (need > room + 1.5f)
+    g_clips.push_back({where, "combo shows \"" + preview + "\" cut", need - room});
 }
 
 void begin_frame_errors(const std::optional<FieldError> &error) {
   g_error = error;
   g_claimed = false;
+  g_clips.clear();
 }
 
 bool error_at(const std::string &path) {
@@ -228,17 +262,79 @@ void row_label(const char *label, const std::string &path, const char *help) {
     ImGui::TextUnformatted(label);
   if (help)
     help_marker(help);
+  const float over = ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + ImGui::GetScrollX() -
+                     (kLabelWidth - 2.0f); // the field starts at kLabelWidth
+  if (over > 1.5f)
+    g_clips.push_back({path, std::string("label \"") + label + "\" runs into its field", over});
   ImGui::SameLine(kLabelWidth);
   ImGui::SetNextItemWidth(-FLT_MIN);
 }
+
+namespace {
+// A typed number applies on Enter, on focus loss or after this pause in typing, never on an
+// intermediate keystroke (typing 512 passes through 5 and 51). Esc drops what was typed.
+constexpr double kTypingPause = 0.8; // s
+
+// The number being typed into the one active field: ImGui keeps the text while the field is
+// active; this keeps the value it parses to until it is applied.
+struct Typing {
+  ImGuiID id = 0;
+  std::array<char, 8> value{}; // the parsed value, an i64 or a double
+  double edited = 0;           // ImGui::GetTime() of the last keystroke
+  bool applied = true;
+};
+Typing g_typing;
+
+// An InputScalar whose typed value is held back until the user is done (kTypingPause); a
+// +/- step applies at once. True when `value` takes a new value this frame.
+template <class T>
+bool deferred_scalar(ImGuiDataType type, T &value, const T *step, const T *step_fast,
+                     const char *format) {
+  const ImGuiID text_id = ImGui::GetID("##v"); // InputScalar's text field (PushID(label) + "")
+  T shown = value;
+  const bool edited = ImGui::InputScalar("##v", type, &shown, step, step_fast, format);
+  const bool typing = ImGui::GetActiveID() == text_id;
+  const double now = ImGui::GetTime();
+  if (edited && typing) { // a keystroke: remember it, apply later
+    static_assert(sizeof(T) == 8);
+    g_typing = Typing{text_id, {}, now, false};
+    std::memcpy(g_typing.value.data(), &shown, sizeof(T));
+    return false;
+  }
+  if (edited) { // a +/- step
+    if (g_typing.id == text_id)
+      g_typing = Typing{};
+    value = shown;
+    return true;
+  }
+  if (g_typing.id != text_id || g_typing.applied)
+    return false;
+  if (!typing && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
+    g_typing = Typing{}; // Esc: ImGui put the old text back
+    return false;
+  }
+  if (typing && now - g_typing.edited < kTypingPause)
+    return false;
+  // Enter, focus loss, or a pause: apply once.
+  g_typing.applied = true;
+  if (!typing)
+    g_typing.id = 0;
+  T next;
+  std::memcpy(&next, g_typing.value.data(), sizeof(T));
+  if (next == value)
+    return false;
+  value = next;
+  return true;
+}
+} // namespace
 
 bool input_int(const char *label, const std::string &path, i64 &value, const char *help, i64 step) {
   row_label(label, path, help);
   const int styles = begin_field_style(path);
   ImGui::PushID(path.c_str());
   const i64 step_fast = step * 10;
-  const bool changed = ImGui::InputScalar("##v", ImGuiDataType_S64, &value, step ? &step : nullptr,
-                                          step ? &step_fast : nullptr, "%lld");
+  const bool changed = deferred_scalar<i64>(ImGuiDataType_S64, value, step ? &step : nullptr,
+                                            step ? &step_fast : nullptr, "%lld");
   note_rect(path);
   ImGui::PopID();
   ImGui::PopStyleColor(styles);
@@ -252,7 +348,8 @@ bool input_scaled(const char *label, const std::string &path, double &value, dou
   const int styles = begin_field_style(path);
   ImGui::PushID(path.c_str());
   double shown = value * scale;
-  const bool changed = ImGui::InputDouble("##v", &shown, 0.0, 0.0, format);
+  const bool changed =
+      deferred_scalar<double>(ImGuiDataType_Double, shown, nullptr, nullptr, format);
   note_rect(path);
   ImGui::PopID();
   ImGui::PopStyleColor(styles);
@@ -281,6 +378,7 @@ bool combo_string(const char *label, const std::string &path, std::string &value
   const int styles = begin_field_style(path);
   ImGui::PushID(path.c_str());
   bool changed = false;
+  note_combo_fit(path, value);
   if (ImGui::BeginCombo("##v", value.c_str(), ImGuiComboFlags_HeightLarge)) {
     for (const auto &it : items) {
       const bool selected = it == value;
@@ -308,6 +406,7 @@ bool combo_int(const char *label, const std::string &path, i64 &value,
   ImGui::PushID(path.c_str());
   bool changed = false;
   const std::string shown = preview.empty() ? std::to_string(value) : preview;
+  note_combo_fit(path, shown);
   if (ImGui::BeginCombo("##v", shown.c_str(), ImGuiComboFlags_HeightLarge)) {
     for (const Choice &c : choices()) {
       const bool selected = c.value == value;

@@ -46,6 +46,20 @@ ImVec4 paper(float alpha);
 
 // [SECTION] help and errors
 // A dimmed "(?)" on the same line; hovering shows the text (formula and source).
+// A widget whose text does not fit where it is drawn (web/layout_check reads these).
+struct Clip {
+  std::string where, what;
+  float over = 0; // px past the room
+};
+const std::vector<Clip> &clips();
+// Notes a combo whose preview will be cut: call just before BeginCombo (after
+// SetNextItemWidth, if any), with the preview it shows.
+void note_combo_fit(const std::string &where, const std::string &preview);
+
+// Text and its "(?)" help (none when help is empty) in the room left on the line: text wider
+// than that wraps, leaving room for the marker, rather than run past the edge.
+void text_with_help(const std::string &text, const std::string &help, const ImVec4 &color);
+
 void help_marker(const char *text);
 void help_marker(const std::string &text);
 

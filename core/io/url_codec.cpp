@@ -70,9 +70,17 @@ std::string unpct(std::string_view s, const std::string &where) {
   return out;
 }
 
-// Shortest decimal that reads back to the same double, without '+' (which a URL reads as space).
+// Shortest decimal that reads back to the same double, without '+' (which a URL reads as space);
+// plain digits (10, 0.25) from 1e-4 up to 1e6, where an exponent ("1e1") reads as a typo.
 std::string fmt_double(double v) {
   char buf[40];
+  if (const double a = std::fabs(v); a >= 1e-4 && a < 1e6) {
+    for (int d = 0; d <= 17; ++d) {
+      std::snprintf(buf, sizeof buf, "%.*f", d, v);
+      if (std::strtod(buf, nullptr) == v)
+        return buf;
+    }
+  }
   for (int p = 1; p <= 17; ++p) {
     std::snprintf(buf, sizeof buf, "%.*g", p, v);
     if (std::strtod(buf, nullptr) == v)
@@ -291,7 +299,8 @@ UrlParts split_url(const std::string &url) {
   }
   UrlParts out;
   for (const std::string_view part : params_of(q)) {
-    if (page_param(part, "tab", out.tab) || page_param(part, "pin", out.pin))
+    if (page_param(part, "tab", out.tab) || page_param(part, "pin", out.pin) ||
+        page_param(part, "free", out.free))
       continue;
     if (from_fragment && part.find('=') == std::string_view::npos)
       continue; // a page flag such as "#e2e", not configuration
@@ -300,7 +309,8 @@ UrlParts split_url(const std::string &url) {
     out.config += part;
   }
   for (const std::string_view part : params_of(fragment))
-    page_param(part, "tab", out.tab);
+    if (!page_param(part, "tab", out.tab))
+      page_param(part, "free", out.free);
   return out;
 }
 
@@ -316,6 +326,7 @@ std::string join_url(const UrlParts &parts) {
     out += pct(value, true);
   };
   add("tab", parts.tab);
+  add("free", parts.free);
   add("pin", parts.pin);
   return out;
 }

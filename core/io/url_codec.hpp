@@ -28,6 +28,7 @@ struct UrlParts {
   std::string config; // the configuration's query (no '?', page parameters removed)
   std::string tab;    // "" when none
   std::string pin;    // the pinned configuration's query ("" when none)
+  std::string free;   // the planner's freed knobs: "all" or names, comma-separated ("" none)
 };
 // Splits a full URL, "?query", "#fragment" or a bare query (a "#tab=NAME" fragment after a
 // query names the tab too).
