@@ -289,6 +289,7 @@ int draw_plans(const AppState &s, PlannerUi &p, const Config &c, bool train, flo
       plan_tooltip(pl, train, capacity);
   }
   ImGui::EndTable();
+  ui::note_rect("plans"); // the table's visible area (the e2e test counts rows in it)
   ui::table_export_end();
   return clicked;
 }
@@ -325,6 +326,8 @@ void draw_pareto(const PlanResult &r, double capacity, bool train, float height)
   plot::log_range(std::max(x0, 1.0), std::max(x1, 1.0), 1.15, 0.3, xl, xh);
   plot::log_range(std::max(y0, 1e-9), std::max(y1, 1e-9), 1.15, 0.3, yl, yh);
   const float w = std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 46);
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  ui::note_rect("pareto", at, ImVec2(at.x + w, at.y + height)); // the e2e test: in view
   const plot::LogLog g =
       plot::begin_loglog(ImVec2(w, height), xl, xh, yl, yh, tick_bytes, tick_seconds,
                          "memory per device", train ? "step time" : "TPOT");

@@ -57,6 +57,10 @@ bool g_light = false;
 std::map<std::string, std::array<float, 4>> g_rects; // widget path -> screen rectangle
 } // namespace
 
+void note_rect(const std::string &name, ImVec2 min, ImVec2 max) {
+  g_rects[name] = {min.x, min.y, max.x, max.y};
+}
+
 void note_rect(const std::string &name) {
   const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
   g_rects[name] = {a.x, a.y, b.x, b.y};

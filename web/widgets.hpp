@@ -104,6 +104,7 @@ bool combo_int(const char *label, const std::string &path, i64 &value,
 // [SECTION] widget rectangles (for scripted clicks in the e2e test)
 // Records the last item's screen rectangle under `name` (form widgets record their path).
 void note_rect(const std::string &name);
+void note_rect(const std::string &name, ImVec2 min, ImVec2 max); // an area drawn by hand
 // [x0, y0, x1, y1] of the widget last drawn under `name`.
 std::optional<std::array<float, 4>> widget_rect(const std::string &name);
 

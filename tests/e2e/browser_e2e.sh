@@ -66,13 +66,13 @@ done
 base="http://127.0.0.1:$port/index.html"
 
 # [SECTION] headless Chromium (Debian chromium flags for WebGL2 via SwiftShader)
-browse() { # browse MODE(dump|shot) URL OUTFILE [VIRTUAL_TIME_MS]
-  local mode=$1 url=$2 file=$3 budget=${4:-15000} profile
+browse() { # browse MODE(dump|shot) URL OUTFILE [VIRTUAL_TIME_MS] [WIDTH,HEIGHT]
+  local mode=$1 url=$2 file=$3 budget=${4:-15000} size=${5:-1600,1000} profile
   profile=$(mktemp -d "$profiles/p.XXXXXX")
   local flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
     --disable-background-networking --disable-component-update --disable-sync
     --user-data-dir="$profile" --enable-unsafe-swiftshader --use-angle=swiftshader
-    --window-size=1600,1000 --virtual-time-budget="$budget")
+    --window-size="$size" --virtual-time-budget="$budget")
   if [ "$mode" = dump ]; then
     # A loaded machine can starve the page: one more try when the app never reported ready.
     local attempt
@@ -257,7 +257,7 @@ EOF
 browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=hf" "$out/dom_flow_hf.html" 30000
 browse dump "$base?scenario=sora-720m-tx8-2x2#e2e-flow=resolution" "$out/dom_flow_resolution.html" 30000
 browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=compare" "$out/dom_flow_compare.html" 30000
-browse dump "$base?scenario=llama3-70b-h100-1024&tab=planner-all#e2e-flow=planner" "$out/dom_flow_planner.html" 30000
+browse dump "$base?scenario=llama3-70b-h100-1024&tab=planner&free=all#e2e-flow=planner" "$out/dom_flow_planner.html" 30000
 browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=efficiencies" "$out/dom_flow_efficiencies.html" 30000
 browse dump "$base?scenario=llama3-70b-h100-1024&tab=calibrate#e2e-flow=calibrate" "$out/dom_flow_calibrate.html" 30000
 # The same GEMM sweep the calibrate flow drops (web/index.html), fitted by the CLI.
@@ -265,9 +265,8 @@ printf 'm,n,k,dtype,seconds\n2048,2048,2048,bf16,0.0000358\n4096,4096,4096,bf16,
 "$cli" calibrate "$out/gemm.csv" --base llama3-70b-h100-1024 --json >"$out/calibrate.json" ||
   fail "the CLI's calibrate failed"
 "$cli" estimate llama3-70b-h100-1024 --json >"$out/estimate_before.json" || fail "estimate failed"
-"$cli" plan '{"model": "llama3-70b", "hardware": "h100-sxm", "cluster": "dgx-h100-1024",
-  "workload": {"mode": "train", "global_batch": 1024, "seq_len": 8192, "precision": "bf16"}}' \
-  --json --top 1 >"$out/plan_free.json" || fail "the CLI's free plan failed"
+"$cli" plan llama3-70b-h100-1024 --free all --json --top 1 >"$out/plan_free.json" ||
+  fail "the CLI's plan --free all failed"
 python3 - "$out" <<'EOF' || fail "a user flow failed (files in $out)"
 import sys
 import math
@@ -308,9 +307,12 @@ c.expect("compare: the step-time row compares pinned and current",
 c.expect("compare: the link carries both (pin= and the edit)",
          "cluster.devices=2048" in dev["url"] and "pin=" in dev["url"], dev["url"])
 open(f"{out}/compare_link.txt", "w").write(dev["url"].split("?", 1)[1])
-# Planner: every knob free, the search spread over frames, then a click on plan 1 applies
-# the CLI's best layout (the same step time, and its knobs in the configuration).
+# Planner: every knob free (the link's free=all, `plan --free all`), the search spread over
+# frames, then a click on plan 1 applies the CLI's best layout (the same step time, and its
+# knobs in the configuration); the link keeps free=all so that it reproduces the search.
 pl = flow_steps(out, "dom_flow_planner.html")["apply"]
+c.expect("planner: after applying a plan the link still frees every knob (free=all)",
+         "tab=planner" in pl["url"] and "free=all" in pl["url"], pl["url"])
 best = load(out, "plan_free.json")["plans"][0]
 par = pl["user"].get("parallel", {})
 # (knobs at their defaults stay out of the configuration: tp, pp, micro-batch 1, ZeRO 0)
@@ -335,7 +337,8 @@ cli_cal = load(out, "calibrate.json")
 hw = cal["apply"]["user"].get("hardware", {})
 want = cli_cal["overrides"]
 c.expect("calibrate: Apply sets the CLI's fitted GEMM fields over the preset",
-         isinstance(hw, dict) and hw.get("base") == "h100-sxm" and
+         # (over the scenario's own preset the override needs no "base")
+         isinstance(hw, dict) and hw.get("base", "h100-sxm") == "h100-sxm" and
          all(math.isclose(hw.get(k.split(".", 1)[1], -1), v, rel_tol=1e-9)
              for k, v in want.items() if k.startswith("hardware.")), f"{hw} vs {want}")
 c.expect("calibrate: the link carries them", "hardware.gemm_efficiency=" in cal["apply"]["url"],
@@ -372,6 +375,97 @@ print(f"browser_e2e: {'ok  ' if ok else 'FAIL'} the shared compare link reopens 
 sys.exit(0 if ok else 1)
 EOF
 
+# [SECTION] new user, round 2: typing, the wheel, scenario overrides, 1280x720
+# Typing 512 into Global batch on 512 devices and into Devices: only the value meant is
+# applied (the keystrokes 5 and 51 are not), and the page lands where the link does.
+browse dump "$base?scenario=llama3-70b-h100-1024&cluster.devices=512#e2e-flow=type:workload.global_batch:512" "$out/dom_type_batch.html" 30000 1280,720
+browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=type:cluster.devices:512" "$out/dom_type_devices.html" 30000 1280,720
+browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=type:model.layers:99999999999" "$out/dom_type_layers.html" 30000 1280,720
+browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=wheel" "$out/dom_wheel.html" 30000 1280,720
+"$cli" estimate "$("$cli" url --decode 'scenario=llama3-70b-h100-1024&cluster.devices=512&workload.global_batch=512')" --json >"$out/link_batch.json" ||
+  fail "the CLI cannot estimate the batch link"
+"$cli" estimate "$("$cli" url --decode 'scenario=llama3-70b-h100-1024&cluster.devices=512')" --json >"$out/link_devices.json" ||
+  fail "the CLI cannot estimate the devices link"
+"$cli" url --decode 'scenario=llama3-70b-h100-1024&cluster.devices=512' --resolved >"$out/link_devices_resolved.json"
+# A scenario with one cluster field overridden opens with the preset's links.
+browse dump "$base?scenario=llama3-70b-h100-1024&cluster.devices=512" "$out/dom_override.html"
+# Every tab at 1280x720: nothing cut off (web/layout_check.cpp), and the planner shows 8+
+# plans and its Pareto plot.
+layout_urls=(
+  "scenario=llama3-70b-h100-1024"
+  "scenario=llama3-70b-h100-1024&tab=roofline"
+  "scenario=llama3-70b-h100-1024&tab=planner&free=all"
+  "scenario=llama3-70b-h100-1024&tab=compare&pin=scenario%3Dllama3-70b-h100-1024%26cluster.devices%3D512"
+  "scenario=llama3-70b-h100-1024&tab=calibrate"
+  "scenario=llama2-13b-v5e-infer"
+  "scenario=llama2-13b-v5e-infer&tab=planner"
+  "scenario=llama3-70b-h100-serve"
+  "scenario=llama3-70b-h100-serve&tab=planner"
+  "scenario=llama3-70b-h100-serve&tab=compare&pin=scenario%3Dllama3-70b-h100-serve%26workload.request_rate%3D4"
+  "scenario=sora-720m-tx8-2x2"
+  "scenario=mixtral-8x7b-h100"
+)
+for i in "${!layout_urls[@]}"; do
+  browse dump "$base?${layout_urls[$i]}#e2e-flow=layout" "$out/dom_layout_$i.html" 30000 1280,720
+  echo "${layout_urls[$i]}" >"$out/dom_layout_$i.url"
+done
+python3 - "$out" "${#layout_urls[@]}" <<'EOF' || fail "new-user flows failed (files in $out)"
+import json, math, re, html, sys
+from page_checks import Checks, flow_steps, load, page_state
+
+out, n_layout = sys.argv[1], int(sys.argv[2])
+c = Checks()
+for name, link, what in (("dom_type_batch.html", "link_batch.json", "Global batch"),
+                         ("dom_type_devices.html", "link_devices.json", "Devices")):
+    st = flow_steps(out, name)
+    key = "global_batch" if what == "Global batch" else "devices"
+    sec = "workload" if what == "Global batch" else "cluster"
+    mid = [st["key " + ch]["user"].get(sec, {}) for ch in "51"]
+    c.expect(f"typing 512 into {what}: the keystrokes 5 and 51 are not applied",
+             all(not isinstance(m, dict) or m.get(key) not in (5, 51) for m in mid), str(mid))
+    end, want = st["enter"], load(out, link)
+    c.expect(f"typing 512 into {what}: Enter applies 512, the layout the link opens (1e-9 rel)",
+             end["status"]["error"] is None and
+             end["estimate"]["parallel"] == want["parallel"] and
+             math.isclose(end["estimate"]["time"]["step"], want["time"]["step"], rel_tol=1e-9),
+             f'{end["estimate"].get("parallel")} {end["estimate"].get("time", {}).get("step")} vs '
+             f'{want["parallel"]} {want["time"]["step"]}')
+ly = flow_steps(out, "dom_type_layers.html")["enter"]
+c.expect("typing 99999999999 into Layers: an error naming model.layers, the link unchanged",
+         (ly["status"]["error"] or {}).get("path") == "model.layers" and
+         "model.layers" not in ly["url"], f'{ly["status"]["error"]} {ly["url"]}')
+dom = open(f"{out}/dom_wheel.html", encoding="utf-8").read()
+flow = json.loads(html.unescape(re.search(r'<pre id="e2e-flow"[^>]*>(.*?)</pre>', dom, re.S).group(1)))
+ys = [s["y"] for s in flow["scroll"]]
+line = flow["scroll"][0]["line"]
+steps = [(ys[i + 1] - ys[i]) / line for i in range(3)]
+c.expect("wheel over Configuration: a notch down scrolls down a few lines, twice; up comes back",
+         ys[0] == 0 and 2 <= steps[0] <= 8 and 2 <= steps[1] <= 8 and -8 <= steps[2] <= -2,
+         f"scroll y {ys} (line {line} px)")
+ov = page_state(out, "dom_override.html")
+c.expect("scenario + cluster.devices=512: no error, the preset's links kept",
+         ov["status"]["error"] is None and
+         ov["config"]["cluster"] == load(out, "link_devices_resolved.json")["cluster"],
+         str(ov["status"]))
+for i in range(n_layout):
+    url = open(f"{out}/dom_layout_{i}.url").read().strip()
+    dom = open(f"{out}/dom_layout_{i}.html", encoding="utf-8").read()
+    m = re.search(r'<pre id="e2e-flow"[^>]*>(.*?)</pre>', dom, re.S)
+    if not c.expect(f"1280x720 {url}: the page drew", bool(m and m.group(1).strip())):
+        continue
+    f = json.loads(html.unescape(m.group(1)))
+    c.expect(f"1280x720 {url}: nothing cut off", f["problems"] == [], json.dumps(f["problems"]))
+    if "tab=planner&free=all" in url:
+        r, (w, h) = f["rects"], f["view"]
+        shown = [k for k in range(1, 11) if r.get(f"plan {k}") and r.get("plans") and
+                 r[f"plan {k}"][3] <= r["plans"][3] + 1]
+        c.expect("1280x720 planner: at least 8 plans in view", len(shown) >= 8, str(r))
+        p = r.get("pareto")
+        c.expect("1280x720 planner: the Pareto plot in view",
+                 p is not None and p[0] >= 0 and p[1] >= 0 and p[2] <= w and p[3] <= h, str(p))
+c.exit()
+EOF
+
 # [SECTION] screenshot of the same non-default URL
 rm -f "$out/page.png"
 browse shot "$base?$query" "$out/page.png"
@@ -382,4 +476,9 @@ size=$(wc -c <"$out/page.png")
 # A blank or error-only page compresses to a few kB; the app's panels are far larger.
 [ "$size" -gt 60000 ] || fail "$out/page.png is only $size bytes: blank page?"
 echo "browser_e2e: ok   screenshot $out/page.png ($size bytes)"
+# Every file the page asked for was there (no /favicon.ico 404 on each load).
+if grep -E '" 404 ' "$out/http.log" >"$out/http_404.txt"; then
+  fail "the page requested missing files: $(head -3 "$out/http_404.txt")"
+fi
+echo "browser_e2e: ok   no request answered 404 ($(grep -c 'GET ' "$out/http.log") requests)"
 echo "browser_e2e: PASS"
