@@ -77,7 +77,9 @@ struct ModelSpec {
 };
 
 struct PeakFlops {
-  double bf16 = 0, fp8 = 0, int8 = 0, int4 = 0, fp32 = 0; // FLOP/s (dense)
+  // FLOP/s (dense). fp4: the block-scaled FP4 tensor rate (Blackwell's one rate for NVFP4
+  // and MXFP4); 0: the chip has none.
+  double bf16 = 0, fp8 = 0, int8 = 0, int4 = 0, fp32 = 0, fp4 = 0;
 };
 
 // tx8 tiled accelerator die (docs/formulas.md (tx8)): per-tile compute/SRAM, per-die DRAM, per-link
@@ -116,7 +118,10 @@ struct HardwareSpec {
   i64 sm_count = 0;       // multiprocessors (0: no wave quantisation)
   // FP8 GEMMs (Transformer Engine): their own achievable fraction of the FP8 peak (0: the
   // bf16 one), and the band of FP8 times (no FP8 training run is calibrated).
+  // FP4 GEMMs (NVFP4, MXFP4): their fraction of the FP4 peak (0: the FP8 one, else bf16);
+  // fp8_uncertainty is their band too.
   double gemm_efficiency_fp8 = 0;
+  double gemm_efficiency_fp4 = 0;
   double fp8_uncertainty = 0.25;
   // FlashAttention kernels: achievable fraction of peak (attention-kernel microbenchmarks;
   // 0: gemm_efficiency).
@@ -183,7 +188,18 @@ struct ClusterSpec {
 };
 
 enum class Mode { train, infer, tx8_op, video, serve };
-enum class Dtype { fp32, bf16, fp16, fp8, int8, int4 };
+// nvfp4 (named "fp4"): E2M1 values with an E4M3 scale per 16; mxfp4 / mxfp8: OCP MX, E2M1 /
+// E4M3 values with an E8M0 scale per 32 (core/memory/model_states: dtype_bytes).
+enum class Dtype { fp32, bf16, fp16, fp8, int8, int4, nvfp4, mxfp4, mxfp8 };
+// The FP4 formats: their GEMMs run at hardware.peak_flops.fp4.
+inline bool is_fp4(Dtype d) {
+  return d == Dtype::nvfp4 || d == Dtype::mxfp4;
+}
+// The scaled low-precision floats (FP8, MXFP8, FP4): Transformer Engine runs only the linear
+// layers' GEMMs in them (attention, router and output layer stay bf16).
+inline bool is_scaled_float(Dtype d) {
+  return d == Dtype::fp8 || d == Dtype::mxfp8 || is_fp4(d);
+}
 
 struct Tx8OpSpec {
   std::string type; // gemm | vector | flash_attention

@@ -81,7 +81,7 @@ const Row kRows[] = {
     {Entry::estimate, R"__({"model": "llama3-70b", "hardware": "h100-sxm", "cluster": {"devices": 16, "devices_per_node": 8, "intra_node": {"bw": 450000000000.0}}, "workload": {"mode": "train", "global_batch": 16, "seq_len": 4096}})__", "cluster.inter_node", R"__(is required when devices span several nodes)__", true},
     {Entry::estimate, R"__({"scenario": "llama3-70b-h100-1024", "workload": {"mode": "train", "global_batch": 0, "seq_len": 8192}})__", "workload.global_batch", R"__(0 is out of range [1, 1073741824])__", true},
     {Entry::estimate, R"__({"scenario": "llama3-70b-h100-1024", "workload": {"mode": "fly"}})__", "workload.mode", R"__("fly" is not one of train, infer, tx8-op, video, serve)__", true},
-    {Entry::estimate, R"__({"scenario": "llama3-70b-h100-1024", "workload": {"mode": "train", "global_batch": 1024, "seq_len": 8192, "precision": "fp64"}})__", "workload.precision", R"__("fp64" is not one of fp32, bf16, fp16, fp8, int8, int4)__", true},
+    {Entry::estimate, R"__({"scenario": "llama3-70b-h100-1024", "workload": {"mode": "train", "global_batch": 1024, "seq_len": 8192, "precision": "fp64"}})__", "workload.precision", R"__("fp64" is not one of fp32, bf16, fp16, fp8, int8, int4, fp4, mxfp4, mxfp8)__", true},
     {Entry::estimate, R"__({"scenario": "llama3-70b-h100-1024", "parallel": {"tp": 7}})__", "parallel.tp", R"__(7 does not divide heads 64)__", true},
     {Entry::estimate, R"__({"scenario": "llama3-70b-h100-1024", "parallel": {"tp": 0}})__", "parallel.tp", R"__(0 is out of range [1, 65536])__", true},
     {Entry::estimate, R"__({"scenario": "llama3-70b-h100-1024", "parallel": {"zero": 4}})__", "parallel.zero", R"__(4 is out of range [0, 3])__", true},

@@ -67,7 +67,7 @@ ComponentRow predict_component(const ComponentPoint &p) {
     const HardwareSpec &hw = p.hardware;
     const OpCost o = gemm_cost("gemm", p.m, p.k, p.n, 1, peak_flops(hw, p.precision),
                                gemm_shape_efficiency(hw, p.precision, p.m, p.k, p.n),
-                               achieved_hbm_bw(hw), p.precision == Dtype::fp8 ? 1.0 : 2.0);
+                               achieved_hbm_bw(hw), gemm_operand_bytes(p.precision));
     r.predicted = o.flops / o.time;
     r.unit = "TFLOP/s";
     break;

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/inference/serving.hpp"
+#include "core/time/step_time.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -23,6 +24,7 @@ void check_supported(const Config &c) {
                       "`ridgeline plan`)");
   if (c.hardware.kind == HardwareKind::tx8)
     throw ConfigError("hardware", "tx8 dies are modelled by `ridgeline tx8`");
+  check_precision_peak(c.hardware, c.workload.precision);
 }
 
 // Inference memory on stage j at the final context (inference_stage_bytes).
@@ -45,8 +47,8 @@ StageMemory inference_stage(const Config &c, const Layout &l, i64 stage, i64 bat
 
 double time_band(const Config &c) {
   const HardwareSpec &hw = c.hardware;
-  return c.workload.precision == Dtype::fp8 ? std::max(hw.time_uncertainty, hw.fp8_uncertainty)
-                                            : hw.time_uncertainty;
+  return is_scaled_float(c.workload.precision) ? std::max(hw.time_uncertainty, hw.fp8_uncertainty)
+                                               : hw.time_uncertainty;
 }
 
 Band time_band_of(double t, double u) {

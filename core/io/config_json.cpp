@@ -13,6 +13,7 @@
 #include "core/io/presets.hpp"
 #include "core/io/schema_json.hpp"
 #include "core/model/params.hpp"
+#include "core/time/step_time.hpp"
 
 namespace rl::io {
 
@@ -455,6 +456,7 @@ HardwareSpec parse_hardware(const json &j0, const std::string &path) {
     h.peak.int8 = opt_peak(p, "int8");
     h.peak.int4 = opt_peak(p, "int4");
     h.peak.fp32 = opt_peak(p, "fp32");
+    h.peak.fp4 = opt_peak(p, "fp4");
     p.finish();
   } else if (h.kind != HardwareKind::tx8) {
     throw ConfigError(r.path_of("peak_flops"), "is required");
@@ -750,8 +752,8 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
     w.seq_len = r.req_int("seq_len", 1, kMaxCount);
     // precision, causal_skip, moe_imbalance, moe_capacity_factor, train_tokens
     read_fields(r, w, schema::workload_fields(), "", schema::mode_bit(Mode::train));
-    w.fp32_grads =
-        r.opt_bool("fp32_grads").value_or(w.precision == Dtype::bf16 || w.precision == Dtype::fp8);
+    w.fp32_grads = r.opt_bool("fp32_grads")
+                       .value_or(w.precision == Dtype::bf16 || is_scaled_float(w.precision));
     if (w.moe_capacity_factor > 0 && w.moe_capacity_factor < 1)
       throw ConfigError(r.path_of("moe_capacity_factor"), "must be 0 (no dropping) or at least 1");
     parse_options(r, w, true);
@@ -957,6 +959,8 @@ Config parse_config(const json &j0) {
   if (const json *p = r.opt_child("parallel"))
     c.parallel = parse_parallel(*p, "parallel");
   r.finish();
+  if (c.hardware.kind != HardwareKind::tx8)
+    check_precision_peak(c.hardware, c.workload.precision);
   return c;
 }
 
@@ -997,7 +1001,8 @@ json to_json(const HardwareSpec &h) {
         {"fp8", h.peak.fp8},
         {"int8", h.peak.int8},
         {"int4", h.peak.int4},
-        {"fp32", h.peak.fp32}}},
+        {"fp32", h.peak.fp32},
+        {"fp4", h.peak.fp4}}},
   };
   write_fields(j, h, schema::hardware_fields());
   if (h.tx8) {

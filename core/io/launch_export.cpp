@@ -149,8 +149,15 @@ std::string megatron(const Config &c, const Layout &l) {
     add("--recompute-granularity selective");
   else if (l.recompute == Recompute::full)
     add("--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
+  // Megatron-LM's FP8/FP4 recipes (Transformer Engine): --fp8-recipe mxfp8, --fp4-recipe
+  // nvfp4 | mxfp4 with --fp4-format e2m1.
   if (w.precision == Dtype::fp8)
     add("--bf16 --fp8-format hybrid");
+  else if (w.precision == Dtype::mxfp8)
+    add("--bf16 --fp8-format e4m3 --fp8-recipe mxfp8");
+  else if (is_fp4(w.precision))
+    add(std::string("--bf16 --fp4-format e2m1 --fp4-recipe ") +
+        (w.precision == Dtype::nvfp4 ? "nvfp4" : "mxfp4"));
   else if (w.precision == Dtype::fp16)
     add("--fp16");
   else
@@ -355,11 +362,14 @@ std::string vllm(const Config &c, const Layout &l) {
     add("--kv-cache-dtype fp8");
   if (w.weight_dtype == Dtype::fp8)
     add("--quantization fp8");
-  else if (w.weight_dtype == Dtype::int8 || w.weight_dtype == Dtype::int4)
+  else if (w.weight_dtype == Dtype::int8 || w.weight_dtype == Dtype::int4 ||
+           w.weight_dtype == Dtype::mxfp8 || is_fp4(w.weight_dtype))
     notes.push_back(std::string(name_of(w.weight_dtype)) +
                     " weights: serve a checkpoint quantized to it (vLLM reads the method from its "
-                    "config; e.g. GPTQ/AWQ for int4, W8A8 for int8)");
-  if (w.kv_dtype == Dtype::int8 || w.kv_dtype == Dtype::int4)
+                    "config; e.g. GPTQ/AWQ for int4, W8A8 for int8, ModelOpt NVFP4 for fp4, "
+                    "gpt-oss's MXFP4 for mxfp4)");
+  if (w.kv_dtype != Dtype::fp8 && w.kv_dtype != Dtype::bf16 && w.kv_dtype != Dtype::fp16 &&
+      w.kv_dtype != Dtype::fp32)
     notes.push_back(std::string("KV cache in ") + name_of(w.kv_dtype) +
                     ": vLLM's quantized KV cache is fp8 (--kv-cache-dtype fp8)");
   if (serve && sv.block_size != 8 && sv.block_size != 16 && sv.block_size != 32 &&

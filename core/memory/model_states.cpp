@@ -18,6 +18,12 @@ double dtype_bytes(Dtype d) {
     return 1;
   case Dtype::int4:
     return 0.5;
+  case Dtype::nvfp4: // NVIDIA NVFP4 blog: 4-bit E2M1 + one E4M3 scale per 16 (+ an FP32 per tensor)
+    return 0.5 + 1.0 / 16;
+  case Dtype::mxfp4: // OCP MX v1.0: 4-bit E2M1 + one E8M0 scale per 32
+    return 0.5 + 1.0 / 32;
+  case Dtype::mxfp8: // OCP MX v1.0: 8-bit E4M3 + one E8M0 scale per 32
+    return 1.0 + 1.0 / 32;
   }
   return 2;
 }

@@ -25,8 +25,16 @@ template <> const ChoiceList &choices<Dtype>() {
                                            {"fp16", Dtype::fp16},
                                            {"fp8", Dtype::fp8},
                                            {"int8", Dtype::int8},
-                                           {"int4", Dtype::int4}});
-  return l;
+                                           {"int4", Dtype::int4},
+                                           {"fp4", Dtype::nvfp4}, // SPEC.md: fp4 is NVFP4
+                                           {"mxfp4", Dtype::mxfp4},
+                                           {"mxfp8", Dtype::mxfp8}});
+  static const ChoiceList with_alias = [] {
+    ChoiceList a = l;
+    a.push_back({"nvfp4", static_cast<int>(Dtype::nvfp4), true}); // NVIDIA's (and vLLM's) name
+    return a;
+  }();
+  return with_alias;
 }
 template <> const ChoiceList &choices<CpKind>() {
   static const ChoiceList l =
@@ -96,7 +104,7 @@ template <> const ChoiceList &choices<SchedulerPolicy>() {
 
 const char *name_in(const ChoiceList &list, int v) {
   for (const ChoiceName &c : list)
-    if (c.value == v)
+    if (c.value == v && !c.alias)
       return c.name;
   return "?";
 }
@@ -111,6 +119,8 @@ std::optional<int> value_in(const ChoiceList &list, std::string_view name) {
 std::string names_text(const ChoiceList &list) {
   std::string out;
   for (const ChoiceName &c : list) {
+    if (c.alias)
+      continue;
     if (!out.empty())
       out += ", ";
     out += c.name;
@@ -121,7 +131,8 @@ std::string names_text(const ChoiceList &list) {
 std::vector<std::string> names(const ChoiceList &list) {
   std::vector<std::string> out;
   for (const ChoiceName &c : list)
-    out.emplace_back(c.name);
+    if (!c.alias)
+      out.emplace_back(c.name);
   return out;
 }
 

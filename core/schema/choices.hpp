@@ -15,6 +15,9 @@ namespace rl::schema {
 struct ChoiceName {
   const char *name;
   int value;
+  // Another name the parser accepts for a value listed before it under its own name (lists,
+  // combos and the printer use that one).
+  bool alias = false;
 };
 using ChoiceList = std::vector<ChoiceName>;
 
@@ -39,7 +42,7 @@ template <> const ChoiceList &choices<SchedulerPolicy>();
 const char *name_in(const ChoiceList &list, int v);
 // The value of a name (nullopt when the list has no such name).
 std::optional<int> value_in(const ChoiceList &list, std::string_view name);
-// "a, b, c": the names, for error messages.
+// "a, b, c": the names (aliases left out), for error messages.
 std::string names_text(const ChoiceList &list);
 std::vector<std::string> names(const ChoiceList &list);
 

@@ -198,11 +198,15 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
       // The number formats, and how serving is timed (train, infer and serve; the page draws
       // the "types" group under the shape).
       choice<&W::precision>({"", "precision", N, 0, 0, "", "Precision", 1, "",
-                             "Compute dtype of the GEMMs (fp8 uses the chip's FP8 peak).", "types",
-                             tr | in | sv}),
+                             "Compute dtype of the linear layers' GEMMs: fp8/mxfp8 at the chip's "
+                             "FP8 peak, fp4 (NVFP4)/mxfp4 at its FP4 peak (a chip without one is "
+                             "refused).",
+                             "types", tr | in | sv}),
       choice<&W::weight_dtype>({"", "weight_dtype", N, 0, 0, "", "Weights dtype", 1, "",
-                                "Bytes per weight: bf16 2, fp8/int8 1, int4 0.5.", "types",
-                                in | sv}),
+                                "Bytes per weight: bf16 2, fp8/int8 1, mxfp8 1.03125, fp4 (NVFP4) "
+                                "0.5625, mxfp4 0.53125, int4 0.515625 (block scales included); "
+                                "weight-only below the precision: dequantised to its GEMMs.",
+                                "types", in | sv}),
       choice<&W::kv_dtype>({"", "kv_dtype", N, 0, 0, "", "KV cache dtype", 1, "",
                             "Bytes per cached K/V element.", "types", in | sv}),
       choice<&W::bound>({"", "bound", N, 0, 0, "", "Time bound", 1, "",
@@ -284,9 +288,15 @@ const std::vector<Field<HardwareSpec>> &hardware_fields() {
           {"", "gemm_efficiency_fp8", N, 0.0, 1.0, "", "FP8 GEMM eff.", 100, "%.1f %%",
            "Large FP8 GEMMs' fraction of the FP8 peak (0: the bf16 one).",
            "Efficiencies (calibrated)", kGpuModes}),
+      num(&H::gemm_efficiency_fp4,
+          {"", "gemm_efficiency_fp4", N, 0.0, 1.0, "", "FP4 GEMM eff.", 100, "%.1f %%",
+           "Large FP4 (NVFP4, MXFP4) GEMMs' fraction of the FP4 peak (0: the FP8 one, else the "
+           "bf16 one).",
+           "Efficiencies (calibrated)", kGpuModes}),
       num(&H::fp8_uncertainty,
           {"", "fp8_uncertainty", N, 0.0, kMaxUncertainty, "", "FP8 time band", 100, "+/-%.1f %%",
-           "The band on FP8 times (no FP8 training run is calibrated; Transformer Engine).",
+           "The band on FP8 and FP4 times (no FP8 or FP4 training run is calibrated; Transformer "
+           "Engine).",
            "Efficiencies (calibrated)", kGpuModes}),
       num(&H::compute_overhead,
           {"", "compute_overhead", N, 0.0, 10.0, "", "Compute overhead", 100, "%.1f %%",
@@ -697,11 +707,16 @@ const std::vector<ParsedField> &parsed_fields() {
         "Dense INT8 peak; 0 or absent: none.", "", kGpuModes, true}},
       {"hardware",
        {"peak_flops", "int4", FieldType::number, 0, kMaxFlops, "FLOP/s", "int4", 1, "",
-        "Dense INT4/FP4 peak; 0 or absent: none.", "", kGpuModes, true}},
+        "Dense INT4 peak; 0 or absent: none.", "", kGpuModes, true}},
       {"hardware",
        {"peak_flops", "fp32", FieldType::number, 0, kMaxFlops, "FLOP/s", "fp32", 1, "",
         "FP32 peak (non-tensor; the optimizer's element-wise work); 0 or absent: none.", "",
         kGpuModes, true}},
+      {"hardware",
+       {"peak_flops", "fp4", FieldType::number, 0, kMaxFlops, "FLOP/s", "fp4", 1, "",
+        "Dense block-scaled FP4 peak (NVFP4 and MXFP4 run at this one rate on Blackwell); 0 or "
+        "absent: none (a precision fp4/mxfp4 is refused; weight_dtype fp4 still dequantises).",
+        "", kGpuModes, true}},
       {"hardware",
        {"tx8", "mesh", FieldType::integer, 1, 64, "", "mesh", 1, "",
         "tx8: tile mesh [x, y] inside the die (default [4, 4]).", "", kAllModes, true},

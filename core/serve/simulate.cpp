@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "core/inference/serving.hpp"
 #include "core/serve/iteration.hpp"
+#include "core/time/step_time.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -574,6 +575,7 @@ namespace {
 const Config &serve_config(const Config &c) {
   if (c.workload.mode != Mode::serve)
     throw ConfigError("workload.mode", "serving simulation needs mode \"serve\"");
+  check_precision_peak(c.hardware, c.workload.precision);
   return c;
 }
 } // namespace

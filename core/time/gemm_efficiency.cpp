@@ -23,8 +23,10 @@ double wave_utilization(double m, double n, double count, i64 sm_count) {
 }
 
 double base_gemm_efficiency(const HardwareSpec &hw, Dtype precision) {
-  return precision == Dtype::fp8 && hw.gemm_efficiency_fp8 > 0 ? hw.gemm_efficiency_fp8
-                                                               : hw.gemm_efficiency;
+  if (is_fp4(precision) && hw.gemm_efficiency_fp4 > 0)
+    return hw.gemm_efficiency_fp4;
+  return is_scaled_float(precision) && hw.gemm_efficiency_fp8 > 0 ? hw.gemm_efficiency_fp8
+                                                                  : hw.gemm_efficiency;
 }
 
 double gemm_shape_efficiency(const HardwareSpec &hw, Dtype precision, double m, double k, double n,

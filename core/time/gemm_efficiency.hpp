@@ -19,7 +19,8 @@ struct GemmTile {
 // the best over the tile shapes of  m n count / (waves x sm_count x tile area).
 double wave_utilization(double m, double n, double count, i64 sm_count);
 
-// Large-GEMM efficiency at the precision: FP8 GEMMs use gemm_efficiency_fp8 when it is set.
+// Large-GEMM efficiency at the precision: FP8 and MXFP8 GEMMs use gemm_efficiency_fp8 when it
+// is set; FP4 ones gemm_efficiency_fp4, else the FP8 one, else the bf16 one.
 double base_gemm_efficiency(const HardwareSpec &hw, Dtype precision);
 
 // Efficiency of `count` GEMMs [m x k] x [k x n]: base x wave utilisation x k / (k + k_half).

@@ -14,7 +14,11 @@ namespace rl {
 double peak_flops(const HardwareSpec &hw, Dtype precision) {
   switch (precision) {
   case Dtype::fp8:
+  case Dtype::mxfp8:
     return hw.peak.fp8 > 0 ? hw.peak.fp8 : hw.peak.bf16;
+  case Dtype::nvfp4:
+  case Dtype::mxfp4:
+    return hw.peak.fp4; // 0 is refused up front (check_precision_peak)
   case Dtype::int8:
     return hw.peak.int8 > 0 ? hw.peak.int8 : hw.peak.bf16;
   case Dtype::int4:
@@ -24,6 +28,17 @@ double peak_flops(const HardwareSpec &hw, Dtype precision) {
   default:
     return hw.peak.bf16;
   }
+}
+
+void check_precision_peak(const HardwareSpec &hw, Dtype precision) {
+  if (is_fp4(precision) && hw.peak.fp4 <= 0)
+    throw ConfigError("workload.precision",
+                      hw.name + " has no FP4 peak (hardware.peak_flops.fp4); FP4 weights alone "
+                                "are weight_dtype (dequantised to the precision's GEMMs)");
+}
+
+double gemm_operand_bytes(Dtype d) {
+  return is_scaled_float(d) ? dtype_bytes(d) : 2.0;
 }
 
 OpCost gemm_cost(const std::string &name, double m, double k, double n, double count, double peak,
@@ -47,10 +62,10 @@ OpCost memory_op(const std::string &name, double bytes, double hbm_bw) {
 } // namespace
 
 namespace {
-// Transformer Engine FP8: only the linear layers' GEMMs run in FP8; attention, the router
-// and the output layer (outside Megatron's FP8 autocast) stay bf16.
+// Transformer Engine FP8/FP4: only the linear layers' GEMMs run in FP8 or FP4; attention, the
+// router and the output layer (outside Megatron's FP8/FP4 autocast) stay bf16.
 Dtype outside_fp8_autocast(Dtype precision) {
-  return precision == Dtype::fp8 ? Dtype::bf16 : precision;
+  return is_scaled_float(precision) ? Dtype::bf16 : precision;
 }
 } // namespace
 
@@ -86,7 +101,7 @@ std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, dou
     const Dtype d = linear ? precision : other;
     ops.push_back(gemm_cost(n, M, K, N, count, peak_flops(hw, d),
                             gemm_shape_efficiency(hw, d, M, K, N, count), bw,
-                            d == Dtype::fp8 ? 1.0 : 2.0)); // FP8 operands are one byte
+                            gemm_operand_bytes(d)));
     ops.back().kind = kind;
   };
   double dqk = static_cast<double>(m.head_dim), dv = dqk;

@@ -41,8 +41,8 @@ double ddp_bucket_params(i64 zero, i64 dp);
 bool skips_causal_half(bool causal_skip, const Layout &l);
 
 // The forward operators of one layer on one device for one micro-batch. GEMMs run at their
-// shape's efficiency (gemm_efficiency.hpp); under FP8 the linear layers' GEMMs run at the FP8
-// peak and the attention core, router and head in bf16 (Transformer Engine's defaults).
+// shape's efficiency (gemm_efficiency.hpp); under FP8 (FP4) the linear layers' GEMMs run at the
+// FP8 (FP4) peak and the attention core, router and head in bf16 (Transformer Engine's defaults).
 // `imbalance`: tokens on the busiest expert-parallel rank over the mean (MoE layers).
 std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, double s,
                               const HardwareSpec &hw, Dtype precision, bool causal_skip,
@@ -80,7 +80,13 @@ struct StepTime {
   double peak = 0;         // FLOP/s per device at the workload's precision
 };
 
+// Dense peak at a precision: FP8/MXFP8 at peak.fp8 (bf16 when absent), FP4 at peak.fp4.
 double peak_flops(const HardwareSpec &hw, Dtype precision);
+// ConfigError on workload.precision when its GEMMs need a peak the chip lacks (FP4).
+void check_precision_peak(const HardwareSpec &hw, Dtype precision);
+// Bytes per GEMM operand element: FP8 and FP4 formats at dtype_bytes (block scales
+// included), the rest as bf16 (2 B).
+double gemm_operand_bytes(Dtype d);
 
 // One layer type's costs on one device for one micro-batch (training): the pieces a step is
 // assembled from, computed once per layer type (and reused by the planner across the

@@ -66,6 +66,9 @@ check "url invalid config" 2 "$rl" url --decode "?model=llama9&hardware=h100-sxm
   expect_in "url invalid config" "$tmp/err" 'model: unknown model preset "llama9"'
 
 check presets 0 "$rl" presets && expect_in presets "$tmp/out" "llama3-70b"
+# the Blackwell presets (issue 22/23): chips and the NVL72 racks
+for p in b300 gb200 gb300 dgx-b200 gb200-nvl72 gb300-nvl72; do expect_in presets "$tmp/out" " $p"; done
+check "preset fp4" 0 "$rl" presets hardware gb300 && expect_in "preset fp4" "$tmp/out" '"fp4": 1.5e+16'
 check "preset one" 0 "$rl" presets hardware h100-sxm && expect_in "preset one" "$tmp/out" '"hbm_bw"'
 check "preset kind" 2 "$rl" presets gpus && expect_in "preset kind" "$tmp/err" 'unknown preset kind "gpus"'
 check "compare-sp" 0 "$rl" estimate llama3-70b-h100-1024 --compare-sp --degree 8 &&
