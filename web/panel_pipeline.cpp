@@ -16,10 +16,6 @@ namespace {
 
 constexpr i64 kMaxDrawnMicrobatches = 32;
 
-std::string str(i64 v) {
-  return std::to_string(v);
-}
-
 // Micro-batches drawn: at most 32, and a multiple of pp when interleaving.
 i64 drawn_microbatches(const Layout &l) {
   i64 m = std::min(l.num_micro, kMaxDrawnMicrobatches);
@@ -71,7 +67,7 @@ void draw_pipeline_panel(const AppState &s) {
               static_cast<long long>(l.num_micro));
   if (l.num_micro > m_draw) {
     ImGui::SameLine();
-    ui::text_dim("  (drawing the first " + str(m_draw) + ")");
+    ui::text_dim("  (drawing the first " + std::to_string(m_draw) + ")");
   }
   char buf[160];
   std::snprintf(buf, sizeof buf, "Bubble fraction (p-1)/(v*m) = %lld/(%lld*%lld) = %s",
@@ -120,7 +116,7 @@ void draw_pipeline_panel(const AppState &s) {
     dl->AddRectFilled(ImVec2(x0, y + gap * 0.5f), ImVec2(x0 + chart_w, y + row_h - gap * 0.5f),
                       ui::u32(ui::color::bubble));
     if (row_h >= ImGui::GetFontSize() * 0.8f || j == 0 || j == l.pp - 1) {
-      const std::string lab = "stage " + str(j);
+      const std::string lab = "stage " + std::to_string(j);
       dl->AddText(ImVec2(origin.x, y + (row_h - ImGui::GetFontSize()) * 0.5f),
                   ui::u32(ui::color::dim), lab.c_str());
     }
@@ -133,7 +129,7 @@ void draw_pipeline_panel(const AppState &s) {
     dl->AddRectFilled(a, b, ui::u32(pass_color(p, v)));
     if (xb - xa > 3)
       dl->AddRect(a, b, ui::u32(ui::paper(0.9f)));
-    const std::string lab = str(p.microbatch);
+    const std::string lab = std::to_string(p.microbatch);
     const ImVec2 ts = ImGui::CalcTextSize(lab.c_str());
     if (ts.x + 4 < xb - xa && ts.y <= row_h - gap)
       dl->AddText(ImVec2((xa + xb - ts.x) * 0.5f, y + (row_h - gap - ts.y) * 0.5f),
@@ -182,7 +178,7 @@ void draw_pipeline_panel(const AppState &s) {
     ImGui::BeginTooltip();
     ImGui::Text("stage %lld, micro-batch %lld%s", static_cast<long long>(hovered->stage),
                 static_cast<long long>(hovered->microbatch),
-                v > 1 ? (", chunk " + str(hovered->chunk)).c_str() : "");
+                v > 1 ? (", chunk " + std::to_string(hovered->chunk)).c_str() : "");
     ImGui::Text("%s, t = %.2f .. %.2f units", hovered->backward ? "backward" : "forward",
                 hovered->start, hovered->end);
     ImGui::EndTooltip();

@@ -27,10 +27,6 @@ namespace rl::web {
 
 namespace {
 
-std::string str(i64 v) {
-  return std::to_string(v);
-}
-
 // [SECTION] knobs
 // The knobs rl::plan searches when they are free: core/parallel/knobs (dp, derived, is not
 // toggled here).
@@ -271,7 +267,8 @@ int draw_plans(const AppState &s, PlannerUi &p, const Config &c, bool train, flo
                               ImGuiSelectableFlags_AllowItemOverlap))
       clicked = static_cast<int>(i);
     const bool hovered = ImGui::IsItemHovered();
-    ui::note_rect("plan " + str(static_cast<i64>(i) + 1)); // the e2e test clicks rows by rank
+    ui::note_rect("plan " +
+                  std::to_string(static_cast<i64>(i) + 1)); // the e2e test clicks rows by rank
     ImGui::PopID();
     ImGui::SameLine(0, 0);
     for (std::size_t k = 0; k < t.columns.size(); ++k) {
@@ -506,7 +503,7 @@ void draw_joint(AppState &s, PlannerUi &p, const Config &c) {
       if (ImGui::Selectable("##choice", false, ImGuiSelectableFlags_SpanAllColumns) &&
           !x.result.plans.empty())
         clicked = static_cast<int>(i);
-      ui::note_rect("choice " + str(static_cast<i64>(i) + 1));
+      ui::note_rect("choice " + std::to_string(static_cast<i64>(i) + 1));
       ImGui::PopID();
       ImGui::SameLine(0, 0);
       std::string tag = t.rows[i][0].text;

@@ -19,10 +19,6 @@ namespace rl::web {
 
 namespace {
 
-std::string str(i64 v) {
-  return std::to_string(v);
-}
-
 // [SECTION] points
 struct Point {
   std::string name;
@@ -351,9 +347,10 @@ void draw_roofline_panel(const AppState &s, UiState &ui) {
                                         hw, c->workload.precision, c->workload.causal_skip)
                             : e->time.ops);
     what = std::string(moe ? "One MoE layer's" : "One layer's") +
-           std::string(" forward operators, one micro-batch (b ") + str(l.microbatch) + " x s " +
-           str(c->workload.seq_len) + "), on one device (tp " + str(l.tp) + (l.sp ? " + SP" : "") +
-           ", cp " + str(l.cp) + (moe ? std::string(", ep ") + str(l.ep) : "") + ")";
+           std::string(" forward operators, one micro-batch (b ") + std::to_string(l.microbatch) +
+           " x s " + std::to_string(c->workload.seq_len) + "), on one device (tp " +
+           std::to_string(l.tp) + (l.sp ? " + SP" : "") + ", cp " + std::to_string(l.cp) +
+           (moe ? std::string(", ep ") + std::to_string(l.ep) : "") + ")";
     help =
         "Each GEMM: time = max(FLOPs / (peak x its shape's GEMM efficiency), HBM bytes / "
         "achieved bandwidth) "
@@ -392,10 +389,10 @@ void draw_roofline_panel(const AppState &s, UiState &ui) {
         "efficiency 1); bytes: weights + KV cache; time: the whole step (stages in "
         "turn, communication included).";
     pts.push_back(cur);
-    what = std::string("Prefill of one prompt (s ") + str(c->workload.prompt_len) +
+    what = std::string("Prefill of one prompt (s ") + std::to_string(c->workload.prompt_len) +
            ") per layer on one device, and the decode step over batch sizes";
     help = std::string("Prefill: each operator of one layer for one prompt on one device (tp ") +
-           str(l.tp) +
+           std::to_string(l.tp) +
            "), time = max(FLOPs / (peak x efficiency), bytes / HBM bandwidth): core layer_ops, "
            "the terms of prefill() and TTFT. Decode: one chip's share of a decode step "
            "(decode_step at the mean context), FLOPs 2 B P_active, bytes weights + KV cache; "

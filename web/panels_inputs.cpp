@@ -640,10 +640,6 @@ bool knob_bool(const AppState &s, const std::string &key, bool dflt) {
   return v.is_boolean() ? v.get<bool>() : dflt;
 }
 
-std::string str(i64 v) {
-  return std::to_string(v);
-}
-
 } // namespace
 
 namespace {
@@ -770,8 +766,9 @@ void draw_parallel_section(AppState &s) {
                   static_cast<long long>(devices), static_cast<long long>(tp),
                   static_cast<long long>(pp), static_cast<long long>(ep_now));
     else
-      ui::text_colored(ui::color::error, "tp x pp x ep = " + str(per) + " does not divide " +
-                                             str(devices) + " devices");
+      ui::text_colored(ui::color::error, "tp x pp x ep = " + std::to_string(per) +
+                                             " does not divide " + std::to_string(devices) +
+                                             " devices");
   }
   // dp is derived; a dp pinned in the URL is shown with a way back to the derived value.
   if (!serve) {
@@ -782,8 +779,9 @@ void draw_parallel_section(AppState &s) {
                   static_cast<long long>(devices), static_cast<long long>(tp),
                   static_cast<long long>(pp), static_cast<long long>(cp));
     else
-      ui::text_colored(ui::color::error, "tp x pp x cp = " + str(tp * pp * cp) +
-                                             " does not divide " + str(devices) + " devices");
+      ui::text_colored(ui::color::error, "tp x pp x cp = " + std::to_string(tp * pp * cp) +
+                                             " does not divide " + std::to_string(devices) +
+                                             " devices");
   }
   if (const auto pinned = s.parallel_knob("dp"); pinned && *pinned != json(dp)) {
     ImGui::SameLine();
@@ -982,7 +980,7 @@ void draw_parallel_section(AppState &s) {
           "Sequences per micro-batch. m = B / (dp x b) micro-batches run through each pipeline "
           "per step.",
           per_replica > 0 && mb > 0 && per_replica % mb == 0
-              ? str(mb) + "  (m = " + str(per_replica / mb) + ")"
+              ? std::to_string(mb) + "  (m = " + std::to_string(per_replica / mb) + ")"
               : ""))
     s.set_parallel("microbatch", mb);
 

@@ -11,9 +11,7 @@ namespace rl::io::readers_detail {
 
 namespace {
 
-constexpr double kMaxDim = 1 << 30;    // a GEMM or attention dimension
 constexpr double kMaxRate = 1e30;      // FLOP/s or B/s: far beyond any device, still finite
-constexpr double kMaxMs = 1e9;         // a latency in ms (11 days)
 constexpr double kMaxTokens = 1 << 30; // a prompt or output length
 
 // The cells of one CSV line (RFC 4180 quoting); false on an unterminated quote.
@@ -217,9 +215,9 @@ Measurements read_gemm_csv(std::string_view text, const std::string &name) {
   Measurements out;
   while (csv.next()) {
     ComponentPoint p = point(ComponentKind::gemm, name, csv.line());
-    p.m = csv.count(cm, kMaxDim);
-    p.n = csv.count(cn, kMaxDim);
-    p.k = csv.count(ck, kMaxDim);
+    p.m = csv.count(cm, kMaxMeasuredDim);
+    p.n = csv.count(cn, kMaxMeasuredDim);
+    p.k = csv.count(ck, kMaxMeasuredDim);
     p.precision = dtype_of(csv, cd);
     p.measured = csv.rate(cs, 2 * p.m * p.n * p.k / csv.positive(cs), "FLOP/s");
     p.name = "gemm " + lower(csv.cell(cd)) + " " + whole(p.m) + "x" + whole(p.n) + "x" + whole(p.k);
@@ -240,9 +238,9 @@ Measurements read_attention_csv(std::string_view text, const std::string &name) 
   Measurements out;
   while (csv.next()) {
     ComponentPoint p = point(ComponentKind::attention, name, csv.line());
-    p.batch = csv.count(cb, kMaxDim);
-    p.heads = csv.count(ch, kMaxDim);
-    p.seq = csv.count(cq, kMaxDim);
+    p.batch = csv.count(cb, kMaxMeasuredDim);
+    p.heads = csv.count(ch, kMaxMeasuredDim);
+    p.seq = csv.count(cq, kMaxMeasuredDim);
     p.head_dim = csv.count(cd, 4096);
     p.causal = flag_of(csv, cc);
     p.precision = dtype_of(csv, ct);
@@ -306,10 +304,10 @@ Measurements read_serving_csv(std::string_view text, const std::string &name) {
     }
     s.input_len = csv.positive(ci, kMaxTokens);
     s.output_len = csv.positive(co, kMaxTokens);
-    s.ttft.mean = csv.positive(cf, kMaxMs) / 1e3;
-    s.tpot.mean = csv.positive(cp, kMaxMs) / 1e3;
+    s.ttft.mean = csv.positive(cf, kMaxMeasuredMs) / 1e3;
+    s.tpot.mean = csv.positive(cp, kMaxMeasuredMs) / 1e3;
     if (csv.given(ce2e))
-      s.e2e.mean = csv.positive(ce2e, kMaxMs) / 1e3;
+      s.e2e.mean = csv.positive(ce2e, kMaxMeasuredMs) / 1e3;
     if (csv.given(ctput))
       s.output_tokens_per_s = csv.positive(ctput, 1e12);
     s.name = (s.engine.empty() ? std::string("serving") : s.engine) +

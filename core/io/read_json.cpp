@@ -293,14 +293,13 @@ private:
   const std::string &name_;
 };
 
-constexpr double kMaxMs = 1e9;     // a latency in ms
 constexpr double kMaxCount = 1e12; // tokens or requests of a run
 constexpr double kMaxRequests = 1 << 30;
 
 // mean_<m>_ms, median_<m>_ms, p90_<m>_ms, p99_<m>_ms as seconds (vLLM and SGLang).
 LatencyStats latency_ms(const Fields &f, const json &j, const std::string &metric) {
   auto at = [&](const std::string &key) {
-    return f.num(j, "", key.c_str(), 0, kMaxMs).value_or(0) / 1e3;
+    return f.num(j, "", key.c_str(), 0, kMaxMeasuredMs).value_or(0) / 1e3;
   };
   LatencyStats s;
   s.mean = at("mean_" + metric + "_ms");
@@ -432,10 +431,10 @@ ServingSample genai_perf_run(const Record &r, const std::string &name) {
     if (!m)
       return s;
     const double k = seconds_per_unit(f, *m, key);
-    s.mean = f.need(*m, key, "avg", 0, kMaxMs) * k;
-    s.p50 = f.num(*m, key, "p50", 0, kMaxMs).value_or(0) * k;
-    s.p90 = f.num(*m, key, "p90", 0, kMaxMs).value_or(0) * k;
-    s.p99 = f.num(*m, key, "p99", 0, kMaxMs).value_or(0) * k;
+    s.mean = f.need(*m, key, "avg", 0, kMaxMeasuredMs) * k;
+    s.p50 = f.num(*m, key, "p50", 0, kMaxMeasuredMs).value_or(0) * k;
+    s.p90 = f.num(*m, key, "p90", 0, kMaxMeasuredMs).value_or(0) * k;
+    s.p99 = f.num(*m, key, "p99", 0, kMaxMeasuredMs).value_or(0) * k;
     return s;
   };
   auto average = [&](const char *key, bool required, double hi) {

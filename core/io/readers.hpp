@@ -16,6 +16,10 @@ namespace rl::io {
 
 // Largest file a reader takes (bytes): larger inputs are refused with the limit, never parsed.
 constexpr std::size_t kMaxMeasurementBytes = std::size_t{64} << 20;
+// The largest values a measurement file may give: beyond these a number is a typo or a unit
+// slip, not a measurement.
+constexpr double kMaxMeasuredDim = 1 << 30; // a GEMM or attention dimension
+constexpr double kMaxMeasuredMs = 1e9;      // a latency in ms (11 days)
 // Rows one file may give.
 constexpr std::size_t kMaxMeasurementRows = 100000;
 // Longest line a reader takes (bytes).

@@ -4,6 +4,7 @@
 #include "core/io/config_json.hpp"
 #include "core/io/json_reader.hpp"
 #include "core/io/presets.hpp"
+#include "core/io/readers.hpp"
 
 namespace rl::io {
 
@@ -114,7 +115,6 @@ json to_json(const std::vector<FitResult> &fits) {
 }
 
 namespace {
-constexpr i64 kMaxDim = i64{1} << 30;
 constexpr std::pair<const char *, ComponentKind> kComponentKinds[] = {
     {"gemm", ComponentKind::gemm},
     {"attention", ComponentKind::attention},
@@ -179,13 +179,13 @@ std::vector<ComponentPoint> parse_components(const json &j0) {
       p.hardware = nested(r, "hardware", [&] { return parse_hardware(*hw, ""); });
       p.precision = r.opt_enum("precision", kGemmDtypes).value_or(Dtype::bf16);
       if (p.kind == ComponentKind::gemm) {
-        p.m = static_cast<double>(r.req_int("m", 1, kMaxDim));
-        p.n = static_cast<double>(r.req_int("n", 1, kMaxDim));
-        p.k = static_cast<double>(r.req_int("k", 1, kMaxDim));
+        p.m = static_cast<double>(r.req_int("m", 1, static_cast<i64>(kMaxMeasuredDim)));
+        p.n = static_cast<double>(r.req_int("n", 1, static_cast<i64>(kMaxMeasuredDim)));
+        p.k = static_cast<double>(r.req_int("k", 1, static_cast<i64>(kMaxMeasuredDim)));
       } else if (p.kind == ComponentKind::attention) {
-        p.batch = static_cast<double>(r.req_int("batch", 1, kMaxDim));
-        p.heads = static_cast<double>(r.req_int("heads", 1, kMaxDim));
-        p.seq = static_cast<double>(r.req_int("seq", 1, kMaxDim));
+        p.batch = static_cast<double>(r.req_int("batch", 1, static_cast<i64>(kMaxMeasuredDim)));
+        p.heads = static_cast<double>(r.req_int("heads", 1, static_cast<i64>(kMaxMeasuredDim)));
+        p.seq = static_cast<double>(r.req_int("seq", 1, static_cast<i64>(kMaxMeasuredDim)));
         p.head_dim = static_cast<double>(r.req_int("head_dim", 1, 4096));
         p.causal = r.opt_bool("causal").value_or(false);
       }
