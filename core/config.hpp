@@ -175,6 +175,10 @@ struct ClusterSpec {
   Topology topology = Topology::switched;
   i64 devices = 1;
   i64 devices_per_node = 1;
+  // GPUs on one NVLink switch fabric when it spans several nodes (GB200/GB300 NVL72: 72 over
+  // 18 compute trays of 4); 0: the node. Collectives run on intra_node inside it.
+  i64 nvlink_domain = 0;
+  i64 nvlink_devices() const { return nvlink_domain > 0 ? nvlink_domain : devices_per_node; }
   Link intra_node;              // NVLink/NVSwitch class, per device
   Link inter_node;              // InfiniBand/RoCE class, per device
   std::vector<i64> torus_axes;  // TPU slice axes, e.g. {16, 16}

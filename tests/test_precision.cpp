@@ -178,20 +178,45 @@ TEST_CASE("Blackwell presets: listed, dense datasheet peaks, every one estimates
   }
 }
 
-TEST_CASE("NVL72: the 72-GPU NVLink domain is one node of the two-tier model", "[presets][comm]") {
+TEST_CASE("NVL72: a 72-GPU NVLink domain over trays of 4 (cluster.nvlink_domain)",
+          "[presets][comm]") {
   const ClusterSpec c = io::parse_cluster(json("gb200-nvl72"), "cluster");
   CHECK(c.devices == 72);
-  CHECK(c.devices_per_node == 72);
+  CHECK(c.devices_per_node == 4); // the compute tray
+  CHECK(c.nvlink_domain == 72);
   CHECK(c.intra_node.bw == 900e9); // NVLink 5: 1.8 TB/s bidirectional per GPU
   // an AllReduce over all 72 GPUs stays on NVLink: one flat group at the NVLink rate
   const double M = 1e9;
   const CollectiveTime t = collective_time(c, Collective::allreduce, M, {72, 1});
   CHECK(t.time == Approx(flat_collective(Collective::allreduce, M, 72, c.intra_node).time));
-  // two racks: 144 GPUs cross the network between them
+  CHECK(group_devices_per_node(c, {8, 4}) == 8); // strided across trays, still one domain
+  CHECK(collective_time(c, Collective::p2p, M, {2, 36}).time ==
+        Approx(p2p_send(M, c.intra_node).time));
+  // two racks: 144 GPUs cross the network between them, hierarchically
   const ClusterSpec two =
       io::parse_cluster(json::parse(R"({"base": "gb300-nvl72", "devices": 144})"), "cluster");
   CHECK(two.inter_node.bw == 100e9); // ConnectX-8: 800 Gb/s per GPU
-  CHECK(collective_time(two, Collective::allreduce, M, {144, 1}).time > t.time);
+  const CollectiveTime t2 = collective_time(two, Collective::allreduce, M, {144, 1});
+  CHECK(t2.algorithm == "hierarchical");
+  CHECK(t2.time > t.time);
+  CHECK(collective_time(two, Collective::p2p, M, {2, 72}).time ==
+        Approx(p2p_send(M, two.inter_node).time));
+  // without nvlink_domain the same trays would cross the network
+  const ClusterSpec trays =
+      io::parse_cluster(json::parse(R"({"base": "gb200-nvl72", "nvlink_domain": 4})"), "cluster");
+  CHECK(collective_time(trays, Collective::allreduce, M, {72, 1}).time > t.time);
+  // the domain is whole nodes and tiles the cluster
+  CHECK(test::error_of([] {
+          io::parse_cluster(json::parse(R"({"base": "gb200-nvl72", "nvlink_domain": 6})"),
+                            "cluster");
+        }) == "cluster.nvlink_domain: 6 is not a whole number of nodes of 4");
+  CHECK(test::error_of([] {
+          io::parse_cluster(
+              json::parse(R"({"base": "gb200-nvl72", "devices": 80, "nvlink_domain": 72})"),
+              "cluster");
+        }) == "cluster.nvlink_domain: 72 does not divide devices 80");
+  // the planners may put TP across the whole domain
+  CHECK(c.nvlink_devices() == 72);
 }
 
 TEST_CASE("Megatron's FP4/MXFP8 recipe flags in the launch export", "[precision][export]") {
@@ -205,4 +230,12 @@ TEST_CASE("Megatron's FP4/MXFP8 recipe flags in the launch export", "[precision]
   CHECK(megatron("fp4").find("--bf16 --fp4-format e2m1 --fp4-recipe nvfp4") != std::string::npos);
   CHECK(megatron("mxfp4").find("--fp4-recipe mxfp4") != std::string::npos);
   CHECK(megatron("mxfp8").find("--fp8-format e4m3 --fp8-recipe mxfp8") != std::string::npos);
+  // an NVL72 rack launches 4 processes on each of its 18 compute trays
+  const Config rack = io::parse_config(json::parse(R"({"model": "llama3-8b", "hardware": "gb200",
+    "cluster": "gb200-nvl72", "workload": {"mode": "train", "global_batch": 576,
+    "seq_len": 4096, "precision": "fp4"}, "parallel": {"tp": 1, "pp": 1, "dp": 72,
+    "microbatch": 1}})"));
+  const std::string cmd = io::launch_export(rack, resolve_layout(rack), "megatron");
+  CHECK(cmd.find("--nproc_per_node 4") != std::string::npos);
+  CHECK(cmd.find("--nnodes 18") != std::string::npos);
 }

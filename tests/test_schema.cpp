@@ -206,9 +206,9 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
   }
   // 16 model + 6 moe + 25 workload + 14 hardware (gemm_efficiency_fp4 among them) + 14 tx8 + 15
   // serve (concurrency and think_time among them) + 17 tx8-op + 3 rows for each of 5 links + 23
-  // parallel + 34 the parser reads itself (12 model, 8 hardware with peak_flops.fp4, 7 cluster,
-  // 7 workload: schema::parsed_fields)
-  CHECK(rows == 16 + 6 + 25 + 14 + 14 + 15 + 17 + 3 * 5 + 23 + 34);
+  // parallel + 35 the parser reads itself (12 model, 8 hardware with peak_flops.fp4, 8 cluster
+  // with nvlink_domain, 7 workload: schema::parsed_fields)
+  CHECK(rows == 16 + 6 + 25 + 14 + 14 + 15 + 17 + 3 * 5 + 23 + 35);
   CHECK(modes_of.size() == rows - 2); // request_rate and batch twice
   CHECK(io::fields_json().size() == rows);
 }

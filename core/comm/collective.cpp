@@ -108,7 +108,7 @@ CollectiveTime flat_collective(Collective op, double M, i64 n, const Link &l) {
 }
 
 i64 group_devices_per_node(const ClusterSpec &c, const Group &g) {
-  const i64 dpn = std::max<i64>(c.devices_per_node, 1);
+  const i64 dpn = std::max<i64>(c.nvlink_devices(), 1);
   if (g.stride >= dpn)
     return 1;
   return std::max<i64>(1, std::min(g.n, dpn / g.stride));
@@ -275,7 +275,7 @@ CollectiveTime collective_time(const ClusterSpec &c, Collective op, double M, co
   const Link &out = c.inter_node.bw > 0 ? c.inter_node : c.intra_node;
   const i64 local = group_devices_per_node(c, g);
   if (op == Collective::p2p)
-    return p2p_send(M, g.stride >= c.devices_per_node ? out : in);
+    return p2p_send(M, g.stride >= c.nvlink_devices() ? out : in);
   if (local >= g.n)
     return flat_collective(op, M, g.n, in);
   if (local <= 1)

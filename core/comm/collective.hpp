@@ -44,7 +44,8 @@ struct Group {
   i64 stride = 1;
 };
 
-// Devices of the group that share a node (switched clusters).
+// Devices of the group that share an NVLink domain (switched clusters: the node, or
+// cluster.nvlink_domain when that spans several nodes).
 i64 group_devices_per_node(const ClusterSpec &c, const Group &g);
 
 // Time on the cluster: switched clusters go hierarchical (NVLink inside a node, the

@@ -572,6 +572,17 @@ ClusterSpec parse_cluster(const json &j0, const std::string &path) {
     throw ConfigError(r.path_of("devices_per_node"), std::to_string(c.devices_per_node) +
                                                          " does not divide devices " +
                                                          std::to_string(c.devices));
+  if (const auto d = r.opt_int("nvlink_domain", 1, 1 << 16)) {
+    c.nvlink_domain = *d;
+    if (*d % c.devices_per_node != 0)
+      throw ConfigError(r.path_of("nvlink_domain"), std::to_string(*d) +
+                                                        " is not a whole number of nodes of " +
+                                                        std::to_string(c.devices_per_node));
+    if (c.devices > *d && c.devices % *d != 0)
+      throw ConfigError(r.path_of("nvlink_domain"), std::to_string(*d) +
+                                                        " does not divide devices " +
+                                                        std::to_string(c.devices));
+  }
   auto link = [&](const char *key, Link &out) {
     if (const json *l = r.opt_child(key))
       out = parse_link(*l, r.path_of(key));
@@ -583,8 +594,10 @@ ClusterSpec parse_cluster(const json &j0, const std::string &path) {
   link("d2d", c.d2d);
   if (c.topology == Topology::switched && c.intra_node.bw <= 0)
     throw ConfigError(r.path_of("intra_node"), "is required for a switched cluster");
-  if (c.topology == Topology::switched && c.devices > c.devices_per_node && c.inter_node.bw <= 0)
-    throw ConfigError(r.path_of("inter_node"), "is required when devices span several nodes");
+  if (c.topology == Topology::switched && c.devices > c.nvlink_devices() && c.inter_node.bw <= 0)
+    throw ConfigError(r.path_of("inter_node"),
+                      c.nvlink_domain > 0 ? "is required when devices span several NVLink domains"
+                                          : "is required when devices span several nodes");
   if (c.topology == Topology::torus && c.ici.bw <= 0)
     throw ConfigError(r.path_of("ici"), "is required for a torus");
   if (c.slices > 1 && c.dcn.bw <= 0)
@@ -1025,6 +1038,8 @@ json to_json(const ClusterSpec &c) {
             {"topology", name_of(c.topology)},
             {"devices", c.devices},
             {"devices_per_node", c.devices_per_node}};
+  if (c.nvlink_domain > 0)
+    j["nvlink_domain"] = c.nvlink_domain;
   if (c.intra_node.bw > 0)
     j["intra_node"] = link(c.intra_node);
   if (c.inter_node.bw > 0)

@@ -281,7 +281,7 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
   const bool train = train_;
   const i64 devices = c.cluster.devices;
   const i64 tp_cap = c.cluster.topology == Topology::switched
-                         ? std::min(devices, std::max<i64>(c.cluster.devices_per_node, 1))
+                         ? std::min(devices, std::max<i64>(c.cluster.nvlink_devices(), 1))
                          : std::min<i64>(devices, 16);
   for (const KnobInfo &k : knobs()) // the knobs the search chooses (core/parallel/knobs)
     if (!k.derived && knob_applies(k, c) && !knob_pinned(k, fixed))

@@ -729,6 +729,11 @@ const std::vector<ParsedField> &parsed_fields() {
        {"", "devices_per_node", FieldType::integer, 1, 1 << 16, "", "devices_per_node", 1, "",
         "Accelerators per node (on intra_node links); default min(devices, 8).", "", kAllModes,
         true}},
+      {"cluster",
+       {"", "nvlink_domain", FieldType::integer, 1, 1 << 16, "", "nvlink_domain", 1, "",
+        "GPUs on one NVLink switch fabric spanning several nodes (GB200/GB300 NVL72: 72); "
+        "collectives run on intra_node inside it, inter_node across. Absent: the node.",
+        "", kAllModes, true}},
       {"cluster", choice_of("", "topology", choices<Topology>(),
                             "switched (GPU nodes), torus (TPU) or mesh (tx8 dies); torus and "
                             "mesh set it.")},

@@ -65,7 +65,7 @@ ServePlanSearch::ServePlanSearch(std::vector<Config> choices, const ServePlanOpt
   for (std::size_t h = 0; h < choices_.size(); ++h) {
     const ClusterSpec &cl = choices_[h].cluster;
     const i64 node = cl.topology == Topology::switched
-                         ? std::max<i64>(1, cl.devices_per_node)
+                         ? std::max<i64>(1, cl.nvlink_devices())
                          : std::max<i64>(1, std::min<i64>(cl.devices, 16));
     std::vector<i64> tps, pps{1, 2, 4}, eps{1};
     for (i64 t = 1; t <= node; t *= 2)
