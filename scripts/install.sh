@@ -10,8 +10,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
+recommends=()
 if [ "${1:-}" = "--site" ]; then
   pkgs=(cmake make nlohmann-json3-dev emscripten python3 xz-utils fonts-liberation)
+  # What the page needs only: not llvm-14-dev, numpy and the rest Debian recommends (about
+  # 300 MB installed that a first page would wait for).
+  recommends=(--no-install-recommends)
 else
   pkgs=(g++ cmake make catch2 nlohmann-json3-dev emscripten chromium python3 xz-utils
     fonts-liberation clang libclang-rt-14-dev) # clang + libFuzzer and sanitizer runtimes: fuzz.sh
@@ -25,7 +29,7 @@ if [ ${#need[@]} -gt 0 ]; then
   echo "install: apt-get install ${need[*]}"
   $SUDO apt-get update -qq
   updated=1
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${recommends[@]}" "${need[@]}" >/dev/null
 fi
 
 # Dear ImGui: libimgui-dev has no .cpp files usable for WASM; take the source package.
