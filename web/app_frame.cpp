@@ -39,7 +39,7 @@ void draw_top_bar(AppState &s, UiState &ui) {
   const std::string current =
       from_scenario ? u.at("scenario").get<std::string>() + (u.size() > 1 ? " (edited)" : "")
                     : "(custom)";
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
   ui::note_combo_fit("scenario", current);
   if (ImGui::BeginCombo("##scenario", current.c_str(), ImGuiComboFlags_HeightLarge)) {
     for (const auto &name : scenarios)

@@ -647,7 +647,7 @@ i64 AppState::step_devices(i64 from, int direction) const {
   if (!view_config_ || direction == 0)
     return 0;
   Config y = *view_config_;
-  const i64 node = std::max<i64>(1, y.cluster.devices_per_node);
+  const i64 node = std::max<i64>(1, y.cluster.nvlink_devices()); // a node or an NVL72 rack
   const auto legal = [&](i64 n) {
     y.cluster.devices = n;
     y.parallel.dp.reset(); // a pinned dp follows the device count (rederive_dp)

@@ -51,16 +51,10 @@ std::string as_str(const json &v, const std::string &dflt = "") {
 }
 
 // The preset combo of a section; the "(?)" shows where the preset's numbers come from.
-// `button`, when given, sits at the end of the row and reports its click.
-bool preset_combo(AppState &s, const char *section, const char *label,
-                  const char *button = nullptr) {
+void preset_combo(AppState &s, const char *section, const char *label) {
   const std::string path = std::string(section) + ".base";
   const std::string source = as_str(s.field(section, "source"));
   ui::row_label(label, path, source.empty() ? nullptr : source.c_str());
-  const ImGuiStyle &style = ImGui::GetStyle();
-  if (button)
-    ImGui::SetNextItemWidth(
-        -(ImGui::CalcTextSize(button).x + style.FramePadding.x * 2 + style.ItemSpacing.x));
   ImGui::PushID(section);
   const std::string current = s.preset_label(section);
   const std::string base = s.preset_base(section);
@@ -75,16 +69,9 @@ bool preset_combo(AppState &s, const char *section, const char *label,
     }
     ImGui::EndCombo();
   }
-  bool clicked = false;
-  if (button) {
-    ImGui::SameLine();
-    clicked = ImGui::Button(button);
-    ui::note_rect(std::string(section) + "." + button);
-  }
   ImGui::PopID();
   ui::field_error(path);
   ui::field_error_exact(section); // "model: ..." itself: an unknown preset, a wrong type
-  return clicked;
 }
 
 // The Hugging Face config.json paste box (a modal: it needs room, and is used rarely).
@@ -268,8 +255,32 @@ void draw_model_section(AppState &s, UiState &ui) {
     ui::section_error("model");
     return;
   }
-  if (preset_combo(s, "model", "Preset", "config.json"))
-    ImGui::OpenPopup("Hugging Face config.json");
+  preset_combo(s, "model", "Preset");
+  // The checkpoint the shape is read from (model.hf_id: `ridgeline export --format vllm`
+  // serves it), and the button that pastes another one's config.json.
+  {
+    ui::row_label("Hugging Face", "model.hf_id",
+                  "The Hugging Face repository this model's shape is read from; the vLLM "
+                  "export serves it. config.json: paste a model's config.json to use its "
+                  "shape.");
+    const char *button = "config.json";
+    const ImGuiStyle &st = ImGui::GetStyle();
+    const float bw = ImGui::CalcTextSize(button).x + st.FramePadding.x * 2;
+    const float room = ImGui::GetContentRegionAvail().x - bw - st.ItemSpacing.x;
+    std::string id = as_str(s.field("model", "hf_id"), "(none)");
+    const std::string full = id;
+    if (ImGui::CalcTextSize(id.c_str()).x > room && id.find('/') != std::string::npos)
+      id = id.substr(id.find('/') + 1); // the repository's name without its owner
+    ui::text_dim(id);
+    if (id != full && ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s", full.c_str());
+    ImGui::SameLine(0, 0);
+    ImGui::SetCursorPosX(ImGui::GetCursorPosX() +
+                         std::max(st.ItemSpacing.x, ImGui::GetContentRegionAvail().x - bw));
+    if (ImGui::Button(button))
+      ImGui::OpenPopup("Hugging Face config.json");
+    ui::note_rect("model.config.json");
+  }
   hf_config_popup(s, ui);
   // A video DiT (STDiT3) has no KV cache, vocabulary or LM head: its rows are the modes'.
   schema_rows(s, "model", schema::model_fields(), "", "");
@@ -284,7 +295,8 @@ void draw_model_section(AppState &s, UiState &ui) {
     schema_rows(s, "model", schema::moe_fields(), "moe", "");
   }
   if (s.field("model", "mla").is_object())
-    ui::text_dim("Multi-head latent attention (MLA): KV cache holds the compressed latent.");
+    ui::text_dim_wrapped(
+        "Multi-head latent attention (MLA): KV cache holds the compressed latent.");
 
   ui::section_error("model");
 }
@@ -319,7 +331,10 @@ void draw_hardware_section(AppState &s) {
     ui::section_error("cluster");
     return;
   }
-  const i64 per_node = std::max<i64>(1, as_int(s.field("cluster", "devices_per_node"), 1));
+  // +/- step by the NVLink domain (a node, or an NVL72 rack of 4-GPU trays).
+  const i64 per_node = s.view_config()
+                           ? std::max<i64>(1, s.view_config()->cluster.nvlink_devices())
+                           : std::max<i64>(1, as_int(s.field("cluster", "devices_per_node"), 1));
   {
     // +/- step through the counts the layout allows (whole nodes that tp x pp x cp divides,
     // with a dp that divides the batch); a typed count is taken as it is.
@@ -337,8 +352,12 @@ void draw_hardware_section(AppState &s) {
         s.set_field("cluster", "devices", v);
     }
   }
-  int_field(s, "cluster", "devices_per_node", "Devices / node",
-            "Devices behind one NVLink/NVSwitch domain (node).", 1);
+  int_field(s, "cluster", "devices_per_node", "Devices / node", "Devices in one host (node).", 1);
+  if (as_int(s.field("cluster", "nvlink_domain"), 0) > 0)
+    int_field(s, "cluster", "nvlink_domain", "NVLink domain",
+              "Devices one NVLink switch fabric joins across nodes (GB200/GB300 NVL72: 72 "
+              "GPUs in 18 trays of 4); the intra-node link serves the whole domain.",
+              as_int(s.field("cluster", "devices_per_node"), 1));
   link_rows(s, "intra_node", "Intra-node");
   link_rows(s, "inter_node", "Inter-node");
   link_rows(s, "ici", "ICI link");
@@ -779,9 +798,9 @@ void draw_parallel_section(AppState &s) {
                   static_cast<long long>(devices), static_cast<long long>(tp),
                   static_cast<long long>(pp), static_cast<long long>(cp));
     else
-      ui::text_colored(ui::color::error, "tp x pp x cp = " + std::to_string(tp * pp * cp) +
-                                             " does not divide " + std::to_string(devices) +
-                                             " devices");
+      ui::text_with_help("tp x pp x cp = " + std::to_string(tp * pp * cp) + " does not divide " +
+                             std::to_string(devices) + " devices",
+                         "", ui::color::error);
   }
   if (const auto pinned = s.parallel_knob("dp"); pinned && *pinned != json(dp)) {
     ImGui::SameLine();

@@ -177,7 +177,7 @@ void draw_model_size_only(const AppState &s) {
   ImGui::TableSetupColumn("quantity", ImGuiTableColumnFlags_WidthFixed,
                           ImGui::CalcTextSize("embedding + head  (?)").x + 40);
   ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthFixed,
-                          ImGui::CalcTextSize("000.00 B").x);
+                          ImGui::CalcTextSize("0000.00 B").x); // up to 1,000 B (DeepSeek: 671 B)
   auto row = [](const char *n, double v) {
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);

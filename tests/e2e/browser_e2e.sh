@@ -404,6 +404,9 @@ layout_urls=(
   "scenario=llama3-70b-h100-serve&tab=compare&pin=scenario%3Dllama3-70b-h100-serve%26workload.request_rate%3D4"
   "scenario=sora-720m-tx8-2x2"
   "scenario=mixtral-8x7b-h100"
+  "scenario=llama3-70b-h100-1024&model=deepseek-r1"
+  "scenario=llama3-70b-h100-1024&hardware=gb200&cluster=gb200-nvl72"
+  "scenario=llama3-70b-h100-serve&hardware=b200&cluster=dgx-b200&workload.weight_dtype=fp4"
 )
 for i in "${!layout_urls[@]}"; do
   browse dump "$base?${layout_urls[$i]}#e2e-flow=layout" "$out/dom_layout_$i.html" 30000 1280,720
