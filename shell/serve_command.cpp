@@ -58,7 +58,7 @@ void print_result(std::ostream &os, const Config &c, const ServeResult &r) {
   const ServeReport rep = serve_report(c, r);
   os << "ridgeline serve: " << rep.title << "\n\n";
   table_of(rep.latency).print(os);
-  os << "\n";
+  os << "  " << rep.latency.note << "\n\n"; // the engine's band
   table_of(rep.summary).print(os);
 }
 

@@ -337,3 +337,19 @@ TEST_CASE("closed loop: the load sweep runs over clients, and the planner asks f
         "workload.concurrency: the serving planner sizes replicas for an open-loop "
         "request_rate; give request_rate instead of concurrency to plan");
 }
+
+TEST_CASE("engine: the serve report names the engine and carries its band", "[serve]") {
+  Config c = serve_config(R"({"mode": "serve", "concurrency": 2, "prompt_len": 64,
+    "gen_len": 8, "engine": "vllm"})");
+  const ServeReport rep = serve_report(c, simulate_serving(c));
+  // presets/engines/vllm.json: iteration_overhead 1.835 ms, TPOT band 0.181897 (its largest
+  // calibration residual, 18.2%), TTFT 12.81 (not fitted: 13.8x at worst), both from `ridgeline
+  // calibrate docs/data/serving/vllm.csv`.
+  CHECK(rep.latency.note == "Band (vllm): measured TPOT +/-18%, TTFT up to 14x of these on its "
+                            "calibration runs (docs/serving.md).");
+  const auto engine = std::find_if(rep.summary.rows.begin(), rep.summary.rows.end(),
+                                   [](const ReportLine &r) { return r.key == "engine"; });
+  REQUIRE(engine != rep.summary.rows.end());
+  CHECK(engine->cells[1].text == "vllm");
+  CHECK(engine->cells[2].text == "1.83 ms host time per iteration"); // 1.835 ms, 3 digits
+}

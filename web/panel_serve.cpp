@@ -43,6 +43,7 @@ void draw_serve_results(const AppState &s) {
   ImGui::TextUnformatted(rep.title.c_str());
   ImGui::Separator();
   ui::report_table(rep.latency);
+  ui::text_dim_wrapped(rep.latency.note); // the engine's band
   const ServeMemory &m = r->memory;
   const ImVec2 chart0 = ImGui::GetCursorScreenPos(); // the memory bar
   const float chart_w = ImGui::GetContentRegionAvail().x;

@@ -32,6 +32,25 @@ std::string instance_label(const Layout &l) {
 
 } // namespace
 
+std::string engine_label(const EngineSpec &e) {
+  return e.version.empty() ? e.name : e.name + "@" + e.version;
+}
+
+namespace {
+// A relative band as read: "+/-18%", or "up to 14x" once it passes 100%.
+std::string band(double u) {
+  return u < 1 ? units::format("+/-%.0f%%", 100 * u) : units::format("up to %.0fx", 1 + u);
+}
+} // namespace
+
+std::string engine_band_text(const EngineSpec &e) {
+  if (e.name == "none")
+    return "No engine preset (workload.engine): device time only, not calibrated; band TPOT " +
+           band(e.tpot_uncertainty) + ", TTFT " + band(e.ttft_uncertainty) + ".";
+  return "Band (" + engine_label(e) + "): measured TPOT " + band(e.tpot_uncertainty) + ", TTFT " +
+         band(e.ttft_uncertainty) + " of these on its calibration runs (docs/serving.md).";
+}
+
 ServeReport serve_report(const Config &c, const ServeResult &r) {
   const Layout &l = r.layout;
   const ServeSpec &s = c.workload.serve;
@@ -65,6 +84,7 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
   row("ttft", "TTFT", r.ttft, s.slo_ttft);
   row("tpot", "TPOT (inter-token)", r.tpot, s.slo_tpot);
   row("e2e", "end to end", r.e2e, 0);
+  t.note = engine_band_text(s.engine);
 
   ReportTable &m = out.summary;
   m.key = "serve_summary";
@@ -100,6 +120,14 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
       "(vLLM's PagedAttention, Kwon et al. 2023).");
   add("capacity", "HBM per chip", cell(mem.capacity, Unit::bytes),
       units::format("x memory_fraction %.2f", s.memory_fraction));
+  add("engine", "engine", words(engine_label(s.engine)),
+      s.engine.name == "none"
+          ? std::string("no engine costs: device time only")
+          : units::seconds(s.engine.iteration_overhead) + " host time per iteration",
+      s.engine.source.empty()
+          ? std::string("workload.engine: an engine preset (vllm, sglang, trtllm; name@version) "
+                        "adds its fitted per-iteration host time and carries its bands.")
+          : s.engine.source);
   add("batch", "decoding per iteration (mean)", num(r.mean_batch, "%.1f"),
       units::format("%.1f requests in the system (time average)", r.mean_in_system),
       "Sequences decoding in one engine iteration, and Little's L: the requests queued or "

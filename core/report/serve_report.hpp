@@ -23,6 +23,12 @@ struct ServeReport {
 
 ServeReport serve_report(const Config &c, const ServeResult &r);
 
+// "vllm@0.10" (the name alone without a version).
+std::string engine_label(const EngineSpec &e);
+// The line under the latency table: how far measured TPOT and TTFT fall from the engine's
+// predictions (its calibration residuals: EngineSpec's uncertainties).
+std::string engine_band_text(const EngineSpec &e);
+
 // The rows of io::serve_load_sweep: rate (or clients), TTFT p50/p90/p99, TPOT p50/p90/p99, e2e p99,
 // tokens/s, SLO met.
 ReportTable serve_sweep_table(const nlohmann::json &rows);
