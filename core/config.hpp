@@ -268,6 +268,11 @@ struct ServeSpec {
   i64 block_size = 16;          // KV tokens per paged block (vLLM block_size)
   double memory_fraction = 0.9; // of HBM the engine may use (vLLM gpu_memory_utilization)
   i64 prefill_instances = 0;    // > 0: disaggregated, this many replicas only prefill
+  // Recorded from the engine preset, not yet modelled apart (the fitted iteration_overhead
+  // carries them): the largest batch replayed as a CUDA graph (0: none) and whether the host
+  // schedules the next batch while the GPU runs this one (SGLang's overlap scheduler).
+  i64 cuda_graph_max_batch = 0;
+  bool overlap_schedule = false;
 };
 
 struct WorkloadSpec {

@@ -414,7 +414,7 @@ json hf_config_used(const json &hf) {
 
 // A serving engine: a preset name ("vllm", or "vllm@0.10.1" naming its version) or an object
 // that may start from one ("base") and override fields.
-EngineSpec parse_engine(const json &j0, const std::string &path) {
+EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *scheduler) {
   json j0n = j0;
   std::string want_version;
   if (j0.is_string()) {
@@ -434,6 +434,15 @@ EngineSpec parse_engine(const json &j0, const std::string &path) {
   e.ttft_uncertainty = r.opt_num("ttft_uncertainty", 0.0, 100.0).value_or(e.ttft_uncertainty);
   e.source = r.opt_str("source").value_or("");
   r.opt_str("notes");
+  r.opt_str("scheduler_source");
+  // The engine's scheduler defaults (its own engine arguments: presets/engines name the
+  // source file and version); the configuration's workload.scheduler is read after them.
+  if (const json *sc = r.opt_child("scheduler")) {
+    ObjectReader o(*sc, r.path_of("scheduler"));
+    ServeSpec ignored;
+    read_fields(o, scheduler ? *scheduler : ignored, schema::serve_fields(), "scheduler");
+    o.finish();
+  }
   r.finish();
   if (!want_version.empty() && want_version != e.version)
     throw ConfigError(path, "engine \"" + e.name + "\" is calibrated for version " +
@@ -621,7 +630,7 @@ constexpr double kMaxServeTokens = 1e8; // output tokens of one simulation (~2 s
 void parse_serve(ObjectReader &r, WorkloadSpec &w) {
   ServeSpec &s = w.serve;
   if (const json *e = r.opt_child("engine"))
-    s.engine = parse_engine(*e, r.path_of("engine"));
+    s.engine = parse_engine(*e, r.path_of("engine"), &s); // its scheduler defaults
   // precision, weight_dtype, kv_dtype, bound, kv_sharding
   read_fields(r, w, schema::workload_fields(), "", schema::mode_bit(Mode::serve));
   if (const json *t = r.opt_child("trace")) {

@@ -26,8 +26,10 @@ json hf_config_used(const json &hf);
 HardwareSpec parse_hardware(const json &j, const std::string &path);
 ClusterSpec parse_cluster(const json &j, const std::string &path);
 // A serving engine (workload.engine): a preset of presets/engines ("vllm", "vllm@VERSION") or
-// an object that may start from one ("base").
-EngineSpec parse_engine(const json &j, const std::string &path);
+// an object that may start from one ("base"). Its "scheduler" object (the engine's own
+// defaults: max_batch, max_tokens, chunk, ...) is read into *scheduler when given, before the
+// configuration's workload.scheduler, which therefore wins.
+EngineSpec parse_engine(const json &j, const std::string &path, ServeSpec *scheduler = nullptr);
 WorkloadSpec parse_workload(const json &j, const std::string &path);
 ParallelSpec parse_parallel(const json &j, const std::string &path);
 

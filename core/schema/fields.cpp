@@ -409,6 +409,17 @@ const std::vector<Field<ServeSpec>> &serve_fields() {
       integer(&S::block_size,
               {"scheduler", "block_size", N, 1, 1'000'000, "", "KV block", 1, "",
                "Tokens per paged KV block (vLLM block_size).", "", sv, false, "--block-size"}),
+      integer(&S::cuda_graph_max_batch,
+              {"scheduler", "cuda_graph_max_batch", N, 0, 1'000'000, "", "CUDA-graph batch", 1, "",
+               "Largest decode batch the engine replays as a CUDA graph (vLLM "
+               "max_cudagraph_capture_size, SGLang cuda_graph_max_bs, TensorRT-LLM "
+               "cuda_graph_config.max_batch_size; 0: none). Recorded, not modelled apart.",
+               "", sv, false, "", 0, true}),
+      flag(&S::overlap_schedule,
+           {"scheduler", "overlap_schedule", N, 0, 1, "", "Overlap scheduling", 1, "",
+            "The host schedules the next batch while the GPU runs this one (SGLang's overlap "
+            "scheduler, on by default). Recorded, not modelled apart.",
+            "", sv, false, "", 0, true}),
       integer(&S::prefill_instances,
               {"scheduler", "prefill_instances", N, 0, 1'000'000, "", "Prefill instances", 1, "",
                "0: aggregated; > 0: disaggregated, this many instances only prefill and ship "
@@ -769,7 +780,10 @@ const std::vector<ParsedField> &parsed_fields() {
       {"workload",
        {"", "engine", FieldType::number, 0, 0, "", "engine", 1, "",
         "Serving engine: a preset (vllm, sglang, trtllm; name@version) or an object starting "
-        "from one (\"base\"): its per-iteration costs (presets/engines).",
+        "from one (\"base\"): its per-iteration costs and, under \"scheduler\", its defaults "
+        "for the workload.scheduler fields (max_batch, max_tokens, chunk, memory_fraction, "
+        "block_size, cuda_graph_max_batch, overlap_schedule), which the configuration's own "
+        "scheduler values override (presets/engines).",
         "", kServingModes, true},
        "string"},
       {"workload",

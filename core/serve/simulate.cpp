@@ -91,7 +91,7 @@ public:
   // clients > 0: a closed loop; the first `clients` of `order` arrive at 0 and each completion
   // releases the next think_time later (the others' arrivals are set then).
   Engine(const ServeSpec &spec, i64 blocks, Role r, std::vector<i64> order,
-         std::vector<double> *arrivals, std::size_t tracks, i64 clients = 0)
+         std::vector<double> *arrivals, std::size_t tracks, i64 clients = 0, double stagger = 0)
       : s(spec), total_blocks(blocks), role(r), ids(std::move(order)), arrive(arrivals),
         is_static(spec.policy == SchedulerPolicy::static_batch), bs(spec.block_size), free(blocks),
         resume(tracks, 0), closed(clients > 0) {
@@ -99,7 +99,7 @@ public:
       return;
     for (std::size_t i = 0; i < ids.size(); ++i)
       (*arrive)[static_cast<std::size_t>(ids[i])] =
-          i < static_cast<std::size_t>(clients) ? 0.0 : INFINITY;
+          i < static_cast<std::size_t>(clients) ? static_cast<double>(i) * stagger : INFINITY;
     released = std::min(ids.size(), static_cast<std::size_t>(clients));
   }
   bool finished() const { return done; }
@@ -362,6 +362,32 @@ struct ServeSimulation::Impl {
           .push_back(id);
     return o;
   }
+  // Closed loop, clients out of phase: the gap between the first requests of an engine's k
+  // clients, one request's cycle over k. Real clients drift apart (a benchmark's network,
+  // tokenizer and streaming jitter splits any group that completes together, and nothing
+  // merges them again), so a steady state has their requests spread over the cycle; with
+  // every client starting at 0 and fixed lengths the simulation would keep them in lockstep
+  // forever, prefilling all k prompts in one iteration. The cycle is the mean request's:
+  // its prompt prefilled alone, then gen - 1 decode iterations at batch k over the mean
+  // context, plus the think time (the iteration model, no fitted constant).
+  double client_stagger(i64 k) {
+    const WorkloadSpec &w = c.workload;
+    if (k <= 1)
+      return 0;
+    IterationLoad prefill;
+    prefill.prefill = static_cast<double>(w.prompt_len);
+    prefill.prefill_pairs = prefill.prefill * prefill.prefill / 2;
+    prefill.prefill_kv = prefill.prefill;
+    prefill.outputs = 1;
+    IterationLoad decode;
+    decode.decode = static_cast<double>(std::min(k, w.serve.max_batch));
+    decode.decode_context = decode.decode * static_cast<double>(w.prompt_len + w.gen_len / 2);
+    decode.outputs = decode.decode;
+    const double cycle = model->time(prefill).total +
+                         static_cast<double>(w.gen_len - 1) * model->time(decode).total +
+                         w.serve.think_time;
+    return cycle / static_cast<double>(k);
+  }
   void add_engines(i64 n, const std::vector<i64> &ids, Role role, std::vector<double> *arr) {
     engines.clear();
     current = 0;
@@ -371,10 +397,12 @@ struct ServeSimulation::Impl {
       std::vector<std::vector<i64>> parts(static_cast<std::size_t>(n));
       for (std::size_t i = 0; i < ids.size(); ++i)
         parts[i % static_cast<std::size_t>(n)].push_back(ids[i]);
-      for (i64 j = 0; j < n; ++j)
+      for (i64 j = 0; j < n; ++j) {
+        const i64 k = clients / n + (j < clients % n ? 1 : 0);
         engines.emplace_back(c.workload.serve, res.memory.kv_blocks, role,
-                             std::move(parts[static_cast<std::size_t>(j)]), arr, tr.size(),
-                             clients / n + (j < clients % n ? 1 : 0));
+                             std::move(parts[static_cast<std::size_t>(j)]), arr, tr.size(), k,
+                             client_stagger(k));
+      }
       return;
     }
     for (auto &part : spread(n, ids))
