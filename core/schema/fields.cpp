@@ -410,7 +410,7 @@ const std::vector<Field<ServeSpec>> &serve_fields() {
               {"scheduler", "block_size", N, 1, 1'000'000, "", "KV block", 1, "",
                "Tokens per paged KV block (vLLM block_size).", "", sv, false, "--block-size"}),
       integer(&S::cuda_graph_max_batch,
-              {"scheduler", "cuda_graph_max_batch", N, 0, 1'000'000, "", "CUDA-graph batch", 1, "",
+              {"scheduler", "cuda_graph_max_batch", N, 0, 1'000'000, "", "Graph batch", 1, "",
                "Largest decode batch the engine replays as a CUDA graph (vLLM "
                "max_cudagraph_capture_size, SGLang cuda_graph_max_bs, TensorRT-LLM "
                "cuda_graph_config.max_batch_size; 0: none). Recorded, not modelled apart.",
