@@ -18,6 +18,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
+
 using namespace rl;
 using nlohmann::json;
 
@@ -401,3 +404,30 @@ TEST_CASE("closed loop: clients with fixed lengths are not in lockstep", "[serve
   CHECK(r.ttft.p99 < s.ttft.mean + 2 * s.tpot.mean);
   CHECK(r.ttft.p99 < 2 * s.ttft.mean); // lockstep: about 4x
 }
+
+#ifndef __EMSCRIPTEN__ // (the WASM suite has no file system)
+TEST_CASE("calibrate: the shipped engine presets are what calibrate fits to their runs",
+          "[calibrate][serve]") {
+  const auto text = [](const std::string &rel) {
+    std::ifstream f(std::string(RIDGELINE_SOURCE_DIR) + "/" + rel, std::ios::binary);
+    REQUIRE(f.good());
+    std::ostringstream o;
+    o << f.rdbuf();
+    return o.str();
+  };
+  for (const char *e : {"vllm", "trtllm", "sglang"}) {
+    INFO(e);
+    // presets/engines/<e>.json "source": ridgeline calibrate docs/data/serving/<e>.csv
+    // --base docs/data/serving/<e>-base.json (docs/serving.md, the residual table)
+    const std::string dir = "docs/data/serving/";
+    const CalibrationResult r = io::calibrate_files(
+        io::parse_json_text(text(dir + e + "-base.json")),
+        {{std::string(e) + ".csv", text(dir + e + ".csv")}}, CalibrateOptions{});
+    const json preset = io::preset_json("engine", e, "engine");
+    const FittedParameter &p = param(r, "workload.engine.iteration_overhead");
+    CHECK(p.value == Approx(preset.at("iteration_overhead").get<double>()).margin(1e-6));
+    CHECK(r.engine.tpot_uncertainty ==
+          Approx(preset.at("tpot_uncertainty").get<double>()).epsilon(1e-3));
+  }
+}
+#endif
