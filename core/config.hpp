@@ -330,6 +330,10 @@ enum class SpKind { dsp, ulysses, ring, megatron_sp, usp };
 // Every knob is optional: a missing one is free for the planner; `estimate` fills defaults.
 struct ParallelSpec {
   std::optional<i64> dp, tp, pp, vpp, cp, ulysses, ep, zero, microbatch;
+  // Serving MoE layouts: attention data parallelism inside one instance (SGLang
+  // --enable-dp-attention; the instance holds tp x attention_dp x pp GPUs) and the experts'
+  // tensor parallelism (Megatron --expert-tensor-parallel-size); moe_tp x ep = tp x attention_dp.
+  std::optional<i64> attention_dp, moe_tp;
   std::optional<CpKind> cp_kind;
   std::optional<bool> sp, flash_attention;
   std::optional<bool> uneven_pp; // allow pp that does not divide the layers

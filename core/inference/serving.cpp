@@ -74,6 +74,9 @@ Group ep_group(const Layout &l) {
 Group pp_group(const Layout &l) {
   return layout_groups(l).pp;
 }
+Group instance_group(const Layout &l) {
+  return layout_groups(l).instance;
+}
 
 } // namespace
 
@@ -90,8 +93,8 @@ InferenceStageBytes inference_stage_bytes(const Config &c, const Layout &l, i64 
   b.layers = static_cast<double>(stage_layers(m.layers, l, stage).size());
   b.params = stage_params(m, l, stage).total();
   b.weights = b.params * weight_bytes(w.weight_dtype);
-  b.kv = kv_per_chip(m, l, batch / static_cast<double>(l.dp), context, b.layers, w.kv_dtype,
-                     w.kv_sharding);
+  b.kv = kv_per_chip(m, l, batch / static_cast<double>(l.attention_replicas()), context, b.layers,
+                     w.kv_dtype, w.kv_sharding);
   b.working_set = prefill_working_set(m, l, static_cast<double>(w.prompt_len));
   return b;
 }
@@ -110,7 +113,10 @@ DecodeStep decode_step(const Config &c, const Layout &l, double batch, double co
   DecodeStep d;
   d.batch = batch;
   d.context = context;
-  const double br = batch / static_cast<double>(l.dp); // sequences per replica
+  // sequences per attention replica (dp x attention_dp; SGLang DP attention: each rank its own)
+  const double br = batch / static_cast<double>(l.attention_replicas());
+  const double idp = static_cast<double>(l.instance_dp());
+  const bool gather = l.ep_in_instance && l.attention_dp > 1 && l.ep == 1;
   const double peak = decode_peak(c) * serving_gemm_eff(c);
   const double bw = serving_bw(c);
   const bool kv_split = w.kv_sharding == KvSharding::batch && !m.mla && l.tp > m.kv_heads;
@@ -126,9 +132,10 @@ DecodeStep decode_step(const Config &c, const Layout &l, double batch, double co
       // assignments on average, each worth one local expert's parameters.
       const double E = static_cast<double>(m.moe->experts), k = static_cast<double>(m.moe->top_k);
       const double ep = static_cast<double>(l.ep);
-      const double touched = 1 - std::pow(1 - k / E, br * ep);
+      const double touched = 1 - std::pow(1 - k / E, br * idp);
       experts_loaded = p.experts * touched;
-      experts_flops = 2 * br * k * p.experts / (E / ep);
+      experts_flops = l.ep_in_instance ? 2 * br * idp * k * p.experts / E // the instance's tokens
+                                       : 2 * br * k * p.experts / (E / ep);
     }
     const double kv = kv_per_chip(m, l, br, context, static_cast<double>(layers.size()), w.kv_dtype,
                                   w.kv_sharding);
@@ -137,11 +144,26 @@ DecodeStep decode_step(const Config &c, const Layout &l, double batch, double co
     const double compute = (2 * br * dense + experts_flops) / peak;
     double comm = 0;
     for (const i64 i : layers) {
-      if (l.tp > 1) // two AllReduce of [B, h] per layer (attention out, MLP down)
+      const bool moe_in = l.ep_in_instance && is_moe_layer(m, i);
+      if (moe_in) { // core/serve/iteration.cpp: the same collectives
+        const double all = 2 * br * idp * h;
+        if (l.tp > 1 && !gather)
+          comm += collective_time(c.cluster, Collective::allreduce, 2 * br * h, tp_group(l)).time;
+        if (gather) // SGLang DP attention: all-gather before the experts, reduce-scatter after
+          comm +=
+              collective_time(c.cluster, Collective::allgather, all, instance_group(l)).time +
+              collective_time(c.cluster, Collective::reduce_scatter, all, instance_group(l)).time;
+        else // DeepSeek-V3 report: dispatch + combine, each GPU its 1/(tp x attention_dp) slice
+          comm += 2 * collective_time(c.cluster, Collective::alltoall,
+                                      all / static_cast<double>(l.tp * l.attention_dp) *
+                                          static_cast<double>(m.moe->top_k),
+                                      ep_group(l))
+                          .time;
+      } else if (l.tp > 1) // two AllReduce of [B, h] per layer (attention out, MLP down)
         comm += 2 * collective_time(c.cluster, Collective::allreduce, 2 * br * h, tp_group(l)).time;
       if (kv_split) // the batch split: attention inputs and outputs cross the TP ranks
         comm += 2 * collective_time(c.cluster, Collective::alltoall, 2 * br * h, tp_group(l)).time;
-      if (l.ep > 1 && is_moe_layer(m, i)) // dispatch + combine
+      if (l.ep > 1 && !l.ep_in_instance && is_moe_layer(m, i)) // dispatch + combine
         comm += 2 * collective_time(c.cluster, Collective::alltoall,
                                     2 * br * h * static_cast<double>(m.moe->top_k), ep_group(l))
                         .time;
@@ -161,7 +183,7 @@ DecodeStep decode_step(const Config &c, const Layout &l, double batch, double co
     // One engine iteration of the instance (tp x pp x ep chips, ep replicas' sequences),
     // timed by the serving iteration model: the same costs `ridgeline serve` simulates.
     IterationModel model(c, l);
-    const double seqs = br * static_cast<double>(l.ep);
+    const double seqs = br * idp;
     IterationLoad x;
     x.decode = seqs;
     x.decode_context = seqs * context;
@@ -280,7 +302,7 @@ ServingEstimate serving(const Config &c, const Layout &l) {
   s.request_latency = s.ttft + gen * s.tpot;
   // Static batching: every prompt of the replica's batch is prefilled (back to back,
   // compute-bound) before the batch decodes gen tokens; the batch's wall time counts all.
-  const double br = batch / static_cast<double>(l.dp);
+  const double br = batch / static_cast<double>(l.attention_replicas());
   s.batch_prefill = br * s.prefill.time;
   s.batch_time = s.batch_prefill + gen * s.tpot;
   s.batch_tokens_per_s = s.batch_time > 0 ? batch * gen / s.batch_time : 0;
@@ -295,13 +317,14 @@ ServingEstimate serving(const Config &c, const Layout &l) {
     return decode_memory_per_device(c, l, b, prompt + gen) <= usable_memory(hw); // memory only
   };
   i64 lo = 0, hi = 1;
-  while (hi < (i64{1} << 30) && fits(static_cast<double>(hi * l.dp)))
+  const i64 reps = l.attention_replicas();
+  while (hi < (i64{1} << 30) && fits(static_cast<double>(hi * reps)))
     lo = hi, hi *= 2;
   while (hi - lo > 1) {
     const i64 mid = (lo + hi) / 2;
-    (fits(static_cast<double>(mid * l.dp)) ? lo : hi) = mid;
+    (fits(static_cast<double>(mid * reps)) ? lo : hi) = mid;
   }
-  s.max_batch = lo * l.dp;
+  s.max_batch = lo * reps;
   // Smallest power-of-two TP slice holding weights + KV of the batch at the final context.
   {
     const double total_weights =
@@ -316,7 +339,7 @@ ServingEstimate serving(const Config &c, const Layout &l) {
   // Disaggregated serving: prefill instances run one prompt at a time; decode instances
   // batch the largest B meeting the TPOT target (How to Scale Your Model ch. 7: P / t_prefill = B G
   // / (t_decode * gen)).
-  s.devices_per_instance = l.tp * l.pp * l.cp * l.ep;
+  s.devices_per_instance = l.instance_devices();
   if (w.request_rate > 0) {
     s.disaggregated = true;
     if (s.prefill.time > w.ttft_target)
@@ -335,9 +358,11 @@ ServingEstimate serving(const Config &c, const Layout &l) {
       throw ConfigError("workload.tpot_target", "not met even at batch 1 on this layout");
     s.decode_batch = best;
     const DecodeStep d = decode_step(c, l, static_cast<double>(best), prompt + gen / 2);
-    // an instance of ep x tp x pp x cp chips decodes ep replicas' batches at once
-    const double per_instance =
-        static_cast<double>(best) / static_cast<double>(l.dp) * static_cast<double>(l.ep);
+    // an instance decodes its attention-DP ranks' batches at once (ep replicas of dp, or
+    // attention_dp)
+    const double per_instance = static_cast<double>(best) /
+                                static_cast<double>(l.attention_replicas()) *
+                                static_cast<double>(l.instance_dp());
     s.prefill_instances = w.request_rate * s.prefill.time;
     s.decode_instances = w.request_rate * gen * d.step / per_instance;
     s.prefill_to_decode = s.prefill_instances / std::max(s.decode_instances, 1e-30);

@@ -66,8 +66,13 @@ json to_json(const ServePlanResult &r) {
     const Layout &l = d.layout;
     json j = {{"hardware", d.hardware},
               {"cluster", d.cluster},
-              {"instance", {{"tp", l.tp}, {"pp", l.pp}, {"ep", l.ep}}},
-              {"devices_per_instance", l.tp * l.pp * l.ep},
+              {"instance",
+               {{"tp", l.tp},
+                {"pp", l.pp},
+                {"ep", l.ep},
+                {"attention_dp", l.instance_dp()},
+                {"moe_tp", l.moe_tp}}},
+              {"devices_per_instance", l.instance_devices()},
               {"scheduler", {{"max_batch", d.max_batch}, {"chunk", d.chunk}}},
               {"disaggregated", d.disaggregated},
               {"replicas", d.instances},
@@ -215,9 +220,9 @@ json serve_load_sweep(const Config &c, const std::vector<double> &loads) {
       k.workload.serve.requests =
           std::clamp<i64>(4 * k.workload.serve.concurrency, 64, kSweepRequests);
       x = simulate_serving(k, l, make_requests(k.workload, 1.0, k.workload.serve.requests),
-                           l.dp / l.ep, s.prefill_instances);
+                           l.instances(), s.prefill_instances);
     } else {
-      x = simulate_serving(c, l, make_requests(c.workload, r, sweep_requests), l.dp / l.ep,
+      x = simulate_serving(c, l, make_requests(c.workload, r, sweep_requests), l.instances(),
                            s.prefill_instances);
     }
     rows.push_back({{closed ? "concurrency" : "request_rate", r},

@@ -28,12 +28,12 @@ double dtype_bytes(Dtype d) {
   return 2;
 }
 
-StageParams layer_params_per_device(const ModelSpec &m, bool moe, i64 tp, i64 ep) {
-  return layer_params_per_device(m, layer_params(m, moe), moe, tp, ep);
+StageParams layer_params_per_device(const ModelSpec &m, bool moe, i64 tp, i64 ep, i64 moe_tp) {
+  return layer_params_per_device(m, layer_params(m, moe), moe, tp, ep, moe_tp);
 }
 
 StageParams layer_params_per_device(const ModelSpec &m, const LayerParams &lp, bool moe, i64 tp,
-                                    i64 ep) {
+                                    i64 ep, i64 moe_tp) {
   const double t = static_cast<double>(tp);
   const double h = static_cast<double>(m.hidden);
   StageParams out;
@@ -51,10 +51,15 @@ StageParams layer_params_per_device(const ModelSpec &m, const LayerParams &lp, b
   if (moe && m.moe) {
     const MoeSpec &e = *m.moe;
     const double ffn = static_cast<double>(e.expert_ffn);
-    const double expert = static_cast<double>(mlp_weight_params(m, e.expert_ffn)) / t +
-                          (m.mlp_bias ? (m.gated_mlp ? 2 * ffn : ffn) / t + h : 0);
-    out.experts = static_cast<double>(e.experts / ep) * expert;
-    out.dense += static_cast<double>(e.shared_experts) * expert + static_cast<double>(lp.router);
+    // One expert split f ways (a shared expert runs with the attention at t; a routed one at
+    // moe_tp: Megatron MoE parallel folding, arXiv 2504.14960).
+    auto expert = [&](double f) {
+      return static_cast<double>(mlp_weight_params(m, e.expert_ffn)) / f +
+             (m.mlp_bias ? (m.gated_mlp ? 2 * ffn : ffn) / f + h : 0);
+    };
+    const double et = static_cast<double>(moe_tp > 0 ? moe_tp : tp);
+    out.experts = static_cast<double>(e.experts / ep) * expert(et);
+    out.dense += static_cast<double>(e.shared_experts) * expert(t) + static_cast<double>(lp.router);
   } else {
     const double ffn = static_cast<double>(m.ffn);
     out.dense +=
@@ -76,7 +81,7 @@ StageParams stage_params(const ModelSpec &m, const ModelParams &mp, const Layout
     if (count <= 0)
       return;
     const StageParams lp =
-        layer_params_per_device(m, moe ? mp.moe_layer : mp.dense_layer, moe, l.tp, l.ep);
+        layer_params_per_device(m, moe ? mp.moe_layer : mp.dense_layer, moe, l.tp, l.ep, l.moe_tp);
     out.dense += static_cast<double>(count) * lp.dense;
     out.experts += static_cast<double>(count) * lp.experts;
     out.largest_layer = std::max(out.largest_layer, lp.total());

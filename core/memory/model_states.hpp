@@ -21,11 +21,11 @@ struct StageParams {
 
 // One layer's parameters on one device under TP t and EP e (Megatron placement: column-
 // parallel weights and biases split, row-parallel biases and norms replicated, KV heads
-// replicated when t > k, routed experts divided by e and each split by t).
-StageParams layer_params_per_device(const ModelSpec &m, bool moe, i64 tp, i64 ep);
+// replicated when t > k, routed experts divided by e and each split by moe_tp; moe_tp 0: t).
+StageParams layer_params_per_device(const ModelSpec &m, bool moe, i64 tp, i64 ep, i64 moe_tp = 0);
 // The same from the layer's counts (model_params(m).dense_layer or .moe_layer).
 StageParams layer_params_per_device(const ModelSpec &m, const LayerParams &lp, bool moe, i64 tp,
-                                    i64 ep);
+                                    i64 ep, i64 moe_tp = 0);
 StageParams stage_params(const ModelSpec &m, const Layout &l, i64 stage);
 // The same from the stage's dense and MoE layer counts (stage_layer_mix) and the model's
 // counts (model_params), for callers that evaluate many layouts.

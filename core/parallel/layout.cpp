@@ -98,7 +98,7 @@ i64 axis_stride(const Layout &l, const std::string &axis) {
   for (const auto &a : l.order) {
     if (a == axis)
       return stride;
-    stride *= a == "tp" ? l.tp : a == "cp" ? l.cp : a == "dp" ? l.dp : l.pp;
+    stride *= a == "tp" ? l.tp * l.attention_dp : a == "cp" ? l.cp : a == "dp" ? l.dp : l.pp;
   }
   return stride;
 }
@@ -116,8 +116,14 @@ LayoutGroups layout_groups(const Layout &l) {
   g.uly = {l.ulysses, s_cp};
   g.ring = {l.ring, s_cp * l.ulysses};
   g.dp = {l.dp * l.cp, s_cp * l.cp == s_dp ? s_cp : s_dp};
-  g.ep = {l.ep, s_dp};
-  g.edp = {l.dp * l.cp / l.ep, s_dp * l.ep};
+  g.instance = {l.tp * l.attention_dp, s_tp};
+  if (l.ep_in_instance) { // Megatron MoE parallel folding (arXiv 2504.14960): moe_tp inside ep
+    g.ep = {l.ep, s_tp * l.moe_tp};
+    g.edp = {l.dp * l.cp, s_dp};
+  } else {
+    g.ep = {l.ep, s_dp};
+    g.edp = {l.dp * l.cp / l.ep, s_dp * l.ep};
+  }
   g.pp = {l.pp, s_pp};
   return g;
 }
@@ -192,6 +198,7 @@ LayoutCheck fill_layout(const Config &c, Layout &l) {
   l.vpp = p.vpp.value_or(1);
   l.cp = p.cp.value_or(1);
   l.ep = p.ep.value_or(1);
+  l.attention_dp = p.attention_dp.value_or(1);
   l.zero = p.zero.value_or(0);
   l.microbatch = p.microbatch.value_or(1);
   l.flash = p.flash_attention.value_or(true);
@@ -298,24 +305,75 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
 
   // Data parallel: after the divisibility rules above, so an error names its real cause
   // (tp 3 against heads 64, not the dp product it also breaks).
+  // Attention DP and expert TP (serving MoE layouts): refused for dense models and training.
+  const bool serving = w.mode == Mode::serve || w.mode == Mode::infer;
+  l.moe_tp = c.parallel.moe_tp.value_or(0); // the pin; 0: derived below
+  if (l.attention_dp != 1 && !m.moe)
+    RL_FAIL(F::experts, "parallel.attention_dp",
+            "is " + s(l.attention_dp) + " but the model has no experts");
+  if (l.attention_dp != 1 && !serving)
+    RL_FAIL(F::experts, "parallel.attention_dp",
+            "is " + s(l.attention_dp) + ": attention DP is modelled for serving (serve, infer)");
+  if (l.moe_tp != 0 && !m.moe && l.moe_tp != l.tp)
+    RL_FAIL(F::experts, "parallel.moe_tp", "is " + s(l.moe_tp) + " but the model has no experts");
+  if (l.moe_tp != 0 && !serving && l.moe_tp != l.tp)
+    RL_FAIL(F::experts, "parallel.moe_tp",
+            s(l.moe_tp) + " differs from tp " + s(l.tp) +
+                ": expert TP is modelled for serving (serve, infer)");
+  const i64 ia = l.tp * l.attention_dp;
+  // the GPUs of one instance's attention (per stage)
+
   const i64 devices = c.cluster.devices;
-  const i64 model_par = l.tp * l.pp * l.cp;
+  const i64 model_par = ia * l.pp * l.cp;
+  const std::string tp_s = l.attention_dp > 1
+                               ? "tp " + s(l.tp) + " x attention_dp " + s(l.attention_dp)
+                               : "tp " + s(l.tp);
   if (l.dp > 0) {
     if (l.dp * model_par != devices)
       RL_FAIL(F::devices, "parallel.dp",
-              "dp " + s(l.dp) + " x tp " + s(l.tp) + " x pp " + s(l.pp) + " x cp " + s(l.cp) +
-                  " = " + s(l.dp * model_par) + " != devices " + s(devices));
+              "dp " + s(l.dp) + " x " + tp_s + " x pp " + s(l.pp) + " x cp " + s(l.cp) + " = " +
+                  s(l.dp * model_par) + " != devices " + s(devices));
   } else {
-    l.dp = derived_dp(devices, l.tp, l.pp, l.cp);
+    l.dp = derived_dp(devices, ia, l.pp, l.cp);
     if (l.dp == 0)
       RL_FAIL(F::devices, "parallel",
-              "tp " + s(l.tp) + " x pp " + s(l.pp) + " x cp " + s(l.cp) + " = " + s(model_par) +
+              tp_s + " x pp " + s(l.pp) + " x cp " + s(l.cp) + " = " + s(model_par) +
                   " does not divide devices " + s(devices));
   }
 
-  // Experts (the dp x cp rule waits for dp).
-  if (m.moe && !divides(l.ep, l.dp * l.cp))
-    RL_FAIL(F::experts, "parallel.ep", not_dividing(l.ep, "dp x cp", l.dp * l.cp));
+  // Experts (the dp x cp rule waits for dp). EP inside dp (Megatron) unless the serving
+  // instance holds it: attention_dp or moe_tp set, or ep not dividing dp x cp.
+  l.ep_in_instance = false;
+  if (m.moe) {
+    const bool in_dp = divides(l.ep, l.dp * l.cp);
+    const bool legacy = l.attention_dp == 1 && (l.moe_tp == 0 || l.moe_tp == l.tp) && in_dp;
+    if (!serving || legacy || (l.ep == 1 && l.attention_dp == 1)) {
+      if (!in_dp)
+        RL_FAIL(F::experts, "parallel.ep", not_dividing(l.ep, "dp x cp", l.dp * l.cp));
+      if (l.moe_tp != 0 && l.moe_tp != l.tp && l.ep == 1 && l.attention_dp == 1)
+        RL_FAIL(F::experts, "parallel.moe_tp",
+                "moe_tp " + s(l.moe_tp) + " x ep 1 != tp " + s(l.tp) + " x attention_dp 1");
+      l.moe_tp = l.tp;
+    } else { // SGLang/TensorRT-LLM: moe_tp x ep = tp x attention_dp inside one instance
+      l.ep_in_instance = true;
+      if (l.moe_tp == 0) {
+        if (!divides(l.ep, ia))
+          RL_FAIL(F::experts, "parallel.ep",
+                  s(l.ep) + " divides neither " + tp_s + " (an instance's GPUs) nor dp x cp " +
+                      s(l.dp * l.cp));
+        l.moe_tp = ia / l.ep;
+      }
+      if (l.moe_tp * l.ep != ia)
+        RL_FAIL(F::experts, "parallel.moe_tp",
+                "moe_tp " + s(l.moe_tp) + " x ep " + s(l.ep) + " = " + s(l.moe_tp * l.ep) +
+                    " != " + tp_s + " = " + s(ia));
+    }
+    if (!divides(l.moe_tp, m.moe->expert_ffn))
+      RL_FAIL(F::divisibility, "parallel.moe_tp",
+              not_dividing(l.moe_tp, "moe.expert_ffn", m.moe->expert_ffn));
+  } else {
+    l.moe_tp = l.tp;
+  }
 
   // Batch: B = dp x b x m (a serving engine batches its requests itself).
   if (w.mode == Mode::serve) {
@@ -324,6 +382,10 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
     return {};
   }
   const i64 batch = w.mode == Mode::train ? w.global_batch : w.batch;
+  if (l.attention_dp > 1 && batch % (l.attention_replicas() * l.microbatch) != 0)
+    RL_FAIL(F::batch, "parallel.attention_dp",
+            "dp " + s(l.dp) + " x attention_dp " + s(l.attention_dp) + " does not divide batch " +
+                s(batch));
   if (batch % (l.dp * l.microbatch) != 0)
     RL_FAIL(F::batch, "parallel.microbatch",
             "dp " + s(l.dp) + " x microbatch " + s(l.microbatch) + " = " + s(l.dp * l.microbatch) +

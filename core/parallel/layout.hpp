@@ -15,6 +15,13 @@ struct Layout {
   i64 ulysses = 1; // Ulysses part of cp
   i64 ring = 1;    // ring part of cp
   i64 ep = 1, zero = 0;
+  // Serving MoE layouts (SGLang --enable-dp-attention, TensorRT-LLM attention DP; Megatron
+  // --expert-tensor-parallel-size): an instance's attention runs tp x attention_dp, its routed
+  // experts moe_tp x ep over the same GPUs. ep_in_instance false: EP is carved from dp (Megatron;
+  // a serving instance is then ep dp-replicas with moe_tp = tp). moe_tp 0: tp (complete_layout
+  // sets it).
+  i64 attention_dp = 1, moe_tp = 0;
+  bool ep_in_instance = false;
   i64 microbatch = 1; // sequences per micro-batch (b)
   i64 num_micro = 1;  // micro-batches per pipeline per step (m = B / (dp * b))
   bool sp = false, flash = true, uneven_pp = false;
@@ -26,7 +33,14 @@ struct Layout {
   CpKind cp_kind = CpKind::ring;
   Recompute recompute = Recompute::none;
   PpSchedule schedule = PpSchedule::one_f_one_b;
-  i64 devices() const { return dp * tp * pp * cp; }
+  i64 devices() const { return dp * tp * attention_dp * pp * cp; }
+  // Attention data-parallel ranks of one serving instance (each with its own requests and KV).
+  i64 instance_dp() const { return ep_in_instance ? attention_dp : ep; }
+  // Serving instances (replicas) of the cluster and the GPUs of one.
+  i64 instances() const { return ep_in_instance ? dp : dp / ep; }
+  i64 instance_devices() const { return tp * instance_dp() * pp * cp; }
+  // Sequences are split over dp x attention_dp attention replicas.
+  i64 attention_replicas() const { return dp * attention_dp; }
 };
 
 // Why a layout is illegal, as a value (the planner counts these; nothing is thrown).
@@ -72,6 +86,7 @@ i64 derived_dp(i64 devices, i64 tp, i64 pp, i64 cp);
 // all use.
 struct LayoutGroups {
   Group tp, uly, ring, dp, ep, edp, pp;
+  Group instance; // tp x attention_dp: DP attention's all-gather / reduce-scatter
 };
 LayoutGroups layout_groups(const Layout &l);
 

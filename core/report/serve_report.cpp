@@ -25,8 +25,12 @@ std::string slo_text(double target) {
 std::string instance_label(const Layout &l) {
   std::string s = "tp" + str(l.tp);
   s += " pp" + str(l.pp);
+  if (l.ep_in_instance && l.attention_dp > 1)
+    s += " adp" + str(l.attention_dp);
   if (l.ep > 1)
     s += " ep" + str(l.ep);
+  if (l.ep_in_instance)
+    s += " moe_tp" + str(l.moe_tp);
   return s;
 }
 
@@ -58,7 +62,11 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
   out.title = c.model.name + " on " + str(r.devices) + " x " + c.hardware.name + ": " +
               str(r.instances) + " instance(s) of tp " + str(l.tp);
   out.title += " x pp " + str(l.pp);
+  if (l.ep_in_instance && l.attention_dp > 1)
+    out.title += " x attention_dp " + str(l.attention_dp);
   out.title += " x ep " + str(l.ep);
+  if (l.ep_in_instance)
+    out.title += " (moe_tp " + str(l.moe_tp) + ")";
   if (r.prefill_instances > 0) {
     out.title += " (" + str(r.prefill_instances) + " prefill, ";
     out.title += str(r.decode_instances) + " decode)";

@@ -489,7 +489,7 @@ template <auto M> OptField<ParallelSpec> opt(FieldInfo i) {
 
 const std::vector<OptField<ParallelSpec>> &parallel_fields() {
   using P = ParallelSpec;
-  const Modes gpu = kGpuModes, tr = mode_bit(Mode::train);
+  const Modes gpu = kGpuModes, tr = mode_bit(Mode::train), sv = kServingModes;
   static const std::vector<OptField<P>> t = {
       opt<&P::dp>({"", "dp", N, 1, kMaxCount, "", "dp", 1, "",
                    "Data-parallel degree; absent: devices / (tp x pp x cp).", "", gpu}),
@@ -507,8 +507,22 @@ const std::vector<OptField<ParallelSpec>> &parallel_fields() {
                         "The Ulysses (all-to-all) degree inside USP's cp = ulysses x ring "
                         "(Fang & Zhao 2024).",
                         "", gpu}),
-      opt<&P::ep>({"", "ep", N, 1, 1 << 20, "", "ep", 1, "",
-                   "Expert-parallel degree (MoE): experts spread over ep ranks of dp.", "", gpu}),
+      opt<&P::ep>(
+          {"", "ep", N, 1, 1 << 20, "", "ep", 1, "",
+           "Expert-parallel degree (MoE): experts spread over ep ranks of dp, or in serving "
+           "over the GPUs of one instance (ep divides tp x attention_dp).",
+           "", gpu}),
+      opt<&P::attention_dp>(
+          {"", "attention_dp", N, 1, 1 << 16, "", "attention DP", 1, "",
+           "Attention data-parallel ranks inside one serving instance of a MoE model, each with "
+           "its own requests and KV cache (SGLang --enable-dp-attention, TensorRT-LLM attention "
+           "DP); the instance holds tp x attention_dp x pp GPUs. Absent: 1.",
+           "", sv}),
+      opt<&P::moe_tp>({"", "moe_tp", N, 1, 1 << 16, "", "MoE TP", 1, "",
+                       "Tensor parallelism of the routed experts (Megatron "
+                       "--expert-tensor-parallel-size); moe_tp x ep = tp x attention_dp inside "
+                       "an instance. Absent: tp x attention_dp / ep (tp when EP spans dp).",
+                       "", sv}),
       opt<&P::zero>({"", "zero", N, 0, 3, "", "ZeRO", 1, "",
                      "ZeRO stage (Rajbhandari et al. 2020): 1 shards optimizer states, 2 also "
                      "gradients, 3 also weights.",

@@ -28,10 +28,10 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
   eff_ = roofline ? 1.0 : serving_gemm_efficiency(hw);
   bw_ = hw.hbm_bw * (roofline ? 1.0 : hw.hbm_efficiency);
   wb_ = rl::weight_bytes(w.weight_dtype);
-  devices_ = l.tp * l.pp * l.cp * l.ep;
+  devices_ = l.instance_devices();
   dense_lp_ = layer_params_per_device(m, false, l.tp, l.ep);
   if (m.moe)
-    moe_lp_ = layer_params_per_device(m, true, l.tp, l.ep);
+    moe_lp_ = layer_params_per_device(m, true, l.tp, l.ep, l.moe_tp);
   kv_layer_chip_ = kv_bytes_per_token_layer(m, w.kv_dtype) * kv_share(m, l.tp, w.kv_sharding);
   kv_model_bytes_ = kv_cache_bytes_per_token(m, w.kv_dtype);
   double dqk = static_cast<double>(m.head_dim), dv = dqk;
@@ -57,13 +57,14 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
   tp_g_ = g.tp;
   ep_g_ = g.ep;
   pp_g_ = g.pp;
+  inst_g_ = g.instance;
 }
 
 double IterationModel::kv_tokens(double budget_per_chip) const {
   if (budget_per_chip <= 0 || kv_token_bytes_ <= 0)
     return 0;
-  // sequences spread over the EP ranks (attention data-parallel over them)
-  return std::floor(budget_per_chip / kv_token_bytes_) * static_cast<double>(l_.ep);
+  // sequences spread over the attention-DP ranks (EP ranks of dp, or attention_dp)
+  return std::floor(budget_per_chip / kv_token_bytes_) * static_cast<double>(l_.instance_dp());
 }
 
 // Collectives depend on the tokens in flight only; memoised per whole token count.
@@ -85,9 +86,11 @@ double IterationModel::collective(Collective op, double bytes, const Group &g,
 
 IterationTime IterationModel::time(const IterationLoad &x) {
   const ModelSpec &m = c_.model;
-  const double ep = static_cast<double>(l_.ep);
+  // Attention and dense layers run data-parallel over the instance's attention-DP ranks (the
+  // EP ranks of dp, or attention_dp: SGLang v0.4 blog, LMSYS 2024-12).
+  const double ep = static_cast<double>(l_.instance_dp());
   const double h = static_cast<double>(m.hidden);
-  const double tokens = x.tokens() / ep; // attention and dense layers data-parallel over EP
+  const double tokens = x.tokens() / ep;
   IterationTime it;
   // One layer's linear layers: 2 FLOPs per weight per token; routed experts receive
   // tokens x top_k assignments spread over all experts; a local expert's weights are read
@@ -122,9 +125,28 @@ IterationTime IterationModel::time(const IterationLoad &x) {
       comm_d += 2 * collective(Collective::alltoall, act, tp_g_, cache_kvsplit_, tokens);
   }
   comm_m = comm_d;
-  if (m.moe && l_.ep > 1)
+  if (m.moe && l_.ep_in_instance) {
+    // EP inside the instance: the experts (moe_tp x ep = tp x attention_dp GPUs) replace the
+    // MLP-down all-reduce; the attention output is all-reduced over tp unless DP attention
+    // gathers it over tp x attention_dp.
+    const bool gather = l_.attention_dp > 1 && l_.ep == 1;
+    comm_m =
+        comm_d - (l_.tp > 1 ? collective(Collective::allreduce, act, tp_g_, cache_tp_, tokens) : 0);
+    if (gather && l_.tp > 1)
+      comm_m -= collective(Collective::allreduce, act, tp_g_, cache_tp_, tokens);
+    const double all = x.tokens() * h * act_b_; // the whole instance batch
+    if (l_.ep > 1) // DeepSeek-V3 report / DeepEP: dispatch + combine, each GPU its 1/(t x a) slice
+      comm_m +=
+          2 * collective(Collective::alltoall,
+                         all / static_cast<double>(inst_g_.n) * static_cast<double>(m.moe->top_k),
+                         ep_g_, cache_ep_, x.tokens());
+    else // SGLang DP attention: gather the DP ranks' tokens for the experts, scatter back
+      comm_m += collective(Collective::allgather, all, inst_g_, cache_ag_, x.tokens()) +
+                collective(Collective::reduce_scatter, all, inst_g_, cache_rs_, x.tokens());
+  } else if (m.moe && l_.ep > 1) {
     comm_m += 2 * collective(Collective::alltoall, act * static_cast<double>(m.moe->top_k), ep_g_,
                              cache_ep_, tokens);
+  }
   for (const Stage &s : stages_) {
     const double n_d = s.dense_layers, n_m = s.moe_layers;
     it.linear += n_d * std::max(lin_d[0], lin_d[1]) + n_m * std::max(lin_m[0], lin_m[1]);

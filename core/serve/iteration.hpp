@@ -1,7 +1,7 @@
 // ridgeline serve: the time of one engine iteration on one model instance (tp x pp x ep
-// chips) that mixes decode tokens and prefill chunks (continuous batching with chunked
-// prefill: Sarathi-Serve, Agrawal et al. 2024; vLLM; TensorRT-LLM in-flight batching).
-// Every term is an operator roofline: linear layers stream their weights and run 2 FLOPs
+// chips, or tp x attention_dp x pp) that mixes decode tokens and prefill chunks (continuous
+// batching with chunked prefill: Sarathi-Serve, Agrawal et al. 2024; vLLM; TensorRT-LLM in-flight
+// batching). Every term is an operator roofline: linear layers stream their weights and run 2 FLOPs
 // per weight per token, attention reads the KV it attends to, element-wise kernels move
 // activations, and TP/EP/PP collectives come from core/comm. Bandwidth and compute run at
 // the chip's achievable fractions (hardware.hbm_efficiency, hardware.gemm_efficiency) or,
@@ -79,8 +79,8 @@ private:
   double head_params_ = 0;   // LM head parameters on one chip
   double weight_bytes_ = 0, kv_token_bytes_ = 0, kv_model_bytes_ = 0;
   i64 devices_ = 1;
-  Group tp_g_, ep_g_, pp_g_;
-  std::vector<double> cache_tp_, cache_ep_, cache_pp_, cache_kvsplit_;
+  Group tp_g_, ep_g_, pp_g_, inst_g_;
+  std::vector<double> cache_tp_, cache_ep_, cache_pp_, cache_kvsplit_, cache_ag_, cache_rs_;
 };
 
 } // namespace rl

@@ -175,7 +175,7 @@ bool ServePlanSearch::step(i64 candidates) {
       d.instances = *np + *nd;
     }
     ++out.feasible;
-    d.devices = d.instances * l.tp * l.pp * l.ep;
+    d.devices = d.instances * l.instance_devices();
     d.cost_per_hour = static_cast<double>(d.devices) * k.hardware.price_per_hour;
     d.config = k;
     found_.push_back(d);

@@ -617,7 +617,7 @@ ServeSimulation::ServeSimulation(const Config &c, const Layout &l)
           make_requests(c.workload,
                         c.workload.serve.concurrency > 0 ? 1.0 : c.workload.serve.request_rate,
                         c.workload.serve.requests),
-          l.dp / l.ep, c.workload.serve.prefill_instances,
+          l.instances(), c.workload.serve.prefill_instances,
           c.workload.serve.prefill_instances > 0 ? ServeRun::disaggregated : ServeRun::aggregated,
           kServeIterationBudget) {}
 
