@@ -772,22 +772,27 @@ void draw_parallel_section(AppState &s) {
   const i64 dp = derived_dp(devices, tp, pp, cp);
   const std::string cp_kind = knob_str(s, "cp_kind", "ring");
 
-  // Serving: instances of tp x pp x ep chips; no sequence split, micro-batches or SP knobs.
+  // Serving: instances of tp x attention_dp x pp chips (ep across instances or inside one:
+  // core/parallel/layout); no sequence split, micro-batches or SP knobs.
   const bool serve = w.mode == Mode::serve;
-  const i64 ep_now = m.moe ? knob(s, "ep", 1) : 1;
   if (serve) {
     ui::row_label("Instances", "parallel.dp",
-                  "Model instances serving requests = devices / (tp x pp x ep); each request "
-                  "goes to one of them.");
-    const i64 per = tp * pp * ep_now;
-    if (per > 0 && devices % per == 0)
-      ImGui::Text("%lld = %lld / (%lld x %lld x %lld)", static_cast<long long>(devices / per),
-                  static_cast<long long>(devices), static_cast<long long>(tp),
-                  static_cast<long long>(pp), static_cast<long long>(ep_now));
+                  "Model instances serving requests = devices / GPUs per instance (tp x "
+                  "attention DP x pp, times ep when the experts spread over instances); each "
+                  "request goes to one of them.");
+    std::optional<Layout> lay;
+    std::string why;
+    try {
+      lay = resolve_layout(*cfg);
+    } catch (const ConfigError &e) {
+      why = e.message();
+    }
+    if (lay)
+      ImGui::Text("%lld = %lld / %lld GPUs each", static_cast<long long>(lay->instances()),
+                  static_cast<long long>(devices),
+                  static_cast<long long>(devices / std::max<i64>(1, lay->instances())));
     else
-      ui::text_colored(ui::color::error, "tp x pp x ep = " + std::to_string(per) +
-                                             " does not divide " + std::to_string(devices) +
-                                             " devices");
+      ui::text_with_help(why, "", ui::color::error);
   }
   // dp is derived; a dp pinned in the URL is shown with a way back to the derived value.
   if (!serve) {
@@ -978,8 +983,42 @@ void draw_parallel_section(AppState &s) {
                 out.push_back({e, why_not("ep", e)});
               return out;
             },
-            "Expert parallel: routed experts split over e ranks of the dp x cp group."))
+            "Expert parallel: routed experts split over e ranks of the dp x cp group, or, "
+            "serving, of one instance's tp x attention DP GPUs."))
       s.set_parallel("ep", ep);
+    if (!train) {
+      // Serving MoE layouts inside one instance (SGLang --enable-dp-attention, TensorRT-LLM
+      // attention DP; Megatron --expert-tensor-parallel-size): moe_tp x ep = tp x
+      // attention_dp. A value the others forbid is marked on its field once chosen.
+      const i64 devices = std::max<i64>(1, as_int(s.field("cluster", "devices"), 1));
+      i64 adp = knob(s, "attention_dp", 1);
+      if (ui::combo_int(
+              "attention DP", "parallel.attention_dp", adp,
+              [&] {
+                std::vector<ui::Choice> out;
+                for (const i64 d : ui::divisors(devices))
+                  out.push_back({d, ""});
+                return out;
+              },
+              "Attention data parallel inside one instance: each of the d ranks runs attention "
+              "on its own requests and holds their KV cache; the instance is tp x d x pp GPUs "
+              "(SGLang --enable-dp-attention)."))
+        s.set_parallel("attention_dp", adp);
+      const i64 group = knob(s, "tp", 1) * adp;
+      i64 mtp = knob(s, "moe_tp", std::max<i64>(1, group / std::max<i64>(1, ep)));
+      if (ui::combo_int(
+              "expert tp", "parallel.moe_tp", mtp,
+              [&] {
+                std::vector<ui::Choice> out;
+                for (const i64 d : ui::divisors(group))
+                  out.push_back({d, d * ep == group ? std::string()
+                                                    : "moe_tp x ep must equal tp x attention_dp"});
+                return out;
+              },
+              "Tensor parallelism of the experts (Megatron --expert-tensor-parallel-size): "
+              "moe_tp x ep = tp x attention_dp inside one instance."))
+        s.set_parallel("moe_tp", mtp);
+    }
   }
 
   i64 mb = knob(s, "microbatch", 1);

@@ -407,6 +407,7 @@ layout_urls=(
   "scenario=llama3-70b-h100-1024&model=deepseek-r1"
   "scenario=llama3-70b-h100-1024&hardware=gb200&cluster=gb200-nvl72"
   "scenario=llama3-70b-h100-serve&hardware=b200&cluster=dgx-b200&workload.weight_dtype=fp4"
+  "scenario=llama3-70b-h100-serve&model=qwen3-235b-a22b&parallel.tp=8&parallel.ep=8&workload.weight_dtype=fp8"
 )
 for i in "${!layout_urls[@]}"; do
   browse dump "$base?${layout_urls[$i]}#e2e-flow=layout" "$out/dom_layout_$i.html" 30000 1280,720
