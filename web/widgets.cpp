@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstring>
 #include <map>
+#include <variant>
 
 namespace rl::web::ui {
 
@@ -283,8 +283,8 @@ constexpr double kTypingPause = 0.8; // s
 // active; this keeps the value it parses to until it is applied.
 struct Typing {
   ImGuiID id = 0;
-  std::array<char, 8> value{}; // the parsed value, an i64 or a double
-  double edited = 0;           // ImGui::GetTime() of the last keystroke
+  std::variant<i64, double> value; // the parsed value
+  double edited = 0;               // ImGui::GetTime() of the last keystroke
   bool applied = true;
 };
 Typing g_typing;
@@ -300,9 +300,7 @@ bool deferred_scalar(ImGuiDataType type, T &value, const T *step, const T *step_
   const bool typing = ImGui::GetActiveID() == text_id;
   const double now = ImGui::GetTime();
   if (edited && typing) { // a keystroke: remember it, apply later
-    static_assert(sizeof(T) == 8);
-    g_typing = Typing{text_id, {}, now, false};
-    std::memcpy(g_typing.value.data(), &shown, sizeof(T));
+    g_typing = Typing{text_id, shown, now, false};
     return false;
   }
   if (edited) { // a +/- step
@@ -323,8 +321,7 @@ bool deferred_scalar(ImGuiDataType type, T &value, const T *step, const T *step_
   g_typing.applied = true;
   if (!typing)
     g_typing.id = 0;
-  T next;
-  std::memcpy(&next, g_typing.value.data(), sizeof(T));
+  const T next = std::get<T>(g_typing.value);
   if (next == value)
     return false;
   value = next;
