@@ -273,6 +273,14 @@ struct ServeSpec {
   // schedules the next batch while the GPU runs this one (SGLang's overlap scheduler).
   i64 cuda_graph_max_batch = 0;
   bool overlap_schedule = false;
+  // An iteration carries prefill chunks and decodes together (vLLM V1, TensorRT-LLM in-flight
+  // batching); false: an iteration is all prefill or all decode, prefill first while any prompt
+  // waits (SGLang without --enable-mixed-chunk, python/sglang/srt/managers/scheduler.py).
+  bool mixed_prefill = true;
+  // Closed loop: a client's next request is taken at the next completion of another request,
+  // not at once, so one of the C requests waits and C - 1 run (TensorRT-LLM 1.0's measured
+  // closed-loop runs; docs/serving.md "Admission at completion").
+  bool join_at_completion = false;
 };
 
 struct WorkloadSpec {

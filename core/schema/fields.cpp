@@ -420,6 +420,19 @@ const std::vector<Field<ServeSpec>> &serve_fields() {
             "The host schedules the next batch while the GPU runs this one (SGLang's overlap "
             "scheduler, on by default). Recorded, not modelled apart.",
             "", sv, false, "", 0, true}),
+      flag(&S::mixed_prefill,
+           {"scheduler", "mixed_prefill", N, 0, 1, "", "Mixed prefill", 1, "",
+            "An iteration carries prefill chunks and decodes together (vLLM V1, TensorRT-LLM "
+            "in-flight batching). Off: an iteration is all prefill or all decode, prefill first "
+            "while a prompt waits (SGLang unless --enable-mixed-chunk).",
+            "", sv, false, "", 0, true}),
+      flag(&S::join_at_completion,
+           {"scheduler", "join_at_completion", N, 0, 1, "", "Join at completion", 1, "",
+            "Closed loop: a client's next request joins the batch at the next completion of "
+            "another request, so one of the C requests waits (how TensorRT-LLM 1.0's measured "
+            "closed-loop runs behave: TTFT is the prefill plus one mean interval between "
+            "completions).",
+            "", sv, false, "", 0, true}),
       integer(&S::prefill_instances,
               {"scheduler", "prefill_instances", N, 0, 1'000'000, "", "Prefill instances", 1, "",
                "0: aggregated; > 0: disaggregated, this many instances only prefill and ship "

@@ -113,12 +113,25 @@ private:
     return false;
   }
   // Closed loop: a request completed (or was dropped) at `at`; its client sends the next.
+  // With join_at_completion the request is taken at the next completion (the client's clock
+  // starts now: its track's arrival).
   void complete(double at, std::vector<Track> &tr) {
-    if (!closed || released >= ids.size())
+    if (!closed)
       return;
-    const auto id = static_cast<std::size_t>(ids[released++]);
-    (*arrive)[id] = at + s.think_time;
+    if (held >= 0) { // the request the previous completion released joins now
+      (*arrive)[static_cast<std::size_t>(held)] =
+          std::max(at, tr[static_cast<std::size_t>(held)].arrival);
+      held = -1;
+    }
+    if (released >= ids.size())
+      return;
+    const i64 next_id = ids[released++];
+    const auto id = static_cast<std::size_t>(next_id);
     tr[id].arrival = at + s.think_time;
+    if (s.join_at_completion)
+      held = next_id; // its engine arrival stays unset (infinite) until then
+    else
+      (*arrive)[id] = at + s.think_time;
   }
   void release(Seq &q) {
     free += q.blocks;
@@ -153,12 +166,17 @@ private:
   bool done = false;
   bool closed = false;      // closed loop
   std::size_t released = 0; // closed loop: requests of `ids` given an arrival so far
+  i64 held = -1;            // join_at_completion: the request waiting for the next completion
 };
 
 bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st, i64 &budget) {
   if (done)
     return false;
   auto preempt = [&] { preempt_last(tr, st); };
+  if (held >= 0 && running.empty() && waiting.empty()) { // no completion to wait for
+    (*arrive)[static_cast<std::size_t>(held)] = std::max(t, tr[static_cast<std::size_t>(held)].arrival);
+    held = -1;
+  }
   while (next < ids.size() && (*arrive)[static_cast<std::size_t>(ids[next])] <= t) {
     st.area += t - (*arrive)[static_cast<std::size_t>(ids[next])];
     waiting.push_back(ids[next++]);
@@ -177,31 +195,41 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
   i64 tokens = s.max_tokens;
   std::vector<std::pair<std::size_t, i64>> chunks; // running index, prefill tokens
   std::vector<std::size_t> decodes;
+  // Without mixed prefill an iteration is all prefill while any prompt is part-way or waits
+  // (steps 2 and 3 alone), else all decode (step 1 alone).
+  const bool prefill_only =
+      !s.mixed_prefill && role != Role::decode &&
+      (!waiting.empty() ||
+       std::any_of(running.begin(), running.end(), [](const Seq &q) { return !q.prefilled; }));
   // 1. every prefilled sequence decodes one token; a new block when its last is full,
   //    preempting the newest sequences while none is free
-  for (std::size_t i = 0; i < running.size(); ++i) {
-    Seq &q = running[i];
-    if (!q.prefilled)
-      continue;
-    const i64 need = ceil_div(q.kv + 1, bs);
-    bool self = false;
-    while (need > q.blocks && free == 0) {
-      self = i + 1 == running.size();
-      preempt();
+  auto decode_all = [&] {
+    for (std::size_t i = 0; i < running.size(); ++i) {
+      Seq &q = running[i];
+      if (!q.prefilled)
+        continue;
+      const i64 need = ceil_div(q.kv + 1, bs);
+      bool self = false;
+      while (need > q.blocks && free == 0) {
+        self = i + 1 == running.size();
+        preempt();
+        if (self)
+          break;
+      }
       if (self)
         break;
+      if (need > q.blocks) {
+        q.blocks += 1;
+        free -= 1;
+      }
+      decodes.push_back(i);
+      x.decode += 1;
+      x.decode_context += static_cast<double>(q.kv);
+      tokens -= 1;
     }
-    if (self)
-      break;
-    if (need > q.blocks) {
-      q.blocks += 1;
-      free -= 1;
-    }
-    decodes.push_back(i);
-    x.decode += 1;
-    x.decode_context += static_cast<double>(q.kv);
-    tokens -= 1;
-  }
+  };
+  if (!prefill_only)
+    decode_all();
   // 2. sequences part-way through their prompt take the next chunk
   auto schedule_chunk = [&](std::size_t i) {
     Seq &q = running[i];
@@ -266,6 +294,8 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
     running.push_back(q);
     schedule_chunk(running.size() - 1);
   }
+  if (prefill_only && x.prefill == 0)
+    decode_all(); // no prompt could take a chunk (KV or batch limit): decode instead
   st.peak_blocks = std::max(st.peak_blocks, total_blocks - free);
   if (x.tokens() == 0) {
     if (!running.empty() && role != Role::decode) {
@@ -370,6 +400,10 @@ struct ServeSimulation::Impl {
   // forever, prefilling all k prompts in one iteration. The cycle is the mean request's:
   // its prompt prefilled alone, then gen - 1 decode iterations at batch k over the mean
   // context, plus the think time (the iteration model, no fitted constant).
+  // An engine without mixed prefill keeps them in lockstep: every decode pauses while any
+  // prompt prefills, so a group that arrives together starts decoding together and completes
+  // together, whatever jitter split its arrivals; its clients start together, as a benchmark's
+  // do (docs/serving.md "Prefill without mixing").
   double client_stagger(i64 k) {
     const WorkloadSpec &w = c.workload;
     if (k <= 1)
@@ -401,7 +435,7 @@ struct ServeSimulation::Impl {
         const i64 k = clients / n + (j < clients % n ? 1 : 0);
         engines.emplace_back(c.workload.serve, res.memory.kv_blocks, role,
                              std::move(parts[static_cast<std::size_t>(j)]), arr, tr.size(), k,
-                             client_stagger(k));
+                             c.workload.serve.mixed_prefill ? client_stagger(k) : 0.0);
       }
       return;
     }
