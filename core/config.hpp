@@ -244,6 +244,11 @@ struct EngineSpec {
   // Relative bands of its predictions: the largest TPOT residual of the fit and the largest
   // TTFT residual beside it (not fitted); an engine never calibrated keeps 25% and 100%.
   double tpot_uncertainty = 0.25, ttft_uncertainty = 1.0;
+  // The engine's own all-reduce kernel (vLLM / SGLang custom all-reduce, TensorRT-LLM's AUTO
+  // strategy) for messages up to allreduce_max_bytes inside one NVLink domain: latency plus
+  // bus bytes 2 (n - 1) / n x M over allreduce_bw (fitted to measured per-operation data,
+  // docs/serving.md "Custom all-reduce"); 0: NCCL's ring or tree for every size.
+  double allreduce_latency = 0, allreduce_bw = 0, allreduce_max_bytes = 0;
   std::string source;
 };
 

@@ -432,6 +432,10 @@ EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *sche
   e.iteration_overhead = r.opt_num("iteration_overhead", 0.0, 1.0).value_or(0);
   e.tpot_uncertainty = r.opt_num("tpot_uncertainty", 0.0, 100.0).value_or(e.tpot_uncertainty);
   e.ttft_uncertainty = r.opt_num("ttft_uncertainty", 0.0, 100.0).value_or(e.ttft_uncertainty);
+  e.allreduce_latency = r.opt_num("allreduce_latency", 0.0, 1e-2).value_or(0);
+  e.allreduce_bw = r.opt_num("allreduce_bw", 0.0, kMaxBw).value_or(0);
+  e.allreduce_max_bytes = r.opt_num("allreduce_max_bytes", 0.0, 1e12).value_or(0);
+  r.opt_str("allreduce_source");
   e.source = r.opt_str("source").value_or("");
   r.opt_str("notes");
   r.opt_str("scheduler_source");

@@ -67,6 +67,21 @@ double IterationModel::kv_tokens(double budget_per_chip) const {
   return std::floor(budget_per_chip / kv_token_bytes_) * static_cast<double>(l_.instance_dp());
 }
 
+// An all-reduce the engine runs with its own kernel: within its size limit and one NVLink
+// domain (custom all-reduce reads the peers' buffers over NVLink).
+bool IterationModel::engine_allreduce(double bytes, const Group &g) const {
+  const EngineSpec &e = c_.workload.serve.engine;
+  return e.allreduce_bw > 0 && bytes <= e.allreduce_max_bytes && g.n > 1 &&
+         group_devices_per_node(c_.cluster, g) >= g.n;
+}
+
+// Latency plus the bus bytes over the fitted bandwidth (nccl-tests' bus-bandwidth convention:
+// an all-reduce moves 2 (n - 1) / n of the message per rank).
+double engine_allreduce_time(const EngineSpec &e, double bytes, i64 n) {
+  const double nn = static_cast<double>(n);
+  return e.allreduce_latency + 2 * (nn - 1) / nn * bytes / e.allreduce_bw;
+}
+
 // Collectives depend on the tokens in flight only; memoised per whole token count.
 double IterationModel::collective(Collective op, double bytes, const Group &g,
                                   std::vector<double> &cache, double tokens) {
@@ -75,7 +90,9 @@ double IterationModel::collective(Collective op, double bytes, const Group &g,
   const auto i = static_cast<std::size_t>(cacheable ? r : 0);
   if (cacheable && i < cache.size() && cache[i] >= 0)
     return cache[i];
-  const double t = collective_time(c_.cluster, op, bytes, g).time;
+  const double t = op == Collective::allreduce && engine_allreduce(bytes, g)
+                       ? engine_allreduce_time(c_.workload.serve.engine, bytes, g.n)
+                       : collective_time(c_.cluster, op, bytes, g).time;
   if (cacheable) {
     if (cache.size() <= i)
       cache.resize(i + 1, -1.0);

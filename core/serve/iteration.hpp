@@ -47,6 +47,9 @@ struct IterationTime {
 // replicated.
 double kv_share(const ModelSpec &m, i64 tp, KvSharding s);
 
+// An engine's own all-reduce of `bytes` over n ranks (EngineSpec::allreduce_*), seconds.
+double engine_allreduce_time(const EngineSpec &e, double bytes, i64 n);
+
 class IterationModel {
 public:
   IterationModel(const Config &c, const Layout &l);
@@ -67,6 +70,7 @@ private:
     double dense_layers = 0, moe_layers = 0;
     bool last = false;
   };
+  bool engine_allreduce(double bytes, const Group &g) const;
   double collective(Collective op, double bytes, const Group &g, std::vector<double> &cache,
                     double tokens);
   const Config &c_;
