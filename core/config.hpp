@@ -249,6 +249,11 @@ struct EngineSpec {
   // bus bytes 2 (n - 1) / n x M over allreduce_bw (fitted to measured per-operation data,
   // docs/serving.md "Custom all-reduce"); 0: NCCL's ring or tree for every size.
   double allreduce_latency = 0, allreduce_bw = 0, allreduce_max_bytes = 0;
+  // Per request, outside the iterations: the front end's work between a request and the
+  // engine (HTTP, tokenisation) and between a token and the client (detokenisation,
+  // streaming), s; every TTFT and end-to-end latency carries it, and a closed-loop client's
+  // next request leaves that much later. Fitted to TTFT (docs/serving.md).
+  double request_overhead = 0;
   std::string source;
 };
 

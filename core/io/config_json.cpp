@@ -432,6 +432,7 @@ EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *sche
   e.iteration_overhead = r.opt_num("iteration_overhead", 0.0, 1.0).value_or(0);
   e.tpot_uncertainty = r.opt_num("tpot_uncertainty", 0.0, 100.0).value_or(e.tpot_uncertainty);
   e.ttft_uncertainty = r.opt_num("ttft_uncertainty", 0.0, 100.0).value_or(e.ttft_uncertainty);
+  e.request_overhead = r.opt_num("request_overhead", 0.0, 10.0).value_or(0);
   e.allreduce_latency = r.opt_num("allreduce_latency", 0.0, 1e-2).value_or(0);
   e.allreduce_bw = r.opt_num("allreduce_bw", 0.0, kMaxBw).value_or(0);
   e.allreduce_max_bytes = r.opt_num("allreduce_max_bytes", 0.0, 1e12).value_or(0);
@@ -1108,6 +1109,12 @@ json to_json(const WorkloadSpec &w) {
                 {"iteration_overhead", s.engine.iteration_overhead},
                 {"tpot_uncertainty", s.engine.tpot_uncertainty},
                 {"ttft_uncertainty", s.engine.ttft_uncertainty}};
+      if (s.engine.request_overhead > 0)
+        e["request_overhead"] = s.engine.request_overhead;
+      if (s.engine.allreduce_bw > 0)
+        e.update({{"allreduce_latency", s.engine.allreduce_latency},
+                  {"allreduce_bw", s.engine.allreduce_bw},
+                  {"allreduce_max_bytes", s.engine.allreduce_max_bytes}});
       if (!s.engine.version.empty())
         e["version"] = s.engine.version;
       if (!s.engine.source.empty())

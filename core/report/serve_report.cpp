@@ -131,7 +131,13 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
   add("engine", "engine", words(engine_label(s.engine)),
       s.engine.name == "none"
           ? std::string("no engine costs: device time only")
-          : units::seconds(s.engine.iteration_overhead) + " host time per iteration",
+          : units::seconds(s.engine.iteration_overhead) + " host time per iteration" +
+                (s.engine.request_overhead > 0
+                     ? ", " + units::seconds(s.engine.request_overhead) + " per request"
+                     : std::string()) +
+                (s.engine.allreduce_bw > 0
+                     ? "; own all-reduce up to " + units::bytes(s.engine.allreduce_max_bytes)
+                     : std::string()),
       s.engine.source.empty()
           ? std::string("workload.engine: an engine preset (vllm, sglang, trtllm; name@version) "
                         "adds its fitted per-iteration host time and carries its bands.")

@@ -425,7 +425,7 @@ const std::vector<Field<ServeSpec>> &serve_fields() {
             "An iteration carries prefill chunks and decodes together (vLLM V1, TensorRT-LLM "
             "in-flight batching). Off: an iteration is all prefill or all decode, prefill first "
             "while a prompt waits (SGLang unless --enable-mixed-chunk).",
-            "", sv, false, "", 0, true}),
+            "", sv}),
       flag(&S::join_at_completion,
            {"scheduler", "join_at_completion", N, 0, 1, "", "Join at completion", 1, "",
             "Closed loop: a client's next request joins the batch at the next completion of "

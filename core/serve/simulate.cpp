@@ -127,11 +127,12 @@ private:
       return;
     const i64 next_id = ids[released++];
     const auto id = static_cast<std::size_t>(next_id);
-    tr[id].arrival = at + s.think_time;
+    const double send = at + s.engine.request_overhead + s.think_time; // the client saw it
+    tr[id].arrival = send;
     if (s.join_at_completion)
       held = next_id; // its engine arrival stays unset (infinite) until then
     else
-      (*arrive)[id] = at + s.think_time;
+      (*arrive)[id] = send;
   }
   void release(Seq &q) {
     free += q.blocks;
@@ -174,7 +175,8 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
     return false;
   auto preempt = [&] { preempt_last(tr, st); };
   if (held >= 0 && running.empty() && waiting.empty()) { // no completion to wait for
-    (*arrive)[static_cast<std::size_t>(held)] = std::max(t, tr[static_cast<std::size_t>(held)].arrival);
+    (*arrive)[static_cast<std::size_t>(held)] =
+        std::max(t, tr[static_cast<std::size_t>(held)].arrival);
     held = -1;
   }
   while (next < ids.size() && (*arrive)[static_cast<std::size_t>(ids[next])] <= t) {
@@ -585,12 +587,13 @@ ServeResult ServeSimulation::Impl::finish() const {
     out_tokens += static_cast<double>(r.gen);
     if (!steady[i])
       continue;
-    const double f = r.first - r.arrival;
+    const double front = s.engine.request_overhead; // the front end's time, per request
+    const double f = r.first - r.arrival + front;
     const double p = r.gen > 1 ? (r.finish - r.first) / static_cast<double>(r.gen - 1) : 0;
     ttft.push_back(f);
     if (r.gen > 1)
       tpot.push_back(p);
-    e2e.push_back(r.finish - r.arrival);
+    e2e.push_back(r.finish - r.arrival + front);
     const bool ok_f = s.slo_ttft <= 0 || f <= s.slo_ttft, ok_p = s.slo_tpot <= 0 || p <= s.slo_tpot;
     met += ok_f && ok_p ? 1 : 0;
     met_ttft += ok_f ? 1 : 0;

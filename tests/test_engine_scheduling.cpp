@@ -1,0 +1,97 @@
+// Engine behaviours the serving simulation models apart: prefill without mixing (SGLang),
+// admission at completion (TensorRT-LLM's measured closed loop), the engines' own all-reduce
+// and the per-request front-end time (docs/serving.md).
+#include "core/parallel/layout.hpp"
+#include "core/serve/iteration.hpp"
+#include "core/serve/simulate.hpp"
+#include "tests/helpers.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace rl;
+using test::serve_config;
+
+TEST_CASE("scheduler: without mixed prefill, clients that start together prefill together",
+          "[serve]") {
+  // Four clients, 1024 in / 64 out, an 8192-token budget: all four prompts fit one prefill
+  // iteration, which runs without decodes (SGLang's scheduler.py: a prefill batch whenever one
+  // forms); the group then decodes together and completes together, so every request's TTFT is
+  // that one iteration: 4096 prompt tokens, 4 x 1024 x 512 causal pairs, 4 first tokens.
+  const Config c =
+      serve_config(R"({"mode": "serve", "concurrency": 4, "requests": 40, "prompt_len": 1024,
+    "gen_len": 64, "scheduler": {"max_tokens": 8192, "chunk": 8192, "mixed_prefill": false}})");
+  const ServeResult r = simulate_serving(c);
+  IterationModel model(c, resolve_layout(c));
+  IterationLoad x;
+  x.prefill = 4 * 1024;
+  x.prefill_pairs = 4 * 1024.0 * 512;
+  x.prefill_kv = 4 * 1024;
+  x.outputs = 4;
+  const double prefill = model.time(x).total;
+  CHECK(r.ttft.p50 == Approx(prefill).epsilon(1e-9));
+  CHECK(r.ttft.p99 == Approx(prefill).epsilon(1e-9)); // lockstep: every request alike
+  // Mixed (vLLM, TensorRT-LLM): clients out of phase, each prompt beside decodes only
+  Config mixed = c;
+  mixed.workload.serve.mixed_prefill = true;
+  CHECK(simulate_serving(mixed).ttft.p50 < prefill / 2);
+}
+
+TEST_CASE("scheduler: join_at_completion adds one interval between completions to TTFT",
+          "[serve]") {
+  // Eight clients out of phase, 512 in / 256 out: a request that arrives (at a completion)
+  // waits for the next completion. Completions come at the rate requests/s, so the mean wait
+  // is one interval 1 / (requests/s) of the run that joins at completion (its own rate).
+  const Config plain =
+      serve_config(R"({"mode": "serve", "concurrency": 8, "requests": 400, "prompt_len": 512,
+    "gen_len": 256, "scheduler": {"max_tokens": 8192, "chunk": 8192}})");
+  Config join = plain;
+  join.workload.serve.join_at_completion = true;
+  const ServeResult a = simulate_serving(plain), b = simulate_serving(join);
+  const double interval = 1 / b.requests_per_s;
+  CHECK(b.ttft.mean - a.ttft.mean == Approx(interval).epsilon(0.1));
+  CHECK(b.mean_batch < 7.05); // one of the eight always waits: at most 7 decode
+}
+
+TEST_CASE("engine: its own all-reduce is latency plus bus bytes over its bandwidth", "[serve]") {
+  // presets/engines/vllm.json, fitted by scripts/fit_components.py to AIConfigurator's
+  // measured vLLM 0.14.0 custom all-reduce on H100 SXM (docs/data/aic/custom_allreduce_h100.csv):
+  // 4.73 us + 2 x 7/8 x 65536 B / 203.6 GB/s = 5.293 us for 64 KiB over 8 GPUs, where the
+  // measurement says 6.29 us (docs/serving.md "Custom all-reduce": median |error| 8.2%).
+  const Config c =
+      serve_config(R"({"mode": "serve", "concurrency": 8, "prompt_len": 64, "gen_len": 8,
+    "engine": "vllm"})",
+                   R"({"tp": 8})", R"({"base": "dgx-h100", "devices": 8})");
+  const EngineSpec &e = c.workload.serve.engine;
+  const double t = engine_allreduce_time(e, 65536, 8);
+  CHECK(t == Approx(4.73e-6 + 2 * 7.0 / 8 * 65536 / 203.6e9).epsilon(1e-9));
+  CHECK(t == Approx(6.29e-6).epsilon(0.2));
+  // A decode iteration of 8 sequences at tp 8: two all-reduces of 8 x 4096 x 2 B per layer
+  // (Megatron's attention and MLP row-parallel outputs), 32 layers
+  IterationModel model(c, resolve_layout(c));
+  IterationLoad x;
+  x.decode = 8;
+  x.decode_context = 8 * 64;
+  x.outputs = 8;
+  CHECK(model.time(x).comm == Approx(64 * engine_allreduce_time(e, 8 * 4096 * 2, 8)));
+  // Above its 8 MiB limit, NCCL's ring or tree (the cluster's links) as before
+  Config none = c;
+  none.workload.serve.engine.allreduce_bw = 0;
+  IterationModel nccl(none, resolve_layout(none));
+  CHECK(nccl.time(x).comm > 4 * model.time(x).comm); // tree: 2 log2(8) steps of 6 us each
+}
+
+TEST_CASE("engine: the front end's per-request time shifts TTFT and end to end, not TPOT",
+          "[serve]") {
+  // One client: every request alone, so TTFT and e2e move by exactly the request overhead.
+  const Config c = serve_config(R"({"mode": "serve", "concurrency": 1, "requests": 8,
+    "prompt_len": 256, "gen_len": 16})");
+  Config d = c;
+  d.workload.serve.engine.name = "custom";
+  d.workload.serve.engine.request_overhead = 0.04;
+  const ServeResult a = simulate_serving(c), b = simulate_serving(d);
+  CHECK(b.ttft.mean - a.ttft.mean == Approx(0.04).epsilon(1e-9));
+  CHECK(b.e2e.mean - a.e2e.mean == Approx(0.04).epsilon(1e-9));
+  CHECK(b.tpot.mean == Approx(a.tpot.mean).epsilon(1e-12));
+}
