@@ -194,3 +194,22 @@ TEST_CASE("model.hf_id: a Hugging Face repository id, checked; the importer name
       "num_local_experts": 32, "num_experts_per_tok": 4}})")
             .mlp_bias);
 }
+
+TEST_CASE("config: the load given replaces a scenario's other load", "[config][serve]") {
+  // presets/scenarios/llama3-70b-h100-serve.json drives the engine at request_rate 8; a
+  // concurrency given over it makes a closed loop (and a rate given over a closed loop, an open
+  // one), where both used to be refused as "not both".
+  const Config c = io::parse_config(nlohmann::json::parse(R"({"scenario": "llama3-70b-h100-serve",
+                                "workload": {"concurrency": 32}})"));
+  CHECK(c.workload.serve.concurrency == 32);
+  CHECK(c.workload.serve.request_rate == 0);
+  // both in the same object stay an error naming the field
+  CHECK(test::error_of([] {
+          io::parse_config(nlohmann::json::parse(R"({"scenario": "llama3-70b-h100-serve",
+            "workload": {"concurrency": 32, "request_rate": 2}})"));
+        }) == "workload.request_rate: give request_rate (open loop) or concurrency (closed "
+              "loop), not both");
+  nlohmann::json w = {{"request_rate", 8}, {"concurrency", 4}};
+  io::keep_one_load(w, "request_rate");
+  CHECK(w == nlohmann::json{{"request_rate", 8}});
+}

@@ -473,6 +473,8 @@ void AppState::set_field(const std::string &section, const std::string &key, con
     sec = view_resolved_.contains(section) ? view_resolved_.at(section) : json::object();
   }
   sec[pointer_of(key)] = value;
+  if (section == "workload")
+    io::keep_one_load(sec, key);
   if (sec.contains("base") && sec.at("base").is_string()) {
     json preset;
     if (!guarded([&] {

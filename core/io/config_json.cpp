@@ -939,10 +939,26 @@ json expand_scenario(const json &j) {
           !p->contains("base") && !p->contains("hf_config"))
         *m = json{{"base", m->get<std::string>()}};
     }
+    const auto pw = patch.find("workload");
+    const auto mw = merged.find("workload");
+    if (pw != patch.end() && pw->is_object() && mw != merged.end() && mw->is_object())
+      for (const char *load : {"concurrency", "request_rate"})
+        if (pw->contains(load) &&
+            !pw->contains(load == std::string("concurrency") ? "request_rate" : "concurrency"))
+          keep_one_load(*mw, load);
     merged.merge_patch(patch);
     return merged;
   }
   return j;
+}
+
+void keep_one_load(json &workload, const std::string &given) {
+  if (!workload.is_object())
+    return;
+  if (given == "concurrency")
+    workload.erase("request_rate");
+  else if (given == "request_rate")
+    workload.erase("concurrency");
 }
 
 std::string workload_mode_of(const json &config) {

@@ -35,6 +35,9 @@ ParallelSpec parse_parallel(const json &j, const std::string &path);
 
 // A scenario preset name (string) or a config object -> the config object.
 json expand_scenario(const json &j);
+// A serving workload is driven by one load: the key just given (concurrency or request_rate)
+// replaces the other, so an override of a scenario's load, or a page edit, never leaves both.
+void keep_one_load(json &workload, const std::string &given);
 // workload.mode as a configuration object writes it ("" when it names none or is malformed).
 std::string workload_mode_of(const json &config);
 
