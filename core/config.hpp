@@ -266,6 +266,12 @@ struct ServeSpec {
   double think_time = 0;
   EngineSpec engine;
   i64 requests = 1000;
+  // Closed loop as a benchmark runs it: each client sends this many requests (0: `requests`
+  // in all; InferenceMAX runs `--num-prompts` = 10 x concurrency), and the statistics count
+  // every one, the opening burst of all C clients starting together among them (vLLM's
+  // `bench serve` without warm-ups), instead of the steady state alone.
+  i64 requests_per_client = 0;
+  bool count_warmup = false;
   LengthDist length_dist = LengthDist::fixed; // of prompt_len and gen_len (their means)
   std::vector<std::array<double, 3>> trace; // [arrival_s, prompt_len, gen_len]; replaces the above
   std::uint64_t seed = 1;                   // random stream of arrivals and lengths
@@ -292,6 +298,13 @@ struct ServeSpec {
   // closed-loop runs; docs/serving.md "Admission at completion").
   bool join_at_completion = false;
 };
+
+// The requests a serving simulation runs: requests_per_client x concurrency when both are set,
+// else `requests`.
+inline i64 simulated_requests(const ServeSpec &s) {
+  return s.requests_per_client > 0 && s.concurrency > 0 ? s.requests_per_client * s.concurrency
+                                                        : s.requests;
+}
 
 struct WorkloadSpec {
   Mode mode = Mode::train;

@@ -95,3 +95,29 @@ TEST_CASE("engine: the front end's per-request time shifts TTFT and end to end, 
   CHECK(b.e2e.mean - a.e2e.mean == Approx(0.04).epsilon(1e-9));
   CHECK(b.tpot.mean == Approx(a.tpot.mean).epsilon(1e-12));
 }
+
+TEST_CASE("closed loop: count_warmup counts the opening burst with the steady state", "[serve]") {
+  // Four clients of ten requests each (vLLM's bench serve counts every request; InferenceMAX
+  // runs 10 x the concurrency): the mean TTFT is the four burst requests' (all at 0 on an empty
+  // engine) and the steady state's standing for the other 36, (4 B + 36 S) / 40.
+  const std::string w = R"("mode": "serve", "prompt_len": 2048, "gen_len": 64,
+    "scheduler": {"max_tokens": 8192, "chunk": 8192})";
+  const Config counted = serve_config(
+      R"({"concurrency": 4, "requests_per_client": 10, "count_warmup": true, )" + w + "}");
+  const Config steady = serve_config(R"({"concurrency": 4, "requests_per_client": 10, )" + w + "}");
+  const Config burst = serve_config(R"({"mode": "serve", "trace": [[0, 2048, 64],
+    [0, 2048, 64], [0, 2048, 64], [0, 2048, 64]], "scheduler": {"max_tokens": 8192,
+    "chunk": 8192}})");
+  CHECK(simulated_requests(counted.workload.serve) == 40);
+  const ServeResult r = simulate_serving(counted), s = simulate_serving(steady),
+                    b = simulate_serving(burst);
+  CHECK(r.warmup_counted == 4);
+  CHECK(r.ttft.mean == Approx((4 * b.ttft.mean + 36 * s.ttft.mean) / 40).epsilon(1e-9));
+  // the burst prefills 8192 tokens in one iteration: its TTFT is about four lone prefills
+  CHECK(b.ttft.mean > 3 * s.ttft.mean);
+  // requests_per_client x concurrency is held to the simulation's limits, naming the field
+  CHECK(test::error_of([] {
+          serve_config(R"({"mode": "serve", "concurrency": 1000, "requests_per_client": 5000,
+            "prompt_len": 16, "gen_len": 2})");
+        }).rfind("workload.requests_per_client:", 0) == 0);
+}

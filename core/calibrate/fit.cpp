@@ -376,13 +376,16 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
     }
     // Bounded work: a run of more than 5e7 simulated output tokens (or prompts beyond 1M
     // tokens) is reported, not simulated.
-    const double clients = s.concurrency > 0 ? static_cast<double>(s.concurrency) : 64.0;
-    if (s.input_len > 1e6 || s.output_len > 1e6 ||
-        std::clamp(4 * clients, 64.0, 4096.0) * s.output_len > 5e7) {
+    if (s.input_len > 1e6 || s.output_len > 1e6) {
       out.notes.push_back(s.name + ": too long to simulate (over 5e7 output tokens); not fitted");
       continue;
     }
     Config c = serving_run_config(base, s);
+    if (static_cast<double>(simulated_requests(c.workload.serve)) * s.output_len > 5e7 ||
+        simulated_requests(c.workload.serve) > 1'000'000) {
+      out.notes.push_back(s.name + ": too long to simulate (over 5e7 output tokens); not fitted");
+      continue;
+    }
     c.hardware = out.hardware;
     c.cluster.intra_node = out.cluster.intra_node;
     c.cluster.inter_node = out.cluster.inter_node;

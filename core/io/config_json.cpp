@@ -698,12 +698,18 @@ void parse_serve(ObjectReader &r, WorkloadSpec &w) {
         static_cast<double>(w.gen_len) * (s.length_dist == LengthDist::exponential ? 8.0
                                           : s.length_dist == LengthDist::uniform   ? 2.0
                                                                                    : 1.0);
-    if (static_cast<double>(s.requests) * per > kMaxServeTokens)
-      throw ConfigError(r.path_of("requests"),
-                        std::to_string(s.requests) + " requests of up to " +
-                            std::to_string(static_cast<i64>(per)) +
-                            " output tokens exceed the limit of 1e8 output tokens per "
-                            "simulation (a few seconds of work); simulate fewer requests");
+    const i64 n = simulated_requests(s);
+    if (static_cast<double>(n) > 1e6)
+      throw ConfigError(r.path_of("requests_per_client"),
+                        std::to_string(n) + " requests in all (requests_per_client x "
+                                            "concurrency) exceed the limit of 1,000,000");
+    if (static_cast<double>(n) * per > kMaxServeTokens)
+      throw ConfigError(
+          r.path_of(s.requests_per_client > 0 && s.concurrency > 0 ? "requests_per_client"
+                                                                   : "requests"),
+          std::to_string(n) + " requests of up to " + std::to_string(static_cast<i64>(per)) +
+              " output tokens exceed the limit of 1e8 output tokens per "
+              "simulation (a few seconds of work); simulate fewer requests");
   }
   if (const json *slo = r.opt_child("slo")) {
     ObjectReader o(*slo, r.path_of("slo"));

@@ -165,11 +165,18 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
   if (r.warmup_excluded > 0)
     sim += "; latencies over the steady state (the first and last " + str(r.warmup_excluded) +
            " requests left out)";
+  if (r.warmup_counted > 0)
+    sim += "; latencies over every request, the opening burst of " + str(r.warmup_counted) +
+           " among them";
   add("simulated", "requests completed",
       {str(r.completed) + " of " + str(r.requests), d(r.completed)}, sim,
       r.warmup_excluded > 0
           ? "Closed loop (workload.concurrency): every client's first request starts together "
             "and the last ones run as the load drains, so the latency statistics leave them out."
+      : r.warmup_counted > 0
+          ? "Closed loop with count_warmup: the opening burst (every client's first request at "
+            "once, on an empty engine) is simulated on its own and counted with the steady "
+            "state standing for the other requests, as a benchmark without warm-up reports."
           : "");
   return out;
 }

@@ -379,6 +379,17 @@ const std::vector<Field<ServeSpec>> &serve_fields() {
                "genai-perf); replaces request_rate. Latency statistics leave out each client's "
                "first and last request (warm-up and drain).",
                "", sv, true, "", 1, true}),
+      integer(&S::requests_per_client,
+              {"", "requests_per_client", N, 0, 1'000'000, "", "Requests per client", 1, "",
+               "Closed loop: requests each client sends, in place of Requests (0: Requests in "
+               "all). InferenceMAX runs 10 x the concurrency.",
+               "", sv, false, "", 0, true}),
+      flag(&S::count_warmup,
+           {"", "count_warmup", N, 0, 1, "", "Count warm-up", 1, "",
+            "Closed loop: latencies over every request, the opening burst of all clients "
+            "starting together among them, as vLLM's bench serve reports them with no warm-up "
+            "requests; off: the steady state only.",
+            "", sv, false, "", 0, true}),
       num(&S::think_time, {"", "think_time", N, 0.0, 3600.0, "s", "Think time", 1, "%.3g s",
                            "Closed loop: a client's pause between a response and its next "
                            "request.",

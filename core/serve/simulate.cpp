@@ -35,6 +35,41 @@ Percentiles percentiles(std::vector<double> v) {
   return p;
 }
 
+// Percentiles of `rest` requests that the samples `a` stand for (each a weight rest / |a|)
+// together with the samples `b` (weight 1 each): nearest rank on the cumulative weight.
+Percentiles weighted_percentiles(const std::vector<double> &a, double rest,
+                                 const std::vector<double> &b) {
+  std::vector<std::pair<double, double>> v;
+  const double wa = a.empty() ? 0 : rest / static_cast<double>(a.size());
+  for (const double x : a)
+    v.emplace_back(x, wa);
+  for (const double x : b)
+    v.emplace_back(x, 1.0);
+  Percentiles p;
+  double total = 0, sum = 0;
+  for (const auto &[x, w] : v) {
+    total += w;
+    sum += x * w;
+  }
+  if (v.empty() || !(total > 0))
+    return percentiles(b);
+  std::sort(v.begin(), v.end());
+  p.mean = sum / total;
+  auto rank = [&](double q) {
+    double acc = 0;
+    for (const auto &[x, w] : v) {
+      acc += w;
+      if (acc >= q * total * (1 - 1e-12))
+        return x;
+    }
+    return v.back().first;
+  };
+  p.p50 = rank(0.50);
+  p.p90 = rank(0.90);
+  p.p99 = rank(0.99);
+  return p;
+}
+
 ServeMemory serve_memory(const Config &c, const Layout &l) {
   const ServeSpec &s = c.workload.serve;
   const IterationModel model(c, l);
@@ -134,6 +169,19 @@ private:
     else
       (*arrive)[id] = send;
   }
+  // The position in ids of the next request to arrive (next < ids.size()): `next` itself with
+  // arrivals in order (open loop); in a closed loop the earliest of those released and not
+  // yet arrived, since a client's first request (staggered) may come after another client's
+  // second.
+  std::size_t earliest() const {
+    std::size_t j = next;
+    if (closed)
+      for (std::size_t i = next + 1; i < released; ++i)
+        if ((*arrive)[static_cast<std::size_t>(ids[i])] <
+            (*arrive)[static_cast<std::size_t>(ids[j])])
+          j = i;
+    return j;
+  }
   void release(Seq &q) {
     free += q.blocks;
     q.blocks = 0;
@@ -179,14 +227,15 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
         std::max(t, tr[static_cast<std::size_t>(held)].arrival);
     held = -1;
   }
-  while (next < ids.size() && (*arrive)[static_cast<std::size_t>(ids[next])] <= t) {
+  while (next < ids.size() && (*arrive)[static_cast<std::size_t>(ids[earliest()])] <= t) {
+    std::swap(ids[next], ids[earliest()]);
     st.area += t - (*arrive)[static_cast<std::size_t>(ids[next])];
     waiting.push_back(ids[next++]);
   }
   if (running.empty() && waiting.empty()) {
     if (next == ids.size())
       return finish();
-    t = (*arrive)[static_cast<std::size_t>(ids[next])];
+    t = (*arrive)[static_cast<std::size_t>(ids[earliest()])];
     return true;
   }
   if (--budget < 0) {
@@ -305,7 +354,7 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
       return true;
     }
     if (running.empty() && next < ids.size()) {
-      t = std::max(t, (*arrive)[static_cast<std::size_t>(ids[next])]);
+      t = std::max(t, (*arrive)[static_cast<std::size_t>(ids[earliest()])]);
       return true;
     }
     if (running.empty())
@@ -384,6 +433,9 @@ struct ServeSimulation::Impl {
   i64 engines_total = 1, engines_done = 0;
   bool finished = false;
   ServeResult out;
+  // The opening burst of a benchmark that counts it (count_warmup): every client's first
+  // request at 0 on an empty engine, simulated on its own, all counted.
+  bool burst = false;
 
   // Uniform random routing of `ids` over n instances.
   std::vector<std::vector<i64>> spread(i64 n, const std::vector<i64> &ids) {
@@ -437,7 +489,7 @@ struct ServeSimulation::Impl {
         const i64 k = clients / n + (j < clients % n ? 1 : 0);
         engines.emplace_back(c.workload.serve, res.memory.kv_blocks, role,
                              std::move(parts[static_cast<std::size_t>(j)]), arr, tr.size(), k,
-                             c.workload.serve.mixed_prefill ? client_stagger(k) : 0.0);
+                             c.workload.serve.mixed_prefill && !burst ? client_stagger(k) : 0.0);
       }
       return;
     }
@@ -448,6 +500,9 @@ struct ServeSimulation::Impl {
   void start();
   void next_phase();
   ServeResult finish() const;
+  bool advance(i64 passes);
+  // TTFT and end-to-end latency of each request of the opening burst.
+  void burst_latencies(std::vector<double> &ttft, std::vector<double> &e2e) const;
 };
 
 void ServeSimulation::Impl::start() {
@@ -564,7 +619,7 @@ ServeResult ServeSimulation::Impl::finish() const {
   // (every client's first request starts together; the last ones run as the load drains), at
   // most a quarter of them at each end.
   std::vector<char> steady(tr.size(), 1);
-  if (s.concurrency > 0 && mode == ServeRun::aggregated) {
+  if (s.concurrency > 0 && mode == ServeRun::aggregated && !burst) {
     std::vector<std::size_t> by_arrival(tr.size());
     for (std::size_t i = 0; i < by_arrival.size(); ++i)
       by_arrival[i] = i;
@@ -599,9 +654,22 @@ ServeResult ServeSimulation::Impl::finish() const {
     met_ttft += ok_f ? 1 : 0;
     met_tpot += ok_p ? 1 : 0;
   }
-  res.ttft = percentiles(ttft);
+  if (s.count_warmup && s.concurrency > 0 && mode == ServeRun::aggregated && !burst &&
+      !ttft.empty()) {
+    // Every request counted: the burst's own, and the steady state's standing for the rest.
+    std::vector<double> bt, be;
+    burst_latencies(bt, be);
+    const double rest =
+        std::max(0.0, static_cast<double>(res.requests) - static_cast<double>(bt.size()));
+    res.ttft = weighted_percentiles(ttft, rest, bt);
+    res.e2e = weighted_percentiles(e2e, rest, be);
+    res.warmup_counted = static_cast<i64>(bt.size());
+    res.warmup_excluded = 0;
+  } else {
+    res.ttft = percentiles(ttft);
+    res.e2e = percentiles(e2e);
+  }
   res.tpot = percentiles(tpot);
-  res.e2e = percentiles(e2e);
   res.simulated_s = last - first_arrival;
   const double span = res.simulated_s > 0 ? res.simulated_s : 1;
   res.output_tokens_per_s = out_tokens / span;
@@ -620,6 +688,30 @@ ServeResult ServeSimulation::Impl::finish() const {
   if (res.cost_per_hour > 0 && res.output_tokens_per_s > 0)
     res.cost_per_million_tokens = res.cost_per_hour / (res.output_tokens_per_s * 3600) * 1e6;
   return res;
+}
+
+void ServeSimulation::Impl::burst_latencies(std::vector<double> &ttft,
+                                            std::vector<double> &e2e) const {
+  Impl b;
+  b.c = c;
+  b.l = l;
+  const std::size_t n =
+      std::min(reqs.size(), static_cast<std::size_t>(c.workload.serve.concurrency));
+  b.reqs.assign(reqs.begin(), reqs.begin() + static_cast<std::ptrdiff_t>(n));
+  b.c.workload.serve.requests = static_cast<i64>(n);
+  b.instances = instances;
+  b.mode = ServeRun::aggregated;
+  b.left = left;
+  b.burst = true;
+  b.start();
+  while (!b.advance(1 << 20)) {
+  }
+  const double front = c.workload.serve.engine.request_overhead;
+  for (const Track &r : b.tr)
+    if (r.first >= 0 && r.finish >= 0) {
+      ttft.push_back(r.first - r.arrival + front);
+      e2e.push_back(r.finish - r.arrival + front);
+    }
 }
 
 ServeSimulation::ServeSimulation(const Config &c, const Layout &l, std::vector<Request> reqs,
@@ -653,7 +745,7 @@ ServeSimulation::ServeSimulation(const Config &c, const Layout &l)
           c, l,
           make_requests(c.workload,
                         c.workload.serve.concurrency > 0 ? 1.0 : c.workload.serve.request_rate,
-                        c.workload.serve.requests),
+                        simulated_requests(c.workload.serve)),
           l.instances(), c.workload.serve.prefill_instances,
           c.workload.serve.prefill_instances > 0 ? ServeRun::disaggregated : ServeRun::aggregated,
           kServeIterationBudget) {}
@@ -662,8 +754,8 @@ ServeSimulation::~ServeSimulation() = default;
 ServeSimulation::ServeSimulation(ServeSimulation &&) noexcept = default;
 ServeSimulation &ServeSimulation::operator=(ServeSimulation &&) noexcept = default;
 
-bool ServeSimulation::step(i64 passes) {
-  Impl &m = *impl_;
+bool ServeSimulation::Impl::advance(i64 passes) {
+  Impl &m = *this;
   for (i64 k = 0; k < passes && !m.finished; ++k) {
     if (m.current >= m.engines.size()) {
       if (m.mode == ServeRun::disaggregated && m.phase == 0) {
@@ -683,6 +775,10 @@ bool ServeSimulation::step(i64 passes) {
     }
   }
   return m.finished;
+}
+
+bool ServeSimulation::step(i64 passes) {
+  return impl_->advance(passes);
 }
 
 bool ServeSimulation::done() const {

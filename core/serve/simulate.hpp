@@ -22,6 +22,9 @@ struct Percentiles {
 };
 // Nearest-rank percentiles of the values (empty: zeros).
 Percentiles percentiles(std::vector<double> v);
+// Percentiles of `rest` requests the samples `a` stand for, with the samples `b` (one each).
+Percentiles weighted_percentiles(const std::vector<double> &a, double rest,
+                                 const std::vector<double> &b);
 
 // Memory of one chip of an instance (the worst pipeline stage).
 struct ServeMemory {
@@ -56,6 +59,7 @@ struct ServeResult {
   // Closed loop: requests left out of the latency statistics at each end (each client's
   // first and last: the warm-up burst and the drain); 0 for an open loop.
   i64 warmup_excluded = 0;
+  i64 warmup_counted = 0; // count_warmup: the opening burst's requests, counted
   bool truncated = false; // the iteration budget ran out first
   // deployment
   Layout layout;
