@@ -380,7 +380,7 @@ const std::vector<Field<ServeSpec>> &serve_fields() {
                "first and last request (warm-up and drain).",
                "", sv, true, "", 1, true}),
       integer(&S::requests_per_client,
-              {"", "requests_per_client", N, 0, 1'000'000, "", "Requests per client", 1, "",
+              {"", "requests_per_client", N, 0, 1'000'000, "", "Per client", 1, "",
                "Closed loop: requests each client sends, in place of Requests (0: Requests in "
                "all). InferenceMAX runs 10 x the concurrency.",
                "", sv, false, "", 0, true}),
