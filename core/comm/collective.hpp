@@ -18,7 +18,9 @@ std::optional<Collective> collective_of(const std::string &name);
 
 struct CollectiveTime {
   Collective op = Collective::allreduce;
-  std::string algorithm; // ring, tree, pairwise, bruck, hierarchical, torus, direct
+  // ring, tree, pairwise, bruck, hierarchical, torus, direct: a literal (no allocation on the
+  // planner's hot path)
+  const char *algorithm = "";
   i64 n = 1;
   i64 steps = 0;
   double bytes_per_device = 0; // sent by each device
