@@ -149,3 +149,31 @@ TEST_CASE("Embedding and output activations (Korthikanti)", "[memory]") {
   REQUIRE(stage_activations(m, l, 3, s).output == Approx(4 * sbh * (1 + 50000.0 / 1024)));
   REQUIRE(stage_activations(m, l, 1, s).output == 0);
 }
+
+TEST_CASE("activations: an FP8 or FP4 recipe keeps the linear layers' inputs quantized",
+          "[memory]") {
+  // Transformer Engine saves a linear layer's input for its weight gradient quantized
+  // (transformer_engine/pytorch/module/linear.py: saved_inputmat = the quantized inputmat).
+  // Llama-3 70B (h 8192, f 28672, 64 heads, 8 KV heads, d 128), TP 4 with SP, s 8192, b 1,
+  // FlashAttention, by hand:
+  //   norm inputs 4sbh/t = 67,108,864; QKV input sbh/t = 16,777,216 (FP8, 1 B);
+  //   Q, K 2sbd(a/t + k/t) = 37,748,736; V 2sbd k/t = 4,194,304; out-proj input sb(a/t)d =
+  //   16,777,216; softmax stats 4(a/t)sb = 524,288; MLP input sbh/t = 16,777,216; MLP hidden
+  //   (4 + 1)sbf/t = 293,601,280 (the gate/up outputs in bf16, the down projection's input in
+  //   FP8): 453,509,120 B, against 562,561,024 B in bf16.
+  const ModelSpec m = test::model("llama3-70b");
+  const ActLayout fp8{4, true, 1, true, 1.0}, bf16{4, true, 1, true};
+  CHECK(layer_activations(m, false, 1, 8192, fp8).total() == 453'509'120.0);
+  CHECK(layer_activations(m, false, 1, 8192, bf16).total() == 562'561'024.0);
+  // The recipe's bytes: MXFP8 1 + 1/32, NVFP4 0.5 + 1/16 (core/memory/model_states dtype_bytes)
+  Layout l;
+  l.tp = 4;
+  l.sp = true;
+  l.flash = true;
+  CHECK(act_layout(l, Dtype::mxfp8).linear_input == 1.03125);
+  CHECK(act_layout(l, Dtype::nvfp4).linear_input == 0.5625);
+  CHECK(act_layout(l, Dtype::bf16).linear_input == 2);
+  // Full recompute keeps the layer input in bf16 whatever the recipe: 2sbh/t
+  CHECK(layer_activations_kept(layer_activations(m, false, 1, 8192, fp8), Recompute::full, m, 1,
+                               8192, fp8) == 2.0 * 8192 * 8192 / 4);
+}

@@ -1,5 +1,6 @@
 #include "core/memory/activations.hpp"
 
+#include "core/memory/model_states.hpp"
 #include "core/model/params.hpp"
 #include "core/parallel/pipeline_schedule.hpp"
 
@@ -7,8 +8,9 @@
 
 namespace rl {
 
-ActLayout act_layout(const Layout &l) {
-  return ActLayout{l.tp, l.sp && l.tp > 1, l.cp, l.flash};
+ActLayout act_layout(const Layout &l, Dtype precision) {
+  return ActLayout{l.tp, l.sp && l.tp > 1, l.cp, l.flash,
+                   is_scaled_float(precision) ? dtype_bytes(precision) : 2.0};
 }
 
 LayerActivations layer_activations(const ModelSpec &m, bool moe, double b, double s,
@@ -24,12 +26,15 @@ LayerActivations layer_activations(const ModelSpec &m, bool moe, double b, doubl
   // Replicated under plain TP, split by t under Megatron-SP.
   const double rep = l.sp ? 1.0 / t : 1.0;
   const double sbh = s * b * h;
+  // The linear layers' saved inputs at linear_input bytes (QKV, output projection, MLP input,
+  // the second MLP GEMM's input, MLA up-projections, MoE dispatched tokens); the rest bf16.
+  const double li = l.linear_input;
   LayerActivations x;
   x.norm_inputs = 4 * sbh * rep;
-  x.qkv_input = 2 * sbh * rep;
+  x.qkv_input = li * sbh * rep;
   x.qk = 2 * s * b * dqk * (a + k);
   x.v = 2 * s * b * dv * k;
-  x.out_input = 2 * s * b * a * dv;
+  x.out_input = li * s * b * a * dv;
   x.attn_dropout = m.dropout ? sbh * rep : 0;
   if (l.flash) {
     x.flash_stats = 4 * a * s * b; // docs/formulas.md: fp32 softmax statistics
@@ -40,17 +45,19 @@ LayerActivations layer_activations(const ModelSpec &m, bool moe, double b, doubl
   if (m.mla) {
     const MlaSpec &q = *m.mla;
     x.mla_latent =
-        2 * s * b * static_cast<double>(q.q_lora_rank + q.kv_lora_rank + q.qk_rope_head_dim);
+        li * s * b * static_cast<double>(q.q_lora_rank + q.kv_lora_rank + q.qk_rope_head_dim);
   }
-  x.mlp_input = 2 * sbh * rep;
-  const double per_f = (m.gated_mlp ? 6.0 : 4.0) * s * b / t; // gated 6sbf, plain 4sbf
+  x.mlp_input = li * sbh * rep;
+  // gated 6sbf, plain 4sbf in bf16: the first GEMM's output (2f or f values, kept for the
+  // activation's backward) and the second GEMM's input (f values, at linear_input)
+  const double per_f = ((m.gated_mlp ? 4.0 : 2.0) + li) * s * b / t;
   if (moe && m.moe) {
     // ridgeline's MoE extension: each token's dispatched copy (top_k x 2sbh, split by t
     // like the MLP input under SP) plus top_k routed and the shared experts' hidden terms,
     // plus the fp32 router logits.
     const MoeSpec &e = *m.moe;
     x.mlp_hidden =
-        static_cast<double>(e.top_k) * 2 * sbh / t +
+        static_cast<double>(e.top_k) * li * sbh / t +
         per_f * static_cast<double>(e.expert_ffn) * static_cast<double>(e.top_k + e.shared_experts);
     x.router = 4 * s * b * static_cast<double>(e.experts) * rep;
   } else {
@@ -110,13 +117,15 @@ double output_activation_bytes(const ModelSpec &m, double b, double s, const Act
   return bytes / static_cast<double>(l.seq_div);
 }
 
-StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s) {
+StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s,
+                                   Dtype precision) {
   return stage_activations(m, l, stage, s, stage_layer_mix(m, l)[static_cast<std::size_t>(stage)],
-                           layer_activation_bytes(m, l, s));
+                           layer_activation_bytes(m, l, s, precision));
 }
 
-LayerActivationBytes layer_activation_bytes(const ModelSpec &m, const Layout &l, double s) {
-  const ActLayout al = act_layout(l);
+LayerActivationBytes layer_activation_bytes(const ModelSpec &m, const Layout &l, double s,
+                                            Dtype precision) {
+  const ActLayout al = act_layout(l, precision);
   const double b = static_cast<double>(l.microbatch);
   LayerActivationBytes out;
   const LayerActivations dense = layer_activations(m, false, b, s, al);

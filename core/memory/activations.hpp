@@ -38,6 +38,10 @@ struct ActLayout {
   bool sp = false;
   i64 seq_div = 1; // ring CP x Ulysses degree: every term divided by it (docs/formulas.md: A/N)
   bool flash = false;
+  // Bytes per element of what a linear layer saves for its weight gradient: its input, which
+  // Transformer Engine keeps quantized in an FP8 or FP4 recipe (transformer_engine/pytorch/
+  // module/linear.py: saved_inputmat is the quantized inputmat); 2 in bf16.
+  double linear_input = 2;
 };
 
 // Stored activations of one layer (before recompute), b sequences of length s.
@@ -61,12 +65,15 @@ struct StageActivations {
   double total() const { return layers + embedding + output; }
 };
 
-StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s);
+// `precision`: the training GEMMs' (workload.precision), which sets ActLayout::linear_input.
+StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s,
+                                   Dtype precision = Dtype::bf16);
 // What one layer of each type keeps and needs while recomputed (one micro-batch, one device).
 struct LayerActivationBytes {
   double kept_dense = 0, kept_moe = 0, full_dense = 0, full_moe = 0;
 };
-LayerActivationBytes layer_activation_bytes(const ModelSpec &m, const Layout &l, double s);
+LayerActivationBytes layer_activation_bytes(const ModelSpec &m, const Layout &l, double s,
+                                            Dtype precision = Dtype::bf16);
 // The same from the stage's dense and MoE layer counts (stage_layer_mix) and the per-layer
 // bytes, for callers that evaluate many stages.
 StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s,
@@ -76,6 +83,6 @@ StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stag
 double embedding_activation_bytes(const ModelSpec &m, double b, double s, const ActLayout &l);
 double output_activation_bytes(const ModelSpec &m, double b, double s, const ActLayout &l);
 
-ActLayout act_layout(const Layout &l);
+ActLayout act_layout(const Layout &l, Dtype precision = Dtype::bf16);
 
 } // namespace rl

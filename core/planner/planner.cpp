@@ -463,7 +463,7 @@ void PlanSearch::evaluate(const std::vector<StageLayerCount> &mix, Layout &l) {
   double memory = 0, step = 0, objective = 0;
   if (train_) {
     const double s = static_cast<double>(c_.workload.seq_len);
-    const LayerActivationBytes per = layer_activation_bytes(m, l, s);
+    const LayerActivationBytes per = layer_activation_bytes(m, l, s, c_.workload.precision);
     for (i64 j = 0; j < l.pp; ++j) {
       const StageLayerCount &n = mix[static_cast<std::size_t>(j)];
       const double total =

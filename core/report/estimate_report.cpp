@@ -400,24 +400,30 @@ void activations_table(const Config &c, const Estimate &e, ReportTable &t) {
   const auto frow = [&](const char *key, const char *name, const std::string &f, double v) {
     row(key, name, f.c_str(), v);
   };
+  // The linear layers' saved inputs at their recipe's bytes per element (core/memory/
+  // activations: ActLayout::linear_input), named beside the formula when not bf16.
+  const double li = act_layout(l, c.workload.precision).linear_input;
+  const std::string lis = units::format("%g", li);
+  const std::string lin =
+      li == 2 ? "" : std::string(" (") + io::name_of(c.workload.precision) + ")";
   frow("norm_inputs", "norm inputs", per("4sbh", sp), a.norm_inputs);
-  frow("qkv_input", "QKV input", per("2sbh", sp), a.qkv_input);
+  frow("qkv_input", "QKV input", per(lis + "sbh", sp) + lin, a.qkv_input);
   frow("qk", "Q, K for QK^T", per(tp && !kv_split ? "2sbd(a/t+1)" : "2sbd(a+k)", tp && kv_split),
        a.qk);
   frow("v", "V", per("2sbd" + k, tp && kv_split), a.v);
-  frow("out_input", "out-proj input", per("2sbad", tp), a.out_input);
+  frow("out_input", "out-proj input", per(lis + "sbad", tp) + lin, a.out_input);
   frow("attn_dropout", "attention dropout mask", per("sbh", sp), a.attn_dropout);
   frow("softmax", "softmax output", per("2as^2b", tp), a.softmax);
   frow("softmax_dropout", "softmax dropout", per("3as^2b", tp), a.softmax_dropout);
   frow("flash_stats", "flash softmax stats", per("4asb", tp) + " (fp32)", a.flash_stats);
-  frow("mla_latent", "MLA latents", per("2sb(r_q+r_kv+rope)", false), a.mla_latent);
-  frow("mlp_input", "MLP input", per("2sbh", sp), a.mlp_input);
+  frow("mla_latent", "MLA latents", per(lis + "sb(r_q+r_kv+rope)", false) + lin, a.mla_latent);
+  frow("mlp_input", "MLP input", per(lis + "sbh", sp) + lin, a.mlp_input);
   // MoE: each token's top_k dispatched copies and the routed + shared experts' hidden terms
+  const std::string hid = units::format("%g", (c.model.gated_mlp ? 4 : 2) + li);
   frow("mlp_hidden", "MLP hidden",
-       c.model.moe ? per(std::string("(2sbh top_k + ") + (c.model.gated_mlp ? "6" : "4") +
-                             "sbf_e (top_k+shared))",
-                         tp)
-                   : per(c.model.gated_mlp ? "6sbf" : "4sbf", tp),
+       (c.model.moe ? per("(" + lis + "sbh top_k + " + hid + "sbf_e (top_k+shared))", tp)
+                    : per(hid + "sbf", tp)) +
+           lin,
        a.mlp_hidden);
   frow("mlp_dropout", "MLP dropout mask", per("sbh", sp), a.mlp_dropout);
   frow("router", "router logits", per("4sbE", sp) + " (fp32)", a.router);
