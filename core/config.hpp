@@ -165,6 +165,9 @@ struct Link {
   // Fraction of bw NCCL's protocols deliver (nccl-tests bus bandwidth over line rate;
   // docs/calibration.md "Collectives").
   double efficiency = 1;
+  // Relative band on the times of its collectives (docs/formulas.md "Bands of a plan");
+  // 0.25 when not calibrated, as hardware.time_uncertainty.
+  double uncertainty = 0.25;
   double rate() const { return bw * efficiency; }
 };
 

@@ -243,9 +243,12 @@ JSON) side by side with its change from A to B: the table of the page's Compare 
 its pinned result, B the current one). Training and inference compare their estimates,
 serving its simulations, tx8 its mappings; a number only one side has reads "new" or
 "gone". Changes are relative ("-12.5%"), but a percentage's change is in points (MFU 30.0%
--> 35.2%: "+5.2 pts").
-  --json   {"a", "b", "rows": [{section, label, a, b, change}]} (a / b absent where that
-           side has no such number)
+-> 35.2%: "+5.2 pts"). Two training configurations end with the step-time difference and
+its band, each component's difference with that component's band (the chip's on compute,
+bubble and optimizer, the links' on exposed communication; docs/formulas.md "Bands of a
+plan"): beyond the band, or within it and not a difference the model can vouch for.
+  --json   {"a", "b", "rows": [{section, label, a, b, change}], "verdict"} (a / b absent
+           where that side has no such number; verdict for two training configurations)
 )";
 
 const char *kPresetsHelp = R"(usage: ridgeline presets [KIND] [NAME] [--json]
@@ -619,8 +622,12 @@ int cmd_compare(const Args &a) {
   allow_options(a, {"--json"});
   if (a.positional.size() != 2)
     throw Usage("`compare` takes two configurations, A and B");
-  const std::vector<ReportRow> ra = headline_rows(io::parse_config(load_config(a.positional[0])));
-  const std::vector<ReportRow> rb = headline_rows(io::parse_config(load_config(a.positional[1])));
+  const Config ca = io::parse_config(load_config(a.positional[0]));
+  const Config cb = io::parse_config(load_config(a.positional[1]));
+  const std::vector<ReportRow> ra = headline_rows(ca);
+  const std::vector<ReportRow> rb = headline_rows(cb);
+  const bool train = ca.workload.mode == Mode::train && cb.workload.mode == Mode::train;
+  const std::string verdict = train ? step_verdict(ca, estimate(ca), cb, estimate(cb)) : "";
   if (a.has("--json")) {
     json rows = json::array();
     for (const CompareRow &r : compare_rows(ra, rb)) {
@@ -631,8 +638,10 @@ int cmd_compare(const Args &a) {
         j["b"] = r.after;
       rows.push_back(j);
     }
-    std::cout << io::dump(json{{"a", a.positional[0]}, {"b", a.positional[1]}, {"rows", rows}}, 2)
-              << "\n";
+    json out = {{"a", a.positional[0]}, {"b", a.positional[1]}, {"rows", rows}};
+    if (!verdict.empty())
+      out["verdict"] = verdict;
+    std::cout << io::dump(out, 2) << "\n";
     return 0;
   }
   const ReportTable t = compare_table(ra, rb, "A", "B");
@@ -646,6 +655,8 @@ int cmd_compare(const Args &a) {
     else
       out.rows.push_back({"  " + r[0].text, r[1].text, r[2].text, r[3].text});
   out.print(std::cout);
+  if (!verdict.empty())
+    std::cout << verdict << "\n";
   return 0;
 }
 

@@ -80,6 +80,12 @@ void draw_compare_panel(AppState &s) {
   if (s.error())
     ui::text_colored(ui::color::error, "Current configuration: " + s.error()->text());
 
+  if (pin->config && pin->estimate && s.view_config() && s.estimate()) {
+    const std::string v =
+        step_verdict(*pin->config, *pin->estimate, *s.view_config(), *s.estimate());
+    if (!v.empty()) // the pinned result is A, the current one B
+      ImGui::TextWrapped("%s", v.c_str());
+  }
   const ReportTable t = compare_table(rows_of(pin->estimate, pin->serve, pin->tx8),
                                       rows_of(s.estimate(), s.serve(), s.tx8()));
   const float table_w = std::floor(ImGui::GetContentRegionAvail().x * 0.56f);

@@ -290,6 +290,14 @@ json to_json(const PlanResult &r, double seconds) {
     j["parallel"] = to_json(p.parallel);
     j["objective"] = p.objective;
     j["why"] = p.why;
+    if (p.estimate.has_time)
+      j["step_band_s"] = p.step_band;
+    if (p.vs_next)
+      j["vs_next"] = {{"delta_s", p.vs_next->delta},
+                      {"band_s", p.vs_next->band},
+                      {"beyond_band", p.vs_next->beyond_band()},
+                      {"deciding", p.vs_next->deciding},
+                      {"deciding_delta_s", p.vs_next->deciding_delta}};
     plans.push_back(j);
   }
   json inf = json::array();

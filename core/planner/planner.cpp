@@ -3,6 +3,7 @@
 #include "core/parallel/knobs.hpp"
 
 #include "core/error.hpp"
+#include "core/estimate/step_band.hpp"
 #include "core/memory/activations.hpp"
 #include "core/memory/model_states.hpp"
 #include "core/model/params.hpp"
@@ -194,20 +195,19 @@ std::string margin_text(double relative, const char *better) {
 
 namespace {
 
-// The largest time component by which plan a beats plan b.
-std::string why_better(const Plan &a, const Plan &b, Objective o) {
+// The largest time component by which plan a beats plan b, and whether the difference is
+// beyond the components' bands (core/estimate/step_band).
+std::string why_better(Plan &a, const Plan &b, Objective o, const ComponentBands &u) {
   const char *better = o == Objective::cost ? "cheaper" : "faster";
   if (a.estimate.has_time && b.estimate.has_time) {
-    const StepTime &x = a.estimate.time, &y = b.estimate.time;
-    const std::pair<const char *, double> parts[] = {
-        {"compute", y.compute - x.compute},
-        {"exposed communication", y.comm_exposed - x.comm_exposed},
-        {"pipeline bubble", y.bubble - x.bubble},
-        {"optimizer", y.optimizer - x.optimizer}};
-    const auto best = std::max_element(
-        parts, parts + 4, [](const auto &p, const auto &q) { return p.second < q.second; });
+    ComponentBands v = u; // each plan's chip band (hardware options may differ)
+    v.compute = std::max(a.estimate.uncertainty, b.estimate.uncertainty);
+    const StepDifference d = step_difference(a.estimate.time, b.estimate.time, v);
+    a.vs_next = d;
     char buf[200];
-    std::snprintf(buf, sizeof buf, ": %.0f ms less %s per step", best->second * 1e3, best->first);
+    std::snprintf(buf, sizeof buf, ": %.0f ms less %s per step, %s the band (+/-%.*f ms)",
+                  d.deciding_delta * 1e3, d.deciding, d.beyond_band() ? "beyond" : "within",
+                  d.band < 0.01 ? 1 : 0, d.band * 1e3);
     return margin_text(b.objective / a.objective - 1, better) + buf;
   }
   return margin_text(b.objective / a.objective - 1, "lower time per token");
@@ -592,9 +592,17 @@ PlanResult PlanSearch::result() const {
     pl.searched_memory = k.memory;
     r.plans.push_back(std::move(pl));
   }
-  for (std::size_t i = 0; i < r.plans.size(); ++i)
-    r.plans[i].why = i + 1 < r.plans.size() ? why_better(r.plans[i], r.plans[i + 1], o_.objective)
-                                            : std::string("the last plan shown");
+  const ComponentBands bands = component_bands(c_);
+  for (std::size_t i = 0; i < r.plans.size(); ++i) {
+    Plan &p = r.plans[i];
+    if (p.estimate.has_time) {
+      ComponentBands own = bands;
+      own.compute = p.estimate.uncertainty;
+      p.step_band = step_band(p.estimate.time, own);
+    }
+    p.why = i + 1 < r.plans.size() ? why_better(p, r.plans[i + 1], o_.objective, bands)
+                                   : std::string("the last plan shown");
+  }
   for (const auto &[over, l] : cache_->misses) {
     Infeasible inf;
     inf.parallel = spec_of(l);

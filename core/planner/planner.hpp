@@ -11,6 +11,7 @@
 
 #include "core/config.hpp"
 #include "core/estimate/estimate.hpp"
+#include "core/estimate/step_band.hpp"
 
 #include <map>
 #include <memory>
@@ -54,6 +55,10 @@ struct Plan {
   // As the search's fast evaluator found them (equal to estimate's, tested).
   double searched_step = 0, searched_memory = 0;
   std::string why; // what it wins on
+  // Its step time's band and the difference to the next plan with that difference's band
+  // (core/estimate/step_band; training plans with times only).
+  double step_band = 0;
+  std::optional<StepDifference> vs_next;
 };
 
 struct Infeasible {

@@ -1,7 +1,9 @@
 #include "core/report/report.hpp"
 
+#include "core/estimate/step_band.hpp"
 #include "core/io/units.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace rl {
@@ -263,6 +265,23 @@ std::string order_label(const Layout &l) {
     o += a;
   }
   return o;
+}
+
+std::string step_verdict(const Config &ca, const Estimate &a, const Config &cb, const Estimate &b) {
+  if (!a.has_time || !b.has_time || a.mode != Mode::train || b.mode != Mode::train)
+    return "";
+  const ComponentBands ua = component_bands(ca), ub = component_bands(cb);
+  const ComponentBands u{std::max(ua.compute, ub.compute), std::max(ua.comm, ub.comm)};
+  const StepDifference d = step_difference(b.time, a.time, u); // > 0: B faster
+  if (d.delta == 0)
+    return "A and B take the same time per step.";
+  const double rel = std::fabs(d.delta) / a.time.step;
+  return "B is " + units::seconds(std::fabs(d.delta)) + " (" + units::format("%.1f%%", 100 * rel) +
+         ") " + (d.delta > 0 ? "faster" : "slower") +
+         " per step than A: " + units::seconds(std::fabs(d.deciding_delta)) +
+         (d.delta > 0 ? " less " : " more ") + d.deciding + ", " +
+         (d.beyond_band() ? "beyond" : "within") + " the band (+/-" + units::seconds(d.band) + ")" +
+         (d.beyond_band() ? "." : ": not a difference the model can vouch for.");
 }
 
 } // namespace rl

@@ -67,4 +67,9 @@ std::vector<CompareRow> compare_rows(const std::vector<ReportRow> &before,
 // else relative ("-12.5%").
 std::string change_text(const CompareRow &r);
 
+// Two training estimates' step times as a claim with its band (core/estimate/step_band):
+// "B is 1.2 s (8.9%) faster per step than A: 0.9 s less exposed communication, beyond the
+// band (+/-0.3 s)"; "" when either has no step time.
+std::string step_verdict(const Config &ca, const Estimate &a, const Config &cb, const Estimate &b);
+
 } // namespace rl

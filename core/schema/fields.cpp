@@ -476,6 +476,12 @@ const std::vector<Field<Link>> &link_fields() {
            "Share of the line rate NCCL delivers (nccl-tests bus bandwidth over the link's "
            "rate; docs/calibration.md 'Collectives').",
            "", kAllModes}),
+      num(&Link::uncertainty,
+          {"", "uncertainty", N, 0.0, kMaxUncertainty, "", "band", 100, "+/-%.0f %%",
+           "Relative band on the times of its collectives: a plan's communication difference "
+           "to the next carries it (docs/formulas.md 'Bands of a plan'; 25% when not "
+           "calibrated).",
+           "", kAllModes}),
   };
   return t;
 }
