@@ -131,7 +131,7 @@ public:
   double positive(int c, double hi = kMaxRate) const {
     double v = 0;
     if (!parse_number(cell(c), v) || v <= 0)
-      fail(c, "expected a positive number, got " + quoted(cell(c)));
+      fail(c, "expected a positive number, got " + quote_text(cell(c)));
     if (v > hi)
       fail(c, cell(c) + " is beyond the limit of " + number_text(hi));
     return v;
@@ -140,7 +140,7 @@ public:
   double count(int c, double hi) const {
     double v = 0;
     if (!parse_number(cell(c), v) || v < 1 || v != std::floor(v))
-      fail(c, "expected a positive integer, got " + quoted(cell(c)));
+      fail(c, "expected a positive integer, got " + quote_text(cell(c)));
     if (v > hi)
       fail(c, cell(c) + " is beyond the limit of " + number_text(hi));
     return v;
@@ -181,7 +181,7 @@ Dtype dtype_of(const Csv &csv, int c) {
   for (const auto &[n, d] : kNames)
     if (s == n)
       return d;
-  csv.fail(c, quoted(csv.cell(c)) + " is not one of bf16, fp16, fp32, fp8, int8");
+  csv.fail(c, quote_text(csv.cell(c)) + " is not one of bf16, fp16, fp32, fp8, int8");
 }
 
 bool flag_of(const Csv &csv, int c) {
@@ -190,7 +190,7 @@ bool flag_of(const Csv &csv, int c) {
     return true;
   if (s == "false" || s == "0")
     return false;
-  csv.fail(c, "expected true, false, 1 or 0, got " + quoted(csv.cell(c)));
+  csv.fail(c, "expected true, false, 1 or 0, got " + quote_text(csv.cell(c)));
 }
 
 std::string whole(double v) {

@@ -274,7 +274,7 @@ private:
     }
     double size = 0;
     if (!parse_number(w[c.size], size) || size < 0 || size != std::floor(size))
-      fail(line, "column 'size': expected a whole number of bytes, got " + quoted(w[c.size]));
+      fail(line, "column 'size': expected a whole number of bytes, got " + quote_text(w[c.size]));
     if (size > 1e15)
       fail(line, "column 'size': " + std::string(w[c.size]) + " bytes is beyond 1e15");
     test_.rows = true;
@@ -303,14 +303,14 @@ private:
         fail(line, "column 'time'" + where_v +
                        ": expected a positive number of microseconds, "
                        "got " +
-                       quoted(w[c.time[v]]));
+                       quote_text(w[c.time[v]]));
       if (!parse_number(w[c.busbw[v]], busbw) || busbw < 0)
         fail(line, "column 'busbw'" + where_v + ": expected a number of GB/s, got " +
-                       quoted(w[c.busbw[v]]));
+                       quote_text(w[c.busbw[v]]));
       if (c.wrong[v] != 0 && w[c.wrong[v]] != "N/A") {
         if (!parse_number(w[c.wrong[v]], wrong) || wrong < 0)
           fail(line, "column '#wrong'" + where_v + ": expected a count or N/A, got " +
-                         quoted(w[c.wrong[v]]));
+                         quote_text(w[c.wrong[v]]));
         if (wrong > 0)
           fail(line, "column '#wrong'" + where_v + ": " + std::string(w[c.wrong[v]]) +
                          " wrong elements: the test failed its check; its timings are not read");

@@ -44,7 +44,7 @@ std::optional<std::string_view> after(std::string_view t, std::string_view key) 
 [[noreturn]] void bad_value(const std::string &name, long long line, std::string_view field,
                             const char *expected, std::string_view got) {
   throw ConfigError(where(name, line), "field '" + std::string(field) + "': expected " + expected +
-                                           ", got " + quoted(got));
+                                           ", got " + quote_text(got));
 }
 
 // The value after `key`: a number in [lo, hi] (nullopt when the key is absent).

@@ -70,7 +70,7 @@ std::string where(const std::string &name, long long line) {
   return name + ":" + std::to_string(line);
 }
 
-std::string quoted(std::string_view s) {
+std::string quote_text(std::string_view s) {
   constexpr std::size_t kShown = 40;
   std::string out = "'";
   out.append(s.substr(0, kShown));

@@ -81,7 +81,7 @@ private:
 // "<name>:<line>"
 std::string where(const std::string &name, long long line);
 // A user's text quoted for a message, cut to 40 bytes: 'abc'.
-std::string quoted(std::string_view s);
+std::string quote_text(std::string_view s);
 std::string_view trim(std::string_view s);
 // A line without a launcher's rank label ("0: " from srun --label).
 std::string_view without_rank_label(std::string_view s);
