@@ -232,3 +232,17 @@ TEST_CASE("app: an override of a scenario's cluster keeps the scenario's preset 
   CHECK(rl::io::encode_url_query(json{{"workload", {{"request_rate", 10.0}}}}) ==
         "workload.request_rate=10");
 }
+
+TEST_CASE("app: a link that does not evaluate still shows its presets' values", "[app][url]") {
+  // Opened cold on a link whose workload lacks a required field (training without a global
+  // batch), the model, hardware and cluster rows read their presets
+  // (presets/models/llama3-8b.json: 32 layers, hidden 4096), not zeros.
+  AppState s;
+  s.load_from_url("model=llama3-8b&hardware=h100-sxm&cluster=dgx-h100&workload.mode=train"
+                  "&workload.seq_len=4096");
+  REQUIRE(s.error());
+  CHECK(s.error()->path == "workload.global_batch");
+  CHECK(s.field("model", "layers") == json(32));
+  CHECK(s.field("model", "hidden") == json(4096));
+  CHECK(s.field("cluster", "devices_per_node") == json(8));
+}

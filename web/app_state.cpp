@@ -355,6 +355,15 @@ json AppState::field(const std::string &section, const std::string &key) const {
   }
   if (view_resolved_.contains(section) && view_resolved_.at(section).contains(ptr))
     return view_resolved_.at(section).at(ptr);
+  // Nothing resolved yet (a link that does not parse, opened cold): the section's preset
+  // still says what its rows hold, rather than zeros.
+  if (const std::string base = preset_base(section);
+      !base.empty() && (section == "model" || section == "hardware" || section == "cluster")) {
+    json preset;
+    if (!guarded([&] { preset = io::preset_json(section, base, section); }) && preset.is_object() &&
+        preset.contains(ptr))
+      return preset.at(ptr);
+  }
   return nullptr;
 }
 
