@@ -376,13 +376,10 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
     }
     // Bounded work: a run of more than 5e7 simulated output tokens (or prompts beyond 1M
     // tokens) is reported, not simulated.
-    if (s.input_len > 1e6 || s.output_len > 1e6) {
-      out.notes.push_back(s.name + ": too long to simulate (over 5e7 output tokens); not fitted");
-      continue;
-    }
     Config c = serving_run_config(base, s);
-    if (static_cast<double>(simulated_requests(c.workload.serve)) * s.output_len > 5e7 ||
-        simulated_requests(c.workload.serve) > 1'000'000) {
+    const i64 n = simulated_requests(c.workload.serve);
+    if (s.input_len > 1e6 || s.output_len > 1e6 || n > 1'000'000 ||
+        static_cast<double>(n) * s.output_len > 5e7) {
       out.notes.push_back(s.name + ": too long to simulate (over 5e7 output tokens); not fitted");
       continue;
     }
@@ -426,39 +423,36 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
   for (std::size_t i = 0; i < runs.size(); ++i)
     if (used[i]->ttft.mean > 0)
       with_ttft.push_back(i);
+  // median |error| of the runs' TTFT predicted by p, shifted by `shift` s
+  auto median_ttft_error = [&](const ServingPrediction &p, double shift) {
+    std::vector<double> e;
+    for (const std::size_t i : with_ttft)
+      e.push_back(std::fabs((p.ttft[i] + shift) / used[i]->ttft.mean - 1));
+    return median(e);
+  };
   double d = 0;
   if (!with_ttft.empty()) {
     double best = INFINITY;
-    std::vector<double> e(with_ttft.size());
     for (int k = 0; k <= 5000; ++k) {
-      const double x = 1e-4 * k;
-      for (std::size_t j = 0; j < with_ttft.size(); ++j)
-        e[j] = std::fabs((at_o.ttft[with_ttft[j]] + x) / used[with_ttft[j]]->ttft.mean - 1);
-      const double m = median(e);
+      const double m = median_ttft_error(at_o, 1e-4 * k);
       if (m < best - 1e-12) {
         best = m;
-        d = x;
+        d = 1e-4 * k;
       }
     }
   }
   // The shift is one for one only where a request is taken as it arrives; the simulation
   // decides between it, half of it and none (join_at_completion absorbs part of it).
-  auto median_ttft_error = [&](const ServingPrediction &p) {
-    std::vector<double> e;
-    for (const std::size_t i : with_ttft)
-      e.push_back(std::fabs(p.ttft[i] / used[i]->ttft.mean - 1));
-    return median(e);
-  };
   ServingPrediction fit = predict_serving(runs, o, d);
   if (d > 0) {
+    double best = median_ttft_error(fit, 0);
     const ServingPrediction half = predict_serving(runs, o, d / 2);
-    double best = median_ttft_error(fit);
-    if (median_ttft_error(half) < best) {
-      best = median_ttft_error(half);
+    if (const double h = median_ttft_error(half, 0); h < best) {
+      best = h;
       fit = half;
       d /= 2;
     }
-    if (median_ttft_error(at_o) < best) {
+    if (median_ttft_error(at_o, 0) < best) {
       fit = at_o;
       d = 0;
     }

@@ -26,6 +26,10 @@ ComponentBands component_bands(const Config &c) {
   return u;
 }
 
+ComponentBands wider(const ComponentBands &a, const ComponentBands &b) {
+  return {std::max(a.compute, b.compute), std::max(a.comm, b.comm)};
+}
+
 double step_band(const StepTime &t, const ComponentBands &u) {
   const double compute = u.compute * (t.compute + t.bubble + t.optimizer);
   const double comm = u.comm * t.comm_exposed;

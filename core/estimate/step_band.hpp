@@ -17,6 +17,8 @@ struct ComponentBands {
   double comm = 0;    // relative, on exposed communication
 };
 ComponentBands component_bands(const Config &c);
+// Two layouts compared: each component at the wider of their two bands.
+ComponentBands wider(const ComponentBands &a, const ComponentBands &b);
 
 // The band of one step time (s): sqrt((u_c (compute + bubble + optimizer))^2 + (u_comm
 // comm_exposed)^2).

@@ -947,11 +947,11 @@ json expand_scenario(const json &j) {
     }
     const auto pw = patch.find("workload");
     const auto mw = merged.find("workload");
-    if (pw != patch.end() && pw->is_object() && mw != merged.end() && mw->is_object())
-      for (const char *load : {"concurrency", "request_rate"})
-        if (pw->contains(load) &&
-            !pw->contains(load == std::string("concurrency") ? "request_rate" : "concurrency"))
-          keep_one_load(*mw, load);
+    if (pw != patch.end() && pw->is_object() && mw != merged.end()) {
+      const bool conc = pw->contains("concurrency"), rate = pw->contains("request_rate");
+      if (conc != rate) // one load given: it replaces the scenario's other one
+        keep_one_load(*mw, conc ? "concurrency" : "request_rate");
+    }
     merged.merge_patch(patch);
     return merged;
   }

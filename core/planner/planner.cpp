@@ -200,9 +200,10 @@ namespace {
 std::string why_better(Plan &a, const Plan &b, Objective o, const ComponentBands &u) {
   const char *better = o == Objective::cost ? "cheaper" : "faster";
   if (a.estimate.has_time && b.estimate.has_time) {
-    ComponentBands v = u; // each plan's chip band (hardware options may differ)
-    v.compute = std::max(a.estimate.uncertainty, b.estimate.uncertainty);
-    const StepDifference d = step_difference(a.estimate.time, b.estimate.time, v);
+    // each plan at its own chip's band (hardware options may differ), the cluster's links
+    const StepDifference d =
+        step_difference(a.estimate.time, b.estimate.time,
+                        wider({a.estimate.uncertainty, u.comm}, {b.estimate.uncertainty, u.comm}));
     a.vs_next = d;
     char buf[200];
     std::snprintf(buf, sizeof buf, ": %.0f ms less %s per step, %s the band (+/-%.*f ms)",

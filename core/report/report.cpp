@@ -3,7 +3,6 @@
 #include "core/estimate/step_band.hpp"
 #include "core/io/units.hpp"
 
-#include <algorithm>
 #include <cmath>
 
 namespace rl {
@@ -270,9 +269,8 @@ std::string order_label(const Layout &l) {
 std::string step_verdict(const Config &ca, const Estimate &a, const Config &cb, const Estimate &b) {
   if (!a.has_time || !b.has_time || a.mode != Mode::train || b.mode != Mode::train)
     return "";
-  const ComponentBands ua = component_bands(ca), ub = component_bands(cb);
-  const ComponentBands u{std::max(ua.compute, ub.compute), std::max(ua.comm, ub.comm)};
-  const StepDifference d = step_difference(b.time, a.time, u); // > 0: B faster
+  const StepDifference d = // > 0: B faster
+      step_difference(b.time, a.time, wider(component_bands(ca), component_bands(cb)));
   if (d.delta == 0)
     return "A and B take the same time per step.";
   const double rel = std::fabs(d.delta) / a.time.step;

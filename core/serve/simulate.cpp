@@ -227,8 +227,9 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
         std::max(t, tr[static_cast<std::size_t>(held)].arrival);
     held = -1;
   }
-  while (next < ids.size() && (*arrive)[static_cast<std::size_t>(ids[earliest()])] <= t) {
-    std::swap(ids[next], ids[earliest()]);
+  for (std::size_t j = 0;
+       next < ids.size() && (*arrive)[static_cast<std::size_t>(ids[j = earliest()])] <= t;) {
+    std::swap(ids[next], ids[j]);
     st.area += t - (*arrive)[static_cast<std::size_t>(ids[next])];
     waiting.push_back(ids[next++]);
   }
