@@ -331,6 +331,11 @@ struct WorkloadSpec {
   // "what should I run on".
   std::vector<std::string> hardware_options;
   std::vector<i64> device_options;
+  // The serving planner's other choices: engine presets ("vllm", "sglang@0.5.1.post1") and
+  // precisions (each sets weight_dtype, and precision for a GEMM dtype; int4 is weight-only).
+  // Empty: the configuration's own.
+  std::vector<std::string> engine_options;
+  std::vector<Dtype> precision_options;
   double deadline_days = 0;
   // infer
   i64 batch = 0;

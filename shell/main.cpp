@@ -158,11 +158,14 @@ output token (inference); the time/memory Pareto front comes with them.
                   cost.{per_hour, to_train}
 
 On a serve configuration (workload.mode "serve") it finds the cheapest deployments that
-meet workload.slo at workload.request_rate: hardware (workload.hardware_options), tp, pp
-and ep per instance, replicas, max batch and chunk, aggregated or disaggregated prefill
-and decode, each sized by simulation and verified whole (see `ridgeline serve --help`);
---json gives "deployments" (cost.per_hour, cost.per_million_tokens, simulation, config)
-and "stats" (candidates, evaluated, feasible, rejected, simulations, seconds).
+meet workload.slo at workload.request_rate: hardware (workload.hardware_options), engine
+(engine_options), weight precision (precision_options; FP4 on hardware with its peak), tp
+and pp per instance and, for MoE, attention DP with the experts split by tensor (moe_tp)
+or by expert (ep), replicas, max batch and chunk, aggregated or disaggregated prefill and
+decode, each sized by simulation and verified whole (see `ridgeline serve --help`); knobs
+`parallel` sets stay fixed unless --free frees them. --json gives "deployments" (engine,
+weight_dtype, precision, instance, cost.per_hour, cost.per_million_tokens, simulation,
+config) and "stats" (candidates, evaluated, feasible, rejected, simulations, seconds).
 )";
 
 const char *kExportHelp =

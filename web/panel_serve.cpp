@@ -234,8 +234,9 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
     return;
   }
   ImGui::SameLine();
-  ui::text_dim("cheapest deployments meeting the SLO (hardware from workload.hardware_options); "
-               "click a row to apply it");
+  ui::text_dim("cheapest deployments meeting the SLO (hardware, engines and precisions from "
+               "workload.hardware_options, engine_options, precision_options); click a row to "
+               "apply it");
   if (!su.plan_error.empty()) {
     ui::text_colored(ui::color::error, su.plan_error);
     return;
@@ -267,7 +268,15 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
     s.set_preset("hardware", d.hardware);
     s.set_preset("cluster", d.cluster);
     s.set_field("cluster", "devices", d.devices);
-    s.set_parallel_object({{"tp", d.layout.tp}, {"pp", d.layout.pp}, {"ep", d.layout.ep}});
+    const WorkloadSpec &w = d.config.workload;
+    json par = {{"tp", d.layout.tp}, {"pp", d.layout.pp}, {"ep", d.layout.ep}};
+    if (d.layout.ep_in_instance) // MoE inside the instance: attention DP, the experts' TP
+      par.update({{"attention_dp", d.layout.attention_dp}, {"moe_tp", d.layout.moe_tp}});
+    s.set_parallel_object(par);
+    if (w.serve.engine.name != "none")
+      s.set_field("workload", "engine", w.serve.engine.name);
+    s.set_field("workload", "weight_dtype", name_of(w.weight_dtype));
+    s.set_field("workload", "precision", name_of(w.precision));
     s.set_field("workload", "scheduler.max_batch", d.max_batch);
     s.set_field("workload", "scheduler.chunk", d.chunk);
     s.set_field("workload", "scheduler.max_tokens", d.config.workload.serve.max_tokens);

@@ -405,48 +405,57 @@ void draw_tx8_op_workload(AppState &s) {
   ui::section_error("workload");
 }
 
-// The hardware a planner may choose from (workload.hardware_options): one checkbox per
-// preset, three to a row. Shared by the serving planner and the training planner.
-void plan_on_row(AppState &s, const char *help) {
-  {
-    ui::row_label("Plan on", "workload.hardware_options", help);
-    ui::text_dim("the planner may pick");
-    json opts = s.field("workload", "hardware_options");
-    if (!opts.is_array())
-      opts = json::array();
-    bool changed = false;
-    int n = 0;
-    auto hw_of = [](const json &o) {
-      const std::string v = o.is_string() ? o.get<std::string>() : "";
-      return v.substr(0, v.find('@'));
-    };
-    for (const std::string &name : io::preset_names("hardware")) {
-      if (name == "tx8")
-        continue;
-      bool on =
-          std::any_of(opts.begin(), opts.end(), [&](const json &o) { return hw_of(o) == name; });
-      // three to a row under the label, each a third of the panel's width
-      const float cell = std::floor(ImGui::GetContentRegionAvail().x / 3);
-      if (n % 3 != 0)
-        ImGui::SameLine(ImGui::GetStyle().WindowPadding.x + cell * static_cast<float>(n % 3));
-      ++n;
-      if (ImGui::Checkbox(name.c_str(), &on)) {
-        changed = true;
-        if (on) {
-          opts.push_back(name);
-        } else {
-          json keep = json::array();
-          for (const auto &o : opts)
-            if (hw_of(o) != name)
-              keep.push_back(o);
-          opts = keep;
-        }
+// A planner's choices, workload.<field>: one checkbox per name, three to a row under the
+// label. An entry counts for the name before its '@' (a hardware option's cluster).
+void option_checkboxes(AppState &s, const char *label, const std::string &field, const char *help,
+                       const std::vector<std::string> &names) {
+  ui::row_label(label, "workload." + field, help);
+  ui::text_dim("the planner may pick");
+  json opts = s.field("workload", field);
+  if (!opts.is_array())
+    opts = json::array();
+  bool changed = false;
+  int n = 0;
+  auto key_of = [](const json &o) {
+    const std::string v = o.is_string() ? o.get<std::string>() : "";
+    return v.substr(0, v.find('@'));
+  };
+  for (const std::string &name : names) {
+    bool on =
+        std::any_of(opts.begin(), opts.end(), [&](const json &o) { return key_of(o) == name; });
+    // three to a row under the label, each a third of the panel's width
+    const float cell = std::floor(ImGui::GetContentRegionAvail().x / 3);
+    if (n % 3 != 0)
+      ImGui::SameLine(ImGui::GetStyle().WindowPadding.x + cell * static_cast<float>(n % 3));
+    ++n;
+    ImGui::PushID(field.c_str());
+    if (ImGui::Checkbox(name.c_str(), &on)) {
+      changed = true;
+      if (on) {
+        opts.push_back(name);
+      } else {
+        json keep = json::array();
+        for (const auto &o : opts)
+          if (key_of(o) != name)
+            keep.push_back(o);
+        opts = keep;
       }
     }
-    if (changed)
-      s.set_field("workload", "hardware_options", opts);
-    ui::field_error("workload.hardware_options");
+    ImGui::PopID();
   }
+  if (changed)
+    s.set_field("workload", field, opts);
+  ui::field_error("workload." + field);
+}
+
+// The hardware a planner may choose from (workload.hardware_options). Shared by the serving
+// planner and the training planner.
+void plan_on_row(AppState &s, const char *help) {
+  std::vector<std::string> names;
+  for (const std::string &name : io::preset_names("hardware"))
+    if (name != "tx8")
+      names.push_back(name);
+  option_checkboxes(s, "Plan on", "hardware_options", help, names);
 }
 
 // workload.mode "serve": the request stream, the SLO and the scheduler (`ridgeline serve`).
@@ -462,6 +471,14 @@ void draw_serve_workload(AppState &s) {
   }
   plan_on_row(s, "Hardware presets the Deployments tab searches (none ticked: the accelerator "
                  "above, on its cluster). Each runs on the cluster above.");
+  option_checkboxes(s, "Engines", "engine_options",
+                    "Engine presets the Deployments tab compares (none ticked: workload.engine).",
+                    io::preset_names("engine"));
+  option_checkboxes(s, "Precisions", "precision_options",
+                    "Weight precisions the Deployments tab compares, each for the weights and "
+                    "the GEMMs (FP4 on hardware with an FP4 peak; int4 weight-only). None "
+                    "ticked: the workload's own.",
+                    {"bf16", "fp8", "fp4", "mxfp4", "int4"});
   schema_rows(s, "workload", schema::serve_fields(), "slo", "");
   schema_rows(s, "workload", schema::serve_fields(), "scheduler", "");
   schema_rows(s, "workload", schema::workload_fields(), "", "types"); // dtypes, time bound

@@ -750,8 +750,35 @@ void parse_options(ObjectReader &r, WorkloadSpec &w, bool train) {
       w.hardware_options.push_back(name);
     }
   }
-  if (!train)
+  if (!train) {
+    if (const json *eo = r.opt_child("engine_options")) {
+      const std::string ep = r.path_of("engine_options");
+      if (!eo->is_array() || eo->size() > 16)
+        throw ConfigError(ep, "must be an array of at most 16 engine preset names");
+      for (std::size_t i = 0; i < eo->size(); ++i) {
+        const std::string at = ep + "[" + std::to_string(i) + "]";
+        if (!(*eo)[i].is_string())
+          throw ConfigError(at, "must be an engine preset name (vllm, sglang, trtllm)");
+        parse_engine((*eo)[i], at, nullptr); // the preset and its version exist
+        w.engine_options.push_back((*eo)[i].get<std::string>());
+      }
+    }
+    if (const json *po = r.opt_child("precision_options")) {
+      const std::string pp = r.path_of("precision_options");
+      if (!po->is_array() || po->size() > 9)
+        throw ConfigError(pp, "must be an array of at most 9 dtype names");
+      for (std::size_t i = 0; i < po->size(); ++i) {
+        const std::string at = pp + "[" + std::to_string(i) + "]";
+        const auto &list = schema::choices<Dtype>();
+        const auto d = (*po)[i].is_string() ? schema::value_in(list, (*po)[i].get<std::string>())
+                                            : std::nullopt;
+        if (!d)
+          throw ConfigError(at, "must be one of " + schema::names_text(list));
+        w.precision_options.push_back(static_cast<Dtype>(*d));
+      }
+    }
     return;
+  }
   if (const json *d = r.opt_child("device_options")) {
     const std::string dp = r.path_of("device_options");
     if (d->is_object()) {
@@ -1150,6 +1177,14 @@ json to_json(const WorkloadSpec &w) {
     j["scheduler"] = scheduler;
     if (!w.hardware_options.empty())
       j["hardware_options"] = w.hardware_options;
+    if (!w.engine_options.empty())
+      j["engine_options"] = w.engine_options;
+    if (!w.precision_options.empty()) {
+      json p = json::array();
+      for (const Dtype d : w.precision_options)
+        p.push_back(name_of(d));
+      j["precision_options"] = p;
+    }
     break;
   }
   case Mode::tx8_op: {

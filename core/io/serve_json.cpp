@@ -3,6 +3,7 @@
 #include "core/io/config_json.hpp"
 #include "core/io/estimate_json.hpp"
 #include "core/io/json_reader.hpp"
+#include "core/time/step_time.hpp"
 
 #include <cmath>
 #include <cstdlib>
@@ -64,8 +65,12 @@ json to_json(const ServePlanResult &r) {
   json deps = json::array();
   for (const Deployment &d : r.deployments) {
     const Layout &l = d.layout;
+    const WorkloadSpec &w = d.config.workload;
     json j = {{"hardware", d.hardware},
               {"cluster", d.cluster},
+              {"engine", w.serve.engine.name},
+              {"weight_dtype", name_of(w.weight_dtype)},
+              {"precision", name_of(w.precision)},
               {"instance",
                {{"tp", l.tp},
                 {"pp", l.pp},
@@ -109,6 +114,7 @@ std::vector<Config> planner_choices(const json &config) {
   if (devices.empty())
     devices.push_back(0); // the cluster's own
   std::vector<Config> out;
+  std::vector<bool> precision_used(w.precision_options.size(), false);
   for (const std::string &name : hardware)
     for (const i64 n : devices) {
       json k = full;
@@ -126,8 +132,35 @@ std::vector<Config> planner_choices(const json &config) {
           k["cluster"] = {{"base", k["cluster"]}};
         k["cluster"]["devices"] = n;
       }
-      out.push_back(parse_config(k));
+      if (train || (w.engine_options.empty() && w.precision_options.empty())) {
+        out.push_back(parse_config(k));
+        continue;
+      }
+      // serving: each engine x precision on this hardware; FP4 where the chip has its peak
+      const HardwareSpec hw = parse_config(k).hardware;
+      for (std::size_t e = 0; e < std::max<std::size_t>(1, w.engine_options.size()); ++e)
+        for (std::size_t p = 0; p < std::max<std::size_t>(1, w.precision_options.size()); ++p) {
+          json x = k;
+          if (!w.engine_options.empty())
+            x["workload"]["engine"] = w.engine_options[e];
+          if (!w.precision_options.empty()) {
+            const Dtype d = w.precision_options[p];
+            if (!has_precision_peak(hw, d))
+              continue;
+            x["workload"]["weight_dtype"] = name_of(d);
+            if (d != Dtype::int4) // INT4 is weight-only: dequantised to the precision's GEMMs
+              x["workload"]["precision"] = name_of(d);
+            precision_used[p] = true;
+          }
+          out.push_back(parse_config(x));
+        }
     }
+  for (std::size_t p = 0; p < w.precision_options.size(); ++p)
+    if (!precision_used[p])
+      throw ConfigError("workload.precision_options[" + std::to_string(p) + "]",
+                        std::string(name_of(w.precision_options[p])) +
+                            " needs an FP4 peak (hardware.peak_flops.fp4), which none of the "
+                            "hardware to plan on has (b200, b300, gb200, gb300 have one)");
   return out;
 }
 

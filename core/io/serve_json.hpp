@@ -18,7 +18,9 @@ nlohmann::json to_json(const ServePlanResult &r);
 // The configurations a planner searches: `config` once per entry of
 // workload.hardware_options ("name" or "name@cluster": the cluster preset too) and, for
 // training, per workload.device_options count (training keeps its device count on another
-// cluster preset); `config` alone without options.
+// cluster preset) and, for serving, per workload.engine_options x workload.precision_options
+// entry (a precision only on hardware with its peak: FP4 where peak_flops.fp4 is given);
+// `config` alone without options.
 std::vector<Config> planner_choices(const nlohmann::json &config);
 
 // Latency percentiles and throughput over the load (the page's and CLI's curve): the

@@ -265,6 +265,9 @@ std::string base_scenario(const json &link, const std::string &fallback) {
   if (fallback.empty() || mode.empty() ||
       workload_mode_of(preset_json("scenario", fallback, "scenario")) == mode)
     return fallback;
+  // a serve link starts from the dense serving scenario (the MoE one is for its planner)
+  if (mode == "serve" && is_preset("scenario", "llama3-70b-h100-serve"))
+    return "llama3-70b-h100-serve";
   for (const auto &name : preset_names("scenario"))
     if (workload_mode_of(preset_json("scenario", name, "scenario")) == mode)
       return name;

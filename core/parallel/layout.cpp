@@ -54,7 +54,6 @@ LayoutCheck check_stage_split(const ModelSpec &m, const Layout &l) {
   return {};
 }
 
-LayoutCheck fill_layout(const Config &c, Layout &l);
 LayoutCheck check_layout(const Config &c, Layout &l, bool explain);
 } // namespace
 
@@ -188,7 +187,6 @@ std::vector<StageLayerCount> stage_layer_mix(const ModelSpec &m, const Layout &l
   return out;
 }
 
-namespace {
 // The knobs a ParallelSpec sets (defaults for the rest), then complete_layout.
 LayoutCheck fill_layout(const Config &c, Layout &l) {
   const ParallelSpec &p = c.parallel;
@@ -222,7 +220,6 @@ LayoutCheck fill_layout(const Config &c, Layout &l) {
   l.dp = p.dp.value_or(0);
   return complete_layout(c, l);
 }
-} // namespace
 
 LayoutCheck complete_layout(const Config &c, Layout &l, bool explain) {
   LayoutCheck r = check_layout(c, l, explain);

@@ -65,6 +65,8 @@ LayoutCheck complete_layout(const Config &c, Layout &l, bool explain = true);
 // tp > 1; FlashAttention on; no recompute; 1F1B, interleaved when vpp > 1) and checks
 // legality. Throws ConfigError naming the field and the numbers.
 Layout resolve_layout(const Config &c);
+// The same, the verdict as a value (l is complete only when it is ok).
+LayoutCheck fill_layout(const Config &c, Layout &l);
 
 // Why `value` for an integer knob (a row of core/schema parallel_fields: tp, pp, vpp, ...) would
 // make c's layout illegal: resolve_layout's own message, or "" when legal. dp follows the

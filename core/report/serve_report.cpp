@@ -2,6 +2,7 @@
 
 #include "core/io/units.hpp"
 #include "core/report/cells.hpp"
+#include "core/schema/choices.hpp"
 
 #include <algorithm>
 
@@ -31,6 +32,14 @@ std::string instance_label(const Layout &l) {
     s += " ep" + str(l.ep);
   if (l.ep_in_instance)
     s += " moe_tp" + str(l.moe_tp);
+  return s;
+}
+
+// The weight dtype, and the GEMMs' precision when it differs (weight-only: "int4/bf16").
+std::string weights_label(const WorkloadSpec &w) {
+  std::string s = schema::choice_name(w.weight_dtype);
+  if (w.precision != w.weight_dtype)
+    s += std::string("/") + schema::choice_name(w.precision);
   return s;
 }
 
@@ -220,6 +229,8 @@ ReportTable deployment_table(const ServePlanResult &r) {
   t.title = "Deployments meeting the SLO, cheapest first";
   t.columns = {{"rank", "#"},
                {"hardware", "hardware", {}, {}, true},
+               {"engine", "engine", {}, {}, true},
+               {"weights", "weights", {}, {}, true},
                {"instance", "instance", {}, {}, true},
                {"batch", "batch"},
                {"chunk", "chunk"},
@@ -235,13 +246,16 @@ ReportTable deployment_table(const ServePlanResult &r) {
   for (const Deployment &x : r.deployments) {
     ++i;
     std::string split = x.disaggregated ? str(x.prefill_instances) + "P + " : "";
-    split += x.disaggregated ? str(x.decode_instances) + "D" : str(x.instances) + " replicas";
+    split += x.disaggregated ? str(x.decode_instances) + "D"
+                             : str(x.instances) + (x.instances == 1 ? " replica" : " replicas");
     const bool priced = x.cost_per_hour > 0;
     t.rows.push_back({"",
                       "",
                       Mark::none,
                       {{str(i), d(i)},
                        words(x.hardware),
+                       words(x.config.workload.serve.engine.name),
+                       words(weights_label(x.config.workload)),
                        words(instance_label(x.layout)),
                        {str(x.max_batch), d(x.max_batch)},
                        {str(x.chunk), d(x.chunk)},

@@ -817,6 +817,19 @@ const std::vector<ParsedField> &parsed_fields() {
         train | kServingModes, true},
        "array"},
       {"workload",
+       {"", "engine_options", FieldType::number, 0, 0, "", "engine_options", 1, "",
+        "Serving planner: engine presets to compare (vllm, sglang, trtllm; name@version); "
+        "none: workload.engine.",
+        "", mode_bit(Mode::serve), true},
+       "array"},
+      {"workload",
+       {"", "precision_options", FieldType::number, 0, 0, "", "precision_options", 1, "",
+        "Serving planner: weight precisions to compare (bf16, fp8, fp4, mxfp4; int4 "
+        "weight-only); each sets weight_dtype and the GEMMs' precision; FP4 only on hardware "
+        "with an FP4 peak. None: the configuration's own.",
+        "", mode_bit(Mode::serve), true},
+       "array"},
+      {"workload",
        {"", "device_options", FieldType::integer, 1, kMaxCount, "", "device_options", 1, "",
         "Planner: device counts to compare, a list or {\"min\", \"max\"} (powers of two).", "",
         train, true},

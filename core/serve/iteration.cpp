@@ -40,6 +40,9 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
     dv = static_cast<double>(m.mla->v_head_dim);
   }
   attn_width_ = static_cast<double>(heads_per_rank(m, l.tp)) * (dqk + dv);
+  // element-wise bytes are linear in the tokens: per token, once
+  elem_d_ = elementwise_bytes(m, false, 1, l.tp, 1);
+  elem_m_ = m.moe ? elementwise_bytes(m, true, 1, l.tp, 1) : elem_d_;
   const double t = static_cast<double>(l.tp);
   const ModelParams mp = model_params(m);
   head_params_ = static_cast<double>(m.tied_embeddings ? mp.embedding : mp.head) / t;
@@ -129,8 +132,8 @@ IterationTime IterationModel::time(const IterationLoad &x) {
   const double attn_bytes = kv_layer_chip_ * (x.decode_context + x.prefill_kv) / ep;
   const double attn = std::max(attn_flops / (peak_ * eff_), attn_bytes / bw_);
   // Element-wise traffic: the same kernels as in training (core/time), no sequence parallelism.
-  const double elem_d = elementwise_bytes(m, false, tokens, l_.tp, 1) / bw_;
-  const double elem_m = m.moe ? elementwise_bytes(m, true, tokens, l_.tp, 1) / bw_ : elem_d;
+  const double elem_d = elem_d_ * tokens / bw_;
+  const double elem_m = elem_m_ * tokens / bw_;
   // Collectives per layer: two TP AllReduce of [tokens, h] (attention out, MLP down); MoE
   // dispatch + combine AllToAll of tokens x top_k x h; How to Scale Your Model's KV batch split
   // moves the attention input and output across the TP ranks (an AllToAll each way).

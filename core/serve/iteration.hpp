@@ -78,9 +78,10 @@ private:
   std::vector<Stage> stages_;
   StageParams dense_lp_, moe_lp_;
   double peak_ = 0, eff_ = 1, bw_ = 0, wb_ = 2, act_b_ = 2;
-  double kv_layer_chip_ = 0; // KV bytes of one token of one layer on one chip
-  double attn_width_ = 0;    // a_l x (d_qk + d_v): score + value FLOPs per q-k pair / 2
-  double head_params_ = 0;   // LM head parameters on one chip
+  double kv_layer_chip_ = 0;       // KV bytes of one token of one layer on one chip
+  double attn_width_ = 0;          // a_l x (d_qk + d_v): score + value FLOPs per q-k pair / 2
+  double elem_d_ = 0, elem_m_ = 0; // element-wise bytes per token of a dense / MoE layer
+  double head_params_ = 0;         // LM head parameters on one chip
   double weight_bytes_ = 0, kv_token_bytes_ = 0, kv_model_bytes_ = 0;
   i64 devices_ = 1;
   Group tp_g_, ep_g_, pp_g_, inst_g_;

@@ -10,7 +10,7 @@
 namespace rl {
 
 bool meets_slo(const ServeSpec &s, const ServeResult &r) {
-  return !r.truncated && r.dropped == 0 && r.attainment >= s.slo_attainment;
+  return !r.truncated && !r.stopped_at_miss && r.dropped == 0 && r.attainment >= s.slo_attainment;
 }
 
 namespace {
@@ -60,37 +60,65 @@ ServePlanSearch::ServePlanSearch(std::vector<Config> choices, const ServePlanOpt
                                  std::max(s0.trace.back()[0] - s0.trace.front()[0], 1e-9);
   const ModelSpec &m = c.model;
   const ParallelSpec &p = c.parallel;
-  // The space, in order: hardware, tp, ep, then pp (shallowest first), max batch, chunk,
-  // aggregated / disaggregated. Fixed fields of `parallel` restrict it.
+  // The space: per choice (hardware x engine x precision), tp over one node, pp 1-4 and, for
+  // MoE, attention DP with the experts either split by tensor (moe_tp = tp x attention_dp,
+  // ep 1) or by expert (ep = tp x attention_dp, moe_tp 1: SGLang --ep, vLLM
+  // --enable-expert-parallel, TensorRT-LLM moe_expert_parallel_size), up to 64 GPUs of
+  // attention; then max batch, chunk, aggregated / disaggregated. Fixed fields of `parallel`
+  // restrict it. Smallest instances first, so that a budget cut drops the largest.
   for (std::size_t h = 0; h < choices_.size(); ++h) {
     const ClusterSpec &cl = choices_[h].cluster;
     const i64 node = cl.topology == Topology::switched
                          ? std::max<i64>(1, cl.nvlink_devices())
                          : std::max<i64>(1, std::min<i64>(cl.devices, 16));
-    std::vector<i64> tps, pps{1, 2, 4}, eps{1};
+    std::vector<i64> tps, pps{1, 2, 4}, adps{1};
     for (i64 t = 1; t <= node; t *= 2)
       tps.push_back(t);
     if (p.tp)
       tps = {*p.tp};
     if (p.pp)
       pps = {*p.pp};
-    if (m.moe) {
-      eps.clear();
-      for (i64 e = 1; e <= std::min<i64>(m.moe->experts, 64); e *= 2)
-        if (m.moe->experts % e == 0)
-          eps.push_back(e);
-    }
-    if (p.ep)
-      eps = {*p.ep};
+    if (m.moe)
+      for (i64 a = 2; a <= 64; a *= 2)
+        adps.push_back(a);
+    if (p.attention_dp)
+      adps = {*p.attention_dp};
     for (const i64 tp : tps)
-      for (const i64 ep : eps)
-        for (const i64 pp : pps)
-          for (const i64 mb : {i64{64}, i64{256}})
-            for (const i64 ch : {i64{512}, i64{2048}})
-              for (const bool disagg : {false, true})
-                space_.push_back({h, tp, pp, ep, mb, ch, disagg});
+      for (const i64 adp : adps) {
+        if (tp * adp > std::max<i64>(64, tp))
+          continue;
+        std::vector<i64> eps{1};
+        if (m.moe && tp * adp > 1 && m.moe->experts % (tp * adp) == 0)
+          eps.push_back(tp * adp);
+        if (p.ep)
+          eps = {*p.ep};
+        for (const i64 ep : eps)
+          for (const i64 pp : pps)
+            for (const i64 mb : {i64{64}, i64{256}})
+              for (const i64 ch : {i64{512}, i64{2048}})
+                for (const bool disagg : {false, true})
+                  space_.push_back({h, tp, adp, pp, ep, mb, ch, disagg});
+      }
   }
+  std::stable_sort(space_.begin(), space_.end(), [](const Candidate &a, const Candidate &b) {
+    return a.tp * a.adp * a.pp < b.tp * b.adp * b.pp;
+  });
   result_.candidates = static_cast<i64>(space_.size());
+}
+
+// The cheapest (cost per hour, devices) found so far, at most 3 x top of them, ascending.
+void ServePlanSearch::keep_cheapest(double cost, i64 devices) {
+  const std::pair<double, i64> v{cost, devices};
+  cheapest_.insert(std::upper_bound(cheapest_.begin(), cheapest_.end(), v), v);
+  if (static_cast<i64>(cheapest_.size()) > 3 * o_.top)
+    cheapest_.pop_back();
+}
+
+// Whether a deployment of this cost and device count would rank after all that finish()
+// keeps (finish's order: cost per hour, then devices); strictly, so ties stay.
+bool ServePlanSearch::beaten(double cost, i64 devices) const {
+  return static_cast<i64>(cheapest_.size()) >= 3 * o_.top &&
+         std::make_pair(cost, devices) > cheapest_.back();
 }
 
 bool ServePlanSearch::step(i64 candidates) {
@@ -102,7 +130,7 @@ bool ServePlanSearch::step(i64 candidates) {
     ServePlanResult &out = result_;
     // Pipeline stages add latency and no throughput to an engine that runs one iteration
     // at a time (core/serve/iteration): once a depth fits, deeper ones are dominated.
-    const auto group = std::make_tuple(x.hw, x.tp, x.ep);
+    const auto group = std::make_tuple(x.choice, x.tp, x.adp, x.ep);
     if (const auto f = fitted_pp_.find(group); f != fitted_pp_.end() && x.pp > f->second) {
       ++out.rejected["dominated"];
       continue;
@@ -111,23 +139,33 @@ bool ServePlanSearch::step(i64 candidates) {
       ++out.rejected["budget"];
       continue;
     }
-    const Config &cc = choices_[x.hw];
+    const Config &cc = choices_[x.choice];
     Config k = cc;
     k.parallel = ParallelSpec{};
     k.parallel.tp = x.tp;
     k.parallel.pp = x.pp;
     k.parallel.ep = x.ep;
+    if (c0.model.moe) { // the experts inside the instance: moe_tp x ep = tp x attention_dp
+      k.parallel.attention_dp = x.adp;
+      k.parallel.moe_tp = x.tp * x.adp / x.ep;
+    }
     k.parallel.uneven_pp = cc.parallel.uneven_pp.value_or(false);
-    k.cluster.devices = x.tp * x.pp * x.ep;
+    k.cluster.devices = x.tp * x.adp * x.pp;
     k.workload.serve.max_batch = x.max_batch;
     k.workload.serve.chunk = x.chunk;
     k.workload.serve.max_tokens = std::max<i64>(s0.max_tokens, x.max_batch + x.chunk);
     k.workload.serve.prefill_instances = 0;
     Layout l;
-    try { // the core's own legality check, once per candidate (a few dozen)
-      l = resolve_layout(k);
-    } catch (const ConfigError &) {
+    if (!fill_layout(k, l).ok()) { // the core's own legality rules
       ++out.rejected["layout"];
+      continue;
+    }
+    // Bound: at its fewest instances (1, or 1 + 1 disaggregated) the candidate already costs
+    // more than the 3 x top cheapest found, which are all finish() keeps.
+    const double inst = static_cast<double>(l.instance_devices());
+    const double least = x.disagg ? 2 : 1;
+    if (beaten(least * inst * k.hardware.price_per_hour, static_cast<i64>(least * inst))) {
+      ++out.rejected["bound"];
       continue;
     }
     if (!serve_memory(k, l).fits) {
@@ -148,7 +186,8 @@ bool ServePlanSearch::step(i64 candidates) {
       auto ok = [&](i64 n) {
         ++out.simulations;
         return meets_slo(k.workload.serve,
-                         simulate_serving(k, l, reqs_at(rate_ / static_cast<double>(n)), 1, 0));
+                         simulate_serving(k, l, reqs_at(rate_ / static_cast<double>(n)), 1, 0,
+                                          kServeIterationBudget, true));
       };
       const auto n = fewest(o_.max_instances, ok);
       if (!n) {
@@ -160,8 +199,9 @@ bool ServePlanSearch::step(i64 candidates) {
       const double att = k.workload.serve.slo_attainment;
       auto ok_pool = [&](Pool pool, i64 n) {
         ++out.simulations;
-        const ServeResult r = simulate_pool(k, l, reqs_at(rate_ / static_cast<double>(n)), 1, pool);
-        return !r.truncated && r.dropped == 0 &&
+        const ServeResult r = simulate_pool(k, l, reqs_at(rate_ / static_cast<double>(n)), 1, pool,
+                                            kServeIterationBudget, true);
+        return !r.truncated && !r.stopped_at_miss && r.dropped == 0 &&
                (pool == Pool::prefill ? r.attainment_ttft : r.attainment_tpot) >= att;
       };
       const auto np = fewest(o_.max_instances, [&](i64 n) { return ok_pool(Pool::prefill, n); });
@@ -179,6 +219,7 @@ bool ServePlanSearch::step(i64 candidates) {
     d.cost_per_hour = static_cast<double>(d.devices) * k.hardware.price_per_hour;
     d.config = k;
     found_.push_back(d);
+    keep_cheapest(d.cost_per_hour, d.devices);
   }
   return next_ >= space_.size();
 }
@@ -205,7 +246,7 @@ ServePlanResult ServePlanSearch::finish() {
     Config &k = d.config;
     for (int tries = 0;; ++tries) {
       k.cluster.devices = d.devices;
-      k.parallel.dp = d.instances * d.layout.ep;
+      k.parallel.dp = d.instances * (d.layout.ep_in_instance ? 1 : d.layout.ep);
       k.workload.serve.prefill_instances = d.prefill_instances;
       const Layout l = resolve_layout(k);
       d.result = simulate_serving(k, l, make_requests(k.workload, rate_, verify_n), d.instances,
@@ -221,7 +262,7 @@ ServePlanResult ServePlanSearch::finish() {
         d.decode_instances += 1;
       if (d.disaggregated)
         d.instances = d.prefill_instances + d.decode_instances;
-      d.devices = d.instances * d.layout.tp * d.layout.pp * d.layout.ep;
+      d.devices = d.instances * d.layout.instance_devices();
       d.cost_per_hour = static_cast<double>(d.devices) * k.hardware.price_per_hour;
     }
     // per million output tokens: the simulation's own figure (ServeResult), one definition
@@ -243,11 +284,15 @@ ServePlanResult ServePlanSearch::finish() {
   std::vector<Deployment> distinct;
   for (Deployment &d : found) {
     const bool twin = std::any_of(distinct.begin(), distinct.end(), [&](const Deployment &x) {
-      return x.hardware == d.hardware && x.cluster == d.cluster && x.layout.tp == d.layout.tp &&
+      const WorkloadSpec &xw = x.config.workload, &dw = d.config.workload;
+      return x.hardware == d.hardware && x.cluster == d.cluster &&
+             xw.serve.engine.name == dw.serve.engine.name && xw.weight_dtype == dw.weight_dtype &&
+             xw.precision == dw.precision && x.layout.tp == d.layout.tp &&
              x.layout.pp == d.layout.pp && x.layout.ep == d.layout.ep &&
-             x.disaggregated == d.disaggregated && x.instances == d.instances &&
-             x.prefill_instances == d.prefill_instances && x.result.ttft.p90 == d.result.ttft.p90 &&
-             x.result.tpot.p90 == d.result.tpot.p90 && x.result.e2e.mean == d.result.e2e.mean;
+             x.layout.attention_dp == d.layout.attention_dp && x.disaggregated == d.disaggregated &&
+             x.instances == d.instances && x.prefill_instances == d.prefill_instances &&
+             x.result.ttft.p90 == d.result.ttft.p90 && x.result.tpot.p90 == d.result.tpot.p90 &&
+             x.result.e2e.mean == d.result.e2e.mean;
     });
     if (!twin)
       distinct.push_back(std::move(d));

@@ -1,9 +1,10 @@
 // ridgeline serve: the serving planner. For a model, a request rate, length distributions
 // and TTFT/TPOT targets it finds the cheapest deployment: hardware (workload.
-// hardware_options), TP/PP/EP per instance, max batch and chunk, aggregated or
-// disaggregated prefill/decode with their instance counts. For each candidate instance it
-// finds the fewest instances N whose simulation (each instance at rate / N, Poisson
-// splitting) meets the SLO attainment; disaggregated pools are sized apart (prefill for
+// hardware_options), engine (engine_options), weight precision (precision_options), TP/PP
+// per instance and, for MoE, attention DP with the experts' EP x MoE TP over the same GPUs,
+// max batch and chunk, aggregated or disaggregated prefill/decode with their instance counts. For
+// each candidate instance it finds the fewest instances N whose simulation (each instance at rate /
+// N, Poisson splitting) meets the SLO attainment; disaggregated pools are sized apart (prefill for
 // TTFT, decode for TPOT). Ranked by cost per million output tokens (price per device-hour
 // from the hardware preset), or by devices when no price is known.
 #pragma once
@@ -29,7 +30,8 @@ struct Deployment {
   double cost_per_hour = 0;
   double cost_per_million_tokens = 0;
   ServeResult result; // the whole deployment simulated at the request rate
-  Config config;      // the deployment as a serve configuration (what `serve` would run)
+  Config config;      // the deployment as a serve configuration (what `serve` would run): its
+                      // engine, weight_dtype and precision among them
 };
 
 struct ServePlanOptions {
@@ -63,8 +65,8 @@ public:
 
 private:
   struct Candidate {
-    std::size_t hw = 0;
-    i64 tp = 1, pp = 1, ep = 1, max_batch = 0, chunk = 0;
+    std::size_t choice = 0; // of choices_ (hardware x engine x precision)
+    i64 tp = 1, adp = 1, pp = 1, ep = 1, max_batch = 0, chunk = 0;
     bool disagg = false;
   };
   std::vector<Config> choices_;
@@ -72,13 +74,18 @@ private:
   double rate_ = 0;
   std::vector<Candidate> space_;
   std::size_t next_ = 0;
-  std::map<std::tuple<std::size_t, i64, i64>, i64> fitted_pp_; // (hw, tp, ep) -> shallowest pp
+  // (choice, tp, attention DP, ep) -> the shallowest pp that fits
+  std::map<std::tuple<std::size_t, i64, i64, i64>, i64> fitted_pp_;
   std::vector<Deployment> found_;
+  std::vector<std::pair<double, i64>> cheapest_; // (cost per hour, devices), 3 x top at most
+  void keep_cheapest(double cost, i64 devices);
+  bool beaten(double cost, i64 devices) const;
   ServePlanResult result_;
 };
 
-// choices: the configuration once per hardware option (hardware and cluster replaced by the
-// io layer from workload.hardware_options), or just the configuration.
+// choices: the configuration once per hardware x engine x precision option (replaced by the
+// io layer from workload.hardware_options, engine_options, precision_options), or just the
+// configuration.
 ServePlanResult plan_serving(const std::vector<Config> &choices, const ServePlanOptions &o = {});
 
 } // namespace rl

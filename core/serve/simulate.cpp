@@ -109,6 +109,7 @@ struct Seq {
 
 struct EngineStats {
   i64 iterations = 0, preemptions = 0, peak_blocks = 0, dropped = 0;
+  i64 missed = 0; // completed requests that missed the SLO target of their role
   double decode_sum = 0, area = 0;
   double block_slots = 0, kv_slots = 0; // integrals over time of allocated and used KV slots
   bool truncated = false;
@@ -143,6 +144,11 @@ public:
   bool step(IterationModel &model, std::vector<Track> &tr, EngineStats &st, i64 &budget);
 
 private:
+  // A run of decode-only iterations that nothing interrupts (no prompt waits or is part-way,
+  // no request completes, no block runs short) is played without re-scheduling: the same
+  // iterations, sums and bookkeeping as one pass each, the batch's O(batch) scheduling done
+  // once. Returns false when no such run of 2 or more iterations starts here.
+  bool decode_run(IterationModel &model, std::vector<Track> &tr, EngineStats &st, i64 &budget);
   bool finish() {
     done = true;
     return false;
@@ -182,6 +188,15 @@ private:
           j = i;
     return j;
   }
+  // A request completed: whether it missed the target its role answers for (prefill: TTFT;
+  // decode: TPOT; both: either), as Impl::finish judges it.
+  bool missed(const Track &r) const {
+    const double f = r.first - r.arrival + s.engine.request_overhead;
+    const bool miss_f = s.slo_ttft > 0 && f > s.slo_ttft;
+    const bool miss_p = s.slo_tpot > 0 && r.gen > 1 &&
+                        (r.finish - r.first) / static_cast<double>(r.gen - 1) > s.slo_tpot;
+    return role == Role::prefill ? miss_f : role == Role::decode ? miss_p : miss_f || miss_p;
+  }
   void release(Seq &q) {
     free += q.blocks;
     q.blocks = 0;
@@ -216,6 +231,12 @@ private:
   bool closed = false;      // closed loop
   std::size_t released = 0; // closed loop: requests of `ids` given an arrival so far
   i64 held = -1;            // join_at_completion: the request waiting for the next completion
+  // scratch of one pass, kept to spare the allocations: the prefill chunks (running index,
+  // tokens), the decoding sequences, the sequences that stay, a run's new blocks
+  std::vector<std::pair<std::size_t, i64>> chunks;
+  std::vector<std::size_t> decodes;
+  std::vector<Seq> keep;
+  std::vector<i64> alloc;
 };
 
 bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st, i64 &budget) {
@@ -239,14 +260,16 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
     t = (*arrive)[static_cast<std::size_t>(ids[earliest()])];
     return true;
   }
+  if (decode_run(model, tr, st, budget))
+    return !done;
   if (--budget < 0) {
     st.truncated = true;
     return finish();
   }
   IterationLoad x;
   i64 tokens = s.max_tokens;
-  std::vector<std::pair<std::size_t, i64>> chunks; // running index, prefill tokens
-  std::vector<std::size_t> decodes;
+  chunks.clear();
+  decodes.clear();
   // Without mixed prefill an iteration is all prefill while any prompt is part-way or waits
   // (steps 2 and 3 alone), else all decode (step 1 alone).
   const bool prefill_only =
@@ -393,13 +416,13 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
   // paged-block fragmentation: slots of allocated blocks that hold no token, time-weighted
   st.block_slots += static_cast<double>((total_blocks - free) * bs) * dt;
   st.kv_slots += static_cast<double>(kv_tokens) * dt;
-  std::vector<Seq> keep;
-  keep.reserve(running.size());
+  keep.clear();
   for (Seq &q : running) {
     Track &r = tr[static_cast<std::size_t>(q.id)];
     const bool done = role == Role::prefill ? q.prefilled : r.generated >= r.gen;
     if (done) {
       r.finish = t;
+      st.missed += missed(r) ? 1 : 0;
       release(q);
       complete(t, tr);
     } else {
@@ -407,6 +430,68 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
     }
   }
   running.swap(keep);
+  return true;
+}
+
+bool Engine::decode_run(IterationModel &model, std::vector<Track> &tr, EngineStats &st,
+                        i64 &budget) {
+  if (role == Role::prefill || !waiting.empty() || running.empty())
+    return false;
+  i64 k = INT64_MAX; // iterations before the first completion
+  double ctx = 0;
+  for (const Seq &q : running) {
+    if (!q.prefilled)
+      return false;
+    const Track &r = tr[static_cast<std::size_t>(q.id)];
+    k = std::min(k, r.gen - r.generated - 1);
+    ctx += static_cast<double>(q.kv);
+  }
+  k = std::min(k, budget);
+  // new blocks over k iterations: a sequence's first when its kv passes blocks x bs, then
+  // one every bs tokens; the run is cut to what the free blocks cover
+  auto allocations = [&](i64 n) {
+    i64 a = 0;
+    for (const Seq &q : running) {
+      const i64 j0 = q.blocks * bs - q.kv;
+      if (j0 < n)
+        a += 1 + (n - 1 - j0) / bs;
+    }
+    return a;
+  };
+  while (k >= 2 && allocations(k) > free)
+    k /= 2;
+  if (k < 2)
+    return false;
+  alloc.assign(static_cast<std::size_t>(k), 0); // new blocks at each iteration
+  for (const Seq &q : running)
+    for (i64 j = q.blocks * bs - q.kv; j < k; j += bs)
+      alloc[static_cast<std::size_t>(j)] += 1;
+  const double next_arrival =
+      next < ids.size() ? (*arrive)[static_cast<std::size_t>(ids[earliest()])] : INFINITY;
+  const double b = static_cast<double>(running.size());
+  IterationLoad x;
+  x.decode = b;
+  x.outputs = b;
+  i64 j = 0;
+  for (; j < k && (j == 0 || t < next_arrival); ++j) { // an arrival ends the run
+    --budget;
+    free -= alloc[static_cast<std::size_t>(j)];
+    st.peak_blocks = std::max(st.peak_blocks, total_blocks - free);
+    x.decode_context = ctx + static_cast<double>(j) * b; // whole numbers: exact
+    const double dt = model.time(x).total;
+    st.area += b * dt;
+    t += dt;
+    ++st.iterations;
+    st.decode_sum += x.decode;
+    kv_tokens += static_cast<i64>(running.size());
+    st.block_slots += static_cast<double>((total_blocks - free) * bs) * dt;
+    st.kv_slots += static_cast<double>(kv_tokens) * dt;
+  }
+  for (Seq &q : running) {
+    q.kv += j;
+    q.blocks = std::max(q.blocks, ceil_div(q.kv, bs));
+    tr[static_cast<std::size_t>(q.id)].generated += j;
+  }
   return true;
 }
 
@@ -421,6 +506,7 @@ struct ServeSimulation::Impl {
   i64 instances = 1, prefill_instances = 0;
   ServeRun mode = ServeRun::aggregated;
   i64 left = 0; // iterations the budget still allows
+  bool stop_when_missed = false;
   std::optional<IterationModel> model;
   ServeResult res;
   std::vector<Track> tr;
@@ -500,6 +586,21 @@ struct ServeSimulation::Impl {
   }
   void start();
   void next_phase();
+  // The result, now.
+  void end() {
+    if (mode == ServeRun::prefill_pool)
+      for (Track &r : tr)
+        r.gen = std::min<i64>(r.gen, 1); // the pool's job ends at the first token
+    out = finish();
+    finished = true;
+  }
+  // Too many requests missed the SLO for its attainment to be met (finish's share of all
+  // requests, an open loop: every request counted).
+  bool unreachable() const {
+    const double n = static_cast<double>(tr.size());
+    return n > 0 && static_cast<double>(static_cast<i64>(tr.size()) - st.missed) / n <
+                        c.workload.serve.slo_attainment;
+  }
   ServeResult finish() const;
   bool advance(i64 passes);
   // TTFT and end-to-end latency of each request of the opening burst.
@@ -716,9 +817,14 @@ void ServeSimulation::Impl::burst_latencies(std::vector<double> &ttft,
 }
 
 ServeSimulation::ServeSimulation(const Config &c, const Layout &l, std::vector<Request> reqs,
-                                 i64 instances, i64 prefill_instances, ServeRun mode, i64 budget)
+                                 i64 instances, i64 prefill_instances, ServeRun mode, i64 budget,
+                                 bool stop_when_missed)
     : impl_(std::make_unique<Impl>()) {
   Impl &m = *impl_;
+  if (stop_when_missed && c.workload.serve.concurrency > 0)
+    throw ConfigError("workload.concurrency",
+                      "a sizing check that stops at the first sure miss needs an open loop");
+  m.stop_when_missed = stop_when_missed;
   m.c = c;
   m.l = l;
   m.reqs = std::move(reqs);
@@ -763,16 +869,17 @@ bool ServeSimulation::Impl::advance(i64 passes) {
         m.next_phase();
         continue;
       }
-      if (m.mode == ServeRun::prefill_pool)
-        for (Track &r : m.tr)
-          r.gen = std::min<i64>(r.gen, 1); // the pool's job ends at the first token
-      m.out = m.finish();
-      m.finished = true;
+      m.end();
       break;
     }
     if (!m.engines[m.current].step(*m.model, m.tr, m.st, m.left)) {
       ++m.current;
       ++m.engines_done;
+    }
+    if (m.stop_when_missed && m.unreachable()) {
+      m.end();
+      m.out.stopped_at_miss = true;
+      break;
     }
   }
   return m.finished;
@@ -800,8 +907,8 @@ const ServeResult &ServeSimulation::result() const {
 
 namespace {
 ServeResult run(const Config &c, const Layout &l, const std::vector<Request> &reqs, i64 instances,
-                i64 prefill_instances, ServeRun mode, i64 budget) {
-  ServeSimulation sim(c, l, reqs, instances, prefill_instances, mode, budget);
+                i64 prefill_instances, ServeRun mode, i64 budget, bool stop_when_missed) {
+  ServeSimulation sim(c, l, reqs, instances, prefill_instances, mode, budget, stop_when_missed);
   while (!sim.step(1 << 20)) {
   }
   return sim.result();
@@ -809,15 +916,18 @@ ServeResult run(const Config &c, const Layout &l, const std::vector<Request> &re
 } // namespace
 
 ServeResult simulate_serving(const Config &c, const Layout &l, const std::vector<Request> &reqs,
-                             i64 instances, i64 prefill_instances, i64 budget) {
+                             i64 instances, i64 prefill_instances, i64 budget,
+                             bool stop_when_missed) {
   return run(c, l, reqs, instances, prefill_instances,
-             prefill_instances > 0 ? ServeRun::disaggregated : ServeRun::aggregated, budget);
+             prefill_instances > 0 ? ServeRun::disaggregated : ServeRun::aggregated, budget,
+             stop_when_missed && prefill_instances == 0);
 }
 
 ServeResult simulate_pool(const Config &c, const Layout &l, const std::vector<Request> &reqs,
-                          i64 instances, Pool pool, i64 budget) {
+                          i64 instances, Pool pool, i64 budget, bool stop_when_missed) {
   return run(c, l, reqs, instances, 0,
-             pool == Pool::prefill ? ServeRun::prefill_pool : ServeRun::decode_pool, budget);
+             pool == Pool::prefill ? ServeRun::prefill_pool : ServeRun::decode_pool, budget,
+             stop_when_missed);
 }
 
 ServeResult simulate_serving(const Config &c) {

@@ -61,6 +61,9 @@ struct ServeResult {
   i64 warmup_excluded = 0;
   i64 warmup_counted = 0; // count_warmup: the opening burst's requests, counted
   bool truncated = false; // the iteration budget ran out first
+  // A sizing check (stop_when_missed) stopped once too many requests had missed the SLO for
+  // its attainment to be met: only the verdict holds, the other figures are partial.
+  bool stopped_at_miss = false;
   // deployment
   Layout layout;
   i64 devices_per_instance = 1, instances = 1, prefill_instances = 0, decode_instances = 0;
@@ -73,15 +76,20 @@ constexpr i64 kServeIterationBudget = 20'000'000;
 
 // Simulates `instances` instances of layout l serving `reqs` (prefill_instances of them
 // prefill only when > 0). Throws ConfigError when an instance's weights do not fit.
+// stop_when_missed (an open loop): stop as soon as the SLO attainment can no longer be met
+// (the serving planner's sizing, which needs only the verdict).
 ServeResult simulate_serving(const Config &c, const Layout &l, const std::vector<Request> &reqs,
                              i64 instances, i64 prefill_instances,
-                             i64 budget = kServeIterationBudget);
+                             i64 budget = kServeIterationBudget, bool stop_when_missed = false);
 
 // One pool of a disaggregated deployment alone, `instances` of them: prefill (TTFT only:
 // the first token at the end of the prompt) or decode (requests arrive with their KV).
 enum class Pool { prefill, decode };
+// stop_when_missed: as for simulate_serving, on the pool's own target (TTFT for prefill,
+// TPOT for decode).
 ServeResult simulate_pool(const Config &c, const Layout &l, const std::vector<Request> &reqs,
-                          i64 instances, Pool pool, i64 budget = kServeIterationBudget);
+                          i64 instances, Pool pool, i64 budget = kServeIterationBudget,
+                          bool stop_when_missed = false);
 
 // The configuration's own deployment: layout from `parallel`, instances = devices / (tp x
 // pp x ep), w.serve's requests at w.serve.request_rate.
@@ -96,7 +104,8 @@ class ServeSimulation {
 public:
   explicit ServeSimulation(const Config &c); // simulate_serving(c)
   ServeSimulation(const Config &c, const Layout &l, std::vector<Request> reqs, i64 instances,
-                  i64 prefill_instances, ServeRun mode, i64 budget = kServeIterationBudget);
+                  i64 prefill_instances, ServeRun mode, i64 budget = kServeIterationBudget,
+                  bool stop_when_missed = false);
   ~ServeSimulation();
   ServeSimulation(ServeSimulation &&) noexcept;
   ServeSimulation &operator=(ServeSimulation &&) noexcept;

@@ -30,8 +30,12 @@ double peak_flops(const HardwareSpec &hw, Dtype precision) {
   }
 }
 
+bool has_precision_peak(const HardwareSpec &hw, Dtype precision) {
+  return !is_fp4(precision) || hw.peak.fp4 > 0;
+}
+
 void check_precision_peak(const HardwareSpec &hw, Dtype precision) {
-  if (is_fp4(precision) && hw.peak.fp4 <= 0)
+  if (!has_precision_peak(hw, precision))
     throw ConfigError("workload.precision",
                       hw.name + " has no FP4 peak (hardware.peak_flops.fp4); FP4 weights alone "
                                 "are weight_dtype (dequantised to the precision's GEMMs)");

@@ -82,6 +82,9 @@ struct StepTime {
 
 // Dense peak at a precision: FP8/MXFP8 at peak.fp8 (bf16 when absent), FP4 at peak.fp4.
 double peak_flops(const HardwareSpec &hw, Dtype precision);
+// Whether the chip has the peak a precision's GEMMs run at (FP4 needs peak.fp4; the others
+// fall back to bf16).
+bool has_precision_peak(const HardwareSpec &hw, Dtype precision);
 // ConfigError on workload.precision when its GEMMs need a peak the chip lacks (FP4).
 void check_precision_peak(const HardwareSpec &hw, Dtype precision);
 // Bytes per GEMM operand element: FP8 and FP4 formats at dtype_bytes (block scales
