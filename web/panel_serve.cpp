@@ -8,6 +8,7 @@
 #include "core/io/config_json.hpp"
 #include "core/io/serve_json.hpp"
 #include "core/io/units.hpp"
+#include "core/parallel/knobs.hpp"
 #include "core/report/serve_report.hpp"
 #include "core/serve/serve_planner.hpp"
 #include "web/exports.hpp"
@@ -197,16 +198,33 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
     ui::text_dim("Fix the configuration to plan a deployment.");
     return;
   }
-  // The first look at the tab plans at once; later the button re-plans. The search runs a
-  // candidate per frame (ServePlanSearch) so the page stays live; Cancel stops it.
+  // The first look at the tab plans at once; later the button re-plans. The search runs its
+  // candidates for ~12 ms a frame (ServePlanSearch) so the page stays live; Cancel stops it.
   const bool first = !su.plan && su.plan_error.empty() && su.plan_key.empty() && !su.search;
-  if (!su.search && (ImGui::Button("Plan deployment") || first)) {
+  // The layout the configuration pins (tp, pp, ep), or searched too (free=all in the link)
+  bool searched = s.free_knobs() == "all";
+  bool toggled = false;
+  if (!su.search) {
+    toggled = ImGui::Checkbox("search the layout", &searched);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Searches tp, pp and, for MoE, attention DP with EP or MoE TP even "
+                        "where the configuration sets them (free=all in the link, as "
+                        "`ridgeline plan --free all`).");
+    if (toggled)
+      s.set_free_knobs(searched ? "all" : "");
+    ImGui::SameLine();
+  }
+  if (!su.search && (ImGui::Button("Plan deployment") || first || toggled)) {
     su.plan_key = s.config_key();
     su.plan.reset();
     su.plan_error.clear();
     su.plan_seconds = 0;
     try {
-      su.search.emplace(io::planner_choices(s.user()));
+      std::vector<Config> choices = io::planner_choices(s.user());
+      if (!s.free_knobs().empty())
+        for (Config &k : choices) // the link's free= (as `ridgeline plan --free`)
+          free_knobs(k, s.free_knobs(), "free");
+      su.search.emplace(std::move(choices));
     } catch (const ConfigError &e) {
       su.plan_error = e.path() + ": " + e.message();
     } catch (const std::exception &e) {
@@ -214,9 +232,13 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
     }
   }
   if (su.search) {
+    // candidates for up to ~12 ms a frame (most are rejected at once: layout, bound, depth)
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      if (su.search->step(1)) {
+      bool over = false;
+      while (!over && std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(12))
+        over = su.search->step(1);
+      if (over) {
         su.plan = su.search->finish();
         su.search.reset();
       }
@@ -234,9 +256,11 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
     return;
   }
   ImGui::SameLine();
-  ui::text_dim("cheapest deployments meeting the SLO (hardware, engines and precisions from "
-               "workload.hardware_options, engine_options, precision_options); click a row to "
-               "apply it");
+  ui::text_dim("cheapest meeting the SLO; click a row to apply it");
+  ImGui::SameLine();
+  ui::help_marker("Hardware, engines and weight precisions from workload.hardware_options, "
+                  "engine_options and precision_options (none: the configuration's own); for "
+                  "MoE, attention DP with the experts split by tensor or by expert.");
   if (!su.plan_error.empty()) {
     ui::text_colored(ui::color::error, su.plan_error);
     return;
@@ -275,8 +299,8 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
     s.set_parallel_object(par);
     if (w.serve.engine.name != "none")
       s.set_field("workload", "engine", w.serve.engine.name);
-    s.set_field("workload", "weight_dtype", name_of(w.weight_dtype));
-    s.set_field("workload", "precision", name_of(w.precision));
+    s.set_field("workload", "weight_dtype", io::name_of(w.weight_dtype));
+    s.set_field("workload", "precision", io::name_of(w.precision));
     s.set_field("workload", "scheduler.max_batch", d.max_batch);
     s.set_field("workload", "scheduler.chunk", d.chunk);
     s.set_field("workload", "scheduler.max_tokens", d.config.workload.serve.max_tokens);

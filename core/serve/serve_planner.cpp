@@ -183,11 +183,15 @@ bool ServePlanSearch::step(i64 candidates) {
     d.chunk = x.chunk;
     d.disaggregated = x.disagg;
     if (!x.disagg) {
+      std::map<i64, double> tokens; // output tokens/s of one instance at rate / n, when met
       auto ok = [&](i64 n) {
         ++out.simulations;
-        return meets_slo(k.workload.serve,
-                         simulate_serving(k, l, reqs_at(rate_ / static_cast<double>(n)), 1, 0,
-                                          kServeIterationBudget, true));
+        const ServeResult r = simulate_serving(k, l, reqs_at(rate_ / static_cast<double>(n)), 1, 0,
+                                               kServeIterationBudget, true);
+        const bool met = meets_slo(k.workload.serve, r);
+        if (met)
+          tokens[n] = r.output_tokens_per_s;
+        return met;
       };
       const auto n = fewest(o_.max_instances, ok);
       if (!n) {
@@ -195,14 +199,19 @@ bool ServePlanSearch::step(i64 candidates) {
         continue;
       }
       d.instances = *n;
+      d.sized_tokens_per_s = tokens[*n] * static_cast<double>(*n);
     } else {
       const double att = k.workload.serve.slo_attainment;
+      std::map<i64, double> tokens; // the decode pool's, as above
       auto ok_pool = [&](Pool pool, i64 n) {
         ++out.simulations;
         const ServeResult r = simulate_pool(k, l, reqs_at(rate_ / static_cast<double>(n)), 1, pool,
                                             kServeIterationBudget, true);
-        return !r.truncated && !r.stopped_at_miss && r.dropped == 0 &&
-               (pool == Pool::prefill ? r.attainment_ttft : r.attainment_tpot) >= att;
+        const bool met = !r.truncated && !r.stopped_at_miss && r.dropped == 0 &&
+                         (pool == Pool::prefill ? r.attainment_ttft : r.attainment_tpot) >= att;
+        if (met && pool == Pool::decode)
+          tokens[n] = r.output_tokens_per_s;
+        return met;
       };
       const auto np = fewest(o_.max_instances, [&](i64 n) { return ok_pool(Pool::prefill, n); });
       const auto nd = fewest(o_.max_instances, [&](i64 n) { return ok_pool(Pool::decode, n); });
@@ -213,6 +222,7 @@ bool ServePlanSearch::step(i64 candidates) {
       d.prefill_instances = *np;
       d.decode_instances = *nd;
       d.instances = *np + *nd;
+      d.sized_tokens_per_s = tokens[*nd] * static_cast<double>(*nd);
     }
     ++out.feasible;
     d.devices = d.instances * l.instance_devices();
@@ -229,14 +239,21 @@ ServePlanResult ServePlanSearch::finish() {
   std::vector<Deployment> found = found_;
   const ServeSpec &s0 = choices_.front().workload.serve;
   const i64 verify_n = std::min(s0.requests, o_.verify_requests);
-  // cheapest first (devices when no price); the cheapest few are simulated whole at the
-  // full rate and ties go to the lower p90 TTFT, then p90 TPOT
+  // cheapest first (devices when no price; then the higher output rate of the sizing runs,
+  // which ranks the many deployments of one price by their likely cost per token); the
+  // cheapest few are simulated whole at the full rate and ties go to the lower p90 TTFT,
+  // then p90 TPOT
   auto cheaper = [](const Deployment &a, const Deployment &b) {
     if (a.cost_per_hour != b.cost_per_hour)
       return a.cost_per_hour < b.cost_per_hour;
     return a.devices < b.devices;
   };
-  std::stable_sort(found.begin(), found.end(), cheaper);
+  auto first = [&](const Deployment &a, const Deployment &b) {
+    if (cheaper(a, b) || cheaper(b, a))
+      return cheaper(a, b);
+    return a.sized_tokens_per_s > b.sized_tokens_per_s;
+  };
+  std::stable_sort(found.begin(), found.end(), first);
   if (static_cast<i64>(found.size()) > 3 * o_.top)
     found.resize(static_cast<std::size_t>(3 * o_.top));
   // the chosen deployments simulated whole, at the full rate and request count

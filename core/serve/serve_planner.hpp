@@ -29,9 +29,10 @@ struct Deployment {
   i64 devices = 0;
   double cost_per_hour = 0;
   double cost_per_million_tokens = 0;
-  ServeResult result; // the whole deployment simulated at the request rate
-  Config config;      // the deployment as a serve configuration (what `serve` would run): its
-                      // engine, weight_dtype and precision among them
+  double sized_tokens_per_s = 0; // output tokens/s of the sizing runs (instances x one's)
+  ServeResult result;            // the whole deployment simulated at the request rate
+  Config config; // the deployment as a serve configuration (what `serve` would run): its
+                 // engine, weight_dtype and precision among them
 };
 
 struct ServePlanOptions {

@@ -259,6 +259,7 @@ browse dump "$base?scenario=sora-720m-tx8-2x2#e2e-flow=resolution" "$out/dom_flo
 browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=compare" "$out/dom_flow_compare.html" 30000
 browse dump "$base?scenario=llama3-70b-h100-1024&tab=planner&free=all#e2e-flow=planner" "$out/dom_flow_planner.html" 30000
 browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=efficiencies" "$out/dom_flow_efficiencies.html" 30000
+browse dump "$base?scenario=deepseek-r1-b200-serve&tab=planner&free=all#e2e-flow=deployments" "$out/dom_flow_deployments.html" 60000
 browse dump "$base?scenario=llama3-70b-h100-1024&tab=calibrate#e2e-flow=calibrate" "$out/dom_flow_calibrate.html" 30000
 # The same GEMM sweep the calibrate flow drops (web/index.html), fitted by the CLI.
 printf 'm,n,k,dtype,seconds\n2048,2048,2048,bf16,0.0000358\n4096,4096,4096,bf16,0.000229\n8192,8192,8192,bf16,0.0016917\n16384,16384,16384,bf16,0.013095\n' >"$out/gemm.csv"
@@ -267,6 +268,8 @@ printf 'm,n,k,dtype,seconds\n2048,2048,2048,bf16,0.0000358\n4096,4096,4096,bf16,
 "$cli" estimate llama3-70b-h100-1024 --json >"$out/estimate_before.json" || fail "estimate failed"
 "$cli" plan llama3-70b-h100-1024 --free all --json --top 1 >"$out/plan_free.json" ||
   fail "the CLI's plan --free all failed"
+"$cli" plan deepseek-r1-b200-serve --free all --json >"$out/plan_deployments.json" ||
+  fail "the CLI's serving plan --free all failed"
 python3 - "$out" <<'EOF' || fail "a user flow failed (files in $out)"
 import sys
 import math
@@ -323,6 +326,21 @@ c.expect("planner: clicking plan 1 applies the CLI's best layout (tp, pp, ZeRO, 
 c.expect("planner: the applied layout times as the CLI's best plan (1e-9 rel)",
          math.isclose(pl["estimate"]["time"]["step"], best["time"]["step"], rel_tol=1e-9),
          f'{pl["estimate"]["time"]["step"]} vs {best["time"]["step"]}')
+# Deployments (serving planner over engines, precisions and MoE layouts, free=all): a click on
+# the first row applies the CLI's cheapest deployment: hardware, engine, weights, instance.
+dp = flow_steps(out, "dom_flow_deployments.html")["apply"]
+best = load(out, "plan_deployments.json")["deployments"][0]
+uw, up = dp["user"].get("workload", {}), dp["user"].get("parallel", {})
+inst = best["instance"]
+c.expect("deployments: clicking row 1 applies the CLI's cheapest deployment (engine, weights)",
+         uw.get("engine") == best["engine"] and uw.get("weight_dtype") == best["weight_dtype"]
+         and uw.get("precision") == best["precision"], f"{uw} vs {best['engine']}")
+c.expect("deployments: ... and its instance (tp, pp, ep, attention DP) and hardware",
+         all(up.get(k, 1) == inst[k] for k in ("tp", "pp", "ep", "attention_dp")) and
+         dp["user"].get("hardware", "b200") == best["hardware"],  # absent: the scenario's
+         f"{up} {dp['user'].get('hardware')} vs {best['instance']} {best['hardware']}")
+c.expect("deployments: the applied configuration evaluates without an error",
+         dp["status"]["error"] is None, str(dp["status"]))
 # Efficiencies: the calibrated parameters appear when the Hardware node is clicked open,
 # and the page's estimate carries the calibrated compute overhead's effect (the CLI's).
 ef = flow_steps(out, "dom_flow_efficiencies.html")
@@ -459,6 +477,9 @@ for i in range(n_layout):
         continue
     f = json.loads(html.unescape(m.group(1)))
     c.expect(f"1280x720 {url}: nothing cut off", f["problems"] == [], json.dumps(f["problems"]))
+    if url.endswith("llama3-70b-h100-serve&tab=planner"):
+        c.expect("1280x720 Deployments tab: the plan's first row is drawn (no planning error)",
+                 f["rects"].get("deployments 1") is not None, str(f["rects"]))
     if "tab=planner&free=all" in url:
         r, (w, h) = f["rects"], f["view"]
         shown = [k for k in range(1, 11) if r.get(f"plan {k}") and r.get("plans") and
