@@ -2,7 +2,10 @@
 #include "helpers.hpp"
 
 #include "core/estimate/estimate.hpp"
+#include "core/io/config_json.hpp"
+#include "core/io/estimate_json.hpp"
 #include "core/parallel/layout.hpp"
+#include "core/schema/fields.hpp"
 
 #include <string>
 
@@ -104,4 +107,47 @@ TEST_CASE("knob_error judges one knob with resolve_layout's own words", "[layout
   CHECK(knob_error(c, "microbatch", 16) ==
         "dp 8 x microbatch 16 = 128 does not divide global_batch 64");
   CHECK(knob_error(c, "ep", 2) == "is 2 but the model has no experts");
+}
+
+TEST_CASE("layout JSON: every knob under its parallel.* key, and it resolves back to the layout",
+          "[layout][schema]") {
+  // Training with interleaving, USP context parallelism and a stage split; a serving MoE
+  // instance with attention DP and the experts' own TP.
+  const char *cases[][2] = {
+      {R"({"model": "llama3-70b", "hardware": "h100-sxm", "cluster": "dgx-h100-1024",
+           "workload": {"mode": "train", "global_batch": 512, "seq_len": 8192}})",
+       R"({"tp": 4, "pp": 4, "vpp": 5, "cp": 4, "cp_kind": "usp", "ulysses": 2, "zero": 1,
+           "microbatch": 2, "recompute": "selective", "first_stage_layers": 18,
+           "last_stage_layers": 18, "overlap_tp": true, "order": "tp-cp-pp-dp"})"},
+      {R"({"model": "deepseek-r1", "hardware": "b200", "cluster": "dgx-b200",
+           "workload": {"mode": "serve", "request_rate": 1, "prompt_len": 1024,
+           "gen_len": 64, "weight_dtype": "fp8"}})",
+       R"({"tp": 2, "attention_dp": 4, "ep": 4, "moe_tp": 2})"}};
+  for (const auto &cs : cases) {
+    nlohmann::json c = nlohmann::json::parse(cs[0]);
+    c["parallel"] = nlohmann::json::parse(cs[1]);
+    const Config k = io::parse_config(c);
+    const Layout l = resolve_layout(k);
+    nlohmann::json j = io::to_json(l);
+    CHECK(j.at("num_microbatches") == l.num_micro); // derived, not a knob
+    j.erase("num_microbatches");
+    for (const auto &[key, v] : j.items()) {
+      INFO(key);
+      CHECK(schema::parallel_field(key) != nullptr);
+    }
+    // every knob the configuration set is written, at the resolved value
+    for (const auto &[key, v] : c["parallel"].items()) {
+      INFO(key);
+      CHECK(j.contains(key));
+    }
+    CHECK(j.at("ulysses") == l.ulysses);
+    if (l.cp_kind != CpKind::usp)
+      j.erase("ulysses");       // reported as 1; a configuration sets it only with usp
+    j["order"] = "tp-cp-pp-dp"; // the configuration's spelling of the axis order
+    if (l.order == Layout{}.order)
+      j.erase("order");
+    Config back = k;
+    back.parallel = io::parse_parallel(j, "parallel");
+    CHECK(io::to_json(resolve_layout(back)) == io::to_json(l));
+  }
 }

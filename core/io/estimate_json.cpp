@@ -1,6 +1,9 @@
 #include "core/io/estimate_json.hpp"
 
 #include "core/io/config_json.hpp"
+#include "core/io/schema_json.hpp"
+#include "core/parallel/layout.hpp"
+#include "core/schema/fields.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -39,28 +42,18 @@ json to_json(const DecodeCurve &c) {
               {"sweep", rows}};
 }
 
+// Every knob of the layout under its parallel.* key and choice names (core/schema
+// parallel_fields), the Ulysses degree, stage split flag and axis order always (the order as an
+// array), and the micro-batches per step it derives.
 json to_json(const Layout &l) {
-  return {{"dp", l.dp},
-          {"tp", l.tp},
-          {"pp", l.pp},
-          {"vpp", l.vpp},
-          {"cp", l.cp},
-          {"cp_kind", name_of(l.cp_kind)},
-          {"ulysses", l.ulysses},
-          {"ep", l.ep},
-          {"sp", l.sp},
-          {"zero", l.zero},
-          {"microbatch", l.microbatch},
-          {"num_microbatches", l.num_micro},
-          {"recompute", name_of(l.recompute)},
-          {"flash_attention", l.flash},
-          {"pp_schedule", name_of(l.schedule)},
-          {"uneven_pp", l.uneven_pp},
-          {"overlap_tp", l.overlap_tp},
-          {"overlap_dp", l.overlap_dp},
-          {"overlap_pp", l.overlap_pp},
-          {"overlap_ep", l.overlap_ep},
-          {"order", l.order}};
+  ParallelSpec p = spec_of(l);
+  p.ulysses = l.ulysses;
+  p.uneven_pp = l.uneven_pp;
+  json j = json::object();
+  write_fields(j, p, schema::parallel_fields());
+  j["order"] = l.order;
+  j["num_microbatches"] = l.num_micro;
+  return j;
 }
 
 json to_json(const LayerActivations &a) {

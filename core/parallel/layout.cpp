@@ -398,6 +398,42 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
 #undef RL_FAIL
 } // namespace
 
+ParallelSpec spec_of(const Layout &l) {
+  ParallelSpec p;
+  p.dp = l.dp;
+  p.tp = l.tp;
+  p.pp = l.pp;
+  p.vpp = l.vpp;
+  p.cp = l.cp;
+  p.cp_kind = l.cp_kind;
+  if (l.cp_kind == CpKind::usp)
+    p.ulysses = l.ulysses;
+  p.ep = l.ep;
+  if (l.ep_in_instance) { // a serving instance's MoE split
+    p.attention_dp = l.attention_dp;
+    p.moe_tp = l.moe_tp;
+  }
+  p.sp = l.sp;
+  p.zero = l.zero;
+  p.microbatch = l.microbatch;
+  p.recompute = l.recompute;
+  p.flash_attention = l.flash;
+  p.pp_schedule = l.schedule;
+  p.overlap_tp = l.overlap_tp;
+  p.overlap_dp = l.overlap_dp;
+  p.overlap_pp = l.overlap_pp;
+  p.overlap_ep = l.overlap_ep;
+  if (l.uneven_pp)
+    p.uneven_pp = true;
+  if (l.first_layers > 0)
+    p.first_stage_layers = l.first_layers;
+  if (l.last_layers > 0)
+    p.last_stage_layers = l.last_layers;
+  if (l.order != Layout{}.order)
+    p.order = l.order;
+  return p;
+}
+
 Layout resolve_layout(const Config &c) {
   Layout l;
   const LayoutCheck r = fill_layout(c, l);

@@ -67,6 +67,9 @@ LayoutCheck complete_layout(const Config &c, Layout &l, bool explain = true);
 Layout resolve_layout(const Config &c);
 // The same, the verdict as a value (l is complete only when it is ok).
 LayoutCheck fill_layout(const Config &c, Layout &l);
+// The parallel object that resolves to l: every knob at l's value (the stage split and the
+// axis order only when not the default; attention_dp and moe_tp for a serving instance's MoE).
+ParallelSpec spec_of(const Layout &l);
 
 // Why `value` for an integer knob (a row of core/schema parallel_fields: tp, pp, vpp, ...) would
 // make c's layout illegal: resolve_layout's own message, or "" when legal. dp follows the

@@ -101,38 +101,6 @@ std::string describe(const Layout &l, bool train) {
   return buf;
 }
 
-ParallelSpec spec_of(const Layout &l) {
-  ParallelSpec p;
-  p.dp = l.dp;
-  p.tp = l.tp;
-  p.pp = l.pp;
-  p.vpp = l.vpp;
-  p.cp = l.cp;
-  p.cp_kind = l.cp_kind;
-  if (l.cp_kind == CpKind::usp)
-    p.ulysses = l.ulysses;
-  p.ep = l.ep;
-  p.sp = l.sp;
-  p.zero = l.zero;
-  p.microbatch = l.microbatch;
-  p.recompute = l.recompute;
-  p.flash_attention = l.flash;
-  p.pp_schedule = l.schedule;
-  p.overlap_tp = l.overlap_tp;
-  p.overlap_dp = l.overlap_dp;
-  p.overlap_pp = l.overlap_pp;
-  p.overlap_ep = l.overlap_ep;
-  if (l.uneven_pp)
-    p.uneven_pp = true;
-  if (l.first_layers > 0)
-    p.first_stage_layers = l.first_layers;
-  if (l.last_layers > 0)
-    p.last_stage_layers = l.last_layers;
-  if (l.order != kDefaultOrder)
-    p.order = l.order;
-  return p;
-}
-
 // The value plans are ranked by (lower is better), from a training step of `step` seconds.
 double train_objective(const Config &c, double tokens_per_step, double step, double devices,
                        Objective o) {
