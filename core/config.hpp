@@ -257,6 +257,15 @@ struct EngineSpec {
   // streaming), s; every TTFT and end-to-end latency carries it, and a closed-loop client's
   // next request leaves that much later. Fitted to TTFT (docs/serving.md).
   double request_overhead = 0;
+  // The engine's dense GEMM kernels at decode's small M (weight streaming), per dtype: a fixed
+  // time per call (launch, tail and, for FP8, the activation's quantisation) and the share of
+  // HBM bandwidth they stream weights at, fitted to measured per-operation data
+  // (scripts/fit_components.py gemm; docs/serving.md "GEMMs at small M"). latency 0: none
+  // (the chip's hbm_efficiency, no per-call time).
+  struct SmallGemm {
+    double latency = 0, bw_efficiency = 0;
+  };
+  SmallGemm gemm_bf16, gemm_fp8;
   std::string source;
 };
 

@@ -347,19 +347,21 @@ TEST_CASE("engine: the serve report names the engine and carries its band", "[se
   Config c = serve_config(R"({"mode": "serve", "concurrency": 2, "prompt_len": 64,
     "gen_len": 8, "engine": "vllm"})");
   const ServeReport rep = serve_report(c, simulate_serving(c));
-  // presets/engines/vllm.json: iteration_overhead 5.269 ms, request_overhead 4.15 ms, TPOT
-  // band 0.125958 (its largest calibration residual, 12.6%), TTFT band 1.309177 (2.31x at
+  // presets/engines/vllm.json: iteration_overhead 0.466 ms, request_overhead 9.2 ms, TPOT
+  // band 0.123851 (its largest calibration residual, 12.4%), TTFT band 1.354994 (2.35x at
   // worst), all from `ridgeline calibrate docs/data/serving/vllm.csv --base
   // docs/data/serving/vllm-base.json`; its own all-reduce up to 8 MiB (vLLM's custom
-  // all-reduce max_size).
-  CHECK(rep.latency.note == "Band (vllm): measured TPOT +/-13%, TTFT up to 2x of these on its "
+  // all-reduce max_size); bf16 GEMMs 3.63 us per call at 88.4% of HBM
+  // (scripts/fit_components.py gemm docs/data/aic/gemm_h100.csv).
+  CHECK(rep.latency.note == "Band (vllm): measured TPOT +/-12%, TTFT up to 2x of these on its "
                             "calibration runs (docs/serving.md).");
   const auto engine = std::find_if(rep.summary.rows.begin(), rep.summary.rows.end(),
                                    [](const ReportLine &r) { return r.key == "engine"; });
   REQUIRE(engine != rep.summary.rows.end());
   CHECK(engine->cells[1].text == "vllm");
-  CHECK(engine->cells[2].text == "5.27 ms host time per iteration, 4.15 ms per request; own "
-                                 "all-reduce up to 8.39 MB"); // 8 MiB = 8.39 MB
+  CHECK(engine->cells[2].text ==
+        "466.29 us host time per iteration, 9.20 ms per request; own all-reduce up to 8.39 MB; "
+        "measured bf16 GEMMs 3.63 us per call, weights at 88% of HBM"); // 8 MiB = 8.39 MB
 }
 
 TEST_CASE("engine: a preset's scheduler defaults apply where the configuration sets none",
@@ -437,8 +439,8 @@ TEST_CASE("calibrate: the shipped engine presets are what calibrate fits to thei
     CHECK(r.engine.ttft_uncertainty ==
           Approx(preset.at("ttft_uncertainty").get<double>()).epsilon(1e-3));
     // docs/serving.md "Calibration residuals": the median |error| of each engine's runs
-    // (TPOT at most 8% on every engine, TTFT at most 20%: sglang 12.1%, trtllm 16.8%, vllm
-    // 5.2%)
+    // (TPOT at most 8% on every engine, TTFT at most 20%: sglang 12.0%, trtllm 16.7%, vllm
+    // 4.7%)
     const auto median_abs = [](const std::vector<ComponentRow> &rows) {
       std::vector<double> e;
       for (const ComponentRow &x : rows)
@@ -448,7 +450,7 @@ TEST_CASE("calibrate: the shipped engine presets are what calibrate fits to thei
     };
     CHECK(median_abs(p.residuals) <= 0.08);
     const std::map<std::string, double> ttft_median = {
-        {"sglang", 0.121}, {"trtllm", 0.168}, {"vllm", 0.052}};
+        {"sglang", 0.120}, {"trtllm", 0.167}, {"vllm", 0.047}};
     CHECK(median_abs(q.residuals) == Approx(ttft_median.at(e)).margin(0.001));
     CHECK(median_abs(q.residuals) <= 0.20);
   }

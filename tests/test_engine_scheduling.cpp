@@ -1,6 +1,7 @@
 // Engine behaviours the serving simulation models apart: prefill without mixing (SGLang),
 // admission at completion (TensorRT-LLM's measured closed loop), the engines' own all-reduce
 // and the per-request front-end time (docs/serving.md).
+#include "core/io/config_json.hpp"
 #include "core/parallel/layout.hpp"
 #include "core/serve/iteration.hpp"
 #include "core/serve/simulate.hpp"
@@ -8,7 +9,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
 
 using namespace rl;
 using test::serve_config;
@@ -121,3 +126,74 @@ TEST_CASE("closed loop: count_warmup counts the opening burst with the steady st
             "prompt_len": 16, "gen_len": 2})");
         }).rfind("workload.requests_per_client:", 0) == 0);
 }
+
+TEST_CASE("engine: a GEMM call costs its measured latency, weights stream at its measured share",
+          "[serve]") {
+  // Llama-3-8B, one decode token, vLLM FP8 on one H100: per layer 4 GEMM calls (fused QKV,
+  // o_proj, fused gate_up, down_proj) of 12.75 us and 4096 x (4096 + 2 x 1024 + 4096) + 3 x
+  // 4096 x 14336 = 218,103,808 FP8 weights, with the two RMSNorm vectors 218,112,000 bytes
+  // streamed at 0.771 x 3.35 TB/s (presets/engines/vllm.json "gemm", fitted by
+  // scripts/fit_components.py gemm docs/data/aic/gemm_h100.csv).
+  Config c = serve_config(R"({"mode": "serve", "request_rate": 1, "prompt_len": 64,
+    "gen_len": 8, "engine": "vllm", "weight_dtype": "fp8", "precision": "fp8"})",
+                          R"({"tp": 1})", R"({"base": "dgx-h100", "devices": 1})");
+  IterationLoad x;
+  x.decode = 1;
+  x.decode_context = 64;
+  const double per_layer = 4 * 12.75e-6 + 218112000.0 / (3.35e12 * 0.771);
+  CHECK(IterationModel(c, resolve_layout(c)).time(x).linear ==
+        Approx(32 * per_layer).epsilon(1e-9));
+  // bf16 weights take the bf16 fit: 3.63 us per call, 2 bytes a weight at 0.884 x 3.35 TB/s
+  c.workload.weight_dtype = c.workload.precision = Dtype::bf16;
+  CHECK(IterationModel(c, resolve_layout(c)).time(x).linear ==
+        Approx(32 * (4 * 3.63e-6 + 2 * 218112000.0 / (3.35e12 * 0.884))).epsilon(1e-9));
+  // the roofline bound leaves the kernels out: datasheet bandwidth, no per-call time
+  c.workload.bound = ServingBound::roofline;
+  CHECK(IterationModel(c, resolve_layout(c)).time(x).linear ==
+        Approx(32 * 2 * 218112000.0 / 3.35e12).epsilon(1e-9));
+}
+
+#ifndef __EMSCRIPTEN__ // (the WASM suite has no file system)
+TEST_CASE("engine: the presets' GEMM fits are what the measured points give",
+          "[serve][calibrate]") {
+  // docs/data/aic/gemm_h100.csv (AIConfigurator's measured GEMMs, M 1-64, N and K 1024-16384)
+  // against t = latency + (N K w + M K w + 2 M N) / (bw_efficiency x 3.35 TB/s) with each
+  // preset's fit: the median |error| docs/serving.md states (scripts/fit_components.py gemm).
+  std::ifstream f(std::string(RIDGELINE_SOURCE_DIR) + "/docs/data/aic/gemm_h100.csv");
+  REQUIRE(f.good());
+  std::string line;
+  std::getline(f, line); // engine,version,dtype,m,n,k,latency_s
+  std::map<std::string, std::vector<double>> errors;
+  while (std::getline(f, line)) {
+    std::stringstream ss(line);
+    std::string engine, version, dtype, m, n, k, t;
+    std::getline(ss, engine, ',');
+    std::getline(ss, version, ',');
+    std::getline(ss, dtype, ',');
+    std::getline(ss, m, ',');
+    std::getline(ss, n, ',');
+    std::getline(ss, k, ',');
+    std::getline(ss, t, ',');
+    const Config c = io::parse_config(nlohmann::json::parse(
+        R"({"model": "llama3-8b", "hardware": "h100-sxm", "workload": {"mode": "serve",
+        "request_rate": 1, "prompt_len": 8, "gen_len": 8, "engine": ")" +
+        engine + "\"}}"));
+    const EngineSpec &e = c.workload.serve.engine;
+    const EngineSpec::SmallGemm &g = dtype == "fp8" ? e.gemm_fp8 : e.gemm_bf16;
+    const double w = dtype == "fp8" ? 1 : 2, M = std::stod(m), N = std::stod(n), K = std::stod(k);
+    const double model =
+        g.latency + (N * K * w + M * K * w + 2 * M * N) / (g.bw_efficiency * c.hardware.hbm_bw);
+    errors[engine + " " + dtype].push_back(std::fabs(model / std::stod(t) - 1));
+  }
+  const std::map<std::string, double> stated = {{"sglang bf16", 0.085}, {"sglang fp8", 0.099},
+                                                {"trtllm bf16", 0.059}, {"trtllm fp8", 0.028},
+                                                {"vllm bf16", 0.068},   {"vllm fp8", 0.048}};
+  REQUIRE(errors.size() == stated.size());
+  for (auto &[key, v] : errors) {
+    INFO(key);
+    REQUIRE(v.size() == 100);
+    std::sort(v.begin(), v.end());
+    CHECK((v[49] + v[50]) / 2 == Approx(stated.at(key)).margin(0.0015));
+  }
+}
+#endif

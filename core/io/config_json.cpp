@@ -437,6 +437,21 @@ EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *sche
   e.allreduce_bw = r.opt_num("allreduce_bw", 0.0, kMaxBw).value_or(0);
   e.allreduce_max_bytes = r.opt_num("allreduce_max_bytes", 0.0, 1e12).value_or(0);
   r.opt_str("allreduce_source");
+  if (const json *g = r.opt_child("gemm")) {
+    ObjectReader o(*g, r.path_of("gemm"));
+    auto read = [&](const char *dtype, EngineSpec::SmallGemm &out) {
+      if (const json *d = o.opt_child(dtype)) {
+        ObjectReader x(*d, o.path_of(dtype));
+        out.latency = x.req_num("latency", 0.0, 1e-3);
+        out.bw_efficiency = x.req_num("bw_efficiency", 0.01, 2.0);
+        x.finish();
+      }
+    };
+    read("bf16", e.gemm_bf16);
+    read("fp8", e.gemm_fp8);
+    o.opt_str("source");
+    o.finish();
+  }
   e.source = r.opt_str("source").value_or("");
   r.opt_str("notes");
   r.opt_str("scheduler_source");
@@ -1164,6 +1179,15 @@ json to_json(const WorkloadSpec &w) {
         e.update({{"allreduce_latency", s.engine.allreduce_latency},
                   {"allreduce_bw", s.engine.allreduce_bw},
                   {"allreduce_max_bytes", s.engine.allreduce_max_bytes}});
+      json gemm = json::object();
+      auto put = [&](const char *dtype, const EngineSpec::SmallGemm &g) {
+        if (g.latency > 0)
+          gemm[dtype] = {{"latency", g.latency}, {"bw_efficiency", g.bw_efficiency}};
+      };
+      put("bf16", s.engine.gemm_bf16);
+      put("fp8", s.engine.gemm_fp8);
+      if (!gemm.empty())
+        e["gemm"] = gemm;
       if (!s.engine.version.empty())
         e["version"] = s.engine.version;
       if (!s.engine.source.empty())

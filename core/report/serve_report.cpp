@@ -3,6 +3,7 @@
 #include "core/io/units.hpp"
 #include "core/report/cells.hpp"
 #include "core/schema/choices.hpp"
+#include "core/serve/iteration.hpp"
 
 #include <algorithm>
 
@@ -41,6 +42,16 @@ std::string weights_label(const WorkloadSpec &w) {
   if (w.precision != w.weight_dtype)
     s += std::string("/") + schema::choice_name(w.precision);
   return s;
+}
+
+// The engine's measured small-M GEMM kernels this workload uses ("" when none).
+std::string gemm_text(const EngineSpec &e, const WorkloadSpec &w) {
+  const EngineSpec::SmallGemm *g = small_gemm(e, w.weight_dtype, w.precision);
+  if (!g)
+    return "";
+  return "; measured " + std::string(schema::choice_name(w.precision)) + " GEMMs " +
+         units::seconds(g->latency) + " per call, weights at " +
+         units::format("%.0f%%", 100 * g->bw_efficiency) + " of HBM";
 }
 
 } // namespace
@@ -146,7 +157,8 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
                      : std::string()) +
                 (s.engine.allreduce_bw > 0
                      ? "; own all-reduce up to " + units::bytes(s.engine.allreduce_max_bytes)
-                     : std::string()),
+                     : std::string()) +
+                gemm_text(s.engine, c.workload),
       s.engine.source.empty()
           ? std::string("workload.engine: an engine preset (vllm, sglang, trtllm; name@version) "
                         "adds its fitted per-iteration host time and carries its bands.")

@@ -19,6 +19,22 @@ double kv_share(const ModelSpec &m, i64 tp, KvSharding s) {
   return static_cast<double>(kv_heads_per_rank(m, tp)) / static_cast<double>(m.kv_heads);
 }
 
+double gemm_calls_per_layer(const ModelSpec &m, bool moe_layer) {
+  const double attention = m.mla ? 4 : 2;
+  if (!moe_layer || !m.moe)
+    return attention + 2;
+  return attention + 1 + 2 + (m.moe->shared_experts > 0 ? 2 : 0);
+}
+
+const EngineSpec::SmallGemm *small_gemm(const EngineSpec &e, Dtype weights, Dtype precision) {
+  const auto half = [](Dtype d) { return d == Dtype::bf16 || d == Dtype::fp16; };
+  const auto eight = [](Dtype d) { return d == Dtype::fp8 || d == Dtype::mxfp8; };
+  const EngineSpec::SmallGemm *g = half(weights) && half(precision)     ? &e.gemm_bf16
+                                   : eight(weights) && eight(precision) ? &e.gemm_fp8
+                                                                        : nullptr;
+  return g && g->latency > 0 ? g : nullptr;
+}
+
 IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) {
   const ModelSpec &m = c.model;
   const HardwareSpec &hw = c.hardware;
@@ -28,6 +44,13 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
   eff_ = roofline ? 1.0 : serving_gemm_efficiency(hw);
   bw_ = hw.hbm_bw * (roofline ? 1.0 : hw.hbm_efficiency);
   wb_ = rl::weight_bytes(w.weight_dtype);
+  // the engine's measured GEMM kernels (achievable bound only): their weight-streaming share
+  // of HBM and their fixed time per call
+  const EngineSpec::SmallGemm *sg =
+      roofline ? nullptr : small_gemm(w.serve.engine, w.weight_dtype, w.precision);
+  bw_lin_ = sg ? hw.hbm_bw * sg->bw_efficiency : bw_;
+  calls_d_ = sg ? gemm_calls_per_layer(c.model, false) * sg->latency : 0;
+  calls_m_ = sg ? gemm_calls_per_layer(c.model, true) * sg->latency : 0;
   devices_ = l.instance_devices();
   dense_lp_ = layer_params_per_device(m, false, l.tp, l.ep);
   if (m.moe)
@@ -122,7 +145,7 @@ IterationTime IterationModel::time(const IterationLoad &x) {
       flops += 2 * x.tokens() * k * p.experts / E;
       bytes += p.experts * wb_ * (1 - std::pow(1 - k / E, x.tokens()));
     }
-    return std::array<double, 2>{flops / (peak_ * eff_), bytes / bw_};
+    return std::array<double, 2>{flops / (peak_ * eff_), bytes / bw_lin_};
   };
   const auto lin_d = linear(dense_lp_, false);
   const auto lin_m = m.moe ? linear(moe_lp_, true) : lin_d;
@@ -169,7 +192,8 @@ IterationTime IterationModel::time(const IterationLoad &x) {
   }
   for (const Stage &s : stages_) {
     const double n_d = s.dense_layers, n_m = s.moe_layers;
-    it.linear += n_d * std::max(lin_d[0], lin_d[1]) + n_m * std::max(lin_m[0], lin_m[1]);
+    it.linear += n_d * (calls_d_ + std::max(lin_d[0], lin_d[1])) +
+                 n_m * (calls_m_ + std::max(lin_m[0], lin_m[1]));
     it.linear_flops += n_d * lin_d[0] + n_m * lin_m[0];
     it.linear_bytes += n_d * lin_d[1] + n_m * lin_m[1];
     it.attention += (n_d + n_m) * attn;

@@ -47,6 +47,16 @@ struct IterationTime {
 // replicated.
 double kv_share(const ModelSpec &m, i64 tp, KvSharding s);
 
+// GEMM kernel calls of one layer as vLLM's model files issue them (vllm/model_executor/models/
+// llama.py: fused QKV, o_proj, fused gate_up, down_proj; deepseek_v2.py MLA: fused q_a/kv_a,
+// q_b, kv_b, o_proj; a MoE layer: the router, the experts' two grouped GEMMs and the shared
+// experts' two).
+double gemm_calls_per_layer(const ModelSpec &m, bool moe_layer);
+
+// The engine's small-M GEMM fit for these GEMMs: bf16 for bf16/fp16 weights and GEMMs, fp8
+// for FP8 ones (nullptr: none, e.g. FP4 or weight-only INT4).
+const EngineSpec::SmallGemm *small_gemm(const EngineSpec &e, Dtype weights, Dtype precision);
+
 // An engine's own all-reduce of `bytes` over n ranks (EngineSpec::allreduce_*), seconds.
 double engine_allreduce_time(const EngineSpec &e, double bytes, i64 n);
 
@@ -78,10 +88,12 @@ private:
   std::vector<Stage> stages_;
   StageParams dense_lp_, moe_lp_;
   double peak_ = 0, eff_ = 1, bw_ = 0, wb_ = 2, act_b_ = 2;
-  double kv_layer_chip_ = 0;       // KV bytes of one token of one layer on one chip
-  double attn_width_ = 0;          // a_l x (d_qk + d_v): score + value FLOPs per q-k pair / 2
-  double elem_d_ = 0, elem_m_ = 0; // element-wise bytes per token of a dense / MoE layer
-  double head_params_ = 0;         // LM head parameters on one chip
+  double kv_layer_chip_ = 0;         // KV bytes of one token of one layer on one chip
+  double attn_width_ = 0;            // a_l x (d_qk + d_v): score + value FLOPs per q-k pair / 2
+  double elem_d_ = 0, elem_m_ = 0;   // element-wise bytes per token of a dense / MoE layer
+  double bw_lin_ = 0;                // the bandwidth linear layers stream their weights at
+  double calls_d_ = 0, calls_m_ = 0; // fixed GEMM time of a dense / MoE layer (calls x latency)
+  double head_params_ = 0;           // LM head parameters on one chip
   double weight_bytes_ = 0, kv_token_bytes_ = 0, kv_model_bytes_ = 0;
   i64 devices_ = 1;
   Group tp_g_, ep_g_, pp_g_, inst_g_;
