@@ -30,14 +30,17 @@ bool g_input_mentions_library = false; // the input itself holds "json.exception
   throw Breach(what + ": " + detail.substr(0, 400));
 }
 
-// Every number finite; every relative band below 1 (so t*(1-u) > 0).
+// Every number finite; every relative band below 1 (so t*(1-u) > 0), but an engine's: its
+// TPOT and TTFT bands are the largest residuals of its fit, shown as "up to Nx" past 100% and
+// never subtracted (docs/serving.md).
 void check_numbers(const json &j, const std::string &path) {
   if (j.is_number_float()) {
     const double v = j.get<double>();
     if (!std::isfinite(v))
       breach("non-finite number", path);
+    const bool engine_band = path.find(".engine.") != std::string::npos && v >= 0;
     if (path.size() >= 11 && path.compare(path.size() - 11, 11, "uncertainty") == 0 &&
-        !(v >= 0 && v < 1))
+        !engine_band && !(v >= 0 && v < 1))
       breach("band without a positive lower bound", path + " = " + std::to_string(v));
   } else if (j.is_object()) {
     for (auto it = j.begin(); it != j.end(); ++it)
