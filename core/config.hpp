@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -261,11 +262,16 @@ struct EngineSpec {
   // time per call (launch, tail and, for FP8, the activation's quantisation) and the share of
   // HBM bandwidth they stream weights at, fitted to measured per-operation data
   // (scripts/fit_components.py gemm; docs/serving.md "GEMMs at small M"). latency 0: none
-  // (the chip's hbm_efficiency, no per-call time).
+  // (the chip's hbm_efficiency, no per-call time). `gemm` is the calibrated chip's (H100 SXM),
+  // used on chips without their own; `gemm_on` those measured on other chips, by preset name.
   struct SmallGemm {
     double latency = 0, bw_efficiency = 0;
   };
-  SmallGemm gemm_bf16, gemm_fp8;
+  struct GemmFits {
+    SmallGemm bf16, fp8;
+  };
+  GemmFits gemm;
+  std::map<std::string, GemmFits> gemm_on;
   std::string source;
 };
 

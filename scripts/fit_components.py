@@ -11,14 +11,15 @@ fitted per engine by least squares on log t over messages up to 8 MiB (vLLM's cu
 all-reduce limit, vllm/distributed/device_communicators/custom_all_reduce.py max_size) and
 2, 4 and 8 GPUs. Input columns: engine,version,kernel,num_gpus,message_bytes,latency_s.
 
-  python3 scripts/fit_components.py gemm docs/data/aic/gemm_h100.csv
+  python3 scripts/fit_components.py gemm docs/data/aic/gemm.csv
 
 gemm: an engine's dense GEMM kernels at the small M of decode (M <= 64 rows; weight streaming)
-as a fixed time per call plus the operand bytes over a share of the HBM bandwidth,
-    t(M, N, K) = latency + (N K w + M K w + 2 M N) / (bw_efficiency * 3.35 TB/s)
-(w: 2 bytes for bf16, 1 for fp8 with its per-tensor activation quantisation; the H100 SXM
-preset's hbm_bw), fitted per engine and dtype by least squares on log t over M 1-64, N and K
-1024-16384. Input columns: engine,version,dtype,m,n,k,latency_s.
+as a fixed time per call plus the operand bytes over a share of the chip's HBM bandwidth,
+    t(M, N, K) = latency + (N K w + M K w + 2 M N) / (bw_efficiency * hbm_bw)
+(w: 2 bytes for bf16, 1 for fp8 with its per-tensor activation quantisation; hbm_bw from the
+chip's preset: H100 SXM 3.35 TB/s, H200 4.8, B200 8), fitted per chip, engine and dtype by
+least squares on log t over M 1-64, N and K 1024-16384.
+Input columns: gpu,engine,version,dtype,m,n,k,latency_s.
 No dependencies beyond the standard library.
 """
 import csv
@@ -76,26 +77,26 @@ def allreduce(path):
                   f"{100 * (p / t - 1):+6.1f}%")
 
 
-H100_HBM_BW = 3.35e12  # presets/hardware/h100-sxm.json hbm_bw
+HBM_BW = {"h100-sxm": 3.35e12, "h200": 4.8e12, "b200": 8.0e12}  # presets/hardware/*.json
 WEIGHT_BYTES = {"bf16": 2, "fp8": 1}
 
 
-def gemm_model(latency, eff, m, n, k, w):
-    return latency + (n * k * w + m * k * w + 2 * m * n) / (eff * H100_HBM_BW)
+def gemm_model(latency, eff, m, n, k, w, bw):
+    return latency + (n * k * w + m * k * w + 2 * m * n) / (eff * bw)
 
 
 def gemm(path):
     by_key = {}
     with open(path) as f:
         for r in csv.DictReader(f):
-            key = (r["engine"], r["version"], r["dtype"])
+            key = (r["gpu"], r["engine"], r["version"], r["dtype"])
             by_key.setdefault(key, []).append(
                 (int(r["m"]), int(r["n"]), int(r["k"]), float(r["latency_s"])))
-    for (engine, version, dtype), rows in sorted(by_key.items()):
-        w = WEIGHT_BYTES[dtype]
+    for (gpu, engine, version, dtype), rows in sorted(by_key.items()):
+        w, bw = WEIGHT_BYTES[dtype], HBM_BW[gpu]
 
         def loss(a, e):
-            return sum((math.log(gemm_model(a, e, m, n, k, w)) - math.log(t)) ** 2
+            return sum((math.log(gemm_model(a, e, m, n, k, w, bw)) - math.log(t)) ** 2
                        for m, n, k, t in rows)
 
         # a grid over latency 0-30 us and efficiency 0.2-1.2, refined five times
@@ -113,9 +114,9 @@ def gemm(path):
             wa, we = (hi[0] - lo[0]) / 8, (hi[1] - lo[1]) / 8
             lo, hi = [max(0.0, a - wa), max(0.05, e - we)], [a + wa, e + we]
         _, a, e = best
-        errs = [gemm_model(a, e, m, n, k, w) / t - 1 for m, n, k, t in rows]
+        errs = [gemm_model(a, e, m, n, k, w, bw) / t - 1 for m, n, k, t in rows]
         ab = sorted(abs(x) for x in errs)
-        print(f"{engine} {version} {dtype}: latency {a * 1e6:.2f} us, bw_efficiency {e:.3f}; "
+        print(f"{gpu} {engine} {version} {dtype}: latency {a * 1e6:.2f} us, bw_efficiency {e:.3f}; "
               f"{len(rows)} points, |error| median {100 * statistics.median(ab):.1f}%, "
               f"p90 {100 * ab[int(0.9 * len(ab))]:.1f}%, max {100 * ab[-1]:.1f}%")
 

@@ -352,7 +352,7 @@ TEST_CASE("engine: the serve report names the engine and carries its band", "[se
   // worst), all from `ridgeline calibrate docs/data/serving/vllm.csv --base
   // docs/data/serving/vllm-base.json`; its own all-reduce up to 8 MiB (vLLM's custom
   // all-reduce max_size); bf16 GEMMs 3.63 us per call at 88.4% of HBM
-  // (scripts/fit_components.py gemm docs/data/aic/gemm_h100.csv).
+  // (scripts/fit_components.py gemm docs/data/aic/gemm.csv).
   CHECK(rep.latency.note == "Band (vllm): measured TPOT +/-12%, TTFT up to 2x of these on its "
                             "calibration runs (docs/serving.md).");
   const auto engine = std::find_if(rep.summary.rows.begin(), rep.summary.rows.end(),

@@ -133,7 +133,7 @@ TEST_CASE("engine: a GEMM call costs its measured latency, weights stream at its
   // o_proj, fused gate_up, down_proj) of 12.75 us and 4096 x (4096 + 2 x 1024 + 4096) + 3 x
   // 4096 x 14336 = 218,103,808 FP8 weights, with the two RMSNorm vectors 218,112,000 bytes
   // streamed at 0.771 x 3.35 TB/s (presets/engines/vllm.json "gemm", fitted by
-  // scripts/fit_components.py gemm docs/data/aic/gemm_h100.csv).
+  // scripts/fit_components.py gemm docs/data/aic/gemm.csv).
   Config c = serve_config(R"({"mode": "serve", "request_rate": 1, "prompt_len": 64,
     "gen_len": 8, "engine": "vllm", "weight_dtype": "fp8", "precision": "fp8"})",
                           R"({"tp": 1})", R"({"base": "dgx-h100", "devices": 1})");
@@ -156,38 +156,43 @@ TEST_CASE("engine: a GEMM call costs its measured latency, weights stream at its
 #ifndef __EMSCRIPTEN__ // (the WASM suite has no file system)
 TEST_CASE("engine: the presets' GEMM fits are what the measured points give",
           "[serve][calibrate]") {
-  // docs/data/aic/gemm_h100.csv (AIConfigurator's measured GEMMs, M 1-64, N and K 1024-16384)
-  // against t = latency + (N K w + M K w + 2 M N) / (bw_efficiency x 3.35 TB/s) with each
-  // preset's fit: the median |error| docs/serving.md states (scripts/fit_components.py gemm).
-  std::ifstream f(std::string(RIDGELINE_SOURCE_DIR) + "/docs/data/aic/gemm_h100.csv");
+  // docs/data/aic/gemm.csv (AIConfigurator's measured GEMMs on H100 SXM, H200 and B200; M 1-64,
+  // N and K 1024-16384) against t = latency + (N K w + M K w + 2 M N) / (bw_efficiency x
+  // hbm_bw) with each preset's fit for that chip: the median |error| docs/serving.md states
+  // (scripts/fit_components.py gemm).
+  std::ifstream f(std::string(RIDGELINE_SOURCE_DIR) + "/docs/data/aic/gemm.csv");
   REQUIRE(f.good());
   std::string line;
-  std::getline(f, line); // engine,version,dtype,m,n,k,latency_s
+  std::getline(f, line); // gpu,engine,version,dtype,m,n,k,latency_s
   std::map<std::string, std::vector<double>> errors;
   while (std::getline(f, line)) {
     std::stringstream ss(line);
-    std::string engine, version, dtype, m, n, k, t;
-    std::getline(ss, engine, ',');
-    std::getline(ss, version, ',');
-    std::getline(ss, dtype, ',');
-    std::getline(ss, m, ',');
-    std::getline(ss, n, ',');
-    std::getline(ss, k, ',');
-    std::getline(ss, t, ',');
+    std::string gpu, engine, version, dtype, m, n, k, t;
+    for (std::string *x : {&gpu, &engine, &version, &dtype, &m, &n, &k, &t})
+      std::getline(ss, *x, ',');
     const Config c = io::parse_config(nlohmann::json::parse(
-        R"({"model": "llama3-8b", "hardware": "h100-sxm", "workload": {"mode": "serve",
-        "request_rate": 1, "prompt_len": 8, "gen_len": 8, "engine": ")" +
-        engine + "\"}}"));
-    const EngineSpec &e = c.workload.serve.engine;
-    const EngineSpec::SmallGemm &g = dtype == "fp8" ? e.gemm_fp8 : e.gemm_bf16;
+        R"({"model": "llama3-8b", "hardware": ")" + gpu +
+        R"(", "workload": {"mode": "serve", "request_rate": 1, "prompt_len": 8, "gen_len": 8,
+        "weight_dtype": ")" +
+        dtype + R"(", "precision": ")" + dtype + R"(", "engine": ")" + engine + "\"}}"));
+    const EngineSpec::SmallGemm *g =
+        small_gemm(c.workload.serve.engine, gpu, c.workload.weight_dtype, c.workload.precision);
+    REQUIRE(g != nullptr);
     const double w = dtype == "fp8" ? 1 : 2, M = std::stod(m), N = std::stod(n), K = std::stod(k);
     const double model =
-        g.latency + (N * K * w + M * K * w + 2 * M * N) / (g.bw_efficiency * c.hardware.hbm_bw);
-    errors[engine + " " + dtype].push_back(std::fabs(model / std::stod(t) - 1));
+        g->latency + (N * K * w + M * K * w + 2 * M * N) / (g->bw_efficiency * c.hardware.hbm_bw);
+    errors[gpu + " " + engine + " " + dtype].push_back(std::fabs(model / std::stod(t) - 1));
   }
-  const std::map<std::string, double> stated = {{"sglang bf16", 0.085}, {"sglang fp8", 0.099},
-                                                {"trtllm bf16", 0.059}, {"trtllm fp8", 0.028},
-                                                {"vllm bf16", 0.068},   {"vllm fp8", 0.048}};
+  const std::map<std::string, double> stated = {
+      {"h100-sxm sglang bf16", 0.085}, {"h100-sxm sglang fp8", 0.099},
+      {"h100-sxm trtllm bf16", 0.059}, {"h100-sxm trtllm fp8", 0.028},
+      {"h100-sxm vllm bf16", 0.068},   {"h100-sxm vllm fp8", 0.048},
+      {"h200 sglang bf16", 0.106},     {"h200 sglang fp8", 0.127},
+      {"h200 trtllm bf16", 0.066},     {"h200 trtllm fp8", 0.040},
+      {"h200 vllm bf16", 0.100},       {"h200 vllm fp8", 0.060},
+      {"b200 sglang bf16", 0.126},     {"b200 sglang fp8", 0.129},
+      {"b200 trtllm bf16", 0.109},     {"b200 trtllm fp8", 0.080},
+      {"b200 vllm bf16", 0.117},       {"b200 vllm fp8", 0.106}};
   REQUIRE(errors.size() == stated.size());
   for (auto &[key, v] : errors) {
     INFO(key);

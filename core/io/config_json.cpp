@@ -439,16 +439,27 @@ EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *sche
   r.opt_str("allreduce_source");
   if (const json *g = r.opt_child("gemm")) {
     ObjectReader o(*g, r.path_of("gemm"));
-    auto read = [&](const char *dtype, EngineSpec::SmallGemm &out) {
-      if (const json *d = o.opt_child(dtype)) {
-        ObjectReader x(*d, o.path_of(dtype));
-        out.latency = x.req_num("latency", 0.0, 1e-3);
-        out.bw_efficiency = x.req_num("bw_efficiency", 0.01, 2.0);
-        x.finish();
-      }
+    // {"bf16": {"latency", "bw_efficiency"}, "fp8": {...}}: one chip's fits
+    auto read = [](ObjectReader &in, EngineSpec::GemmFits &out) {
+      for (const char *dtype : {"bf16", "fp8"})
+        if (const json *d = in.opt_child(dtype)) {
+          ObjectReader x(*d, in.path_of(dtype));
+          EngineSpec::SmallGemm &f = std::string(dtype) == "bf16" ? out.bf16 : out.fp8;
+          f.latency = x.req_num("latency", 0.0, 1e-3);
+          f.bw_efficiency = x.req_num("bw_efficiency", 0.01, 2.0);
+          x.finish();
+        }
     };
-    read("bf16", e.gemm_bf16);
-    read("fp8", e.gemm_fp8);
+    read(o, e.gemm);
+    if (const json *on = o.opt_child("on")) {
+      if (!on->is_object())
+        throw ConfigError(o.path_of("on"), "must be an object of hardware preset names");
+      for (const auto &[hw, fits] : on->items()) {
+        ObjectReader h(fits, o.path_of("on") + "." + hw);
+        read(h, e.gemm_on[hw]);
+        h.finish();
+      }
+    }
     o.opt_str("source");
     o.finish();
   }
@@ -1179,13 +1190,17 @@ json to_json(const WorkloadSpec &w) {
         e.update({{"allreduce_latency", s.engine.allreduce_latency},
                   {"allreduce_bw", s.engine.allreduce_bw},
                   {"allreduce_max_bytes", s.engine.allreduce_max_bytes}});
-      json gemm = json::object();
-      auto put = [&](const char *dtype, const EngineSpec::SmallGemm &g) {
-        if (g.latency > 0)
-          gemm[dtype] = {{"latency", g.latency}, {"bw_efficiency", g.bw_efficiency}};
+      auto fits = [](const EngineSpec::GemmFits &f) {
+        json j = json::object();
+        for (const auto &[dtype, g] :
+             {std::make_pair("bf16", f.bf16), std::make_pair("fp8", f.fp8)})
+          if (g.latency > 0)
+            j[dtype] = {{"latency", g.latency}, {"bw_efficiency", g.bw_efficiency}};
+        return j;
       };
-      put("bf16", s.engine.gemm_bf16);
-      put("fp8", s.engine.gemm_fp8);
+      json gemm = fits(s.engine.gemm);
+      for (const auto &[hw, f] : s.engine.gemm_on)
+        gemm["on"][hw] = fits(f);
       if (!gemm.empty())
         e["gemm"] = gemm;
       if (!s.engine.version.empty())

@@ -45,8 +45,8 @@ std::string weights_label(const WorkloadSpec &w) {
 }
 
 // The engine's measured small-M GEMM kernels this workload uses ("" when none).
-std::string gemm_text(const EngineSpec &e, const WorkloadSpec &w) {
-  const EngineSpec::SmallGemm *g = small_gemm(e, w.weight_dtype, w.precision);
+std::string gemm_text(const EngineSpec &e, const std::string &hardware, const WorkloadSpec &w) {
+  const EngineSpec::SmallGemm *g = small_gemm(e, hardware, w.weight_dtype, w.precision);
   if (!g)
     return "";
   return "; measured " + std::string(schema::choice_name(w.precision)) + " GEMMs " +
@@ -158,7 +158,7 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
                 (s.engine.allreduce_bw > 0
                      ? "; own all-reduce up to " + units::bytes(s.engine.allreduce_max_bytes)
                      : std::string()) +
-                gemm_text(s.engine, c.workload),
+                gemm_text(s.engine, c.hardware.name, c.workload),
       s.engine.source.empty()
           ? std::string("workload.engine: an engine preset (vllm, sglang, trtllm; name@version) "
                         "adds its fitted per-iteration host time and carries its bands.")

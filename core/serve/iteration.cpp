@@ -26,11 +26,14 @@ double gemm_calls_per_layer(const ModelSpec &m, bool moe_layer) {
   return attention + 1 + 2 + (m.moe->shared_experts > 0 ? 2 : 0);
 }
 
-const EngineSpec::SmallGemm *small_gemm(const EngineSpec &e, Dtype weights, Dtype precision) {
+const EngineSpec::SmallGemm *small_gemm(const EngineSpec &e, const std::string &hardware,
+                                        Dtype weights, Dtype precision) {
   const auto half = [](Dtype d) { return d == Dtype::bf16 || d == Dtype::fp16; };
   const auto eight = [](Dtype d) { return d == Dtype::fp8 || d == Dtype::mxfp8; };
-  const EngineSpec::SmallGemm *g = half(weights) && half(precision)     ? &e.gemm_bf16
-                                   : eight(weights) && eight(precision) ? &e.gemm_fp8
+  const auto on = e.gemm_on.find(hardware);
+  const EngineSpec::GemmFits &f = on != e.gemm_on.end() ? on->second : e.gemm;
+  const EngineSpec::SmallGemm *g = half(weights) && half(precision)     ? &f.bf16
+                                   : eight(weights) && eight(precision) ? &f.fp8
                                                                         : nullptr;
   return g && g->latency > 0 ? g : nullptr;
 }
@@ -47,7 +50,7 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
   // the engine's measured GEMM kernels (achievable bound only): their weight-streaming share
   // of HBM and their fixed time per call
   const EngineSpec::SmallGemm *sg =
-      roofline ? nullptr : small_gemm(w.serve.engine, w.weight_dtype, w.precision);
+      roofline ? nullptr : small_gemm(w.serve.engine, hw.name, w.weight_dtype, w.precision);
   bw_lin_ = sg ? hw.hbm_bw * sg->bw_efficiency : bw_;
   calls_d_ = sg ? gemm_calls_per_layer(c.model, false) * sg->latency : 0;
   calls_m_ = sg ? gemm_calls_per_layer(c.model, true) * sg->latency : 0;

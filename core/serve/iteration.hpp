@@ -53,9 +53,11 @@ double kv_share(const ModelSpec &m, i64 tp, KvSharding s);
 // experts' two).
 double gemm_calls_per_layer(const ModelSpec &m, bool moe_layer);
 
-// The engine's small-M GEMM fit for these GEMMs: bf16 for bf16/fp16 weights and GEMMs, fp8
-// for FP8 ones (nullptr: none, e.g. FP4 or weight-only INT4).
-const EngineSpec::SmallGemm *small_gemm(const EngineSpec &e, Dtype weights, Dtype precision);
+// The engine's small-M GEMM fit for these GEMMs on this chip (its own when measured, else the
+// calibrated chip's): bf16 for bf16/fp16 weights and GEMMs, fp8 for FP8 ones (nullptr: none,
+// e.g. FP4 or weight-only INT4).
+const EngineSpec::SmallGemm *small_gemm(const EngineSpec &e, const std::string &hardware,
+                                        Dtype weights, Dtype precision);
 
 // An engine's own all-reduce of `bytes` over n ranks (EngineSpec::allreduce_*), seconds.
 double engine_allreduce_time(const EngineSpec &e, double bytes, i64 n);
