@@ -333,6 +333,9 @@ struct WorkloadSpec {
   // Gradients accumulated and reduced in fp32 (Megatron-LM forces it for bf16:
   // --accumulate-allreduce-grads-in-fp32); the parser defaults it on for bf16 and fp8.
   bool fp32_grads = false;
+  // The module weights kept in the GEMMs' FP8 (Megatron-LM --fp8-param-gather, NeMo
+  // fp8_params): 1 byte a weight in memory and in the data-parallel all-gather; fp8/mxfp8 only.
+  bool fp8_params = false;
   // FlashAttention skips the masked half of a causal decoder's scores (on by default; only
   // with flash attention). MFU is reported both ways (docs/formulas.md "MFU").
   bool causal_skip = true;

@@ -116,7 +116,8 @@ TEST_CASE("schema: the train, infer and video workload rows parse in their mode 
           "[schema]") {
   auto parse = [](const json &j) { return io::parse_workload(j, "workload"); };
   auto self = [](const WorkloadSpec &w) -> const WorkloadSpec & { return w; };
-  const json train = io::expand_scenario(json("llama3-70b-h100-1024")).at("workload");
+  json train = io::expand_scenario(json("llama3-70b-h100-1024")).at("workload");
+  train["precision"] = "fp8"; // so that fp8_params may flip
   round_trip_rows(schema::workload_fields(), "", train, json::json_pointer(""), "workload", parse,
                   self, schema::mode_bit(Mode::train));
   json infer = io::expand_scenario(json("llama2-13b-v5e-infer")).at("workload");
@@ -204,14 +205,15 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
         CHECK((e.default_value >= e.info.lo && e.default_value <= e.info.hi));
     }
   }
-  // 16 model + 6 moe + 25 workload + 14 hardware (gemm_efficiency_fp4 among them) + 14 tx8 + 21
-  // serve (concurrency, think_time, requests_per_client, count_warmup, cuda_graph_max_batch,
-  // overlap_schedule, mixed_prefill, join_at_completion among them) + 17 tx8-op
+  // 16 model + 6 moe + 26 workload (fp8_params among them) + 14 hardware (gemm_efficiency_fp4 among
+  // them) + 14 tx8 + 21 serve (concurrency, think_time, requests_per_client, count_warmup,
+  // cuda_graph_max_batch, overlap_schedule, mixed_prefill, join_at_completion among them) + 17
+  // tx8-op
   // + 4 rows for each of 5 links (bw, latency, efficiency, uncertainty) + 25 parallel
   // (attention_dp, moe_tp among them) + 37 the parser reads itself (12 model, 8 hardware with
   // peak_flops.fp4, 8 cluster with nvlink_domain, 9 workload with engine_options and
   // precision_options: schema::parsed_fields)
-  CHECK(rows == 16 + 6 + 25 + 14 + 14 + 21 + 17 + 4 * 5 + 25 + 37);
+  CHECK(rows == 16 + 6 + 26 + 14 + 14 + 21 + 17 + 4 * 5 + 25 + 37);
   CHECK(modes_of.size() == rows - 2); // request_rate and batch twice
   CHECK(io::fields_json().size() == rows);
 }

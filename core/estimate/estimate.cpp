@@ -111,7 +111,7 @@ Estimate estimate(const Config &c, bool with_time) {
       st.layers = n.total();
       const StageParams p = stage_params(m, e.params, l, j, n);
       st.params = p.total();
-      st.states = training_states(p, l, w.fp32_grads);
+      st.states = training_states(p, l, state_widths(w));
       st.activations = stage_activations(m, l, j, s, n, per_layer);
       e.stages.push_back(st);
     }

@@ -840,6 +840,11 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
     read_fields(r, w, schema::workload_fields(), "", schema::mode_bit(Mode::train));
     w.fp32_grads = r.opt_bool("fp32_grads")
                        .value_or(w.precision == Dtype::bf16 || is_scaled_float(w.precision));
+    if (w.fp8_params && w.precision != Dtype::fp8 && w.precision != Dtype::mxfp8)
+      throw ConfigError(r.path_of("fp8_params"),
+                        std::string("keeps the weights in the GEMMs' FP8: it needs precision "
+                                    "fp8 or mxfp8, not ") +
+                            name_of(w.precision));
     if (w.moe_capacity_factor > 0 && w.moe_capacity_factor < 1)
       throw ConfigError(r.path_of("moe_capacity_factor"), "must be 0 (no dropping) or at least 1");
     parse_options(r, w, true);

@@ -162,6 +162,8 @@ std::string megatron(const Config &c, const Layout &l) {
     add("--fp16");
   else
     add("--bf16");
+  if (w.fp8_params)
+    add("--fp8-param-gather");
   if (w.fp32_grads)
     add("--accumulate-allreduce-grads-in-fp32");
   add(l.flash ? "--attention-backend flash" : "--attention-backend unfused");

@@ -103,7 +103,15 @@ StageParams stage_params(const ModelSpec &m, const ModelParams &mp, const Layout
   return out;
 }
 
-ModelStateBytes training_states(const StageParams &p, const Layout &l, bool fp32_grads,
+StateWidths state_widths(const WorkloadSpec &w) {
+  StateWidths b;
+  if (w.fp8_params)
+    b.weights = dtype_bytes(w.precision); // fp8 1, mxfp8 1 + 1/32 (its E8M0 block scales)
+  b.grads = w.fp32_grads ? kGradBytesFp32 : kGradBytes;
+  return b;
+}
+
+ModelStateBytes training_states(const StageParams &p, const Layout &l, const StateWidths &b,
                                 double prefetch_layers) {
   const double g_dense = static_cast<double>(l.dp * l.cp);
   const double g_expert = g_dense / static_cast<double>(l.ep);
@@ -111,10 +119,10 @@ ModelStateBytes training_states(const StageParams &p, const Layout &l, bool fp32
     return sharded ? p.dense / g_dense + p.experts / g_expert : p.total();
   };
   ModelStateBytes s;
-  s.weights = kWeightBytes * shard(l.zero >= 3);
+  s.weights = b.weights * shard(l.zero >= 3);
   if (l.zero >= 3)
-    s.weights += kWeightBytes * prefetch_layers * p.largest_layer;
-  s.gradients = (fp32_grads ? kGradBytesFp32 : kGradBytes) * shard(l.zero >= 2);
+    s.weights += b.weights * prefetch_layers * p.largest_layer;
+  s.gradients = b.grads * shard(l.zero >= 2);
   s.optimizer = kAdamBytes * shard(l.zero >= 1);
   return s;
 }

@@ -43,9 +43,19 @@ struct ModelStateBytes {
 constexpr double kWeightBytes = 2, kGradBytes = 2, kGradBytesFp32 = 4, kAdamBytes = 12;
 double dtype_bytes(Dtype d);
 
+// Bytes per parameter of the weight copy the GEMMs read and of the gradients, by recipe: bf16
+// weights, or FP8 ones (Megatron-LM --fp8-param-gather, NeMo fp8_params: Transformer Engine
+// keeps the module weights in the GEMMs' FP8, the fp32 master copy stays in the optimizer);
+// bf16 gradients, or fp32 (--accumulate-allreduce-grads-in-fp32). The data-parallel
+// parameter all-gather and gradient reduction move these widths too.
+struct StateWidths {
+  double weights = kWeightBytes, grads = kGradBytes;
+};
+StateWidths state_widths(const WorkloadSpec &w);
+
 // Training states on one device: ZeRO over dp*cp ranks (dense) and dp*cp/ep (experts).
-// ZeRO-3 adds the gathered bf16 weights of `prefetch_layers` layers in use.
-ModelStateBytes training_states(const StageParams &p, const Layout &l, bool fp32_grads,
+// ZeRO-3 adds the gathered weights of `prefetch_layers` layers in use.
+ModelStateBytes training_states(const StageParams &p, const Layout &l, const StateWidths &b,
                                 double prefetch_layers = 2);
 
 } // namespace rl

@@ -436,7 +436,7 @@ void PlanSearch::evaluate(const std::vector<StageLayerCount> &mix, Layout &l) {
     for (i64 j = 0; j < l.pp; ++j) {
       const StageLayerCount &n = mix[static_cast<std::size_t>(j)];
       const double total =
-          training_states(stage_params(m, mp_, l, j, n), l, c_.workload.fp32_grads).total() +
+          training_states(stage_params(m, mp_, l, j, n), l, state_widths(c_.workload)).total() +
           stage_activations(m, l, j, s, n, per).total();
       memory = std::max(memory, total);
     }

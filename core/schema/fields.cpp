@@ -163,6 +163,12 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
                             "for bf16 and fp8, as Megatron-LM forces it "
                             "(--accumulate-allreduce-grads-in-fp32).",
                             "", tr, true}),
+      flag(&W::fp8_params, {"", "fp8_params", N, 0, 1, "", "FP8 params", 1, "",
+                            "The module weights kept in FP8 (Megatron-LM --fp8-param-gather, "
+                            "NeMo fp8_params): 1 B/param in memory and in the data-parallel "
+                            "all-gather; the fp32 master copy stays in the optimizer. FP8 "
+                            "precisions only.",
+                            "", tr}),
       flag(&W::causal_skip, {"", "causal_skip", N, 0, 1, "", "Causal skip", 1, "",
                              "FlashAttention skips the masked half of a causal score matrix (Dao "
                              "2023). On by default; no effect without FlashAttention. MFU counts "

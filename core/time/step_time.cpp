@@ -412,17 +412,17 @@ struct Model {
   double dp_sync(const StageParams &sp, double t_fwd, double t_bwd, CommAcc *acc) const {
     if (l.zero >= 3)
       return 0;
-    const double gb = c.workload.fp32_grads ? 4.0 : 2.0;
+    const StateWidths b = state_widths(c.workload);
     double exposed = 0;
     auto sync = [&](double params, const Group &grp, const char *kind) {
       if (grp.n <= 1 || params <= 0)
         return;
       CollectiveTime grad, gather;
       if (l.zero >= 1) {
-        grad = collective_time(c.cluster, Collective::reduce_scatter, gb * params, grp);
-        gather = collective_time(c.cluster, Collective::allgather, 2 * params, grp);
+        grad = collective_time(c.cluster, Collective::reduce_scatter, b.grads * params, grp);
+        gather = collective_time(c.cluster, Collective::allgather, b.weights * params, grp);
       } else {
-        grad = collective_time(c.cluster, Collective::allreduce, gb * params, grp);
+        grad = collective_time(c.cluster, Collective::allreduce, b.grads * params, grp);
       }
       // ZeRO-2 reduce-scatters each micro-batch's gradients during its backward (DeepSpeed
       // buckets); ZeRO-0/1 (Megatron's DDP and distributed optimizer) accumulate locally and
