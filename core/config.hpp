@@ -268,7 +268,7 @@ struct EngineSpec {
     double latency = 0, bw_efficiency = 0;
   };
   struct GemmFits {
-    SmallGemm bf16, fp8;
+    SmallGemm bf16, fp8, fp4; // fp4: NVFP4 (B200's measured)
   };
   GemmFits gemm;
   std::map<std::string, GemmFits> gemm_on;

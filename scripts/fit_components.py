@@ -16,7 +16,8 @@ all-reduce limit, vllm/distributed/device_communicators/custom_all_reduce.py max
 gemm: an engine's dense GEMM kernels at the small M of decode (M <= 64 rows; weight streaming)
 as a fixed time per call plus the operand bytes over a share of the chip's HBM bandwidth,
     t(M, N, K) = latency + (N K w + M K w + 2 M N) / (bw_efficiency * hbm_bw)
-(w: 2 bytes for bf16, 1 for fp8 with its per-tensor activation quantisation; hbm_bw from the
+(w: 2 bytes for bf16, 1 for fp8 with its per-tensor activation quantisation, 0.5625 for
+NVFP4 with its scales; hbm_bw from the
 chip's preset: H100 SXM 3.35 TB/s, H200 4.8, B200 8), fitted per chip, engine and dtype by
 least squares on log t over M 1-64, N and K 1024-16384.
 Input columns: gpu,engine,version,dtype,m,n,k,latency_s.
@@ -78,7 +79,7 @@ def allreduce(path):
 
 
 HBM_BW = {"h100-sxm": 3.35e12, "h200": 4.8e12, "b200": 8.0e12}  # presets/hardware/*.json
-WEIGHT_BYTES = {"bf16": 2, "fp8": 1}
+WEIGHT_BYTES = {"bf16": 2, "fp8": 1, "fp4": 0.5625}  # NVFP4: E2M1 + an E4M3 scale per 16
 
 
 def gemm_model(latency, eff, m, n, k, w, bw):

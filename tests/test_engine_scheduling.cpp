@@ -156,7 +156,8 @@ TEST_CASE("engine: a GEMM call costs its measured latency, weights stream at its
 #ifndef __EMSCRIPTEN__ // (the WASM suite has no file system)
 TEST_CASE("engine: the presets' GEMM fits are what the measured points give",
           "[serve][calibrate]") {
-  // docs/data/aic/gemm.csv (AIConfigurator's measured GEMMs on H100 SXM, H200 and B200; M 1-64,
+  // docs/data/aic/gemm.csv (AIConfigurator's measured GEMMs on H100 SXM, H200 and B200, NVFP4 on
+  // B200 too; M 1-64,
   // N and K 1024-16384) against t = latency + (N K w + M K w + 2 M N) / (bw_efficiency x
   // hbm_bw) with each preset's fit for that chip: the median |error| docs/serving.md states
   // (scripts/fit_components.py gemm).
@@ -178,7 +179,9 @@ TEST_CASE("engine: the presets' GEMM fits are what the measured points give",
     const EngineSpec::SmallGemm *g =
         small_gemm(c.workload.serve.engine, gpu, c.workload.weight_dtype, c.workload.precision);
     REQUIRE(g != nullptr);
-    const double w = dtype == "fp8" ? 1 : 2, M = std::stod(m), N = std::stod(n), K = std::stod(k);
+    // bytes a weight: bf16 2, fp8 1, NVFP4 0.5625 (E2M1 with an E4M3 scale per 16)
+    const double w = dtype == "fp8" ? 1 : dtype == "fp4" ? 0.5625 : 2;
+    const double M = std::stod(m), N = std::stod(n), K = std::stod(k);
     const double model =
         g->latency + (N * K * w + M * K * w + 2 * M * N) / (g->bw_efficiency * c.hardware.hbm_bw);
     errors[gpu + " " + engine + " " + dtype].push_back(std::fabs(model / std::stod(t) - 1));
@@ -192,7 +195,9 @@ TEST_CASE("engine: the presets' GEMM fits are what the measured points give",
       {"h200 vllm bf16", 0.100},       {"h200 vllm fp8", 0.060},
       {"b200 sglang bf16", 0.126},     {"b200 sglang fp8", 0.129},
       {"b200 trtllm bf16", 0.109},     {"b200 trtllm fp8", 0.080},
-      {"b200 vllm bf16", 0.117},       {"b200 vllm fp8", 0.106}};
+      {"b200 vllm bf16", 0.117},       {"b200 vllm fp8", 0.106},
+      {"b200 sglang fp4", 0.163},      {"b200 trtllm fp4", 0.338},
+      {"b200 vllm fp4", 0.126}};
   REQUIRE(errors.size() == stated.size());
   for (auto &[key, v] : errors) {
     INFO(key);

@@ -441,10 +441,11 @@ EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *sche
     ObjectReader o(*g, r.path_of("gemm"));
     // {"bf16": {"latency", "bw_efficiency"}, "fp8": {...}}: one chip's fits
     auto read = [](ObjectReader &in, EngineSpec::GemmFits &out) {
-      for (const char *dtype : {"bf16", "fp8"})
+      for (const char *dtype : {"bf16", "fp8", "fp4"})
         if (const json *d = in.opt_child(dtype)) {
           ObjectReader x(*d, in.path_of(dtype));
-          EngineSpec::SmallGemm &f = std::string(dtype) == "bf16" ? out.bf16 : out.fp8;
+          const std::string k = dtype;
+          EngineSpec::SmallGemm &f = k == "bf16" ? out.bf16 : k == "fp8" ? out.fp8 : out.fp4;
           f.latency = x.req_num("latency", 0.0, 1e-3);
           f.bw_efficiency = x.req_num("bw_efficiency", 0.01, 2.0);
           x.finish();
@@ -1197,8 +1198,8 @@ json to_json(const WorkloadSpec &w) {
                   {"allreduce_max_bytes", s.engine.allreduce_max_bytes}});
       auto fits = [](const EngineSpec::GemmFits &f) {
         json j = json::object();
-        for (const auto &[dtype, g] :
-             {std::make_pair("bf16", f.bf16), std::make_pair("fp8", f.fp8)})
+        for (const auto &[dtype, g] : {std::make_pair("bf16", f.bf16), std::make_pair("fp8", f.fp8),
+                                       std::make_pair("fp4", f.fp4)})
           if (g.latency > 0)
             j[dtype] = {{"latency", g.latency}, {"bw_efficiency", g.bw_efficiency}};
         return j;

@@ -32,9 +32,10 @@ const EngineSpec::SmallGemm *small_gemm(const EngineSpec &e, const std::string &
   const auto eight = [](Dtype d) { return d == Dtype::fp8 || d == Dtype::mxfp8; };
   const auto on = e.gemm_on.find(hardware);
   const EngineSpec::GemmFits &f = on != e.gemm_on.end() ? on->second : e.gemm;
-  const EngineSpec::SmallGemm *g = half(weights) && half(precision)     ? &f.bf16
-                                   : eight(weights) && eight(precision) ? &f.fp8
-                                                                        : nullptr;
+  const EngineSpec::SmallGemm *g = half(weights) && half(precision)       ? &f.bf16
+                                   : eight(weights) && eight(precision)   ? &f.fp8
+                                   : is_fp4(weights) && is_fp4(precision) ? &f.fp4
+                                                                          : nullptr;
   return g && g->latency > 0 ? g : nullptr;
 }
 

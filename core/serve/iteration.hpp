@@ -54,8 +54,8 @@ double kv_share(const ModelSpec &m, i64 tp, KvSharding s);
 double gemm_calls_per_layer(const ModelSpec &m, bool moe_layer);
 
 // The engine's small-M GEMM fit for these GEMMs on this chip (its own when measured, else the
-// calibrated chip's): bf16 for bf16/fp16 weights and GEMMs, fp8 for FP8 ones (nullptr: none,
-// e.g. FP4 or weight-only INT4).
+// calibrated chip's): bf16 for bf16/fp16 weights and GEMMs, fp8 for FP8 ones, fp4 for FP4 ones
+// (nullptr: none, e.g. weight-only INT4, or FP4 on a chip without its fit).
 const EngineSpec::SmallGemm *small_gemm(const EngineSpec &e, const std::string &hardware,
                                         Dtype weights, Dtype precision);
 

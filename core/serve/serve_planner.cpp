@@ -203,7 +203,19 @@ bool ServePlanSearch::step(i64 candidates) {
     } else {
       const double att = k.workload.serve.slo_attainment;
       std::map<i64, double> tokens; // the decode pool's, as above
+      // A decode pool never prefills: the chunk does not enter its simulation, so the sizing
+      // of one chunk's candidate serves the other's (same choice, instance, batch, budget).
+      const auto memo_key = std::make_tuple(x.choice, x.tp, x.adp, x.ep, x.pp, x.max_batch,
+                                            k.workload.serve.max_tokens, i64{0});
       auto ok_pool = [&](Pool pool, i64 n) {
+        auto key = memo_key;
+        std::get<7>(key) = n;
+        if (pool == Pool::decode)
+          if (const auto m = decode_memo_.find(key); m != decode_memo_.end()) {
+            if (m->second.first)
+              tokens[n] = m->second.second;
+            return m->second.first;
+          }
         ++out.simulations;
         const ServeResult r = simulate_pool(k, l, reqs_at(rate_ / static_cast<double>(n)), 1, pool,
                                             kServeIterationBudget, true);
@@ -211,6 +223,8 @@ bool ServePlanSearch::step(i64 candidates) {
                          (pool == Pool::prefill ? r.attainment_ttft : r.attainment_tpot) >= att;
         if (met && pool == Pool::decode)
           tokens[n] = r.output_tokens_per_s;
+        if (pool == Pool::decode)
+          decode_memo_[key] = {met, r.output_tokens_per_s};
         return met;
       };
       const auto np = fewest(o_.max_instances, [&](i64 n) { return ok_pool(Pool::prefill, n); });

@@ -77,6 +77,10 @@ private:
   std::size_t next_ = 0;
   // (choice, tp, attention DP, ep) -> the shallowest pp that fits
   std::map<std::tuple<std::size_t, i64, i64, i64>, i64> fitted_pp_;
+  // decode-pool sizing verdicts (met, output tokens/s) by (choice, tp, attention DP, ep, pp,
+  // max batch, max tokens, instances): the chunk never enters a decode pool's simulation
+  std::map<std::tuple<std::size_t, i64, i64, i64, i64, i64, i64, i64>, std::pair<bool, double>>
+      decode_memo_;
   std::vector<Deployment> found_;
   std::vector<std::pair<double, i64>> cheapest_; // (cost per hour, devices), 3 x top at most
   void keep_cheapest(double cost, i64 devices);
