@@ -110,6 +110,22 @@ TEST_CASE("Megatron export of LLaMA-3 70B, tp 8 x pp 4 x vpp 4: every flag", "[e
   CHECK(has(tt, "--training.local_batch_size 32")); // 1024 / dp 32 (1024 / (8 x 4) devices)
 }
 
+TEST_CASE("FP8 parameters export as Megatron's --fp8-param-gather", "[export][precision]") {
+  // Megatron-LM arguments.py --fp8-param-gather (Transformer Engine keeps the module weights in
+  // FP8 and the distributed optimizer all-gathers them so); bf16 gradient sync leaves out
+  // --accumulate-allreduce-grads-in-fp32.
+  json j = json::parse(R"({"scenario": "llama3-70b-h100-1024", "workload": {"precision": "fp8",
+    "fp8_params": true, "fp32_grads": false}})");
+  const Config c = io::parse_config(j);
+  const std::string mg = io::launch_export(c, resolve_layout(c), "megatron");
+  CHECK(has(mg, "--bf16 --fp8-format hybrid"));
+  CHECK(has(mg, "--fp8-param-gather"));
+  CHECK_FALSE(has(mg, "--accumulate-allreduce-grads-in-fp32"));
+  j["workload"]["fp8_params"] = false;
+  const Config d = io::parse_config(j);
+  CHECK_FALSE(has(io::launch_export(d, resolve_layout(d), "megatron"), "--fp8-param-gather"));
+}
+
 TEST_CASE("Uneven interleaved stages export the virtual stages per rank", "[export]") {
   Config c = io::parse_config(json("gpt3-175b-a100"));
   c.parallel.vpp = 4;
