@@ -258,6 +258,7 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
 
   // The model must be countable at all (ConfigError otherwise), once, before the search.
   mp_ = model_params(m);
+  widths_ = state_widths(c.workload);
   const auto tps = one_or(fixed.tp, powers_of_two_upto(tp_cap));
   const i64 seq = train ? c.workload.seq_len : c.workload.prompt_len;
   std::vector<i64> cp_free{1};
@@ -435,9 +436,8 @@ void PlanSearch::evaluate(const std::vector<StageLayerCount> &mix, Layout &l) {
     const LayerActivationBytes per = layer_activation_bytes(m, l, s, c_.workload.precision);
     for (i64 j = 0; j < l.pp; ++j) {
       const StageLayerCount &n = mix[static_cast<std::size_t>(j)];
-      const double total =
-          training_states(stage_params(m, mp_, l, j, n), l, state_widths(c_.workload)).total() +
-          stage_activations(m, l, j, s, n, per).total();
+      const double total = training_states(stage_params(m, mp_, l, j, n), l, widths_).total() +
+                           stage_activations(m, l, j, s, n, per).total();
       memory = std::max(memory, total);
     }
     if (!fits(memory))

@@ -12,6 +12,7 @@
 #include "core/config.hpp"
 #include "core/estimate/estimate.hpp"
 #include "core/estimate/step_band.hpp"
+#include "core/memory/model_states.hpp"
 
 #include <map>
 #include <memory>
@@ -126,6 +127,7 @@ private:
   void keep(const Layout &l, double objective, double step, double memory);
   Config c_;
   ModelParams mp_;
+  StateWidths widths_; // the recipe's weight and gradient bytes, once per search
   PlanOptions o_;
   bool train_ = true, done_ = false;
   std::vector<i64> zeros_;

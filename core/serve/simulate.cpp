@@ -99,6 +99,21 @@ struct Track {
   bool dropped = false;
 };
 
+// A completed request as the statistics count it: TTFT with the front end's time, TPOT over
+// its later tokens (0 with one token), and whether each meets its SLO target (none: met).
+struct Latency {
+  double ttft = 0, tpot = 0;
+  bool ttft_ok = true, tpot_ok = true;
+};
+Latency latency_of(const ServeSpec &s, const Track &r) {
+  Latency x;
+  x.ttft = r.first - r.arrival + s.engine.request_overhead;
+  x.tpot = r.gen > 1 ? (r.finish - r.first) / static_cast<double>(r.gen - 1) : 0;
+  x.ttft_ok = s.slo_ttft <= 0 || x.ttft <= s.slo_ttft;
+  x.tpot_ok = s.slo_tpot <= 0 || x.tpot <= s.slo_tpot;
+  return x;
+}
+
 struct Seq {
   i64 id = 0;
   i64 target = 0; // tokens to prefill (prompt, or prompt + generated after a preemption)
@@ -191,11 +206,10 @@ private:
   // A request completed: whether it missed the target its role answers for (prefill: TTFT;
   // decode: TPOT; both: either), as Impl::finish judges it.
   bool missed(const Track &r) const {
-    const double f = r.first - r.arrival + s.engine.request_overhead;
-    const bool miss_f = s.slo_ttft > 0 && f > s.slo_ttft;
-    const bool miss_p = s.slo_tpot > 0 && r.gen > 1 &&
-                        (r.finish - r.first) / static_cast<double>(r.gen - 1) > s.slo_tpot;
-    return role == Role::prefill ? miss_f : role == Role::decode ? miss_p : miss_f || miss_p;
+    const Latency x = latency_of(s, r);
+    return role == Role::prefill  ? !x.ttft_ok
+           : role == Role::decode ? !x.tpot_ok
+                                  : !(x.ttft_ok && x.tpot_ok);
   }
   void release(Seq &q) {
     free += q.blocks;
@@ -261,7 +275,7 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
     return true;
   }
   if (decode_run(model, tr, st, budget))
-    return !done;
+    return true;
   if (--budget < 0) {
     st.truncated = true;
     return finish();
@@ -744,17 +758,14 @@ ServeResult ServeSimulation::Impl::finish() const {
     out_tokens += static_cast<double>(r.gen);
     if (!steady[i])
       continue;
-    const double front = s.engine.request_overhead; // the front end's time, per request
-    const double f = r.first - r.arrival + front;
-    const double p = r.gen > 1 ? (r.finish - r.first) / static_cast<double>(r.gen - 1) : 0;
-    ttft.push_back(f);
+    const Latency x = latency_of(s, r);
+    ttft.push_back(x.ttft);
     if (r.gen > 1)
-      tpot.push_back(p);
-    e2e.push_back(r.finish - r.arrival + front);
-    const bool ok_f = s.slo_ttft <= 0 || f <= s.slo_ttft, ok_p = s.slo_tpot <= 0 || p <= s.slo_tpot;
-    met += ok_f && ok_p ? 1 : 0;
-    met_ttft += ok_f ? 1 : 0;
-    met_tpot += ok_p ? 1 : 0;
+      tpot.push_back(x.tpot);
+    e2e.push_back(r.finish - r.arrival + s.engine.request_overhead); // the front end's too
+    met += x.ttft_ok && x.tpot_ok ? 1 : 0;
+    met_ttft += x.ttft_ok ? 1 : 0;
+    met_tpot += x.tpot_ok ? 1 : 0;
   }
   if (s.count_warmup && s.concurrency > 0 && mode == ServeRun::aggregated && !burst &&
       !ttft.empty()) {
