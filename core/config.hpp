@@ -130,6 +130,12 @@ struct HardwareSpec {
   // Compute-stream time the roofline sum leaves out (kernel launches and gaps, small
   // kernels), as a fraction of it; fitted to the end-to-end calibration runs.
   double compute_overhead = 0;
+  // The quantisation kernels of FP8/FP4 recipes (docs/calibration.md "FP8 quantisation
+  // kernels"): a cast (read bf16, write the low-precision copies) and an amax (read), each a
+  // fixed time per kernel plus its bytes at a share of hbm_bw; 0: no fixed time, and bytes at
+  // hbm_efficiency.
+  double quantize_latency = 0, quantize_bw_efficiency = 0;
+  double amax_latency = 0, amax_bw_efficiency = 0;
   // Device memory no model state may use: CUDA context, NCCL buffers, allocator
   // fragmentation (docs/formulas.md "Memory reserve"; < 0: 1.5 GB + 5% of hbm_bytes).
   double memory_reserve = -1;
@@ -208,6 +214,12 @@ inline bool is_fp4(Dtype d) {
 inline bool is_scaled_float(Dtype d) {
   return d == Dtype::fp8 || d == Dtype::mxfp8 || is_fp4(d);
 }
+
+// Transformer Engine's FP8 scaling recipes (Megatron-LM --fp8-recipe; mxfp8 is its own
+// precision): delayed (a scale from the amax history, the amax taken inside the cast),
+// tensorwise (current scaling: an amax pass over each tensor before its cast), blockwise
+// (DeepSeek-V3's 1 x 128 activation and 128 x 128 weight tiles, an fp32 scale each).
+enum class Fp8Recipe { delayed, tensorwise, blockwise };
 
 struct Tx8OpSpec {
   std::string type; // gemm | vector | flash_attention
@@ -336,6 +348,8 @@ struct WorkloadSpec {
   // The module weights kept in the GEMMs' FP8 (Megatron-LM --fp8-param-gather, NeMo
   // fp8_params): 1 byte a weight in memory and in the data-parallel all-gather; fp8/mxfp8 only.
   bool fp8_params = false;
+  // The FP8 scaling recipe of precision fp8 (core/time/quantize: the kernels it adds).
+  Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
   // FlashAttention skips the masked half of a causal decoder's scores (on by default; only
   // with flash attention). MFU is reported both ways (docs/formulas.md "MFU").
   bool causal_skip = true;

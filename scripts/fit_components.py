@@ -21,6 +21,18 @@ NVFP4 with its scales; hbm_bw from the
 chip's preset: H100 SXM 3.35 TB/s, H200 4.8, B200 8), fitted per chip, engine and dtype by
 least squares on log t over M 1-64, N and K 1024-16384.
 Input columns: gpu,engine,version,dtype,m,n,k,latency_s.
+
+  python3 scripts/fit_components.py quantize docs/data/aic/quantize.csv
+
+quantize: the kernels an FP8 recipe adds around its GEMMs (docs/calibration.md "FP8
+quantisation kernels"), per chip: the cast (read a bf16 tensor, write its FP8 copy: 3 bytes an
+element) and the amax (read it: 2 bytes an element), each as a fixed time per kernel plus its
+bytes over a share of HBM bandwidth,
+    t(M, K) = latency + bytes(M, K) / (bw_efficiency * hbm_bw)
+fitted by least squares on log t over the tensors outside the L2 cache's reach: up to 1 MB
+(where the fixed time shows) and from 256 MB (where the bandwidth does); the tensors between,
+which a 50-126 MB L2 partly holds, are printed, not fitted.
+Input columns: gpu,engine,version,op,m,k,latency_s.
 No dependencies beyond the standard library.
 """
 import csv
@@ -78,7 +90,7 @@ def allreduce(path):
                   f"{100 * (p / t - 1):+6.1f}%")
 
 
-HBM_BW = {"h100-sxm": 3.35e12, "h200": 4.8e12, "b200": 8.0e12}  # presets/hardware/*.json
+HBM_BW = {"h100-sxm": 3.35e12, "h200": 4.8e12, "b200": 8.0e12, "b300": 8.0e12}  # presets/hardware/*.json
 WEIGHT_BYTES = {"bf16": 2, "fp8": 1, "fp4": 0.5625}  # NVFP4: E2M1 + an E4M3 scale per 16
 
 
@@ -122,7 +134,51 @@ def gemm(path):
               f"p90 {100 * ab[int(0.9 * len(ab))]:.1f}%, max {100 * ab[-1]:.1f}%")
 
 
+QUANT_BYTES = {"cast": 3, "amax": 2}  # bytes an element: bf16 read (+ FP8 write)
+
+
+def quantize(path):
+    by_key = {}
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            key = (r["gpu"], r["op"])
+            nbytes = QUANT_BYTES[r["op"]] * int(r["m"]) * int(r["k"])
+            by_key.setdefault(key, []).append((nbytes, float(r["latency_s"])))
+    for (gpu, op), rows in sorted(by_key.items()):
+        bw = HBM_BW[gpu]
+        fitted = [(b, t) for b, t in rows if b <= 1e6 or b >= 256e6]
+
+        def model(a, e, b):
+            return a + b / (e * bw)
+
+        def loss(a, e):
+            return sum((math.log(model(a, e, b)) - math.log(t)) ** 2 for b, t in fitted)
+
+        lo, hi = [0.0, 0.1], [20e-6, 1.2]
+        best = None
+        for _ in range(6):
+            for i in range(21):
+                a = lo[0] + (hi[0] - lo[0]) * i / 20
+                for j in range(21):
+                    e = lo[1] + (hi[1] - lo[1]) * j / 20
+                    l = loss(a, e)
+                    if best is None or l < best[0]:
+                        best = (l, a, e)
+            _, a, e = best
+            wa, we = (hi[0] - lo[0]) / 8, (hi[1] - lo[1]) / 8
+            lo, hi = [max(0.0, a - wa), max(0.05, e - we)], [a + wa, e + we]
+        _, a, e = best
+        for name, pts in (("fitted", fitted),
+                          ("1-256 MB (L2, not fitted)", [(b, t) for b, t in rows
+                                                         if 1e6 < b < 256e6])):
+            ab = sorted(abs(model(a, e, b) / t - 1) for b, t in pts)
+            print(f"{gpu} {op}: latency {a * 1e6:.2f} us, bw_efficiency {e:.3f}; {name}: "
+                  f"{len(pts)} points, |error| median {100 * statistics.median(ab):.1f}%, "
+                  f"max {100 * ab[-1]:.1f}%")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("allreduce", "gemm"):
+    modes = {"allreduce": allreduce, "gemm": gemm, "quantize": quantize}
+    if len(sys.argv) != 3 or sys.argv[1] not in modes:
         sys.exit(__doc__)
-    (allreduce if sys.argv[1] == "allreduce" else gemm)(sys.argv[2])
+    modes[sys.argv[1]](sys.argv[2])

@@ -846,6 +846,11 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
                         std::string("keeps the weights in the GEMMs' FP8: it needs precision "
                                     "fp8 or mxfp8, not ") +
                             name_of(w.precision));
+    if (w.fp8_recipe != Fp8Recipe::delayed && w.precision != Dtype::fp8)
+      throw ConfigError(r.path_of("fp8_recipe"),
+                        std::string("is the scaling of precision fp8 (mxfp8 and the FP4 formats "
+                                    "carry their own), not of ") +
+                            name_of(w.precision));
     if (w.moe_capacity_factor > 0 && w.moe_capacity_factor < 1)
       throw ConfigError(r.path_of("moe_capacity_factor"), "must be 0 (no dropping) or at least 1");
     parse_options(r, w, true);

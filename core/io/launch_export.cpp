@@ -151,8 +151,13 @@ std::string megatron(const Config &c, const Layout &l) {
     add("--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
   // Megatron-LM's FP8/FP4 recipes (Transformer Engine): --fp8-recipe mxfp8, --fp4-recipe
   // nvfp4 | mxfp4 with --fp4-format e2m1.
-  if (w.precision == Dtype::fp8)
-    add("--bf16 --fp8-format hybrid");
+  // delayed is Megatron's default recipe; blockwise takes E4M3 everywhere (DeepSeek-V3 sec.
+  // 3.3.2).
+  if (w.precision == Dtype::fp8 && w.fp8_recipe == Fp8Recipe::blockwise)
+    add("--bf16 --fp8-format e4m3 --fp8-recipe blockwise");
+  else if (w.precision == Dtype::fp8)
+    add(std::string("--bf16 --fp8-format hybrid") +
+        (w.fp8_recipe == Fp8Recipe::tensorwise ? " --fp8-recipe tensorwise" : ""));
   else if (w.precision == Dtype::mxfp8)
     add("--bf16 --fp8-format e4m3 --fp8-recipe mxfp8");
   else if (is_fp4(w.precision))

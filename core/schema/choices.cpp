@@ -85,6 +85,12 @@ template <> const ChoiceList &choices<ServingBound>() {
       {{"achievable", ServingBound::achievable}, {"roofline", ServingBound::roofline}});
   return l;
 }
+template <> const ChoiceList &choices<Fp8Recipe>() {
+  static const ChoiceList l = list<Fp8Recipe>({{"delayed", Fp8Recipe::delayed},
+                                               {"tensorwise", Fp8Recipe::tensorwise},
+                                               {"blockwise", Fp8Recipe::blockwise}});
+  return l;
+}
 template <> const ChoiceList &choices<KvSharding>() {
   static const ChoiceList l =
       list<KvSharding>({{"replicate", KvSharding::replicate}, {"batch", KvSharding::batch}});

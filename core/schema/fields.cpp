@@ -169,6 +169,13 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
                             "all-gather; the fp32 master copy stays in the optimizer. FP8 "
                             "precisions only.",
                             "", tr}),
+      choice<&W::fp8_recipe>(
+          {"", "fp8_recipe", N, 0, 0, "", "FP8 recipe", 1, "",
+           "Megatron-LM's --fp8-recipe for precision fp8: delayed (amax history; the amax "
+           "inside the cast), tensorwise (current scaling: an amax pass before each cast), "
+           "blockwise (DeepSeek-V3's 1x128 / 128x128 tiles). Sets the quantisation kernels "
+           "around the GEMMs (docs/calibration.md).",
+           "types", tr}),
       flag(&W::causal_skip, {"", "causal_skip", N, 0, 1, "", "Causal skip", 1, "",
                              "FlashAttention skips the masked half of a causal score matrix (Dao "
                              "2023). On by default; no effect without FlashAttention. MFU counts "
@@ -308,6 +315,22 @@ const std::vector<Field<HardwareSpec>> &hardware_fields() {
           {"", "compute_overhead", N, 0.0, 10.0, "", "Compute overhead", 100, "%.1f %%",
            "Compute-stream time the component model leaves out (kernel gaps, small kernels, "
            "sustained clocks), fitted to the calibration runs (`ridgeline validate --fit`).",
+           "Efficiencies (calibrated)", kGpuModes}),
+      num(&H::quantize_latency,
+          {"", "quantize_latency", N, 0.0, 1e-3, "s", "Cast latency", 1e6, "%.2f us",
+           "Fixed time of one FP8/FP4 cast kernel (AIConfigurator's measured casts; 0: none).",
+           "Efficiencies (calibrated)", kGpuModes}),
+      num(&H::quantize_bw_efficiency,
+          {"", "quantize_bw_efficiency", N, 0.0, 1.0, "", "Cast HBM eff.", 100, "%.0f %%",
+           "Share of hbm_bw a cast kernel reaches on a large tensor (0: hbm_efficiency).",
+           "Efficiencies (calibrated)", kGpuModes}),
+      num(&H::amax_latency,
+          {"", "amax_latency", N, 0.0, 1e-3, "s", "Amax latency", 1e6, "%.2f us",
+           "Fixed time of one amax (absolute-maximum) kernel of current scaling (0: none).",
+           "Efficiencies (calibrated)", kGpuModes}),
+      num(&H::amax_bw_efficiency,
+          {"", "amax_bw_efficiency", N, 0.0, 1.0, "", "Amax HBM eff.", 100, "%.0f %%",
+           "Share of hbm_bw an amax kernel reaches on a large tensor (0: hbm_efficiency).",
            "Efficiencies (calibrated)", kGpuModes}),
       num(&H::time_uncertainty,
           {"", "time_uncertainty", N, 0.0, kMaxUncertainty, "", "Time band", 100, "+/-%.1f %%",

@@ -4,6 +4,7 @@
 #include "core/memory/model_states.hpp"
 #include "core/model/params.hpp"
 #include "core/time/gemm_efficiency.hpp"
+#include "core/time/quantize.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -88,7 +89,7 @@ double moe_load_factor(const WorkloadSpec &w) {
 
 std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, double s,
                               const HardwareSpec &hw, Dtype precision, bool causal_skip,
-                              double imbalance) {
+                              double imbalance, std::optional<Fp8Recipe> recipe) {
   const Dtype other = outside_fp8_autocast(precision);
   const double bw = achieved_hbm_bw(hw);
   const double t = static_cast<double>(l.tp);
@@ -175,6 +176,22 @@ std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, dou
   }
   ops.push_back(memory_op("element-wise", elementwise_bytes(m, moe, tok, l.tp, rep), bw));
   ops.back().kind = OpKind::memory;
+  if (recipe && is_scaled_float(precision)) {
+    const QuantizeFormat f = quantize_format(precision, *recipe);
+    const double routed = moe && m.moe ? tok * static_cast<double>(m.moe->top_k) * imbalance : 0.0;
+    const LayerQuantize q = layer_quantize(m, moe, tok, l.tp, rep, routed);
+    OpCost o;
+    o.name = "quantize";
+    o.kind = OpKind::memory;
+    o.bwd = 0;
+    for (const QuantizedTensor &x : q.forward) {
+      o.time += quantize_time(hw, f, x);
+      o.bytes += quantize_bytes(f, x);
+    }
+    for (const QuantizedTensor &x : q.backward)
+      o.bwd += quantize_time(hw, f, x);
+    ops.push_back(o);
+  }
   return ops;
 }
 
@@ -356,6 +373,8 @@ struct Model {
     LayerTimes t;
     const double over = 1 + c.hardware.compute_overhead;
     t.f = sum_time(ops) * over;
+    for (const OpCost &o : ops)
+      t.b += (o.bwd >= 0 ? o.bwd : 2 * o.time) * over;
     t.attention = kind_time(ops, OpKind::attention) * over;
     t.column = kind_time(ops, OpKind::column) * over;
     // Recompute matches the hardware-FLOP count: full reruns the layer's forward,
@@ -452,8 +471,8 @@ struct Model {
 LayerTimes layer_times(const Config &c, const Layout &l, bool moe) {
   const WorkloadSpec &w = c.workload;
   const Model md(c, l);
-  return md.layer(
-      moe, layer_ops(c.model, moe, l, md.s, c.hardware, w.precision, w.causal_skip, md.load));
+  return md.layer(moe, layer_ops(c.model, moe, l, md.s, c.hardware, w.precision, w.causal_skip,
+                                 md.load, w.fp8_recipe));
 }
 
 StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
@@ -475,8 +494,8 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
     const StageLayerCount &n = mix[static_cast<std::size_t>(j)];
     const double nd = static_cast<double>(n.dense), nm = static_cast<double>(n.moe);
     double fwd = nd * (dense.f + dense.fwd) + nm * (moe.f + moe.fwd);
-    double bwd = nd * (2 * dense.f + dense.r + dense.bwd) + nm * (2 * moe.f + moe.r + moe.bwd);
-    double compute = nd * (3 * dense.f + dense.r) + nm * (3 * moe.f + moe.r);
+    double bwd = nd * (dense.b + dense.r + dense.bwd) + nm * (moe.b + moe.r + moe.bwd);
+    double compute = nd * (dense.f + dense.b + dense.r) + nm * (moe.f + moe.b + moe.r);
     const double recompute = nd * dense.r + nm * moe.r;
     if (j == l.pp - 1) {
       fwd += head;
@@ -511,6 +530,19 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   // Per-layer and pipeline exposure, per micro-batch on the slowest stage, over the step.
   const StageLayerCount &n = mix[static_cast<std::size_t>(st.slowest_stage)];
   const double nd = static_cast<double>(n.dense), nm = static_cast<double>(n.moe);
+  // FP8/FP4: the stage's layer weights quantised once a step (Transformer Engine caches them
+  // across the micro-batches).
+  const QuantizeFormat qf = quantize_format(w.precision, w.fp8_recipe);
+  if (qf.copies > 0) {
+    const ModelSpec &m = c.model;
+    const double params = nd * layer_params_per_device(m, false, l.tp, l.ep).total() +
+                          nm * layer_params_per_device(m, true, l.tp, l.ep).total();
+    const double matrices = nd * linear_weights_per_layer(m, false, l.ep) +
+                            nm * linear_weights_per_layer(m, true, l.ep);
+    const double wq =
+        weight_quantize_time(hw, qf, params, matrices, w.fp8_params) * (1 + hw.compute_overhead);
+    st.compute += wq;
+  }
   st.comm_exposed = dp_exposed + mb * (nd * (dense.fwd + dense.bwd) + nm * (moe.fwd + moe.bwd)) +
                     2 * mb * v * send;
   st.step = st.compute + st.comm_exposed + st.bubble + st.optimizer;
@@ -522,10 +554,11 @@ StepTime training_step_time(const Config &c, const Layout &l) {
   const WorkloadSpec &w = c.workload;
   const Model md(c, l);
   const std::vector<OpCost> dense_ops =
-      layer_ops(m, false, l, md.s, c.hardware, w.precision, w.causal_skip, md.load);
+      layer_ops(m, false, l, md.s, c.hardware, w.precision, w.causal_skip, md.load, w.fp8_recipe);
   std::vector<OpCost> moe_ops;
   if (m.moe)
-    moe_ops = layer_ops(m, true, l, md.s, c.hardware, w.precision, w.causal_skip, md.load);
+    moe_ops =
+        layer_ops(m, true, l, md.s, c.hardware, w.precision, w.causal_skip, md.load, w.fp8_recipe);
   const LayerTimes dense = md.layer(false, dense_ops);
   const LayerTimes moe = m.moe ? md.layer(true, moe_ops) : LayerTimes{};
   const std::vector<StageLayerCount> mix = stage_layer_mix(m, l);

@@ -8,6 +8,7 @@
 #include "core/model/params.hpp"
 #include "core/parallel/layout.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ struct OpCost {
   double flops = 0;
   double bytes = 0; // HBM traffic
   double time = 0;  // max(flops / (peak * eff), bytes / hbm_bw)
+  double bwd = -1;  // its backward's time (< 0: twice the forward's, as for a GEMM)
 };
 
 // Roofline of one GEMM [m x k] x [k x n], `count` of them (batched), bf16 operands.
@@ -44,9 +46,12 @@ bool skips_causal_half(bool causal_skip, const Layout &l);
 // shape's efficiency (gemm_efficiency.hpp); under FP8 (FP4) the linear layers' GEMMs run at the
 // FP8 (FP4) peak and the attention core, router and head in bf16 (Transformer Engine's defaults).
 // `imbalance`: tokens on the busiest expert-parallel rank over the mean (MoE layers).
+// `recipe` (training): the FP8/FP4 recipe whose quantisation kernels run around the linear
+// layers (core/time/quantize), one "quantize" operator with its own backward; none (inference:
+// the engines' measured GEMMs carry their activation quantisation) adds nothing.
 std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, double s,
                               const HardwareSpec &hw, Dtype precision, bool causal_skip,
-                              double imbalance = 1);
+                              double imbalance = 1, std::optional<Fp8Recipe> recipe = std::nullopt);
 
 // The effective MoE load imbalance: workload.moe_imbalance, capped by the capacity factor.
 double moe_load_factor(const WorkloadSpec &w);
@@ -97,6 +102,7 @@ double gemm_operand_bytes(Dtype d);
 // TP overlap, group placement and, under ZeRO-3, dp).
 struct LayerTimes {
   double f = 0;         // forward compute (with hardware.compute_overhead)
+  double b = 0;         // backward compute (with it), without recompute
   double attention = 0; // of which the attention core
   double column = 0;    // of which the column-parallel GEMMs (QKV, MLP/expert up)
   double r = 0;         // recompute (backward)
