@@ -348,6 +348,9 @@ struct WorkloadSpec {
   // The module weights kept in the GEMMs' FP8 (Megatron-LM --fp8-param-gather, NeMo
   // fp8_params): 1 byte a weight in memory and in the data-parallel all-gather; fp8/mxfp8 only.
   bool fp8_params = false;
+  // The cross-entropy fused into one pass over the logits (Megatron-LM
+  // --cross-entropy-loss-fusion; core/time/loss_and_routing).
+  bool ce_fusion = false;
   // The FP8 scaling recipe of precision fp8 (core/time/quantize: the kernels it adds).
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
   // FlashAttention skips the masked half of a causal decoder's scores (on by default; only

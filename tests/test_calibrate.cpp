@@ -347,8 +347,8 @@ TEST_CASE("engine: the serve report names the engine and carries its band", "[se
   Config c = serve_config(R"({"mode": "serve", "concurrency": 2, "prompt_len": 64,
     "gen_len": 8, "engine": "vllm"})");
   const ServeReport rep = serve_report(c, simulate_serving(c));
-  // presets/engines/vllm.json: iteration_overhead 0.466 ms, request_overhead 9.2 ms, TPOT
-  // band 0.123851 (its largest calibration residual, 12.4%), TTFT band 1.354994 (2.35x at
+  // presets/engines/vllm.json: iteration_overhead 0.481 ms, request_overhead 6.4 ms, TPOT
+  // band 0.123002 (its largest calibration residual, 12.3%), TTFT band 1.33457 (2.33x at
   // worst), all from `ridgeline calibrate docs/data/serving/vllm.csv --base
   // docs/data/serving/vllm-base.json`; its own all-reduce up to 8 MiB (vLLM's custom
   // all-reduce max_size); bf16 GEMMs 3.63 us per call at 88.4% of HBM
@@ -360,7 +360,7 @@ TEST_CASE("engine: the serve report names the engine and carries its band", "[se
   REQUIRE(engine != rep.summary.rows.end());
   CHECK(engine->cells[1].text == "vllm");
   CHECK(engine->cells[2].text ==
-        "466.29 us host time per iteration, 9.20 ms per request; own all-reduce up to 8.39 MB; "
+        "481.11 us host time per iteration, 6.40 ms per request; own all-reduce up to 8.39 MB; "
         "measured bf16 GEMMs 3.63 us per call, weights at 88% of HBM"); // 8 MiB = 8.39 MB
 }
 
@@ -439,8 +439,8 @@ TEST_CASE("calibrate: the shipped engine presets are what calibrate fits to thei
     CHECK(r.engine.ttft_uncertainty ==
           Approx(preset.at("ttft_uncertainty").get<double>()).epsilon(1e-3));
     // docs/serving.md "Calibration residuals": the median |error| of each engine's runs
-    // (TPOT at most 8% on every engine, TTFT at most 20%: sglang 12.0%, trtllm 16.7%, vllm
-    // 4.7%)
+    // (TPOT at most 8% on every engine, TTFT at most 20%: sglang 10.5%, trtllm 16.5%, vllm
+    // 4.2%)
     const auto median_abs = [](const std::vector<ComponentRow> &rows) {
       std::vector<double> e;
       for (const ComponentRow &x : rows)
@@ -450,7 +450,7 @@ TEST_CASE("calibrate: the shipped engine presets are what calibrate fits to thei
     };
     CHECK(median_abs(p.residuals) <= 0.08);
     const std::map<std::string, double> ttft_median = {
-        {"sglang", 0.120}, {"trtllm", 0.167}, {"vllm", 0.047}};
+        {"sglang", 0.105}, {"trtllm", 0.165}, {"vllm", 0.042}};
     CHECK(median_abs(q.residuals) == Approx(ttft_median.at(e)).margin(0.001));
     CHECK(median_abs(q.residuals) <= 0.20);
   }

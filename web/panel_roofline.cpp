@@ -344,7 +344,8 @@ void draw_roofline_panel(const AppState &s, UiState &ui) {
     roof.peak = e->time.peak;
     pts =
         operator_points(moe ? layer_ops(c->model, true, l, static_cast<double>(c->workload.seq_len),
-                                        hw, c->workload.precision, c->workload.causal_skip)
+                                        hw, c->workload.precision, c->workload.causal_skip,
+                                        moe_load_factor(c->workload), c->workload.fp8_recipe)
                             : e->time.ops);
     what = std::string(moe ? "One MoE layer's" : "One layer's") +
            std::string(" forward operators, one micro-batch (b ") + std::to_string(l.microbatch) +

@@ -169,6 +169,8 @@ std::string megatron(const Config &c, const Layout &l) {
     add("--bf16");
   if (w.fp8_params)
     add("--fp8-param-gather");
+  if (w.ce_fusion)
+    add("--cross-entropy-loss-fusion");
   if (w.fp32_grads)
     add("--accumulate-allreduce-grads-in-fp32");
   add(l.flash ? "--attention-backend flash" : "--attention-backend unfused");

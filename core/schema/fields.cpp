@@ -169,6 +169,11 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
                             "all-gather; the fp32 master copy stays in the optimizer. FP8 "
                             "precisions only.",
                             "", tr}),
+      flag(&W::ce_fusion, {"", "ce_fusion", N, 0, 1, "", "Fused cross-entropy", 1, "",
+                           "The loss in one pass over the logits, its gradient written in the "
+                           "forward (Megatron-LM --cross-entropy-loss-fusion): 8 B a logit "
+                           "against the unfused 52 (docs/formulas.md).",
+                           "", tr}),
       choice<&W::fp8_recipe>(
           {"", "fp8_recipe", N, 0, 0, "", "FP8 recipe", 1, "",
            "Megatron-LM's --fp8-recipe for precision fp8: delayed (amax history; the amax "

@@ -4,6 +4,7 @@
 #include "core/memory/model_states.hpp"
 #include "core/model/params.hpp"
 #include "core/time/gemm_efficiency.hpp"
+#include "core/time/loss_and_routing.hpp"
 #include "core/time/quantize.hpp"
 
 #include <algorithm>
@@ -163,6 +164,15 @@ std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, dou
     // tokens x top_k arrive here, `imbalance` times the mean on the busiest rank
     const double routed = tok * static_cast<double>(e.top_k) * imbalance;
     gemm("router", OpKind::other, tok, h, static_cast<double>(e.experts), 1, false);
+    // the router's scores and the tokens' permutation into expert order and back, on the SP
+    // shard; the backward moves the same bytes
+    ops.push_back(
+        memory_op("routing",
+                  moe_routing_bytes(tok / rep, h, routed / rep, static_cast<double>(e.experts),
+                                    l.ep > 1 && local > 1),
+                  bw));
+    ops.back().kind = OpKind::memory;
+    ops.back().bwd = ops.back().time;
     gemm("experts up", OpKind::column, routed / local, h, gate * fe, local);
     gemm("experts down", OpKind::row, routed / local, fe, h, local);
     if (e.shared_experts > 0) {
@@ -390,18 +400,22 @@ struct Model {
     return t;
   }
 
-  // The output layer's forward GEMM (bf16 under FP8: Megatron keeps the output layer out of
-  // Transformer Engine's FP8 autocast).
-  double head_fwd() const {
+  // The output layer on the last stage, forward and backward: its GEMM (bf16 under FP8:
+  // Megatron keeps the output layer out of Transformer Engine's FP8 autocast; backward twice
+  // the forward) and the cross-entropy over its logits at the achieved HBM bandwidth.
+  std::pair<double, double> head() const {
     const ModelSpec &m = c.model;
     if (m.vocab <= 0)
-      return 0.0;
+      return {0.0, 0.0};
     const Dtype d = outside_fp8_autocast(c.workload.precision);
     const double n = static_cast<double>(m.vocab) / static_cast<double>(l.tp);
-    return gemm_cost("lm head", tok, h, n, 1, peak_flops(c.hardware, d),
-                     gemm_shape_efficiency(c.hardware, d, tok, h, n), achieved_hbm_bw(c.hardware))
-               .time *
-           (1 + c.hardware.compute_overhead);
+    const double over = 1 + c.hardware.compute_overhead;
+    const double bw = achieved_hbm_bw(c.hardware);
+    const double gemm = gemm_cost("lm head", tok, h, n, 1, peak_flops(c.hardware, d),
+                                  gemm_shape_efficiency(c.hardware, d, tok, h, n), bw)
+                            .time;
+    const LossBytes ce = cross_entropy_bytes(tok * n, c.workload.ce_fusion);
+    return {(gemm + ce.forward / bw) * over, (2 * gemm + ce.backward / bw) * over};
   }
 
   // One pipeline send of one micro-batch's chunk (activations forward, gradients back).
@@ -485,7 +499,7 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   const Model md(c, l);
   StepTime st;
   st.peak = peak_flops(hw, w.precision);
-  const double head = md.head_fwd();
+  const auto [head_f, head_b] = md.head();
   const double v = static_cast<double>(l.vpp);
   const double send = md.pp_send(nullptr);
   // Slowest stage: per micro-batch forward and backward.
@@ -498,9 +512,9 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
     double compute = nd * (dense.f + dense.b + dense.r) + nm * (moe.f + moe.b + moe.r);
     const double recompute = nd * dense.r + nm * moe.r;
     if (j == l.pp - 1) {
-      fwd += head;
-      bwd += 2 * head;
-      compute += 3 * head;
+      fwd += head_f;
+      bwd += head_b;
+      compute += head_f + head_b;
     }
     fwd += v * send;
     bwd += v * send;
