@@ -425,6 +425,12 @@ struct ParallelSpec {
   // neighbouring devices (inside a node) and PP stages farthest apart. EP lives in dp.
   std::optional<std::vector<std::string>> order;
   std::optional<Recompute> recompute;
+  // What selective recompute reruns beside the attention core (Megatron-LM
+  // --recompute-modules core_attn layernorm mla_up_proj moe_act): the norms (their outputs,
+  // the linear layers' inputs, not kept), MLA's up-projections (Q, K, V not kept), the MoE
+  // experts' activation function (its output not kept). No effect unless recompute is
+  // selective.
+  std::optional<bool> recompute_norm, recompute_mla_up, recompute_moe_act;
   std::optional<PpSchedule> pp_schedule;
   std::optional<SpKind> sp_kind;
   // tx8 die mesh pipeline stages (LLMPerf-for-TiledArch): flattened (first, last) block pairs and

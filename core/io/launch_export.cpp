@@ -145,9 +145,13 @@ std::string megatron(const Config &c, const Layout &l) {
   // batch, recompute, precision, kernels, overlap
   add("--micro-batch-size " + s(l.microbatch));
   add("--global-batch-size " + s(w.mode == Mode::train ? w.global_batch : w.batch));
-  if (l.recompute == Recompute::selective)
+  if (l.recompute == Recompute::selective) {
     add("--recompute-granularity selective");
-  else if (l.recompute == Recompute::full)
+    // Megatron-LM's default module list is core_attn alone
+    if (l.recompute_norm || l.recompute_mla_up || l.recompute_moe_act)
+      add(std::string("--recompute-modules core_attn") + (l.recompute_norm ? " layernorm" : "") +
+          (l.recompute_mla_up ? " mla_up_proj" : "") + (l.recompute_moe_act ? " moe_act" : ""));
+  } else if (l.recompute == Recompute::full)
     add("--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
   // Megatron-LM's FP8/FP4 recipes (Transformer Engine): --fp8-recipe mxfp8, --fp4-recipe
   // nvfp4 | mxfp4 with --fp4-format e2m1.

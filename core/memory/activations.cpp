@@ -9,8 +9,14 @@
 namespace rl {
 
 ActLayout act_layout(const Layout &l, Dtype precision) {
-  return ActLayout{l.tp, l.sp && l.tp > 1, l.cp, l.flash,
-                   is_scaled_float(precision) ? dtype_bytes(precision) : 2.0};
+  return ActLayout{l.tp,
+                   l.sp && l.tp > 1,
+                   l.cp,
+                   l.flash,
+                   is_scaled_float(precision) ? dtype_bytes(precision) : 2.0,
+                   l.recompute_norm,
+                   l.recompute_mla_up,
+                   l.recompute_moe_act};
 }
 
 LayerActivations layer_activations(const ModelSpec &m, bool moe, double b, double s,
@@ -60,6 +66,7 @@ LayerActivations layer_activations(const ModelSpec &m, bool moe, double b, doubl
         static_cast<double>(e.top_k) * li * sbh / t +
         per_f * static_cast<double>(e.expert_ffn) * static_cast<double>(e.top_k + e.shared_experts);
     x.router = 4 * s * b * static_cast<double>(e.experts) * rep;
+    x.moe_act = li * s * b / t * static_cast<double>(e.expert_ffn) * static_cast<double>(e.top_k);
   } else {
     x.mlp_hidden = per_f * static_cast<double>(m.ffn);
   }
@@ -68,7 +75,7 @@ LayerActivations layer_activations(const ModelSpec &m, bool moe, double b, doubl
     const double n = static_cast<double>(l.seq_div);
     for (double *f : {&x.norm_inputs, &x.qkv_input, &x.qk, &x.v, &x.out_input, &x.attn_dropout,
                       &x.softmax, &x.softmax_dropout, &x.flash_stats, &x.mla_latent, &x.mlp_input,
-                      &x.mlp_hidden, &x.mlp_dropout, &x.router})
+                      &x.mlp_hidden, &x.mlp_dropout, &x.router, &x.moe_act})
       *f /= n;
   }
   return x;
@@ -80,7 +87,9 @@ double layer_activations_kept(const LayerActivations &full, Recompute r, const M
   case Recompute::none:
     return full.total();
   case Recompute::selective:
-    return full.total() - full.score_terms();
+    return full.total() - full.selective_drops(l.recompute_norm,
+                                               l.recompute_mla_up && m.mla.has_value(),
+                                               l.recompute_moe_act);
   case Recompute::full: {
     // The layer input only: 2sbh, split by t under SP and by the CP/Ulysses degree.
     const double rep = l.sp ? static_cast<double>(l.tp) : 1.0;

@@ -25,11 +25,21 @@ struct LayerActivations {
   double mlp_hidden = 0;      // plain 4sbf, gated 6sbf (MoE: dispatched inputs + experts)
   double mlp_dropout = 0;     // sbh mask
   double router = 0;          // 4sbE fp32 router logits
+  // Of mlp_hidden: the routed experts' activation output (the down projections' input, at
+  // linear_input bytes), which recompute_moe_act drops.
+  double moe_act = 0;
   double total() const {
     return norm_inputs + qkv_input + qk + v + out_input + attn_dropout + softmax + softmax_dropout +
            flash_stats + mla_latent + mlp_input + mlp_hidden + mlp_dropout + router;
   }
   double score_terms() const { return softmax + softmax_dropout; }
+  // What selective recompute drops with its modules (Megatron-LM --recompute-modules): the s^2
+  // terms (core_attn), the norms' outputs (layernorm), MLA's Q, K, V (mla_up_proj), the
+  // experts' activation output (moe_act).
+  double selective_drops(bool norm, bool mla_up, bool moe_act_out) const {
+    return score_terms() + (norm ? qkv_input + mlp_input : 0.0) + (mla_up ? qk + v : 0.0) +
+           (moe_act_out ? moe_act : 0.0);
+  }
 };
 
 // The parallel knobs that shape activations.
@@ -42,6 +52,9 @@ struct ActLayout {
   // Transformer Engine keeps quantized in an FP8 or FP4 recipe (transformer_engine/pytorch/
   // module/linear.py: saved_inputmat is the quantized inputmat); 2 in bf16.
   double linear_input = 2;
+  // Selective recompute's modules beyond the attention core (Layout::recompute_norm etc.;
+  // recompute_mla_up only with MLA).
+  bool recompute_norm = false, recompute_mla_up = false, recompute_moe_act = false;
 };
 
 // Stored activations of one layer (before recompute), b sequences of length s.

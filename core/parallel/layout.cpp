@@ -201,6 +201,9 @@ LayoutCheck fill_layout(const Config &c, Layout &l) {
   l.microbatch = p.microbatch.value_or(1);
   l.flash = p.flash_attention.value_or(true);
   l.recompute = p.recompute.value_or(Recompute::none);
+  l.recompute_norm = p.recompute_norm.value_or(false);
+  l.recompute_mla_up = p.recompute_mla_up.value_or(false);
+  l.recompute_moe_act = p.recompute_moe_act.value_or(false);
   l.uneven_pp = p.uneven_pp.value_or(false);
   l.first_layers = p.first_stage_layers.value_or(0);
   l.last_layers = p.last_stage_layers.value_or(0);
@@ -297,6 +300,12 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
   // Experts.
   if (!m.moe && l.ep != 1)
     RL_FAIL(F::experts, "parallel.ep", "is " + s(l.ep) + " but the model has no experts");
+  if (l.recompute_mla_up && !m.mla)
+    RL_FAIL(F::divisibility, "parallel.recompute_mla_up",
+            "reruns MLA's up-projections, but the model has no MLA (model.mla)");
+  if (l.recompute_moe_act && !m.moe)
+    RL_FAIL(F::experts, "parallel.recompute_moe_act",
+            "reruns the experts' activation, but the model has no experts");
   if (m.moe && !divides(l.ep, m.moe->experts))
     RL_FAIL(F::experts, "parallel.ep", not_dividing(l.ep, "experts", m.moe->experts));
 
@@ -417,6 +426,12 @@ ParallelSpec spec_of(const Layout &l) {
   p.zero = l.zero;
   p.microbatch = l.microbatch;
   p.recompute = l.recompute;
+  if (l.recompute_norm)
+    p.recompute_norm = true;
+  if (l.recompute_mla_up)
+    p.recompute_mla_up = true;
+  if (l.recompute_moe_act)
+    p.recompute_moe_act = true;
   p.flash_attention = l.flash;
   p.pp_schedule = l.schedule;
   p.overlap_tp = l.overlap_tp;

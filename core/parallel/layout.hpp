@@ -32,6 +32,8 @@ struct Layout {
   std::vector<std::string> order{"tp", "cp", "dp", "pp"}; // innermost first
   CpKind cp_kind = CpKind::ring;
   Recompute recompute = Recompute::none;
+  // Selective recompute's extra modules (ParallelSpec::recompute_norm etc.).
+  bool recompute_norm = false, recompute_mla_up = false, recompute_moe_act = false;
   PpSchedule schedule = PpSchedule::one_f_one_b;
   i64 devices() const { return dp * tp * attention_dp * pp * cp; }
   // Attention data-parallel ranks of one serving instance (each with its own requests and KV).

@@ -491,6 +491,9 @@ bool PlanSearch::step(i64 units) {
   base.overlap_dp = fixed.overlap_dp.value_or(true);
   base.overlap_pp = fixed.overlap_pp.value_or(false);
   base.overlap_ep = fixed.overlap_ep.value_or(false);
+  base.recompute_norm = fixed.recompute_norm.value_or(false);
+  base.recompute_mla_up = fixed.recompute_mla_up.value_or(false);
+  base.recompute_moe_act = fixed.recompute_moe_act.value_or(false);
   if (fixed.order)
     base.order = *fixed.order;
   while (!done_ && next_ < groups_.size()) {

@@ -429,9 +429,17 @@ void activations_table(const Config &c, const Estimate &e, ReportTable &t) {
   frow("router", "router logits", per("4sbE", sp) + " (fp32)", a.router);
   b.add("total", {words("total per layer"), words(""), cell(total, Unit::bytes), share(1, 1)}, "",
         Mark::total);
-  const char *kept = l.recompute == Recompute::none        ? "all stored"
+  std::string kept = l.recompute == Recompute::none        ? "all stored"
                      : l.recompute == Recompute::selective ? "selective recompute drops s^2 terms"
                                                            : "full recompute keeps the layer input";
+  if (l.recompute == Recompute::selective) {
+    if (l.recompute_norm)
+      kept += ", the norms' outputs";
+    if (l.recompute_mla_up && c.model.mla)
+      kept += ", MLA's Q, K, V";
+    if (l.recompute_moe_act && c.model.moe)
+      kept += ", the experts' activation output";
+  }
   t.note = "Stage " + str(e.memory.worst_stage) + ": ";
   t.note += units::bytes(e.memory.activations_layers);
   t.note += " for the layers in flight (";

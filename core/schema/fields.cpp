@@ -645,6 +645,23 @@ const std::vector<OptField<ParallelSpec>> &parallel_fields() {
                           "Activation recomputation: none, selective (attention scores, "
                           "Korthikanti et al. 2022) or full.",
                           "", tr}),
+      opt<&P::recompute_norm>(
+          {"", "recompute_norm", N, 0, 1, "", "recompute norms", 1, "",
+           "Selective recompute also reruns the norms: their outputs (the QKV and MLP inputs) "
+           "are not kept (Megatron-LM --recompute-modules layernorm). Only with recompute "
+           "selective.",
+           "recompute", tr}),
+      opt<&P::recompute_mla_up>(
+          {"", "recompute_mla_up", N, 0, 1, "", "recompute MLA up-proj", 1, "",
+           "Selective recompute also reruns MLA's up-projections: Q, K, V are rebuilt from the "
+           "kept latents (--recompute-modules mla_up_proj; DeepSeek-V3 sec. 3.2.3). Only with "
+           "recompute selective.",
+           "recompute", tr}),
+      opt<&P::recompute_moe_act>(
+          {"", "recompute_moe_act", N, 0, 1, "", "recompute MoE act", 1, "",
+           "Selective recompute also reruns the experts' activation function: its output is "
+           "not kept (--recompute-modules moe_act). Only with recompute selective.",
+           "recompute", tr}),
       opt<&P::pp_schedule>({"", "pp_schedule", N, 0, 0, "", "schedule", 1, "",
                             "Pipeline schedule: 1f1b, interleaved or gpipe; absent: follows "
                             "vpp.",

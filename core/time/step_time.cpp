@@ -1,6 +1,7 @@
 #include "core/time/step_time.hpp"
 
 #include "core/error.hpp"
+#include "core/memory/activations.hpp"
 #include "core/memory/model_states.hpp"
 #include "core/model/params.hpp"
 #include "core/time/gemm_efficiency.hpp"
@@ -68,6 +69,10 @@ OpCost memory_op(const std::string &name, double bytes, double hbm_bw) {
 } // namespace
 
 namespace {
+// MLA's up-projections: what recompute_mla_up reruns.
+constexpr const char *kQUp = "q_up";
+constexpr const char *kKvUp = "kv_up";
+
 // Transformer Engine FP8/FP4: only the linear layers' GEMMs run in FP8 or FP4; attention, the
 // router and the output layer (outside Megatron's FP8/FP4 autocast) stay bf16.
 Dtype outside_fp8_autocast(Dtype precision) {
@@ -118,13 +123,12 @@ std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, dou
     const double rq = static_cast<double>(x.q_lora_rank), rkv = static_cast<double>(x.kv_lora_rank);
     if (rq > 0) {
       gemm("q_down", OpKind::other, tok, h, rq);
-      gemm("q_up", OpKind::column, tok, rq, a_l * dqk);
+      gemm(kQUp, OpKind::column, tok, rq, a_l * dqk);
     } else {
       gemm("q", OpKind::column, tok, h, a_l * dqk);
     }
     gemm("kv_down", OpKind::other, tok, h, rkv + static_cast<double>(x.qk_rope_head_dim));
-    gemm("kv_up", OpKind::column, tok, rkv,
-         a_l * static_cast<double>(x.qk_nope_head_dim) + a_l * dv);
+    gemm(kKvUp, OpKind::column, tok, rkv, a_l * static_cast<double>(x.qk_nope_head_dim) + a_l * dv);
   } else {
     gemm("qkv", OpKind::column, tok, h, dqk * (a_l + 2 * kv_l));
   }
@@ -379,6 +383,30 @@ struct Model {
     return {fe, be};
   }
 
+  // Selective recompute's modules beyond the attention core, one layer's forward reruns: the
+  // two norms (read the input, write the output at the linear layers' input bytes, on the SP
+  // shard), MLA's up-projection GEMMs, the experts' activation function (read the gate and
+  // up outputs, write the down projections' input).
+  double selective_modules(bool moe, const std::vector<OpCost> &ops) const {
+    const ModelSpec &m = c.model;
+    const double bw = achieved_hbm_bw(c.hardware);
+    const double rep = l.sp && l.tp > 1 ? static_cast<double>(l.tp) : 1.0;
+    const double li = act_layout(l, c.workload.precision).linear_input;
+    double t = 0;
+    if (l.recompute_norm)
+      t += 2 * (2 + li) * tok * h / rep / bw;
+    if (l.recompute_mla_up && m.mla)
+      for (const OpCost &o : ops)
+        if (o.name == kQUp || o.name == kKvUp)
+          t += o.time;
+    if (l.recompute_moe_act && moe && m.moe) {
+      const double routed = tok * static_cast<double>(m.moe->top_k) * load;
+      const double fe = static_cast<double>(m.moe->expert_ffn) / static_cast<double>(l.tp);
+      t += routed * fe * (2 * (m.gated_mlp ? 2.0 : 1.0) + li) / bw;
+    }
+    return t;
+  }
+
   LayerTimes layer(bool moe, const std::vector<OpCost> &ops) const {
     LayerTimes t;
     const double over = 1 + c.hardware.compute_overhead;
@@ -392,7 +420,7 @@ struct Model {
     if (l.recompute == Recompute::full)
       t.r = t.f;
     else if (l.recompute == Recompute::selective)
-      t.r = t.attention;
+      t.r = t.attention + selective_modules(moe, ops) * over;
     const auto lc = layer_comm(moe, t, 1, nullptr);
     const auto z = zero3(moe, t.f, 1, nullptr);
     t.fwd = lc.first + z.first;
