@@ -94,6 +94,24 @@ HBM_BW = {"h100-sxm": 3.35e12, "h200": 4.8e12, "b200": 8.0e12, "b300": 8.0e12}  
 WEIGHT_BYTES = {"bf16": 2, "fp8": 1, "fp4": 0.5625}  # NVFP4: E2M1 + an E4M3 scale per 16
 
 
+def fit_latency_efficiency(loss, lo, hi, rounds):
+    """(latency, efficiency) minimising loss: a 21 x 21 grid over [lo, hi], refined `rounds`
+    times around the best point."""
+    best = None
+    for _ in range(rounds):
+        for i in range(21):
+            a = lo[0] + (hi[0] - lo[0]) * i / 20
+            for j in range(21):
+                e = lo[1] + (hi[1] - lo[1]) * j / 20
+                l = loss(a, e)
+                if best is None or l < best[0]:
+                    best = (l, a, e)
+        _, a, e = best
+        wa, we = (hi[0] - lo[0]) / 8, (hi[1] - lo[1]) / 8
+        lo, hi = [max(0.0, a - wa), max(0.05, e - we)], [a + wa, e + we]
+    return best[1], best[2]
+
+
 def gemm_model(latency, eff, m, n, k, w, bw):
     return latency + (n * k * w + m * k * w + 2 * m * n) / (eff * bw)
 
@@ -113,20 +131,7 @@ def gemm(path):
                        for m, n, k, t in rows)
 
         # a grid over latency 0-30 us and efficiency 0.2-1.2, refined five times
-        lo, hi = [0.0, 0.2], [30e-6, 1.2]
-        best = None
-        for _ in range(5):
-            for i in range(21):
-                a = lo[0] + (hi[0] - lo[0]) * i / 20
-                for j in range(21):
-                    e = lo[1] + (hi[1] - lo[1]) * j / 20
-                    l = loss(a, e)
-                    if best is None or l < best[0]:
-                        best = (l, a, e)
-            _, a, e = best
-            wa, we = (hi[0] - lo[0]) / 8, (hi[1] - lo[1]) / 8
-            lo, hi = [max(0.0, a - wa), max(0.05, e - we)], [a + wa, e + we]
-        _, a, e = best
+        a, e = fit_latency_efficiency(loss, [0.0, 0.2], [30e-6, 1.2], 5)
         errs = [gemm_model(a, e, m, n, k, w, bw) / t - 1 for m, n, k, t in rows]
         ab = sorted(abs(x) for x in errs)
         print(f"{gpu} {engine} {version} {dtype}: latency {a * 1e6:.2f} us, bw_efficiency {e:.3f}; "
@@ -154,20 +159,7 @@ def quantize(path):
         def loss(a, e):
             return sum((math.log(model(a, e, b)) - math.log(t)) ** 2 for b, t in fitted)
 
-        lo, hi = [0.0, 0.1], [20e-6, 1.2]
-        best = None
-        for _ in range(6):
-            for i in range(21):
-                a = lo[0] + (hi[0] - lo[0]) * i / 20
-                for j in range(21):
-                    e = lo[1] + (hi[1] - lo[1]) * j / 20
-                    l = loss(a, e)
-                    if best is None or l < best[0]:
-                        best = (l, a, e)
-            _, a, e = best
-            wa, we = (hi[0] - lo[0]) / 8, (hi[1] - lo[1]) / 8
-            lo, hi = [max(0.0, a - wa), max(0.05, e - we)], [a + wa, e + we]
-        _, a, e = best
+        a, e = fit_latency_efficiency(loss, [0.0, 0.1], [20e-6, 1.2], 6)
         for name, pts in (("fitted", fitted),
                           ("1-256 MB (L2, not fitted)", [(b, t) for b, t in rows
                                                          if 1e6 < b < 256e6])):

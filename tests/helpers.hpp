@@ -7,7 +7,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace rl::test {
 
@@ -59,5 +62,25 @@ inline ModelSpec gpt(i64 L, i64 h, i64 a, i64 v) {
   m.dropout = true;
   return m;
 }
+
+#ifndef __EMSCRIPTEN__ // (the WASM suite has no file system)
+// The rows of a CSV file of the repository (a path from its root), header left out, each
+// split at its commas (the measured-data files of docs/data have no quoted fields).
+inline std::vector<std::vector<std::string>> csv_rows(const std::string &rel) {
+  std::ifstream f(std::string(RIDGELINE_SOURCE_DIR) + "/" + rel);
+  REQUIRE(f.good());
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+  std::getline(f, line); // the header
+  while (std::getline(f, line)) {
+    std::stringstream ss(line);
+    std::vector<std::string> cells;
+    for (std::string cell; std::getline(ss, cell, ',');)
+      cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+#endif
 
 } // namespace rl::test

@@ -161,16 +161,12 @@ TEST_CASE("engine: the presets' GEMM fits are what the measured points give",
   // N and K 1024-16384) against t = latency + (N K w + M K w + 2 M N) / (bw_efficiency x
   // hbm_bw) with each preset's fit for that chip: the median |error| docs/serving.md states
   // (scripts/fit_components.py gemm).
-  std::ifstream f(std::string(RIDGELINE_SOURCE_DIR) + "/docs/data/aic/gemm.csv");
-  REQUIRE(f.good());
-  std::string line;
-  std::getline(f, line); // gpu,engine,version,dtype,m,n,k,latency_s
   std::map<std::string, std::vector<double>> errors;
-  while (std::getline(f, line)) {
-    std::stringstream ss(line);
-    std::string gpu, engine, version, dtype, m, n, k, t;
-    for (std::string *x : {&gpu, &engine, &version, &dtype, &m, &n, &k, &t})
-      std::getline(ss, *x, ',');
+  // gpu,engine,version,dtype,m,n,k,latency_s
+  for (const std::vector<std::string> &row : test::csv_rows("docs/data/aic/gemm.csv")) {
+    REQUIRE(row.size() == 8);
+    const std::string &gpu = row[0], &engine = row[1], &dtype = row[3], &m = row[4], &n = row[5],
+                      &k = row[6], &t = row[7];
     const Config c = io::parse_config(nlohmann::json::parse(
         R"({"model": "llama3-8b", "hardware": ")" + gpu +
         R"(", "workload": {"mode": "serve", "request_rate": 1, "prompt_len": 8, "gen_len": 8,

@@ -165,16 +165,11 @@ TEST_CASE("fp8 recipes: the presets' cast and amax fits are what the measured po
   // 1.3.0rc20) against t = latency + bytes / (bw_efficiency x hbm_bw) with each preset's fit,
   // over the fitted tensors (up to 1 MB and from 256 MB): the median |error| docs/calibration.md
   // states (scripts/fit_components.py quantize).
-  std::ifstream f(std::string(RIDGELINE_SOURCE_DIR) + "/docs/data/aic/quantize.csv");
-  REQUIRE(f.good());
-  std::string line;
-  std::getline(f, line); // gpu,engine,version,op,m,k,latency_s
   std::map<std::string, std::vector<double>> errors;
-  while (std::getline(f, line)) {
-    std::stringstream ss(line);
-    std::string gpu, engine, version, op, m, k, t;
-    for (std::string *x : {&gpu, &engine, &version, &op, &m, &k, &t})
-      std::getline(ss, *x, ',');
+  // gpu,engine,version,op,m,k,latency_s
+  for (const std::vector<std::string> &row : test::csv_rows("docs/data/aic/quantize.csv")) {
+    REQUIRE(row.size() == 7);
+    const std::string &gpu = row[0], &op = row[3], &m = row[4], &k = row[5], &t = row[6];
     const HardwareSpec hw = io::parse_hardware(json(gpu), "hardware");
     const double elems = std::stod(m) * std::stod(k);
     const bool cast = op == "cast";
