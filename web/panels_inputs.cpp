@@ -1076,17 +1076,15 @@ void draw_parallel_section(AppState &s) {
                          "forward in the backward pass."))
       s.set_parallel("recompute", rc);
     // Selective recompute's extra modules (the schema's "recompute" rows), offered where the
-    // model has the module: MLA for the up-projections, experts for their activation.
+    // model has the module: MLA for the up-projections, experts for their activation; one a
+    // row (their labels do not fit two to a row in the 1280-pixel layout).
     if (rc == "selective") {
-      int col = 0;
       for (const auto &f : schema::parallel_fields()) {
         const std::string key = f.info.key;
         if (std::string(f.info.group) != "recompute" || (key == "recompute_mla_up" && !m.mla) ||
             (key == "recompute_moe_act" && !m.moe))
           continue;
         bool v = knob_bool(s, key, false);
-        if (col++ % 2)
-          ImGui::SameLine(ui::kSecondColumn);
         if (ui::checkbox(f.info.label, "parallel." + key, v, f.info.help))
           s.set_parallel(key, v);
       }

@@ -174,13 +174,6 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
                            "forward (Megatron-LM --cross-entropy-loss-fusion): 8 B a logit "
                            "against the unfused 52 (docs/formulas.md).",
                            "", tr}),
-      choice<&W::fp8_recipe>(
-          {"", "fp8_recipe", N, 0, 0, "", "FP8 recipe", 1, "",
-           "Megatron-LM's --fp8-recipe for precision fp8: delayed (amax history; the amax "
-           "inside the cast), tensorwise (current scaling: an amax pass before each cast), "
-           "blockwise (DeepSeek-V3's 1x128 / 128x128 tiles). Sets the quantisation kernels "
-           "around the GEMMs (docs/calibration.md).",
-           "types", tr}),
       flag(&W::causal_skip, {"", "causal_skip", N, 0, 1, "", "Causal skip", 1, "",
                              "FlashAttention skips the masked half of a causal score matrix (Dao "
                              "2023). On by default; no effect without FlashAttention. MFU counts "
@@ -220,6 +213,13 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
                              "FP8 peak, fp4 (NVFP4)/mxfp4 at its FP4 peak (a chip without one is "
                              "refused).",
                              "types", tr | in | sv}),
+      choice<&W::fp8_recipe>(
+          {"", "fp8_recipe", N, 0, 0, "", "FP8 recipe", 1, "",
+           "Megatron-LM's --fp8-recipe for precision fp8: delayed (amax history; the amax "
+           "inside the cast), tensorwise (current scaling: an amax pass before each cast), "
+           "blockwise (DeepSeek-V3's 1x128 / 128x128 tiles). Sets the quantisation kernels "
+           "around the GEMMs (docs/calibration.md).",
+           "types", tr}),
       choice<&W::weight_dtype>({"", "weight_dtype", N, 0, 0, "", "Weights dtype", 1, "",
                                 "Bytes per weight: bf16 2, fp8/int8 1, mxfp8 1.03125, fp4 (NVFP4) "
                                 "0.5625, mxfp4 0.53125, int4 0.515625 (block scales included); "
@@ -646,19 +646,19 @@ const std::vector<OptField<ParallelSpec>> &parallel_fields() {
                           "Korthikanti et al. 2022) or full.",
                           "", tr}),
       opt<&P::recompute_norm>(
-          {"", "recompute_norm", N, 0, 1, "", "recompute norms", 1, "",
+          {"", "recompute_norm", N, 0, 1, "", "Recompute norms", 1, "",
            "Selective recompute also reruns the norms: their outputs (the QKV and MLP inputs) "
            "are not kept (Megatron-LM --recompute-modules layernorm). Only with recompute "
            "selective.",
            "recompute", tr}),
       opt<&P::recompute_mla_up>(
-          {"", "recompute_mla_up", N, 0, 1, "", "recompute MLA up-proj", 1, "",
+          {"", "recompute_mla_up", N, 0, 1, "", "Recompute MLA up-proj", 1, "",
            "Selective recompute also reruns MLA's up-projections: Q, K, V are rebuilt from the "
            "kept latents (--recompute-modules mla_up_proj; DeepSeek-V3 sec. 3.2.3). Only with "
            "recompute selective.",
            "recompute", tr}),
       opt<&P::recompute_moe_act>(
-          {"", "recompute_moe_act", N, 0, 1, "", "recompute MoE act", 1, "",
+          {"", "recompute_moe_act", N, 0, 1, "", "Recompute MoE act", 1, "",
            "Selective recompute also reruns the experts' activation function: its output is "
            "not kept (--recompute-modules moe_act). Only with recompute selective.",
            "recompute", tr}),
