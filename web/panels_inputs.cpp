@@ -1000,8 +1000,9 @@ void draw_parallel_section(AppState &s) {
                 out.push_back({e, why_not("ep", e)});
               return out;
             },
-            "Expert parallel: routed experts split over e ranks of the dp x cp group, or, "
-            "serving, of one instance's tp x attention DP GPUs."))
+            "Expert parallel: routed experts split over e ranks of the dp x cp group (with "
+            "expert tp below tp: of tp x cp x dp), or, serving, of one instance's tp x "
+            "attention DP GPUs."))
       s.set_parallel("ep", ep);
     if (!train) {
       // Serving MoE layouts inside one instance (SGLang --enable-dp-attention, TensorRT-LLM
@@ -1034,6 +1035,25 @@ void draw_parallel_section(AppState &s) {
               },
               "Tensor parallelism of the experts (Megatron --expert-tensor-parallel-size): "
               "moe_tp x ep = tp x attention_dp inside one instance."))
+        s.set_parallel("moe_tp", mtp);
+    } else {
+      // Training: Megatron's MoE parallel folding (--expert-tensor-parallel-size): the experts'
+      // own TP degree over the stage's tp x cp x dp ranks (tp: the attention's, no folding).
+      const i64 tp_now = knob(s, "tp", 1);
+      i64 mtp = knob(s, "moe_tp", tp_now);
+      if (ui::combo_int(
+              "expert tp", "parallel.moe_tp", mtp,
+              [&] {
+                std::vector<ui::Choice> out;
+                for (const i64 d : ui::divisors(m.moe->expert_ffn))
+                  if (d <= 64)
+                    out.push_back({d, why_not("moe_tp", d)});
+                return out;
+              },
+              "Tensor parallelism of the experts (Megatron --expert-tensor-parallel-size). "
+              "Equal to tp: the experts split like the attention. Otherwise MoE parallel "
+              "folding: moe_tp x ep x expert-dp over the stage's tp x cp x dp ranks (needs SP "
+              "when tp > 1)."))
         s.set_parallel("moe_tp", mtp);
     }
   }

@@ -134,6 +134,8 @@ std::string megatron(const Config &c, const Layout &l) {
   }
   if (l.ep > 1)
     add("--expert-model-parallel-size " + s(l.ep));
+  if (l.expert_folding) // MoE parallel folding: the experts' own TP degree
+    add("--expert-tensor-parallel-size " + s(l.moe_tp));
   if (l.zero >= 1 && l.zero <= 2)
     add("--use-distributed-optimizer");
   if (l.zero == 2)

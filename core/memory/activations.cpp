@@ -16,7 +16,9 @@ ActLayout act_layout(const Layout &l, Dtype precision) {
                    is_scaled_float(precision) ? dtype_bytes(precision) : 2.0,
                    l.recompute_norm,
                    l.recompute_mla_up,
-                   l.recompute_moe_act};
+                   l.recompute_moe_act,
+                   l.expert_folding,
+                   l.moe_tp};
 }
 
 LayerActivations layer_activations(const ModelSpec &m, bool moe, double b, double s,
@@ -58,15 +60,24 @@ LayerActivations layer_activations(const ModelSpec &m, bool moe, double b, doubl
   // activation's backward) and the second GEMM's input (f values, at linear_input)
   const double per_f = ((m.gated_mlp ? 4.0 : 2.0) + li) * s * b / t;
   if (moe && m.moe) {
-    // ridgeline's MoE extension: each token's dispatched copy (top_k x 2sbh, split by t
-    // like the MLP input under SP) plus top_k routed and the shared experts' hidden terms,
-    // plus the fp32 router logits.
+    // ridgeline's MoE extension: the experts' saved inputs (the routed tokens they compute,
+    // h wide, at linear_input bytes), their hidden terms ((4 + q) or (2 + q) a value of the
+    // FFN share they hold), the shared experts' hidden terms (split by t), and the fp32
+    // router logits. The routed tokens: the rank's sequence shard x top_k, gathered over the
+    // experts' TP group (core/parallel/layout: expert_share; Megatron's alltoall dispatcher
+    // gathers them over the expert-TP group before the experts).
     const MoeSpec &e = *m.moe;
+    const double sp_div = l.sp ? t : 1.0;
+    const double etp = l.expert_folding ? static_cast<double>(l.moe_tp) : sp_div;
+    const double routed = s * b / sp_div * static_cast<double>(e.top_k) * etp;
+    const double ffn_rank =
+        static_cast<double>(e.expert_ffn) / (l.expert_folding ? static_cast<double>(l.moe_tp) : t);
+    const double per_value = (m.gated_mlp ? 4.0 : 2.0) + li;
     x.mlp_hidden =
-        static_cast<double>(e.top_k) * li * sbh / t +
-        per_f * static_cast<double>(e.expert_ffn) * static_cast<double>(e.top_k + e.shared_experts);
+        li * routed * h + per_value * routed * ffn_rank +
+        per_f * static_cast<double>(e.expert_ffn) * static_cast<double>(e.shared_experts);
     x.router = 4 * s * b * static_cast<double>(e.experts) * rep;
-    x.moe_act = li * s * b / t * static_cast<double>(e.expert_ffn) * static_cast<double>(e.top_k);
+    x.moe_act = li * routed * ffn_rank;
   } else {
     x.mlp_hidden = per_f * static_cast<double>(m.ffn);
   }

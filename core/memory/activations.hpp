@@ -55,6 +55,9 @@ struct ActLayout {
   // Selective recompute's modules beyond the attention core (Layout::recompute_norm etc.;
   // recompute_mla_up only with MLA).
   bool recompute_norm = false, recompute_mla_up = false, recompute_moe_act = false;
+  // MoE parallel folding (Layout::expert_folding) and the experts' TP degree under it.
+  bool expert_folding = false;
+  i64 moe_tp = 1;
 };
 
 // Stored activations of one layer (before recompute), b sequences of length s.

@@ -114,7 +114,7 @@ StateWidths state_widths(const WorkloadSpec &w) {
 ModelStateBytes training_states(const StageParams &p, const Layout &l, const StateWidths &b,
                                 double prefetch_layers) {
   const double g_dense = static_cast<double>(l.dp * l.cp);
-  const double g_expert = g_dense / static_cast<double>(l.ep);
+  const double g_expert = static_cast<double>(expert_dp(l));
   auto shard = [&](bool sharded) {
     return sharded ? p.dense / g_dense + p.experts / g_expert : p.total();
   };

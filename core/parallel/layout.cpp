@@ -107,6 +107,27 @@ i64 derived_dp(i64 devices, i64 tp, i64 pp, i64 cp) {
   return model_par > 0 && devices % model_par == 0 ? devices / model_par : 0;
 }
 
+i64 expert_dp(const Layout &l) {
+  if (l.ep_in_instance)
+    return l.dp * l.cp;
+  if (l.expert_folding)
+    return l.tp * l.cp * l.dp / (l.ep * l.moe_tp);
+  return l.dp * l.cp / l.ep;
+}
+
+ExpertShare expert_share(const ModelSpec &m, const Layout &l, double tok, double imbalance) {
+  if (!m.moe)
+    return {};
+  const double rep = l.sp && l.tp > 1 ? static_cast<double>(l.tp) : 1.0;
+  const double etp = l.expert_folding ? static_cast<double>(l.moe_tp) : rep;
+  const double split = static_cast<double>(l.expert_folding ? l.moe_tp : l.tp);
+  ExpertShare x;
+  x.dispatched = tok / rep * static_cast<double>(m.moe->top_k) * imbalance;
+  x.routed = x.dispatched * etp;
+  x.ffn = static_cast<double>(m.moe->expert_ffn) / split;
+  return x;
+}
+
 LayoutGroups layout_groups(const Layout &l) {
   const i64 s_tp = axis_stride(l, "tp"), s_cp = axis_stride(l, "cp");
   const i64 s_dp = axis_stride(l, "dp"), s_pp = axis_stride(l, "pp");
@@ -118,10 +139,13 @@ LayoutGroups layout_groups(const Layout &l) {
   g.instance = {l.tp * l.attention_dp, s_tp};
   if (l.ep_in_instance) { // Megatron MoE parallel folding (arXiv 2504.14960): moe_tp inside ep
     g.ep = {l.ep, s_tp * l.moe_tp};
-    g.edp = {l.dp * l.cp, s_dp};
+    g.edp = {expert_dp(l), s_dp};
+  } else if (l.expert_folding) { // training: moe_tp x ep x expert-dp over tp x cp x dp
+    g.ep = {l.ep, s_tp * l.moe_tp};
+    g.edp = {expert_dp(l), s_tp * l.moe_tp * l.ep};
   } else {
     g.ep = {l.ep, s_dp};
-    g.edp = {l.dp * l.cp / l.ep, s_dp * l.ep};
+    g.edp = {expert_dp(l), s_dp * l.ep};
   }
   g.pp = {l.pp, s_pp};
   return g;
@@ -322,10 +346,6 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
             "is " + s(l.attention_dp) + ": attention DP is modelled for serving (serve, infer)");
   if (l.moe_tp != 0 && !m.moe && l.moe_tp != l.tp)
     RL_FAIL(F::experts, "parallel.moe_tp", "is " + s(l.moe_tp) + " but the model has no experts");
-  if (l.moe_tp != 0 && !serving && l.moe_tp != l.tp)
-    RL_FAIL(F::experts, "parallel.moe_tp",
-            s(l.moe_tp) + " differs from tp " + s(l.tp) +
-                ": expert TP is modelled for serving (serve, infer)");
   const i64 ia = l.tp * l.attention_dp;
   // the GPUs of one instance's attention (per stage)
 
@@ -350,10 +370,24 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
   // Experts (the dp x cp rule waits for dp). EP inside dp (Megatron) unless the serving
   // instance holds it: attention_dp or moe_tp set, or ep not dividing dp x cp.
   l.ep_in_instance = false;
+  l.expert_folding = false;
   if (m.moe) {
     const bool in_dp = divides(l.ep, l.dp * l.cp);
     const bool legacy = l.attention_dp == 1 && (l.moe_tp == 0 || l.moe_tp == l.tp) && in_dp;
-    if (!serving || legacy || (l.ep == 1 && l.attention_dp == 1)) {
+    if (!serving && l.moe_tp != 0 && l.moe_tp != l.tp) {
+      // Megatron's MoE parallel folding: the experts' grid moe_tp x ep x expert-dp over the
+      // stage's tp x cp x dp ranks; Megatron-LM asserts sequence parallelism for MoE with TP.
+      const i64 grid = l.tp * l.cp * l.dp;
+      if (l.tp > 1 && !l.sp)
+        RL_FAIL(F::experts, "parallel.sp",
+                "MoE with tp " + s(l.tp) + " needs sequence parallelism (sp) for moe_tp " +
+                    s(l.moe_tp) + " (Megatron-LM)");
+      if (!divides(l.moe_tp * l.ep, grid))
+        RL_FAIL(F::experts, "parallel.moe_tp",
+                "moe_tp " + s(l.moe_tp) + " x ep " + s(l.ep) + " = " + s(l.moe_tp * l.ep) +
+                    " does not divide tp x cp x dp = " + s(grid));
+      l.expert_folding = true;
+    } else if (!serving || legacy || (l.ep == 1 && l.attention_dp == 1)) {
       if (!in_dp)
         RL_FAIL(F::experts, "parallel.ep", not_dividing(l.ep, "dp x cp", l.dp * l.cp));
       if (l.moe_tp != 0 && l.moe_tp != l.tp && l.ep == 1 && l.attention_dp == 1)
@@ -418,6 +452,8 @@ ParallelSpec spec_of(const Layout &l) {
   if (l.cp_kind == CpKind::usp)
     p.ulysses = l.ulysses;
   p.ep = l.ep;
+  if (l.expert_folding) // training's MoE parallel folding
+    p.moe_tp = l.moe_tp;
   if (l.ep_in_instance) { // a serving instance's MoE split
     p.attention_dp = l.attention_dp;
     p.moe_tp = l.moe_tp;

@@ -22,6 +22,10 @@ struct Layout {
   // sets it).
   i64 attention_dp = 1, moe_tp = 0;
   bool ep_in_instance = false;
+  // Training with Megatron's MoE parallel folding (--expert-tensor-parallel-size, arXiv
+  // 2504.14960): the experts' own grid, moe_tp (innermost) x ep x expert-dp, over the same
+  // tp x cp x dp ranks of a stage as the attention's; set when moe_tp differs from tp.
+  bool expert_folding = false;
   i64 microbatch = 1; // sequences per micro-batch (b)
   i64 num_micro = 1;  // micro-batches per pipeline per step (m = B / (dp * b))
   bool sp = false, flash = true, uneven_pp = false;
@@ -96,6 +100,22 @@ struct LayoutGroups {
   Group instance; // tp x attention_dp: DP attention's all-gather / reduce-scatter
 };
 LayoutGroups layout_groups(const Layout &l);
+// The ranks holding a replica of a rank's experts (their data-parallel group, the experts'
+// ZeRO shard): dp x cp / ep (Megatron's EP inside dp), tp x cp x dp / (ep x moe_tp) under
+// folding, dp x cp in a serving instance that holds its own EP.
+i64 expert_dp(const Layout &l);
+
+// An MoE layer's tokens at one rank's experts, per micro-batch of `tok` tokens on the rank
+// (imbalance: the busiest rank's share over the mean). The rank dispatches its sequence shard's
+// tokens x top_k (tok / tp under SP); its experts see those of its experts' TP group: moe_tp
+// ranks under folding, else the TP group, whose ranks all hold the micro-batch's tokens (SP
+// gathers them; without SP they are replicated). The expert FFN is split the same way.
+struct ExpertShare {
+  double dispatched = 0; // tokens x top_k this rank sends to the AllToAll
+  double routed = 0;     // tokens x top_k its experts compute
+  double ffn = 0;        // the expert FFN width this rank holds
+};
+ExpertShare expert_share(const ModelSpec &m, const Layout &l, double tok, double imbalance);
 
 // Query heads, and KV heads, one TP rank holds (KV heads replicated when tp > kv_heads).
 i64 heads_per_rank(const ModelSpec &m, i64 tp);

@@ -184,22 +184,23 @@ std::string why_better(Plan &a, const Plan &b, Objective o, const ComponentBands
 
 // Everything the per-layer costs (LayerTimes) depend on besides the configuration.
 struct TimesKey {
-  i64 tp, cp, ulysses, ring, ep, mb, dp3, s_tp, s_cp, s_dp;
+  i64 tp, cp, ulysses, ring, ep, mb, dp3, s_tp, s_cp, s_dp, moe_tp;
   int rc;
   bool sp, flash, overlap_tp, overlap_ep;
   bool operator==(const TimesKey &o) const {
     return tp == o.tp && cp == o.cp && ulysses == o.ulysses && ring == o.ring && ep == o.ep &&
            mb == o.mb && dp3 == o.dp3 && s_tp == o.s_tp && s_cp == o.s_cp && s_dp == o.s_dp &&
-           rc == o.rc && sp == o.sp && flash == o.flash && overlap_tp == o.overlap_tp &&
-           overlap_ep == o.overlap_ep;
+           moe_tp == o.moe_tp && rc == o.rc && sp == o.sp && flash == o.flash &&
+           overlap_tp == o.overlap_tp && overlap_ep == o.overlap_ep;
   }
 };
 struct TimesKeyHash {
   std::size_t operator()(const TimesKey &k) const {
     std::uint64_t h = 1469598103934665603ull; // FNV-1a, 64-bit on every target
-    for (const i64 v : {k.tp, k.cp, k.ulysses, k.ring, k.ep, k.mb, k.dp3, k.s_tp, k.s_cp, k.s_dp,
-                        static_cast<i64>(k.rc), static_cast<i64>(k.sp), static_cast<i64>(k.flash),
-                        static_cast<i64>(k.overlap_tp), static_cast<i64>(k.overlap_ep)})
+    for (const i64 v :
+         {k.tp, k.cp, k.ulysses, k.ring, k.ep, k.mb, k.dp3, k.s_tp, k.s_cp, k.s_dp, k.moe_tp,
+          static_cast<i64>(k.rc), static_cast<i64>(k.sp), static_cast<i64>(k.flash),
+          static_cast<i64>(k.overlap_tp), static_cast<i64>(k.overlap_ep)})
       h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ull;
     return static_cast<std::size_t>(h ^ (h >> 32));
   }
@@ -453,6 +454,7 @@ void PlanSearch::evaluate(const std::vector<StageLayerCount> &mix, Layout &l) {
                        s_tp,
                        s_cp,
                        s_dp,
+                       l.expert_folding ? l.moe_tp : 0,
                        static_cast<int>(l.recompute),
                        l.sp,
                        l.flash,

@@ -418,10 +418,13 @@ void activations_table(const Config &c, const Estimate &e, ReportTable &t) {
   frow("flash_stats", "flash softmax stats", per("4asb", tp) + " (fp32)", a.flash_stats);
   frow("mla_latent", "MLA latents", per(lis + "sb(r_q+r_kv+rope)", false) + lin, a.mla_latent);
   frow("mlp_input", "MLP input", per(lis + "sbh", sp) + lin, a.mlp_input);
-  // MoE: each token's top_k dispatched copies and the routed + shared experts' hidden terms
+  // MoE: the R routed tokens at this rank's experts (sb top_k, gathered over the experts' TP
+  // group: core/parallel/layout expert_share), their inputs and hidden terms, and the shared
+  // experts' hidden terms
   const std::string hid = units::format("%g", (c.model.gated_mlp ? 4 : 2) + li);
+  const std::string et = l.expert_folding ? "/moe_tp" : "/t";
   frow("mlp_hidden", "MLP hidden",
-       (c.model.moe ? per("(" + lis + "sbh top_k + " + hid + "sbf_e (top_k+shared))", tp)
+       (c.model.moe ? "(" + lis + "Rh + " + hid + "Rf_e" + et + " + " + hid + "sbf_e shared/t)"
                     : per(hid + "sbf", tp)) +
            lin,
        a.mlp_hidden);
@@ -592,6 +595,8 @@ std::string layout_line(const Estimate &e) {
     s += ")";
   }
   s += ", ep " + str(l.ep);
+  if (l.expert_folding)
+    s += " x expert tp " + str(l.moe_tp) + " (folded)";
   if (l.sp)
     s += ", SP";
   if (train)

@@ -50,7 +50,7 @@ double quantize_time(const HardwareSpec &hw, const QuantizeFormat &f, const Quan
 }
 
 LayerQuantize layer_quantize(const ModelSpec &m, bool moe, double tok, i64 tp, double sp_split,
-                             double routed) {
+                             double routed, double expert_ffn) {
   const double t = static_cast<double>(tp), h = static_cast<double>(m.hidden);
   const double a_l = static_cast<double>(heads_per_rank(m, tp));
   const double kv_l = static_cast<double>(kv_heads_per_rank(m, tp));
@@ -92,15 +92,15 @@ LayerQuantize layer_quantize(const ModelSpec &m, bool moe, double tok, i64 tp, d
   };
   if (moe && m.moe) {
     const MoeSpec &e = *m.moe;
-    const double fe = static_cast<double>(e.expert_ffn) / t;
+    const double fe = expert_ffn;
     // The experts' grouped GEMMs take permuted tokens (cast standalone after the
     // permutation) and Megatron's own activation kernel (standalone cast).
     q.forward.push_back({routed * h, false});
     q.backward.push_back({routed * gate * fe, false});
     q.forward.push_back({routed * fe, false});
     q.backward.push_back({routed * h, false});
-    if (e.shared_experts > 0)
-      mlp(tok, fe * static_cast<double>(e.shared_experts), true);
+    if (e.shared_experts > 0) // the shared experts are split like the attention, by tp
+      mlp(tok, static_cast<double>(e.expert_ffn) / t * static_cast<double>(e.shared_experts), true);
   } else {
     mlp(tok, static_cast<double>(m.ffn) / t, true);
   }

@@ -41,12 +41,12 @@ double quantize_bytes(const QuantizeFormat &f, const QuantizedTensor &x);
 // The tensors one layer quantises for one micro-batch on one device: forward, the linear
 // layers' inputs; backward, their output gradients. `tok` tokens on the device, `sp_split`
 // Megatron-SP's split of the h-wide tensors (tp, else 1), `routed` the tokens x top_k the
-// busiest expert rank receives.
+// busiest expert rank computes and `expert_ffn` the expert FFN width it holds (ExpertShare).
 struct LayerQuantize {
   std::vector<QuantizedTensor> forward, backward;
 };
 LayerQuantize layer_quantize(const ModelSpec &m, bool moe, double tok, i64 tp, double sp_split,
-                             double routed);
+                             double routed, double expert_ffn);
 
 // The weights quantised once a step (Transformer Engine caches their copies across a step's
 // micro-batches): `params` bf16 weights in `matrices` tensors; under fp8_params they are

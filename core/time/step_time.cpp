@@ -163,25 +163,26 @@ std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, dou
   const double gate = m.gated_mlp ? 2.0 : 1.0;
   if (moe && m.moe) {
     const MoeSpec &e = *m.moe;
-    const double fe = static_cast<double>(e.expert_ffn) / t;
+    const ExpertShare x = expert_share(m, l, tok, imbalance);
+    const double fe = x.ffn, routed = x.routed;
     const double local = static_cast<double>(e.experts / l.ep);
-    // tokens x top_k arrive here, `imbalance` times the mean on the busiest rank
-    const double routed = tok * static_cast<double>(e.top_k) * imbalance;
     gemm("router", OpKind::other, tok, h, static_cast<double>(e.experts), 1, false);
     // the router's scores and the tokens' permutation into expert order and back, on the SP
     // shard; the backward moves the same bytes
     ops.push_back(
         memory_op("routing",
-                  moe_routing_bytes(tok / rep, h, routed / rep, static_cast<double>(e.experts),
+                  moe_routing_bytes(tok / rep, h, x.dispatched, static_cast<double>(e.experts),
                                     l.ep > 1 && local > 1),
                   bw));
     ops.back().kind = OpKind::memory;
     ops.back().bwd = ops.back().time;
     gemm("experts up", OpKind::column, routed / local, h, gate * fe, local);
     gemm("experts down", OpKind::row, routed / local, fe, h, local);
-    if (e.shared_experts > 0) {
-      gemm("shared up", OpKind::column, tok, h, gate * fe * static_cast<double>(e.shared_experts));
-      gemm("shared down", OpKind::row, tok, fe * static_cast<double>(e.shared_experts), h);
+    if (e.shared_experts > 0) { // split like the attention, by tp
+      const double fs =
+          static_cast<double>(e.expert_ffn) / t * static_cast<double>(e.shared_experts);
+      gemm("shared up", OpKind::column, tok, h, gate * fs);
+      gemm("shared down", OpKind::row, tok, fs, h);
     }
   } else {
     const double f = static_cast<double>(m.ffn) / t;
@@ -192,8 +193,8 @@ std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, dou
   ops.back().kind = OpKind::memory;
   if (recipe && is_scaled_float(precision)) {
     const QuantizeFormat f = quantize_format(precision, *recipe);
-    const double routed = moe && m.moe ? tok * static_cast<double>(m.moe->top_k) * imbalance : 0.0;
-    const LayerQuantize q = layer_quantize(m, moe, tok, l.tp, rep, routed);
+    const ExpertShare x = moe ? expert_share(m, l, tok, imbalance) : ExpertShare{};
+    const LayerQuantize q = layer_quantize(m, moe, tok, l.tp, rep, x.routed, x.ffn);
     OpCost o;
     o.name = "quantize";
     o.kind = OpKind::memory;
@@ -400,9 +401,8 @@ struct Model {
         if (o.name == kQUp || o.name == kKvUp)
           t += o.time;
     if (l.recompute_moe_act && moe && m.moe) {
-      const double routed = tok * static_cast<double>(m.moe->top_k) * load;
-      const double fe = static_cast<double>(m.moe->expert_ffn) / static_cast<double>(l.tp);
-      t += routed * fe * (2 * (m.gated_mlp ? 2.0 : 1.0) + li) / bw;
+      const ExpertShare x = expert_share(m, l, tok, load);
+      t += x.routed * x.ffn * (2 * (m.gated_mlp ? 2.0 : 1.0) + li) / bw;
     }
     return t;
   }
@@ -566,7 +566,7 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   const double dp_exposed = md.dp_sync(sp, st.t_fwd, st.t_bwd, nullptr);
   // Adam over this device's (sharded) parameters, memory-bound.
   const double shard_dense = l.zero >= 1 ? static_cast<double>(l.dp * l.cp) : 1.0;
-  const double shard_exp = l.zero >= 1 ? static_cast<double>(l.dp * l.cp / l.ep) : 1.0;
+  const double shard_exp = l.zero >= 1 ? static_cast<double>(expert_dp(l)) : 1.0;
   st.optimizer = (sp.dense / shard_dense + sp.experts / shard_exp) *
                  adam_bytes_per_param(w.fp32_grads) / achieved_hbm_bw(hw);
   // Per-layer and pipeline exposure, per micro-batch on the slowest stage, over the step.

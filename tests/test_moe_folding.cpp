@@ -1,0 +1,93 @@
+// Megatron's MoE parallel folding in training (--expert-tensor-parallel-size; Liu et al. 2025,
+// arXiv:2504.14960): the experts' own grid moe_tp x ep x expert-dp over the attention's
+// tp x cp x dp ranks. Legality, groups, memory and compute by hand.
+#include "helpers.hpp"
+
+#include "core/estimate/estimate.hpp"
+#include "core/io/launch_export.hpp"
+#include "core/memory/model_states.hpp"
+#include "core/model/params.hpp"
+#include "core/time/step_time.hpp"
+
+#include <algorithm>
+
+using namespace rl;
+using nlohmann::json;
+
+namespace {
+// Qwen3-30B-A3B (128 experts of 768, top 8, h 2048) on 16 H100: TP 2 attention, dp 8
+json qwen3(i64 ep, i64 moe_tp) {
+  json j = json::parse(R"({"model": "qwen3-30b-a3b", "hardware": "h100-sxm",
+    "cluster": {"base": "dgx-h100", "devices": 16},
+    "workload": {"mode": "train", "global_batch": 64, "seq_len": 4096},
+    "parallel": {"tp": 2, "pp": 1, "microbatch": 1, "zero": 1, "recompute": "none",
+      "sp": true}})");
+  j["parallel"]["ep"] = ep;
+  j["parallel"]["moe_tp"] = moe_tp;
+  return j;
+}
+} // namespace
+
+TEST_CASE("MoE folding: legal layouts and their expert groups", "[moe][layout]") {
+  // EP 16 does not divide dp 8: illegal with the experts split like the attention (moe_tp =
+  // tp), legal folded (moe_tp 1 x ep 16 = tp 2 x dp 8)
+  CHECK(test::error_of([] { resolve_layout(io::parse_config(qwen3(16, 2))); }) ==
+        "parallel.ep: 16 does not divide dp x cp 8");
+  const Layout l = resolve_layout(io::parse_config(qwen3(16, 1)));
+  CHECK(l.expert_folding);
+  const LayoutGroups g = layout_groups(l);
+  CHECK(g.ep.n == 16);
+  CHECK(g.ep.stride == 1); // moe_tp 1: the EP group is the stage's 16 neighbouring ranks
+  CHECK(g.edp.n == 1);     // 2 x 1 x 8 / (16 x 1)
+  CHECK(expert_dp(l) == 1);
+  // EP 4 folded: the expert-dp group is 2 x 8 / 4 = 4 ranks, 4 apart
+  const Layout l4 = resolve_layout(io::parse_config(qwen3(4, 1)));
+  CHECK(layout_groups(l4).edp.n == 4);
+  CHECK(layout_groups(l4).edp.stride == 4);
+  // Megatron-LM asserts sequence parallelism for MoE with TP
+  json nosp = qwen3(16, 1);
+  nosp["parallel"]["sp"] = false;
+  CHECK(test::error_of([&] { resolve_layout(io::parse_config(nosp)); }) ==
+        "parallel.sp: MoE with tp 2 needs sequence parallelism (sp) for moe_tp 1 (Megatron-LM)");
+  CHECK(test::error_of([] { resolve_layout(io::parse_config(qwen3(32, 1))); }) ==
+        "parallel.moe_tp: moe_tp 1 x ep 32 = 32 does not divide tp x cp x dp = 16");
+}
+
+TEST_CASE("MoE folding: expert weights, tokens and GEMMs per rank by hand", "[moe][time]") {
+  const Config c = io::parse_config(qwen3(16, 1));
+  const Layout l = resolve_layout(c);
+  // each rank holds 128 / 16 = 8 whole experts (moe_tp 1): 8 x 3 x 2048 x 768 weights
+  const StageParams p = layer_params_per_device(c.model, true, l.tp, l.ep, l.moe_tp);
+  CHECK(p.experts == Approx(8.0 * 3 * 2048 * 768));
+  // tokens: the rank's SP shard (4096 / 2) x top 8 dispatched; with moe_tp 1 nothing is
+  // gathered, so its experts compute 16,384 tokens at the whole FFN width 768
+  const ExpertShare x = expert_share(c.model, l, 4096, 1);
+  CHECK(x.dispatched == 4096.0 / 2 * 8);
+  CHECK(x.routed == 4096.0 / 2 * 8);
+  CHECK(x.ffn == 768);
+  // unfolded (moe_tp = tp 2, ep 8): the TP pair gathers its tokens, each holds half the FFN
+  const Config u = io::parse_config(qwen3(8, 2));
+  const ExpertShare y = expert_share(u.model, resolve_layout(u), 4096, 1);
+  CHECK(y.routed == 4096.0 * 8);
+  CHECK(y.ffn == 384);
+  // the expert GEMMs: 16,384 / 8 local experts = 2,048 tokens each, 2048 -> 2 x 768 (SwiGLU)
+  const std::vector<OpCost> ops =
+      layer_ops(c.model, true, l, 4096, c.hardware, Dtype::bf16, true, 1, Fp8Recipe::delayed);
+  const auto up =
+      std::find_if(ops.begin(), ops.end(), [](const OpCost &o) { return o.name == "experts up"; });
+  REQUIRE(up != ops.end());
+  CHECK(up->flops == 2.0 * 2048 * 2048 * (2 * 768) * 8);
+  // ZeRO-1 shards the experts' optimizer states over their expert-dp group (1 rank here)
+  const Estimate est = estimate(c);
+  CHECK(est.memory.fits);
+}
+
+TEST_CASE("MoE folding exports Megatron's --expert-tensor-parallel-size", "[moe][export]") {
+  const Config c = io::parse_config(qwen3(16, 1));
+  const std::string mg = io::launch_export(c, resolve_layout(c), "megatron");
+  CHECK(mg.find("--expert-model-parallel-size 16") != std::string::npos);
+  CHECK(mg.find("--expert-tensor-parallel-size 1") != std::string::npos);
+  const Config u = io::parse_config(qwen3(8, 2));
+  CHECK(io::launch_export(u, resolve_layout(u), "megatron").find("--expert-tensor-parallel") ==
+        std::string::npos);
+}
