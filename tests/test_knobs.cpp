@@ -119,6 +119,6 @@ TEST_CASE("knobs: free_knobs frees what `plan --free` names, and a preset then s
   CHECK(free_knobs(t, "tp,ep").size() == 1);
   CHECK((!t.parallel.tp && !t.parallel.sp && t.parallel.pp == 8));
   CHECK(test::error_of([&] { free_knobs(t, "tp,bogus"); }) ==
-        "--free: \"bogus\" is not a knob (all, tp, pp, stage split, vpp, cp, cp_kind, ep, "
+        "--free: \"bogus\" is not a knob (all, tp, pp, stage split, vpp, cp, cp_kind, ep, moe_tp, "
         "zero, microbatch, recompute, order, dp)");
 }

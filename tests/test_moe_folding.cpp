@@ -7,6 +7,7 @@
 #include "core/io/launch_export.hpp"
 #include "core/memory/model_states.hpp"
 #include "core/model/params.hpp"
+#include "core/planner/planner.hpp"
 #include "core/time/step_time.hpp"
 
 #include <algorithm>
@@ -90,4 +91,30 @@ TEST_CASE("MoE folding exports Megatron's --expert-tensor-parallel-size", "[moe]
   const Config u = io::parse_config(qwen3(8, 2));
   CHECK(io::launch_export(u, resolve_layout(u), "megatron").find("--expert-tensor-parallel") ==
         std::string::npos);
+}
+
+TEST_CASE("MoE folding: the planner's best with moe_tp free is the better of folded and not",
+          "[moe][planner]") {
+  // tp 2 pinned, ep and moe_tp free: the joint search's best equals the faster of the two
+  // searches with moe_tp pinned to 1 (folded) and to tp (the experts split like attention)
+  json j = qwen3(16, 1);
+  j["parallel"].erase("ep");
+  j["parallel"].erase("moe_tp");
+  const PlanResult joint = plan(io::parse_config(j));
+  REQUIRE_FALSE(joint.plans.empty());
+  j["parallel"]["moe_tp"] = 1;
+  const PlanResult folded = plan(io::parse_config(j));
+  j["parallel"]["moe_tp"] = 2;
+  const PlanResult plain = plan(io::parse_config(j));
+  REQUIRE_FALSE(folded.plans.empty());
+  REQUIRE_FALSE(plain.plans.empty());
+  const double best =
+      std::min(folded.plans[0].estimate.time.step, plain.plans[0].estimate.time.step);
+  CHECK(joint.plans[0].estimate.time.step == best);
+  // and the joint search ranks folded layouts, EP 16 on dp 8 among them, which only folding
+  // makes legal
+  bool ep16 = false;
+  for (const Plan &p : joint.plans)
+    ep16 = ep16 || (p.estimate.layout.expert_folding && p.estimate.layout.ep == 16);
+  CHECK(ep16);
 }

@@ -28,6 +28,7 @@ const std::vector<KnobInfo> &knobs() {
       {"cp", "cp", false, false, false, {"cp"}, {"cp", "ulysses", "dp"}},
       {"cp_kind", "cp kind", false, false, false, {"cp_kind"}, {"cp_kind", "ulysses"}},
       {"ep", "ep", false, true, false, {"ep"}, {"ep"}},
+      {"moe_tp", "expert tp", true, true, false, {"moe_tp"}, {"moe_tp"}},
       {"zero", "ZeRO", true, false, false, {"zero"}, {"zero"}},
       {"microbatch", "micro-batch", true, false, false, {"microbatch"}, {"microbatch"}},
       {"recompute", "recompute", true, false, false, {"recompute"}, {"recompute"}},

@@ -337,7 +337,8 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
   // (tp 3 against heads 64, not the dp product it also breaks).
   // Attention DP and expert TP (serving MoE layouts): refused for dense models and training.
   const bool serving = w.mode == Mode::serve || w.mode == Mode::infer;
-  l.moe_tp = c.parallel.moe_tp.value_or(0); // the pin; 0: derived below
+  // the pin, else the layout's own (the planner's folded candidates; 0: derived below)
+  l.moe_tp = c.parallel.moe_tp.value_or(l.moe_tp);
   if (l.attention_dp != 1 && !m.moe)
     RL_FAIL(F::experts, "parallel.attention_dp",
             "is " + s(l.attention_dp) + " but the model has no experts");

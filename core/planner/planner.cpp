@@ -211,7 +211,7 @@ struct TimesKeyHash {
 struct PlanSearch::Group {
   i64 tp, cp;
   CpKind kind;
-  i64 ulysses, ep, pp, first, last;
+  i64 ulysses, ep, moe_tp, pp, first, last; // moe_tp 0: the experts split like the attention
   bool uneven;
   bool pp_inside_dp;
   i64 dp;
@@ -275,6 +275,9 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
       if (m.moe->experts % v == 0)
         ep_free.push_back(v);
   const auto eps = one_or(fixed.ep, ep_free);
+  // Folded experts are searched for MoE training when moe_tp is free (a pinned moe_tp
+  // reaches every candidate through the configuration).
+  const i64 fold_tp = train && m.moe && !fixed.moe_tp ? 2 : 0;
   zeros_ = one_or(fixed.zero, train ? std::vector<i64>{0, 1, 2, 3} : std::vector<i64>{0});
   rcs_ =
       one_or(fixed.recompute,
@@ -361,9 +364,15 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
                 for (const bool inside : {false, true}) {
                   if (inside && (fixed.order || pp == 1 || dp == 1))
                     continue;
-                  Group g{tp, cp, kind, u, ep, pp, first, last, uneven, inside, dp, vpps, mbs};
-                  r.space += static_cast<i64>(vpps.size() * mbs.size()) * inner;
-                  groups_.push_back(std::move(g));
+                  // MoE training: the experts split like the attention (0), or folded to
+                  // expert tp 1 over the stage's ranks (Megatron's MoE parallel folding)
+                  for (const i64 mt :
+                       fold_tp > 1 && tp > 1 ? std::vector<i64>{0, 1} : std::vector<i64>{0}) {
+                    Group g{tp,    cp,   kind,   u,      ep, mt,   pp,
+                            first, last, uneven, inside, dp, vpps, mbs};
+                    r.space += static_cast<i64>(vpps.size() * mbs.size()) * inner;
+                    groups_.push_back(std::move(g));
+                  }
                 }
               }
             }
@@ -527,6 +536,7 @@ bool PlanSearch::step(i64 units) {
             l.cp_kind = g.kind;
             l.ulysses = g.ulysses;
             l.ep = g.ep;
+            l.moe_tp = g.moe_tp;
             l.pp = g.pp;
             l.first_layers = g.first;
             l.last_layers = g.last;

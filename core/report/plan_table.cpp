@@ -54,6 +54,8 @@ ReportTable plan_table(const Config &c, const PlanResult &r) {
     return ReportCell{text, static_cast<double>(l.cp)};
   });
   add({"ep", "ep"}, degree<&Layout::ep>);
+  if (train && c.model.moe) // the experts' TP degree (below tp: folded)
+    add({"moe_tp", "etp"}, degree<&Layout::moe_tp>);
   if (train) {
     add({"zero", "ZeRO"}, degree<&Layout::zero>);
     add({"microbatch", "mb"}, degree<&Layout::microbatch>);
