@@ -196,6 +196,24 @@ void schema_row(AppState &s, const char *section, const schema::FieldInfo &i,
 
 // The rows of a table in one object and page group that apply to the workload's mode, in
 // table order; consecutive checkboxes two to a line.
+// Whether a row's FieldInfo::shown_with holds: "key=a|b", the section's key one of the values.
+bool shown(const AppState &s, const char *section, const schema::FieldInfo &f) {
+  const std::string cond = f.shown_with;
+  const std::size_t eq = cond.find('=');
+  if (eq == std::string::npos)
+    return true;
+  const json v = s.field(section, cond.substr(0, eq));
+  const std::string value = v.is_string() ? v.get<std::string>() : v.dump();
+  std::string rest = cond.substr(eq + 1);
+  for (std::size_t bar; !rest.empty();
+       rest = bar == std::string::npos ? "" : rest.substr(bar + 1)) {
+    bar = rest.find('|');
+    if (rest.substr(0, bar) == value)
+      return true;
+  }
+  return false;
+}
+
 template <class S>
 void schema_rows(AppState &s, const char *section, const std::vector<schema::Field<S>> &t,
                  const char *object, const char *group) {
@@ -203,7 +221,7 @@ void schema_rows(AppState &s, const char *section, const std::vector<schema::Fie
   int checkboxes = 0;
   for (const schema::Field<S> &f : t) {
     if (std::string(f.info.object) != object || std::string(f.info.group) != group ||
-        !(f.info.modes & mode))
+        !(f.info.modes & mode) || !shown(s, section, f.info))
       continue;
     if (f.info.type != schema::FieldType::boolean)
       checkboxes = 0;

@@ -133,6 +133,12 @@ const std::vector<Field<MoeSpec>> &moe_fields() {
   return t;
 }
 
+// A row drawn only while another field holds one of some values (FieldInfo::shown_with).
+template <class F> F shown_with(F f, const char *condition) {
+  f.info.shown_with = condition;
+  return f;
+}
+
 const std::vector<Field<WorkloadSpec>> &workload_fields() {
   using W = WorkloadSpec;
   const Modes tr = mode_bit(Mode::train), in = mode_bit(Mode::infer), sv = mode_bit(Mode::serve),
@@ -163,13 +169,15 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
                             "for bf16 and fp8, as Megatron-LM forces it "
                             "(--accumulate-allreduce-grads-in-fp32).",
                             "", tr, true}),
-      flag(&W::fp8_params, {"", "fp8_params", N, 0, 1, "", "FP8 params", 1, "",
-                            "The module weights kept in FP8 (Megatron-LM --fp8-param-gather, "
-                            "NeMo fp8_params): 1 B/param in memory and in the data-parallel "
-                            "all-gather; the fp32 master copy stays in the optimizer. FP8 "
-                            "precisions only.",
-                            "", tr}),
-      flag(&W::ce_fusion, {"", "ce_fusion", N, 0, 1, "", "Fused cross-entropy", 1, "",
+      shown_with(
+          flag(&W::fp8_params, {"", "fp8_params", N, 0, 1, "", "FP8 params", 1, "",
+                                "The module weights kept in FP8 (Megatron-LM --fp8-param-gather, "
+                                "NeMo fp8_params): 1 B/param in memory and in the data-parallel "
+                                "all-gather; the fp32 master copy stays in the optimizer. FP8 "
+                                "precisions only.",
+                                "", tr}),
+          "precision=fp8|mxfp8"),
+      flag(&W::ce_fusion, {"", "ce_fusion", N, 0, 1, "", "Fused loss", 1, "",
                            "The loss in one pass over the logits, its gradient written in the "
                            "forward (Megatron-LM --cross-entropy-loss-fusion): 8 B a logit "
                            "against the unfused 52 (docs/formulas.md).",
@@ -213,13 +221,15 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
                              "FP8 peak, fp4 (NVFP4)/mxfp4 at its FP4 peak (a chip without one is "
                              "refused).",
                              "types", tr | in | sv}),
-      choice<&W::fp8_recipe>(
-          {"", "fp8_recipe", N, 0, 0, "", "FP8 recipe", 1, "",
-           "Megatron-LM's --fp8-recipe for precision fp8: delayed (amax history; the amax "
-           "inside the cast), tensorwise (current scaling: an amax pass before each cast), "
-           "blockwise (DeepSeek-V3's 1x128 / 128x128 tiles). Sets the quantisation kernels "
-           "around the GEMMs (docs/calibration.md).",
-           "types", tr}),
+      shown_with(
+          choice<&W::fp8_recipe>(
+              {"", "fp8_recipe", N, 0, 0, "", "FP8 recipe", 1, "",
+               "Megatron-LM's --fp8-recipe for precision fp8: delayed (amax history; the amax "
+               "inside the cast), tensorwise (current scaling: an amax pass before each cast), "
+               "blockwise (DeepSeek-V3's 1x128 / 128x128 tiles). Sets the quantisation kernels "
+               "around the GEMMs (docs/calibration.md).",
+               "types", tr}),
+          "precision=fp8"),
       choice<&W::weight_dtype>({"", "weight_dtype", N, 0, 0, "", "Weights dtype", 1, "",
                                 "Bytes per weight: bf16 2, fp8/int8 1, mxfp8 1.03125, fp4 (NVFP4) "
                                 "0.5625, mxfp4 0.53125, int4 0.515625 (block scales included); "

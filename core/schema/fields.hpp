@@ -65,6 +65,9 @@ struct FieldInfo {
   i64 step = 0;           // page: the +/- step of an integer (0: none)
   bool omit_zero = false; // printed only when not 0 or false (0 means "not given")
   const ChoiceList *choices = nullptr; // a choice's names (set by the table's builder)
+  // page: drawn only while another field of the same section holds one of some values,
+  // "key=a|b" (the parser refuses the field otherwise, with its own reason); "": always.
+  const char *shown_with = "";
   // The path below its section: "tx8.noc_bw" (object.key) or "gemm_efficiency" (key).
   std::string path() const;
 };
