@@ -17,6 +17,7 @@
 #include <cstdlib>
 
 #include <algorithm>
+#include <sstream>
 
 namespace rl::web {
 
@@ -194,8 +195,6 @@ void schema_row(AppState &s, const char *section, const schema::FieldInfo &i,
   }
 }
 
-// The rows of a table in one object and page group that apply to the workload's mode, in
-// table order; consecutive checkboxes two to a line.
 // Whether a row's FieldInfo::shown_with holds: "key=a|b", the section's key one of the values.
 bool shown(const AppState &s, const char *section, const schema::FieldInfo &f) {
   const std::string cond = f.shown_with;
@@ -204,16 +203,15 @@ bool shown(const AppState &s, const char *section, const schema::FieldInfo &f) {
     return true;
   const json v = s.field(section, cond.substr(0, eq));
   const std::string value = v.is_string() ? v.get<std::string>() : v.dump();
-  std::string rest = cond.substr(eq + 1);
-  for (std::size_t bar; !rest.empty();
-       rest = bar == std::string::npos ? "" : rest.substr(bar + 1)) {
-    bar = rest.find('|');
-    if (rest.substr(0, bar) == value)
+  std::stringstream values(cond.substr(eq + 1));
+  for (std::string one; std::getline(values, one, '|');)
+    if (one == value)
       return true;
-  }
   return false;
 }
 
+// The rows of a table in one object and page group that apply to the workload's mode, in
+// table order; consecutive checkboxes two to a line.
 template <class S>
 void schema_rows(AppState &s, const char *section, const std::vector<schema::Field<S>> &t,
                  const char *object, const char *group) {

@@ -67,11 +67,8 @@ LayerActivations layer_activations(const ModelSpec &m, bool moe, double b, doubl
     // experts' TP group (core/parallel/layout: expert_share; Megatron's alltoall dispatcher
     // gathers them over the expert-TP group before the experts).
     const MoeSpec &e = *m.moe;
-    const double sp_div = l.sp ? t : 1.0;
-    const double etp = l.expert_folding ? static_cast<double>(l.moe_tp) : sp_div;
-    const double routed = s * b / sp_div * static_cast<double>(e.top_k) * etp;
-    const double ffn_rank =
-        static_cast<double>(e.expert_ffn) / (l.expert_folding ? static_cast<double>(l.moe_tp) : t);
+    const ExpertShare share = expert_share(e, l.tp, l.sp, l.expert_folding, l.moe_tp, s * b, 1);
+    const double routed = share.routed, ffn_rank = share.ffn;
     const double per_value = (m.gated_mlp ? 4.0 : 2.0) + li;
     x.mlp_hidden =
         li * routed * h + per_value * routed * ffn_rank +

@@ -115,17 +115,21 @@ i64 expert_dp(const Layout &l) {
   return l.dp * l.cp / l.ep;
 }
 
+ExpertShare expert_share(const MoeSpec &e, i64 tp, bool sp, bool folding, i64 moe_tp, double tok,
+                         double imbalance) {
+  const double rep = sp && tp > 1 ? static_cast<double>(tp) : 1.0;
+  const double etp = folding ? static_cast<double>(moe_tp) : rep;
+  ExpertShare x;
+  x.dispatched = tok / rep * static_cast<double>(e.top_k) * imbalance;
+  x.routed = x.dispatched * etp;
+  x.ffn = static_cast<double>(e.expert_ffn) / static_cast<double>(folding ? moe_tp : tp);
+  return x;
+}
+
 ExpertShare expert_share(const ModelSpec &m, const Layout &l, double tok, double imbalance) {
   if (!m.moe)
     return {};
-  const double rep = l.sp && l.tp > 1 ? static_cast<double>(l.tp) : 1.0;
-  const double etp = l.expert_folding ? static_cast<double>(l.moe_tp) : rep;
-  const double split = static_cast<double>(l.expert_folding ? l.moe_tp : l.tp);
-  ExpertShare x;
-  x.dispatched = tok / rep * static_cast<double>(m.moe->top_k) * imbalance;
-  x.routed = x.dispatched * etp;
-  x.ffn = static_cast<double>(m.moe->expert_ffn) / split;
-  return x;
+  return expert_share(*m.moe, l.tp, l.sp, l.expert_folding, l.moe_tp, tok, imbalance);
 }
 
 LayoutGroups layout_groups(const Layout &l) {

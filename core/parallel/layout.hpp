@@ -116,6 +116,10 @@ struct ExpertShare {
   double ffn = 0;        // the expert FFN width this rank holds
 };
 ExpertShare expert_share(const ModelSpec &m, const Layout &l, double tok, double imbalance);
+// The same from the knobs that decide it (the activation model's ActLayout): tp, whether
+// Megatron-SP splits the sequence, folding and its moe_tp.
+ExpertShare expert_share(const MoeSpec &e, i64 tp, bool sp, bool folding, i64 moe_tp, double tok,
+                         double imbalance);
 
 // Query heads, and KV heads, one TP rank holds (KV heads replicated when tp > kv_heads).
 i64 heads_per_rank(const ModelSpec &m, i64 tp);

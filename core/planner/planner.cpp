@@ -277,7 +277,7 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
   const auto eps = one_or(fixed.ep, ep_free);
   // Folded experts are searched for MoE training when moe_tp is free (a pinned moe_tp
   // reaches every candidate through the configuration).
-  const i64 fold_tp = train && m.moe && !fixed.moe_tp ? 2 : 0;
+  const bool fold = train && m.moe && !fixed.moe_tp;
   zeros_ = one_or(fixed.zero, train ? std::vector<i64>{0, 1, 2, 3} : std::vector<i64>{0});
   rcs_ =
       one_or(fixed.recompute,
@@ -367,7 +367,7 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
                   // MoE training: the experts split like the attention (0), or folded to
                   // expert tp 1 over the stage's ranks (Megatron's MoE parallel folding)
                   for (const i64 mt :
-                       fold_tp > 1 && tp > 1 ? std::vector<i64>{0, 1} : std::vector<i64>{0}) {
+                       fold &&tp > 1 ? std::vector<i64>{0, 1} : std::vector<i64>{0}) {
                     Group g{tp,    cp,   kind,   u,      ep, mt,   pp,
                             first, last, uneven, inside, dp, vpps, mbs};
                     r.space += static_cast<i64>(vpps.size() * mbs.size()) * inner;

@@ -28,25 +28,36 @@ double quantize_share(double measured, const HardwareSpec &hw) {
 }
 } // namespace
 
-double quantize_bytes(const QuantizeFormat &f, const QuantizedTensor &x) {
+namespace {
+// A tensor's cast: the copies written, and the bf16 read unless the producer's kernel writes
+// the copies itself (a fused cast; current scaling cannot fuse). Its amax pass: one more read.
+double cast_bytes(const QuantizeFormat &f, const QuantizedTensor &x) {
   const double written = x.elements * f.out_bytes * f.copies;
-  const double cast = x.fused && !f.amax_pass ? written : 2 * x.elements + written;
-  return cast + (f.amax_pass ? 2 * x.elements : 0.0);
+  return x.fused && !f.amax_pass ? written : 2 * x.elements + written;
+}
+double amax_bytes(const QuantizeFormat &f, const QuantizedTensor &x) {
+  return f.amax_pass ? 2 * x.elements : 0.0;
+}
+// The fixed time of a tensor's kernels: a standalone cast's and an amax pass's.
+double kernel_latency(const HardwareSpec &hw, const QuantizeFormat &f, const QuantizedTensor &x) {
+  return (x.fused && !f.amax_pass ? 0.0 : hw.quantize_latency) +
+         (f.amax_pass ? hw.amax_latency : 0.0);
+}
+// The time a tensor's bytes stream for, at the measured shares of HBM.
+double stream_time(const HardwareSpec &hw, const QuantizeFormat &f, const QuantizedTensor &x) {
+  return cast_bytes(f, x) / quantize_share(hw.quantize_bw_efficiency, hw) +
+         amax_bytes(f, x) / quantize_share(hw.amax_bw_efficiency, hw);
+}
+} // namespace
+
+double quantize_bytes(const QuantizeFormat &f, const QuantizedTensor &x) {
+  return cast_bytes(f, x) + amax_bytes(f, x);
 }
 
 double quantize_time(const HardwareSpec &hw, const QuantizeFormat &f, const QuantizedTensor &x) {
   if (f.copies == 0 || x.elements <= 0)
     return 0;
-  const double written = x.elements * f.out_bytes * f.copies;
-  double t = 0;
-  if (x.fused && !f.amax_pass)
-    t = written / quantize_share(hw.quantize_bw_efficiency, hw);
-  else
-    t = hw.quantize_latency +
-        (2 * x.elements + written) / quantize_share(hw.quantize_bw_efficiency, hw);
-  if (f.amax_pass)
-    t += hw.amax_latency + 2 * x.elements / quantize_share(hw.amax_bw_efficiency, hw);
-  return t;
+  return kernel_latency(hw, f, x) + stream_time(hw, f, x);
 }
 
 LayerQuantize layer_quantize(const ModelSpec &m, bool moe, double tok, i64 tp, double sp_split,
@@ -86,9 +97,9 @@ LayerQuantize layer_quantize(const ModelSpec &m, bool moe, double tok, i64 tp, d
   // MLP: the first GEMM's input from the norm and the second's from the activation function
   // (both fused); gradients: the first GEMM's from the activation's backward (fused,
   // dact + cast), the second's from the residual stream.
-  auto mlp = [&](double rows, double f, bool norm_fed) {
-    both(rows * (norm_fed ? h / sp_split : h), norm_fed, rows * gate * f, true);
-    both(rows * f, true, rows * (norm_fed ? h / sp_split : h), false);
+  auto mlp = [&](double f) {
+    both(tok * h / sp_split, true, tok * gate * f, true);
+    both(tok * f, true, tok * h / sp_split, false);
   };
   if (moe && m.moe) {
     const MoeSpec &e = *m.moe;
@@ -100,9 +111,9 @@ LayerQuantize layer_quantize(const ModelSpec &m, bool moe, double tok, i64 tp, d
     q.forward.push_back({routed * fe, false});
     q.backward.push_back({routed * h, false});
     if (e.shared_experts > 0) // the shared experts are split like the attention, by tp
-      mlp(tok, static_cast<double>(e.expert_ffn) / t * static_cast<double>(e.shared_experts), true);
+      mlp(static_cast<double>(e.expert_ffn) / t * static_cast<double>(e.shared_experts));
   } else {
-    mlp(tok, static_cast<double>(m.ffn) / t, true);
+    mlp(static_cast<double>(m.ffn) / t);
   }
   return q;
 }
@@ -122,9 +133,9 @@ double weight_quantize_time(const HardwareSpec &hw, const QuantizeFormat &f, dou
   if (fp8_params) // the column-wise copy from the FP8 weight
     return matrices * hw.quantize_latency +
            params * 2 * f.out_bytes / quantize_share(hw.quantize_bw_efficiency, hw);
-  QuantizedTensor all{params, false};
-  return matrices * (hw.quantize_latency + (f.amax_pass ? hw.amax_latency : 0.0)) +
-         (quantize_time(hw, f, all) - hw.quantize_latency - (f.amax_pass ? hw.amax_latency : 0.0));
+  // one standalone cast (and amax) per matrix, the bytes of all of them
+  const QuantizedTensor all{params, false};
+  return matrices * kernel_latency(hw, f, all) + stream_time(hw, f, all);
 }
 
 } // namespace rl

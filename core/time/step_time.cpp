@@ -193,8 +193,8 @@ std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, dou
   ops.back().kind = OpKind::memory;
   if (recipe && is_scaled_float(precision)) {
     const QuantizeFormat f = quantize_format(precision, *recipe);
-    const ExpertShare x = moe ? expert_share(m, l, tok, imbalance) : ExpertShare{};
-    const LayerQuantize q = layer_quantize(m, moe, tok, l.tp, rep, x.routed, x.ffn);
+    const ExpertShare share = moe ? expert_share(m, l, tok, imbalance) : ExpertShare{};
+    const LayerQuantize q = layer_quantize(m, moe, tok, l.tp, rep, share.routed, share.ffn);
     OpCost o;
     o.name = "quantize";
     o.kind = OpKind::memory;
@@ -577,8 +577,8 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   const QuantizeFormat qf = quantize_format(w.precision, w.fp8_recipe);
   if (qf.copies > 0) {
     const ModelSpec &m = c.model;
-    const double params = nd * layer_params_per_device(m, false, l.tp, l.ep).total() +
-                          nm * layer_params_per_device(m, true, l.tp, l.ep).total();
+    const double params = nd * layer_params_per_device(m, false, l.tp, l.ep, l.moe_tp).total() +
+                          nm * layer_params_per_device(m, true, l.tp, l.ep, l.moe_tp).total();
     const double matrices = nd * linear_weights_per_layer(m, false, l.ep) +
                             nm * linear_weights_per_layer(m, true, l.ep);
     const double wq =
