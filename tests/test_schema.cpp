@@ -206,13 +206,13 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
     }
   }
   // 16 model + 6 moe + 28 workload (fp8_params, fp8_recipe, ce_fusion among them) + 18 hardware
-  // (gemm_efficiency_fp4 and the four quantize/amax kernel fields among them) + 14 tx8 + 21 serve (concurrency, think_time, requests_per_client, count_warmup,
-  // cuda_graph_max_batch, overlap_schedule, mixed_prefill, join_at_completion among them) + 17
-  // tx8-op
+  // (gemm_efficiency_fp4 and the four quantize/amax kernel fields among them) + 14 tx8 + 21 serve
+  // (concurrency, think_time, requests_per_client, count_warmup, cuda_graph_max_batch,
+  // overlap_schedule, mixed_prefill, join_at_completion among them) + 17 tx8-op
   // + 4 rows for each of 5 links (bw, latency, efficiency, uncertainty) + 28 parallel
-  // (attention_dp, moe_tp and the three recompute modules among them) + 37 the parser reads itself (12 model, 8 hardware with
-  // peak_flops.fp4, 8 cluster with nvlink_domain, 9 workload with engine_options and
-  // precision_options: schema::parsed_fields)
+  // (attention_dp, moe_tp and the three recompute modules among them) + 37 the parser reads itself
+  // (12 model, 8 hardware with peak_flops.fp4, 8 cluster with nvlink_domain, 9 workload with
+  // engine_options and precision_options: schema::parsed_fields)
   CHECK(rows == 16 + 6 + 28 + 18 + 14 + 21 + 17 + 4 * 5 + 28 + 37);
   CHECK(modes_of.size() == rows - 2); // request_rate and batch twice
   CHECK(io::fields_json().size() == rows);
@@ -306,6 +306,25 @@ TEST_CASE("schema: the layout's knobs parse, print and are range-checked", "[sch
                       schema::names_text(*f.info.choices));
     }
   }
+}
+
+TEST_CASE("schema: code names a row by its member, and finds the key the JSON uses", "[schema]") {
+  // Every layout row is reachable through its member: parallel_row(tag) is the row itself.
+  for (const schema::OptField<ParallelSpec> &f : schema::parallel_fields()) {
+    INFO(f.info.key);
+    REQUIRE(f.member != nullptr);
+    CHECK(&schema::parallel_row(f.member) == &f);
+  }
+  // The keys SPEC.md's config schema names (parallel.microbatch, parallel.overlap_tp, ...)
+  CHECK(std::string(schema::parallel_key<&ParallelSpec::microbatch>()) == "microbatch");
+  CHECK(std::string(schema::parallel_key<&ParallelSpec::overlap_tp>()) == "overlap_tp");
+  CHECK(std::string(schema::parallel_key<&ParallelSpec::uneven_pp>()) == "uneven_pp");
+  CHECK(std::string(schema::row_of(&ModelSpec::kv_heads).key) == "kv_heads");
+  CHECK(std::string(schema::row_of(&WorkloadSpec::global_batch).key) == "global_batch");
+  CHECK(std::string(schema::row_of(&WorkloadSpec::fp32_grads).key) == "fp32_grads");
+  CHECK(std::string(schema::row_of(&HardwareSpec::hbm_bytes).key) == "hbm_bytes");
+  // A member no plain row is built on is a programming error, said as such.
+  CHECK_THROWS_AS(schema::row_of(&WorkloadSpec::height), std::logic_error);
 }
 
 TEST_CASE("schema: a changed row travels in the URL and comes back the same", "[schema]") {

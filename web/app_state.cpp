@@ -10,6 +10,7 @@
 
 #include "core/parallel/knobs.hpp"
 #include "core/parallel/layout.hpp"
+#include "core/schema/fields.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -584,9 +585,21 @@ constexpr i64 kRepairBudget = kPlanBudget / 8;
 
 // The repair's widening steps, in order: each frees one more group of knobs (and what
 // follows them, core/parallel/knobs); a step named as the knob just edited is skipped.
-const std::vector<std::pair<const char *, std::vector<const char *>>> kRepairSteps = {
-    {"dp", {"dp"}}, {"microbatch", {"microbatch"}}, {"vpp", {"vpp"}}, {"cp", {"cp", "cp_kind"}},
-    {"ep", {"ep"}}, {"pp", {"pp", "vpp"}},          {"tp", {"tp"}}};
+// Knobs are named by their parallel.* keys (core/schema/fields).
+using RepairSteps = std::vector<std::pair<const char *, std::vector<const char *>>>;
+const RepairSteps &repair_steps() {
+  using P = ParallelSpec;
+  using schema::parallel_key;
+  static const RepairSteps t = [] {
+    const char *dp = parallel_key<&P::dp>(), *mb = parallel_key<&P::microbatch>(),
+               *vpp = parallel_key<&P::vpp>(), *cp = parallel_key<&P::cp>(),
+               *kind = parallel_key<&P::cp_kind>(), *ep = parallel_key<&P::ep>(),
+               *pp = parallel_key<&P::pp>(), *tp = parallel_key<&P::tp>();
+    return RepairSteps{{dp, {dp}}, {mb, {mb}},      {vpp, {vpp}}, {cp, {cp, kind}},
+                       {ep, {ep}}, {pp, {pp, vpp}}, {tp, {tp}}};
+  }();
+  return t;
+}
 
 std::string knob_change(const json &from, const json &to, const char *key) {
   const json a = from.contains(key) ? from.at(key) : json();
@@ -609,7 +622,7 @@ void AppState::repair_layout(const std::string &keep) {
   PlanOptions o;
   o.top = 1;
   o.budget = kRepairBudget;
-  for (const auto &[group, names] : kRepairSteps) {
+  for (const auto &[group, names] : repair_steps()) {
     if (keep == group)
       continue;
     for (const char *name : names)

@@ -572,7 +572,9 @@ void draw_workload_section(AppState &s) {
       s.set_workload({{"mode", "infer"}, {"batch", 32}, {"prompt_len", seq}, {"gen_len", 512}});
     } else if (m == 0) {
       const i64 prompt = as_int(s.field("workload", "prompt_len"), 4096);
-      s.set_workload({{"mode", "train"}, {"global_batch", 1024}, {"seq_len", prompt}});
+      s.set_workload({{"mode", io::name_of(Mode::train)},
+                      {schema::row_of(&WorkloadSpec::global_batch).key, 1024},
+                      {schema::row_of(&WorkloadSpec::seq_len).key, prompt}});
     }
     return;
   }
@@ -692,6 +694,20 @@ bool knob_bool(const AppState &s, const std::string &key, bool dflt) {
   return v.is_boolean() ? v.get<bool>() : dflt;
 }
 
+// The schema row of layout member M (core/schema/fields): the key, label and help every
+// widget below draws from, and its page id "parallel.<key>".
+using P = ParallelSpec;
+template <auto M> const schema::FieldInfo &prow() {
+  return schema::parallel_row<M>().info;
+}
+std::string pid(const schema::FieldInfo &f) {
+  return "parallel." + f.path();
+}
+// The row's help with what the page adds about the values it offers.
+std::string help_with(const schema::FieldInfo &f, const char *values) {
+  return std::string(f.help) + " " + values;
+}
+
 } // namespace
 
 namespace {
@@ -713,28 +729,25 @@ void draw_tx8_parallel_section(AppState &s) {
       k.push_back(n);
     return k;
   }();
-  const auto kind_knob = s.parallel_knob("sp_kind");
+  const auto &f_kind = prow<&P::sp_kind>(), &f_uly = prow<&P::ulysses>();
+  const auto kind_knob = s.parallel_knob(f_kind.key);
   std::string kind =
       kind_knob && kind_knob->is_string() ? kind_knob->get<std::string>() : kinds.front();
-  if (ui::combo_string("SP scheme", "parallel.sp_kind", kind, kinds,
-                       "Sequence parallelism across the dies of a stage (the DSP paper, Zhao et "
-                       "al. 2024): DSP switches "
-                       "the split dimension between spatial and temporal blocks (one all-to-all), "
-                       "Ulysses all-to-alls around attention, Ring passes K/V, Megatron-SP "
-                       "all-gathers and reduce-scatters, USP = Ulysses inside x Ring across. "
-                       "\"planner's best\": the fastest of the schemes table.")) {
+  if (ui::combo_string(
+          f_kind.label, pid(f_kind), kind, kinds,
+          help_with(f_kind, "\"planner's best\": the fastest of the schemes table.").c_str())) {
     if (kind == kinds.front()) {
-      s.erase_parallel("sp_kind");
-      s.erase_parallel("ulysses");
+      s.erase_parallel(f_kind.key);
+      s.erase_parallel(f_uly.key);
     } else {
-      s.set_parallel("sp_kind", kind);
+      s.set_parallel(f_kind.key, kind);
     }
   }
-  if (kind == "usp") {
-    const auto u = s.parallel_knob("ulysses");
+  if (kind == io::name_of(SpKind::usp)) {
+    const auto u = s.parallel_knob(f_uly.key);
     i64 v = u && u->is_number_integer() ? u->get<i64>() : 0;
     if (ui::combo_int(
-            "Ulysses degree", "parallel.ulysses", v,
+            f_uly.label, pid(f_uly), v,
             [&] {
               std::vector<ui::Choice> out;
               for (const i64 d : ui::divisors(dies))
@@ -744,7 +757,7 @@ void draw_tx8_parallel_section(AppState &s) {
             },
             "Dies of the Ulysses part of USP; the ring part is dies / ulysses.",
             v > 0 ? "" : "largest the heads allow"))
-      s.set_parallel("ulysses", v);
+      s.set_parallel(f_uly.key, v);
   }
   const json sub = s.parallel_knob("submeshes").value_or(json());
   if (sub.is_array() && !sub.empty()) {
@@ -763,10 +776,11 @@ void draw_tx8_parallel_section(AppState &s) {
     if (ImGui::SmallButton("one stage"))
       s.erase_parallel("submeshes");
   } else {
-    const auto pp_knob = s.parallel_knob("pp");
+    const auto &f_pp = prow<&P::pp>();
+    const auto pp_knob = s.parallel_knob(f_pp.key);
     i64 pp = pp_knob && pp_knob->is_number_integer() ? pp_knob->get<i64>() : 1;
     if (ui::combo_int(
-            "Pipeline stages", "parallel.pp", pp,
+            "Pipeline stages", pid(f_pp), pp,
             [&] {
               std::vector<ui::Choice> out;
               for (const i64 d : ui::divisors(dies))
@@ -776,7 +790,7 @@ void draw_tx8_parallel_section(AppState &s) {
             "Stages of equal sub-meshes along the mesh, the blocks split evenly "
             "(LLMPerf-for-TiledArch "
             "stage_ids / submesh). Click a row of the schemes table for a given split."))
-      s.set_parallel("pp", pp);
+      s.set_parallel(f_pp.key, pp);
   }
   ui::section_error("parallel");
 }
@@ -798,18 +812,21 @@ void draw_parallel_section(AppState &s) {
   const WorkloadSpec &w = cfg->workload;
   const bool train = w.mode == Mode::train;
   const i64 devices = cfg->cluster.devices;
-  const i64 tp = knob(s, "tp", 1), pp = knob(s, "pp", 1), cp = knob(s, "cp", 1);
-  const i64 vpp = knob(s, "vpp", 1);
+  const auto &f_tp = prow<&P::tp>(), &f_pp = prow<&P::pp>(), &f_cp = prow<&P::cp>(),
+             &f_vpp = prow<&P::vpp>(), &f_dp = prow<&P::dp>();
+  const i64 tp = knob(s, f_tp.key, 1), pp = knob(s, f_pp.key, 1), cp = knob(s, f_cp.key, 1);
+  const i64 vpp = knob(s, f_vpp.key, 1);
   const i64 seq = train ? w.seq_len : w.prompt_len;
   const i64 batch = train ? w.global_batch : w.batch;
   const i64 dp = derived_dp(devices, tp, pp, cp);
-  const std::string cp_kind = knob_str(s, "cp_kind", "ring");
+  const auto &f_kind = prow<&P::cp_kind>();
+  const std::string cp_kind = knob_str(s, f_kind.key, io::name_of(CpKind::ring));
 
   // Serving: instances of tp x attention_dp x pp chips (ep across instances or inside one:
   // core/parallel/layout); no sequence split, micro-batches or SP knobs.
   const bool serve = w.mode == Mode::serve;
   if (serve) {
-    ui::row_label("Instances", "parallel.dp",
+    ui::row_label("Instances", pid(f_dp),
                   "Model instances serving requests = devices / GPUs per instance (tp x "
                   "attention DP x pp, times ep when the experts spread over instances); each "
                   "request goes to one of them.");
@@ -829,7 +846,7 @@ void draw_parallel_section(AppState &s) {
   }
   // dp is derived; a dp pinned in the URL is shown with a way back to the derived value.
   if (!serve) {
-    ui::row_label("dp (derived)", "parallel.dp",
+    ui::row_label("dp (derived)", pid(f_dp),
                   "Data-parallel degree = devices / (tp x pp x cp). Includes ZeRO/FSDP sharding.");
     if (dp > 0)
       ImGui::Text("%lld = %lld / (%lld x %lld x %lld)", static_cast<long long>(dp),
@@ -840,65 +857,61 @@ void draw_parallel_section(AppState &s) {
                              std::to_string(devices) + " devices",
                          "", ui::color::error);
   }
-  if (const auto pinned = s.parallel_knob("dp"); pinned && *pinned != json(dp)) {
+  if (const auto pinned = s.parallel_knob(f_dp.key); pinned && *pinned != json(dp)) {
     ImGui::SameLine();
     ui::text_colored(ui::color::warn, "pinned " + pinned->dump());
     ImGui::SameLine();
     if (ImGui::SmallButton("derive"))
-      s.erase_parallel("dp");
+      s.erase_parallel(f_dp.key);
   }
-  ui::field_error("parallel.dp");
+  ui::field_error(pid(f_dp));
 
   // Every candidate is judged by the core's own legality check (resolve_layout).
   const auto why_not = [&](const char *knob, i64 v) { return knob_error(*cfg, knob, v); };
 
   i64 v_tp = tp;
   if (ui::combo_int(
-          "tp", "parallel.tp", v_tp,
+          f_tp.label, pid(f_tp), v_tp,
           [&] {
             std::vector<ui::Choice> out;
             for (const i64 t : ui::divisors(m.heads))
-              out.push_back({t, why_not("tp", t)});
+              out.push_back({t, why_not(f_tp.key, t)});
             return out;
           },
-          "Tensor parallel: splits heads and the MLP width over t devices (Megatron). Values: "
-          "divisors of the head count."))
-    s.set_parallel("tp", v_tp);
-  bool sp = knob_bool(s, "sp", tp > 1);
-  if (!serve &&
-      ui::checkbox("Megatron-SP", "parallel.sp", sp,
-                   "Megatron-SP: norms and dropout run sequence-split, so every activation term "
-                   "is divided by t; AllReduce becomes AllGather + ReduceScatter."))
-    s.set_parallel("sp", sp);
+          help_with(f_tp, "Values: divisors of the head count.").c_str()))
+    s.set_parallel(f_tp.key, v_tp);
+  const auto &f_sp = prow<&P::sp>(), &f_flash = prow<&P::flash_attention>();
+  bool sp = knob_bool(s, f_sp.key, tp > 1);
+  if (!serve && ui::checkbox(f_sp.label, pid(f_sp), sp, f_sp.help))
+    s.set_parallel(f_sp.key, sp);
   if (!serve)
     ImGui::SameLine(ui::kSecondColumn);
-  bool flash = knob_bool(s, "flash_attention", true);
-  if (!serve &&
-      ui::checkbox("FlashAttention", "parallel.flash_attention", flash,
-                   "The s^2 score tensors are never stored: only fp32 softmax statistics 4asb."))
-    s.set_parallel("flash_attention", flash);
-  if (!serve && s.field("workload", "mode") == json("train")) {
+  bool flash = knob_bool(s, f_flash.key, true);
+  if (!serve && ui::checkbox(f_flash.label, pid(f_flash), flash, f_flash.help))
+    s.set_parallel(f_flash.key, flash);
+  if (!serve && train) {
     // Overlap of communication with compute (docs/formulas.md "Step time"): the schema's
     // "overlap" rows, each defaulting to Megatron-Core's behaviour.
     int col = 0;
     for (const auto &f : schema::parallel_fields()) {
-      const std::string key = f.info.key;
       if (std::string(f.info.group) != "overlap" ||
-          (key == "overlap_ep" && !s.field("model", "moe").is_object()))
+          (f.member == &schema::member_tag<&P::overlap_ep> && !m.moe))
         continue;
-      bool v = knob_bool(s, key, false); // the layout's value when the knob is absent
+      bool v = knob_bool(s, f.info.key, false); // the layout's value when the knob is absent
       if (col++ % 2)
         ImGui::SameLine(ui::kSecondColumn);
-      if (ui::checkbox(f.info.label, "parallel." + key, v, f.info.help))
-        s.set_parallel(key, v);
+      if (ui::checkbox(f.info.label, pid(f.info), v, f.info.help))
+        s.set_parallel(f.info.key, v);
     }
   }
 
-  const bool uneven = s.parallel_knob("uneven_pp").value_or(json(false)) == json(true) ||
-                      s.parallel_knob("first_stage_layers") || s.parallel_knob("last_stage_layers");
+  const auto &f_first = prow<&P::first_stage_layers>(), &f_last = prow<&P::last_stage_layers>();
+  const bool uneven =
+      s.parallel_knob(prow<&P::uneven_pp>().key).value_or(json(false)) == json(true) ||
+      s.parallel_knob(f_first.key) || s.parallel_knob(f_last.key);
   i64 v_pp = pp;
   if (ui::combo_int(
-          "pp", "parallel.pp", v_pp,
+          f_pp.label, pid(f_pp), v_pp,
           [&] {
             std::vector<ui::Choice> out;
             std::vector<i64> cands;
@@ -908,140 +921,123 @@ void draw_parallel_section(AppState &s) {
             else
               cands = ui::divisors(m.layers);
             for (const i64 p : cands)
-              out.push_back({p, why_not("pp", p)});
+              out.push_back({p, why_not(f_pp.key, p)});
             return out;
           },
-          "Pipeline stages: the layers are split over p devices. Values: divisors of the layer "
-          "count."))
-    s.set_parallel("pp", v_pp);
+          help_with(f_pp, "Values: divisors of the layer count (any, with uneven stages).")
+              .c_str()))
+    s.set_parallel(f_pp.key, v_pp);
 
   if (pp > 1 && !serve) {
     // Megatron's uneven stages: fewer layers on the first and last stages (the embedding
     // and the LM head sit there), the other stages an equal share of the rest.
-    for (const char *key : {"first_stage_layers", "last_stage_layers"}) {
-      const bool first = std::string(key) == "first_stage_layers";
-      i64 v = knob(s, key, 0);
-      if (ui::input_int(first ? "First stage layers" : "Last stage layers",
-                        std::string("parallel.") + key, v,
-                        first ? "Megatron's --decoder-first-pipeline-num-layers: layers on the "
-                                "first pipeline stage; the stages without a count share the "
-                                "rest evenly (Llama 3 405B: 7 of 126 on 16 stages). 0: an even "
-                                "share."
-                              : "Megatron's --decoder-last-pipeline-num-layers: layers on the "
-                                "last pipeline stage, which also holds the LM head. 0: an even "
-                                "share.",
-                        1)) {
+    for (const schema::FieldInfo *f : {&f_first, &f_last}) {
+      i64 v = knob(s, f->key, 0);
+      if (ui::input_int(f->label, pid(*f), v, help_with(*f, "0: an even share.").c_str(), 1)) {
         if (v > 0)
-          s.set_parallel(key, v);
+          s.set_parallel(f->key, v);
         else
-          s.erase_parallel(key);
+          s.erase_parallel(f->key);
       }
     }
   }
 
   if (train) {
+    const auto &f_sched = prow<&P::pp_schedule>();
+    const std::string interleaved = io::name_of(PpSchedule::interleaved),
+                      one_f_one_b = io::name_of(PpSchedule::one_f_one_b);
     i64 v_vpp = vpp;
     if (ui::combo_int(
-            "vpp", "parallel.vpp", v_vpp,
+            f_vpp.label, pid(f_vpp), v_vpp,
             [&] {
               std::vector<ui::Choice> out;
               for (i64 v = 1; v <= m.layers / std::max<i64>(pp, 1) && out.size() < 64; ++v) {
                 if (!uneven && m.layers % (pp * v) != 0)
                   continue;
-                out.push_back({v, why_not("vpp", v)});
+                out.push_back({v, why_not(f_vpp.key, v)});
               }
               return out;
             },
-            "Virtual pipeline stages (model chunks) per device: the interleaved schedule cuts "
-            "the bubble to (p-1)/(v m).")) {
-      s.set_parallel("vpp", v_vpp);
-      const auto sched = s.parallel_knob("pp_schedule");
-      if (sched && v_vpp > 1 && *sched != json("interleaved"))
-        s.set_parallel("pp_schedule", "interleaved");
-      if (sched && v_vpp == 1 && *sched == json("interleaved"))
-        s.set_parallel("pp_schedule", "1f1b");
+            f_vpp.help)) {
+      s.set_parallel(f_vpp.key, v_vpp);
+      const auto sched = s.parallel_knob(f_sched.key);
+      if (sched && v_vpp > 1 && *sched != json(interleaved))
+        s.set_parallel(f_sched.key, interleaved);
+      if (sched && v_vpp == 1 && *sched == json(interleaved))
+        s.set_parallel(f_sched.key, one_f_one_b);
     }
-    std::string sched = knob_str(s, "pp_schedule", vpp > 1 ? "interleaved" : "1f1b");
-    if (pp > 1 &&
-        ui::combo_string("Schedule", "parallel.pp_schedule", sched,
-                         schema::names(schema::choices<PpSchedule>()),
-                         "1F1B: warm-up, then one forward / one backward (p micro-batches in "
-                         "flight). Interleaved: v chunks per device. GPipe: all forwards, then "
-                         "all backwards (m in flight)."))
-      s.set_parallel("pp_schedule", sched);
+    std::string sched = knob_str(s, f_sched.key, vpp > 1 ? interleaved : one_f_one_b);
+    if (pp > 1 && ui::combo_string(f_sched.label, pid(f_sched), sched,
+                                   schema::names(schema::choices<PpSchedule>()), f_sched.help))
+      s.set_parallel(f_sched.key, sched);
   }
 
   i64 v_cp = cp;
-  if (!serve &&
-      ui::combo_int(
-          "cp", "parallel.cp", v_cp,
-          [&] {
-            std::vector<ui::Choice> out;
-            for (const i64 c : ui::divisors(seq, 64))
-              out.push_back({c, why_not("cp", c)});
-            return out;
-          },
-          "Context (sequence) parallel degree: every sequence is split over c devices. Values: "
-          "divisors of the sequence length."))
-    s.set_parallel("cp", v_cp);
+  if (!serve && ui::combo_int(
+                    f_cp.label, pid(f_cp), v_cp,
+                    [&] {
+                      std::vector<ui::Choice> out;
+                      for (const i64 c : ui::divisors(seq, 64))
+                        out.push_back({c, why_not(f_cp.key, c)});
+                      return out;
+                    },
+                    help_with(f_cp, "Values: divisors of the sequence length.").c_str()))
+    s.set_parallel(f_cp.key, v_cp);
   if (cp > 1 && !serve) {
     std::string kind = cp_kind;
-    if (ui::combo_string("cp kind", "parallel.cp_kind", kind,
-                         schema::names(schema::choices<CpKind>()),
-                         "ring: K/V chunks passed around a ring (overlaps with attention). "
-                         "ulysses: AllToAll to split heads. usp: Ulysses inside, ring across."))
-      s.set_parallel("cp_kind", kind);
-    if (kind == "usp") {
-      i64 u = knob(s, "ulysses", 1);
+    if (ui::combo_string(f_kind.label, pid(f_kind), kind, schema::names(schema::choices<CpKind>()),
+                         f_kind.help))
+      s.set_parallel(f_kind.key, kind);
+    if (kind == io::name_of(CpKind::usp)) {
+      const auto &f_uly = prow<&P::ulysses>();
+      i64 u = knob(s, f_uly.key, 1);
       if (ui::combo_int(
-              "Ulysses degree", "parallel.ulysses", u,
+              f_uly.label, pid(f_uly), u,
               [&] {
                 std::vector<ui::Choice> out;
                 for (const i64 d : ui::divisors(cp))
-                  out.push_back({d, why_not("ulysses", d)});
+                  out.push_back({d, why_not(f_uly.key, d)});
                 return out;
               },
-              "The Ulysses part of cp in USP; the ring part is cp / ulysses."))
-        s.set_parallel("ulysses", u);
+              f_uly.help))
+        s.set_parallel(f_uly.key, u);
     }
   }
 
   if (m.moe) {
-    i64 ep = knob(s, "ep", 1);
+    const auto &f_ep = prow<&P::ep>(), &f_mtp = prow<&P::moe_tp>();
+    i64 ep = knob(s, f_ep.key, 1);
     if (ui::combo_int(
-            "ep", "parallel.ep", ep,
+            f_ep.label, pid(f_ep), ep,
             [&] {
               std::vector<ui::Choice> out;
               for (const i64 e : ui::divisors(m.moe->experts))
-                out.push_back({e, why_not("ep", e)});
+                out.push_back({e, why_not(f_ep.key, e)});
               return out;
             },
-            "Expert parallel: routed experts split over e ranks of the dp x cp group (with "
-            "expert tp below tp: of tp x cp x dp), or, serving, of one instance's tp x "
-            "attention DP GPUs."))
-      s.set_parallel("ep", ep);
+            f_ep.help))
+      s.set_parallel(f_ep.key, ep);
     if (!train) {
       // Serving MoE layouts inside one instance (SGLang --enable-dp-attention, TensorRT-LLM
       // attention DP; Megatron --expert-tensor-parallel-size): moe_tp x ep = tp x
       // attention_dp. A value the others forbid is marked on its field once chosen.
+      const auto &f_adp = prow<&P::attention_dp>();
       const i64 devices = std::max<i64>(1, as_int(s.field("cluster", "devices"), 1));
-      i64 adp = knob(s, "attention_dp", 1);
+      i64 adp = knob(s, f_adp.key, 1);
       if (ui::combo_int(
-              "attention DP", "parallel.attention_dp", adp,
+              f_adp.label, pid(f_adp), adp,
               [&] {
                 std::vector<ui::Choice> out;
                 for (const i64 d : ui::divisors(devices))
                   out.push_back({d, ""});
                 return out;
               },
-              "Attention data parallel inside one instance: each of the d ranks runs attention "
-              "on its own requests and holds their KV cache; the instance is tp x d x pp GPUs "
-              "(SGLang --enable-dp-attention)."))
-        s.set_parallel("attention_dp", adp);
-      const i64 group = knob(s, "tp", 1) * adp;
-      i64 mtp = knob(s, "moe_tp", std::max<i64>(1, group / std::max<i64>(1, ep)));
+              f_adp.help))
+        s.set_parallel(f_adp.key, adp);
+      const i64 group = tp * adp;
+      i64 mtp = knob(s, f_mtp.key, std::max<i64>(1, group / std::max<i64>(1, ep)));
       if (ui::combo_int(
-              "expert tp", "parallel.moe_tp", mtp,
+              f_mtp.label, pid(f_mtp), mtp,
               [&] {
                 std::vector<ui::Choice> out;
                 for (const i64 d : ui::divisors(group))
@@ -1049,80 +1045,71 @@ void draw_parallel_section(AppState &s) {
                                                     : "moe_tp x ep must equal tp x attention_dp"});
                 return out;
               },
-              "Tensor parallelism of the experts (Megatron --expert-tensor-parallel-size): "
-              "moe_tp x ep = tp x attention_dp inside one instance."))
-        s.set_parallel("moe_tp", mtp);
+              f_mtp.help))
+        s.set_parallel(f_mtp.key, mtp);
     } else {
       // Training: Megatron's MoE parallel folding (--expert-tensor-parallel-size): the experts'
       // own TP degree over the stage's tp x cp x dp ranks (tp: the attention's, no folding).
-      const i64 tp_now = knob(s, "tp", 1);
-      i64 mtp = knob(s, "moe_tp", tp_now);
+      i64 mtp = knob(s, f_mtp.key, tp);
       if (ui::combo_int(
-              "expert tp", "parallel.moe_tp", mtp,
+              f_mtp.label, pid(f_mtp), mtp,
               [&] {
                 std::vector<ui::Choice> out;
                 for (const i64 d : ui::divisors(m.moe->expert_ffn))
                   if (d <= 64)
-                    out.push_back({d, why_not("moe_tp", d)});
+                    out.push_back({d, why_not(f_mtp.key, d)});
                 return out;
               },
-              "Tensor parallelism of the experts (Megatron --expert-tensor-parallel-size). "
-              "Equal to tp: the experts split like the attention. Otherwise MoE parallel "
-              "folding: moe_tp x ep x expert-dp over the stage's tp x cp x dp ranks (needs SP "
-              "when tp > 1)."))
-        s.set_parallel("moe_tp", mtp);
+              f_mtp.help))
+        s.set_parallel(f_mtp.key, mtp);
     }
   }
 
-  i64 mb = knob(s, "microbatch", 1);
+  const auto &f_mb = prow<&P::microbatch>();
+  i64 mb = knob(s, f_mb.key, 1);
   const i64 per_replica = dp > 0 && batch % dp == 0 ? batch / dp : 0;
-  if (!serve &&
-      ui::combo_int(
-          "Micro-batch  b", "parallel.microbatch", mb,
-          [&] {
-            std::vector<ui::Choice> out;
-            if (per_replica > 0)
-              for (const i64 b : ui::divisors(per_replica, 64))
-                out.push_back({b, why_not("microbatch", b)});
-            else
-              out.push_back({mb, "batch not divisible by dp"});
-            return out;
-          },
-          "Sequences per micro-batch. m = B / (dp x b) micro-batches run through each pipeline "
-          "per step.",
-          per_replica > 0 && mb > 0 && per_replica % mb == 0
-              ? std::to_string(mb) + "  (m = " + std::to_string(per_replica / mb) + ")"
-              : ""))
-    s.set_parallel("microbatch", mb);
+  if (!serve && ui::combo_int(
+                    f_mb.label, pid(f_mb), mb,
+                    [&] {
+                      std::vector<ui::Choice> out;
+                      if (per_replica > 0)
+                        for (const i64 b : ui::divisors(per_replica, 64))
+                          out.push_back({b, why_not(f_mb.key, b)});
+                      else
+                        out.push_back({mb, "batch not divisible by dp"});
+                      return out;
+                    },
+                    f_mb.help,
+                    per_replica > 0 && mb > 0 && per_replica % mb == 0
+                        ? std::to_string(mb) + "  (m = " + std::to_string(per_replica / mb) + ")"
+                        : ""))
+    s.set_parallel(f_mb.key, mb);
 
   if (train) {
+    const auto &f_zero = prow<&P::zero>(), &f_rc = prow<&P::recompute>();
     static const std::vector<std::string> zero_items = {"0: replicated", "1: optimizer sharded",
                                                         "2: + gradients", "3: + weights (FSDP)"};
-    const i64 zero = std::clamp<i64>(knob(s, "zero", 0), 0, 3);
+    const i64 zero = std::clamp<i64>(knob(s, f_zero.key, 0), 0, 3);
     std::string z = zero_items[static_cast<std::size_t>(zero)];
-    if (ui::combo_string("ZeRO", "parallel.zero", z, zero_items,
-                         "ZeRO stage: shards optimizer states (1), gradients (2) and weights (3) "
-                         "over the dp x cp ranks."))
-      s.set_parallel("zero", z[0] - '0');
-    std::string rc = knob_str(s, "recompute", "none");
-    if (ui::combo_string("Recompute", "parallel.recompute", rc,
-                         schema::names(schema::choices<Recompute>()),
-                         "selective: drop the s^2 attention tensors and recompute them "
-                         "(Korthikanti); full: keep only each layer's input and re-run its "
-                         "forward in the backward pass."))
-      s.set_parallel("recompute", rc);
+    if (ui::combo_string(f_zero.label, pid(f_zero), z, zero_items, f_zero.help))
+      s.set_parallel(f_zero.key, z[0] - '0');
+    const std::string selective = io::name_of(Recompute::selective);
+    std::string rc = knob_str(s, f_rc.key, io::name_of(Recompute::none));
+    if (ui::combo_string(f_rc.label, pid(f_rc), rc, schema::names(schema::choices<Recompute>()),
+                         f_rc.help))
+      s.set_parallel(f_rc.key, rc);
     // Selective recompute's extra modules (the schema's "recompute" rows), offered where the
     // model has the module: MLA for the up-projections, experts for their activation; one a
     // row (their labels do not fit two to a row in the 1280-pixel layout).
-    if (rc == "selective") {
+    if (rc == selective) {
       for (const auto &f : schema::parallel_fields()) {
-        const std::string key = f.info.key;
-        if (std::string(f.info.group) != "recompute" || (key == "recompute_mla_up" && !m.mla) ||
-            (key == "recompute_moe_act" && !m.moe))
+        if (std::string(f.info.group) != "recompute" ||
+            (f.member == &schema::member_tag<&P::recompute_mla_up> && !m.mla) ||
+            (f.member == &schema::member_tag<&P::recompute_moe_act> && !m.moe))
           continue;
-        bool v = knob_bool(s, key, false);
-        if (ui::checkbox(f.info.label, "parallel." + key, v, f.info.help))
-          s.set_parallel(key, v);
+        bool v = knob_bool(s, f.info.key, false);
+        if (ui::checkbox(f.info.label, pid(f.info), v, f.info.help))
+          s.set_parallel(f.info.key, v);
       }
     }
   }

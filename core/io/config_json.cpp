@@ -25,6 +25,12 @@ template <class E> std::optional<E> opt_enum(ObjectReader &r, const std::string 
     return static_cast<E>(*v);
   return std::nullopt;
 }
+// A required integer that the parser reads itself (a custom row: required, or ranged by
+// another field), by its schema row's key; `hi` when the row's range is not the bound.
+template <class S> i64 req_row(ObjectReader &r, i64 S::*m, std::optional<i64> hi = std::nullopt) {
+  const schema::FieldInfo &f = schema::row_of(m);
+  return r.req_int(f.key, static_cast<i64>(f.lo), hi.value_or(static_cast<i64>(f.hi)));
+}
 } // namespace
 
 const char *name_of(Mode m) {
@@ -198,14 +204,14 @@ ModelSpec parse_model_object(const json &j, const std::string &path) {
   m.name = r.opt_str("name").value_or("custom");
   m.family = opt_enum<ModelFamily>(r, "family").value_or(ModelFamily::decoder);
   const bool dit = m.family == ModelFamily::stdit3;
-  m.layers = r.req_int("layers", 1, kMaxLayers);
-  m.hidden = r.req_int("hidden", 1, kMaxDim);
-  m.heads = r.req_int("heads", 1, m.hidden);
-  m.kv_heads = r.opt_int("kv_heads", 1, m.heads).value_or(m.heads);
+  m.layers = req_row(r, &ModelSpec::layers);
+  m.hidden = req_row(r, &ModelSpec::hidden);
+  m.heads = req_row(r, &ModelSpec::heads, m.hidden);
+  const char *kv = schema::row_of(&ModelSpec::kv_heads).key;
+  m.kv_heads = r.opt_int(kv, 1, m.heads).value_or(m.heads);
   if (m.heads % m.kv_heads != 0)
-    throw ConfigError(r.path_of("kv_heads"), std::to_string(m.kv_heads) +
-                                                 " does not divide heads " +
-                                                 std::to_string(m.heads));
+    throw ConfigError(r.path_of(kv), std::to_string(m.kv_heads) + " does not divide heads " +
+                                         std::to_string(m.heads));
   if (const auto d = r.opt_int("head_dim", 1, kMaxDim)) {
     m.head_dim = *d;
   } else {
@@ -835,8 +841,8 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
   w.mode = opt_enum<Mode>(r, "mode").value_or(Mode::train);
   switch (w.mode) {
   case Mode::train:
-    w.global_batch = r.req_int("global_batch", 1, kMaxCount);
-    w.seq_len = r.req_int("seq_len", 1, kMaxCount);
+    w.global_batch = req_row(r, &WorkloadSpec::global_batch);
+    w.seq_len = req_row(r, &WorkloadSpec::seq_len);
     // precision, causal_skip, moe_imbalance, moe_capacity_factor, train_tokens
     read_fields(r, w, schema::workload_fields(), "", schema::mode_bit(Mode::train));
     w.fp32_grads = r.opt_bool("fp32_grads")
@@ -856,8 +862,8 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
     parse_options(r, w, true);
     break;
   case Mode::infer:
-    w.batch = r.req_int("batch", 1, kMaxCount);
-    w.prompt_len = r.req_int("prompt_len", 1, kMaxCount);
+    w.batch = req_row(r, &WorkloadSpec::batch);
+    w.prompt_len = req_row(r, &WorkloadSpec::prompt_len);
     // gen_len, causal_skip, request_rate, ttft_target, tpot_target, the dtypes, bound,
     // kv_sharding
     read_fields(r, w, schema::workload_fields(), "", schema::mode_bit(Mode::infer));

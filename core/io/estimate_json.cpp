@@ -51,7 +51,7 @@ json to_json(const Layout &l) {
   p.uneven_pp = l.uneven_pp;
   json j = json::object();
   write_fields(j, p, schema::parallel_fields());
-  j["order"] = l.order;
+  j[schema::parallel_key<&ParallelSpec::order>()] = l.order;
   j["num_microbatches"] = l.num_micro;
   return j;
 }
@@ -253,9 +253,12 @@ json to_json(const SpComparison &c) {
                     {"params_grads_bytes", r.pg_bytes},
                     {"optimizer_bytes", r.os_bytes},
                     {"activation_bytes_per_layer", r.act_mem}});
-  return {{"degree", c.degree}, {"usp", {{"ulysses", c.ulysses}, {"ring", c.ring}}},
-          {"microbatch", c.b},  {"seq_len", c.s},
-          {"params", c.params}, {"rows", rows}};
+  return {{"degree", c.degree},
+          {"usp", {{"ulysses", c.ulysses}, {"ring", c.ring}}},
+          {schema::parallel_key<&ParallelSpec::microbatch>(), c.b},
+          {"seq_len", c.s},
+          {"params", c.params},
+          {"rows", rows}};
 }
 
 } // namespace rl::io

@@ -4,6 +4,7 @@
 #include "core/io/config_json.hpp"
 #include "core/io/estimate_json.hpp"
 #include "core/parallel/layout.hpp"
+#include "core/schema/fields.hpp"
 
 #include <algorithm>
 #include <string>
@@ -17,17 +18,21 @@ json applied_parallel(const Config &c, const Plan &plan, const json &current) {
   const json full = to_json(plan.parallel);
   const Layout &l = plan.estimate.layout;
   const json cur = current.is_object() ? current : json::object();
-  std::vector<std::string> keep = {"tp", "pp", "cp"};
+  using P = ParallelSpec;
+  using schema::parallel_key;
+  std::vector<std::string> keep = {parallel_key<&P::tp>(), parallel_key<&P::pp>(),
+                                   parallel_key<&P::cp>()};
   if (l.pp > 1)
-    keep.push_back("vpp");
+    keep.push_back(parallel_key<&P::vpp>());
   if (l.cp > 1) {
-    keep.push_back("cp_kind");
-    keep.push_back("ulysses");
+    keep.push_back(parallel_key<&P::cp_kind>());
+    keep.push_back(parallel_key<&P::ulysses>());
   }
   if (c.model.moe)
-    keep.push_back("ep");
+    keep.push_back(parallel_key<&P::ep>());
   if (c.workload.mode == Mode::train)
-    for (const char *k : {"zero", "microbatch", "recompute"})
+    for (const char *k :
+         {parallel_key<&P::zero>(), parallel_key<&P::microbatch>(), parallel_key<&P::recompute>()})
       keep.push_back(k);
   json out = json::object();
   for (const auto &[k, v] : full.items())

@@ -8,33 +8,42 @@
 namespace rl {
 
 const std::vector<KnobInfo> &knobs() {
-  static const std::vector<KnobInfo> t = {
-      {"tp", "tp", false, false, false, {"tp"}, {"tp", "sp", "dp"}},
-      {"pp",
-       "pp",
-       false,
-       false,
-       false,
-       {"pp"},
-       {"pp", "pp_schedule", "uneven_pp", "first_stage_layers", "last_stage_layers", "dp"}},
-      {"stage split",
-       "stage split",
-       false,
-       false,
-       false,
-       {"first_stage_layers", "last_stage_layers", "uneven_pp"},
-       {"uneven_pp", "first_stage_layers", "last_stage_layers"}},
-      {"vpp", "vpp", true, false, false, {"vpp"}, {"vpp", "pp_schedule"}},
-      {"cp", "cp", false, false, false, {"cp"}, {"cp", "ulysses", "dp"}},
-      {"cp_kind", "cp kind", false, false, false, {"cp_kind"}, {"cp_kind", "ulysses"}},
-      {"ep", "ep", false, true, false, {"ep"}, {"ep"}},
-      {"moe_tp", "expert tp", true, true, false, {"moe_tp"}, {"moe_tp"}},
-      {"zero", "ZeRO", true, false, false, {"zero"}, {"zero"}},
-      {"microbatch", "micro-batch", true, false, false, {"microbatch"}, {"microbatch"}},
-      {"recompute", "recompute", true, false, false, {"recompute"}, {"recompute"}},
-      {"order", "order", false, false, false, {"order"}, {"order"}},
-      {"dp", "dp", false, false, true, {"dp"}, {"dp"}},
-  };
+  static const std::vector<KnobInfo> t = [] {
+    using P = ParallelSpec;
+    using schema::parallel_key;
+    // Each key is the schema row's (core/schema/fields), named here by its member.
+    const char *tp = parallel_key<&P::tp>(), *pp = parallel_key<&P::pp>(),
+               *vpp = parallel_key<&P::vpp>(), *cp = parallel_key<&P::cp>(),
+               *dp = parallel_key<&P::dp>(), *ep = parallel_key<&P::ep>();
+    const char *first = parallel_key<&P::first_stage_layers>(),
+               *last = parallel_key<&P::last_stage_layers>(),
+               *uneven = parallel_key<&P::uneven_pp>(), *sched = parallel_key<&P::pp_schedule>(),
+               *kind = parallel_key<&P::cp_kind>(), *ulysses = parallel_key<&P::ulysses>();
+    const char *moe_tp = parallel_key<&P::moe_tp>(), *zero = parallel_key<&P::zero>(),
+               *mb = parallel_key<&P::microbatch>(), *rc = parallel_key<&P::recompute>(),
+               *order = parallel_key<&P::order>(), *sp = parallel_key<&P::sp>();
+    return std::vector<KnobInfo>{
+        {tp, "tp", false, false, false, {tp}, {tp, sp, dp}},
+        {pp, "pp", false, false, false, {pp}, {pp, sched, uneven, first, last, dp}},
+        {"stage split",
+         "stage split",
+         false,
+         false,
+         false,
+         {first, last, uneven},
+         {uneven, first, last}},
+        {vpp, "vpp", true, false, false, {vpp}, {vpp, sched}},
+        {cp, "cp", false, false, false, {cp}, {cp, ulysses, dp}},
+        {kind, "cp kind", false, false, false, {kind}, {kind, ulysses}},
+        {ep, "ep", false, true, false, {ep}, {ep}},
+        {moe_tp, "expert tp", true, true, false, {moe_tp}, {moe_tp}},
+        {zero, "ZeRO", true, false, false, {zero}, {zero}},
+        {mb, "micro-batch", true, false, false, {mb}, {mb}},
+        {rc, "recompute", true, false, false, {rc}, {rc}},
+        {order, "order", false, false, false, {order}, {order}},
+        {dp, "dp", false, false, true, {dp}, {dp}},
+    };
+  }();
   return t;
 }
 

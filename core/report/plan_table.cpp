@@ -1,6 +1,7 @@
 #include "core/report/plan_table.hpp"
 
 #include "core/io/config_json.hpp"
+#include "core/schema/fields.hpp"
 
 #include <algorithm>
 
@@ -11,6 +12,11 @@ namespace {
 template <i64 Layout::*M> ReportCell degree(const Plan &p, std::size_t, i64) {
   const i64 v = p.estimate.layout.*M;
   return ReportCell{std::to_string(v), static_cast<double>(v)};
+}
+// A layout column's key: the parallel.* field it shows (core/schema/fields).
+using P = ParallelSpec;
+template <auto M> const char *key() {
+  return schema::parallel_key<M>();
 }
 } // namespace
 
@@ -36,15 +42,15 @@ ReportTable plan_table(const Config &c, const PlanResult &r) {
   add({"rank", "#", U::plain, B::neither}, [](const Plan &, std::size_t i, i64) {
     return ReportCell{std::to_string(i + 1), static_cast<double>(i + 1)};
   });
-  add({"dp", "dp"}, degree<&Layout::dp>);
-  add({"tp", "tp"}, degree<&Layout::tp>);
-  add({"pp", "pp"}, [](const Plan &p, std::size_t, i64 layers) {
+  add({key<&P::dp>(), "dp"}, degree<&Layout::dp>);
+  add({key<&P::tp>(), "tp"}, degree<&Layout::tp>);
+  add({key<&P::pp>(), "pp"}, [](const Plan &p, std::size_t, i64 layers) {
     const Layout &l = p.estimate.layout;
     return ReportCell{pp_label(l, layers), static_cast<double>(l.pp)};
   });
   if (train)
-    add({"vpp", "vpp"}, degree<&Layout::vpp>);
-  add({"cp", "cp"}, [](const Plan &p, std::size_t, i64) {
+    add({key<&P::vpp>(), "vpp"}, degree<&Layout::vpp>);
+  add({key<&P::cp>(), "cp"}, [](const Plan &p, std::size_t, i64) {
     const Layout &l = p.estimate.layout;
     std::string text = std::to_string(l.cp);
     if (l.cp > 1) {
@@ -53,19 +59,19 @@ ReportTable plan_table(const Config &c, const PlanResult &r) {
     }
     return ReportCell{text, static_cast<double>(l.cp)};
   });
-  add({"ep", "ep"}, degree<&Layout::ep>);
+  add({key<&P::ep>(), "ep"}, degree<&Layout::ep>);
   if (train && c.model.moe) // the experts' TP degree (below tp: folded)
-    add({"moe_tp", "etp"}, degree<&Layout::moe_tp>);
+    add({key<&P::moe_tp>(), "etp"}, degree<&Layout::moe_tp>);
   if (train) {
-    add({"zero", "ZeRO"}, degree<&Layout::zero>);
-    add({"microbatch", "mb"}, degree<&Layout::microbatch>);
-    add({"recompute", "recompute"}, [](const Plan &p, std::size_t, i64) {
+    add({key<&P::zero>(), "ZeRO"}, degree<&Layout::zero>);
+    add({key<&P::microbatch>(), "mb"}, degree<&Layout::microbatch>);
+    add({key<&P::recompute>(), "recompute"}, [](const Plan &p, std::size_t, i64) {
       const Recompute v = p.estimate.layout.recompute;
       return ReportCell{io::name_of(v), static_cast<double>(v)};
     });
   }
   if (orders)
-    add({"order", "order"}, [](const Plan &p, std::size_t i, i64) {
+    add({key<&P::order>(), "order"}, [](const Plan &p, std::size_t i, i64) {
       const std::string o = order_label(p.estimate.layout);
       return ReportCell{o.empty() ? "tp-cp-dp-pp" : o, static_cast<double>(i + 1)};
     });

@@ -1,5 +1,6 @@
 #include "core/schema/fields.hpp"
 
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -541,6 +542,7 @@ template <auto M> void reset_member(ParallelSpec &p) {
 template <auto M> OptField<ParallelSpec> opt(FieldInfo i) {
   using T = std::remove_reference_t<decltype(std::declval<ParallelSpec>().*M)>;
   OptField<ParallelSpec> f{i, nullptr, nullptr, has_member<M>, reset_member<M>};
+  f.member = &member_tag<M>;
   if constexpr (std::is_same_v<T, std::optional<i64>>) {
     f.info.type = FieldType::integer;
     f.integer = M;
@@ -567,24 +569,32 @@ const std::vector<OptField<ParallelSpec>> &parallel_fields() {
   static const std::vector<OptField<P>> t = {
       opt<&P::dp>({"", "dp", N, 1, kMaxCount, "", "dp", 1, "",
                    "Data-parallel degree; absent: devices / (tp x pp x cp).", "", gpu}),
-      opt<&P::tp>({"", "tp", N, 1, 1 << 16, "", "tp", 1, "",
-                   "Tensor-parallel degree (Megatron-LM --tensor-model-parallel-size).", "", gpu}),
+      opt<&P::tp>(
+          {"", "tp", N, 1, 1 << 16, "", "tp", 1, "",
+           "Tensor-parallel degree: heads and the MLP width split over t devices (Megatron-LM "
+           "--tensor-model-parallel-size).",
+           "", gpu}),
       opt<&P::pp>({"", "pp", N, 1, kMaxLayers, "", "pp", 1, "",
-                   "Pipeline stages (Megatron-LM --pipeline-model-parallel-size).", "", gpu}),
-      opt<&P::vpp>({"", "vpp", N, 1, kMaxLayers, "", "vpp", 1, "",
-                    "Model chunks per device for the interleaved 1F1B schedule (Narayanan et al. "
-                    "2021); Megatron-LM --num-layers-per-virtual-pipeline-stage.",
-                    "", tr}),
+                   "Pipeline stages: the layers split over p devices (Megatron-LM "
+                   "--pipeline-model-parallel-size).",
+                   "", gpu}),
+      opt<&P::vpp>(
+          {"", "vpp", N, 1, kMaxLayers, "", "vpp", 1, "",
+           "Model chunks per device for the interleaved 1F1B schedule (Narayanan et al. "
+           "2021); Megatron-LM --num-layers-per-virtual-pipeline-stage. It cuts the bubble to "
+           "(p-1)/(v m).",
+           "", tr}),
       opt<&P::cp>({"", "cp", N, 1, kMaxCount, "", "cp", 1, "",
-                   "Context-parallel degree: the sequence split over devices.", "", gpu}),
-      opt<&P::ulysses>({"", "ulysses", N, 1, kMaxCount, "", "Ulysses", 1, "",
+                   "Context-parallel degree: every sequence split over c devices.", "", gpu}),
+      opt<&P::ulysses>({"", "ulysses", N, 1, kMaxCount, "", "Ulysses degree", 1, "",
                         "The Ulysses (all-to-all) degree inside USP's cp = ulysses x ring "
                         "(Fang & Zhao 2024).",
                         "", gpu}),
       opt<&P::ep>(
           {"", "ep", N, 1, 1 << 20, "", "ep", 1, "",
-           "Expert-parallel degree (MoE): experts spread over ep ranks of dp, or in serving "
-           "over the GPUs of one instance (ep divides tp x attention_dp).",
+           "Expert-parallel degree (MoE; Megatron-LM --expert-model-parallel-size): the routed "
+           "experts split over ep ranks of the dp x cp group (with moe_tp below tp: of tp x cp "
+           "x dp), or, serving, over the GPUs of one instance (ep divides tp x attention_dp).",
            "", gpu}),
       opt<&P::attention_dp>(
           {"", "attention_dp", N, 1, 1 << 16, "", "attention DP", 1, "",
@@ -592,41 +602,51 @@ const std::vector<OptField<ParallelSpec>> &parallel_fields() {
            "its own requests and KV cache (SGLang --enable-dp-attention, TensorRT-LLM attention "
            "DP); the instance holds tp x attention_dp x pp GPUs. Absent: 1.",
            "", sv}),
-      opt<&P::moe_tp>({"", "moe_tp", N, 1, 1 << 16, "", "MoE TP", 1, "",
-                       "Tensor parallelism of the routed experts (Megatron "
-                       "--expert-tensor-parallel-size); moe_tp x ep = tp x attention_dp inside "
-                       "an instance. Absent: tp x attention_dp / ep (tp when EP spans dp).",
-                       "", sv}),
+      opt<&P::moe_tp>({"", "moe_tp", N, 1, 1 << 16, "", "expert tp", 1, "",
+                       "Tensor parallelism of the routed experts (Megatron-LM "
+                       "--expert-tensor-parallel-size). Training: tp (absent) splits them like "
+                       "the attention; below tp is MoE parallel folding, moe_tp x ep x "
+                       "expert-dp over the stage's tp x cp x dp ranks (SP on when tp > 1). "
+                       "Serving: moe_tp x ep = tp x attention_dp inside an instance; absent, tp "
+                       "x attention_dp / ep.",
+                       "", gpu}),
       opt<&P::zero>({"", "zero", N, 0, 3, "", "ZeRO", 1, "",
-                     "ZeRO stage (Rajbhandari et al. 2020): 1 shards optimizer states, 2 also "
-                     "gradients, 3 also weights.",
+                     "ZeRO stage (Rajbhandari et al. 2020) over the dp x cp ranks: 1 shards "
+                     "optimizer states, 2 also gradients, 3 also weights (FSDP).",
                      "", tr}),
-      opt<&P::microbatch>({"", "microbatch", N, 1, kMaxCount, "", "micro-batch", 1, "",
-                           "Sequences per micro-batch; the global batch is dp x micro-batch x "
-                           "accumulation steps.",
+      opt<&P::microbatch>({"", "microbatch", N, 1, kMaxCount, "", "Micro-batch  b", 1, "",
+                           "Sequences per micro-batch: m = B / (dp x b) micro-batches run "
+                           "through each pipeline per step.",
                            "", tr}),
       opt<&P::cp_kind>({"", "cp_kind", N, 0, 0, "", "cp kind", 1, "",
-                        "ring (Ring Attention), ulysses (DeepSpeed-Ulysses) or usp (both).", "",
-                        gpu}),
+                        "ring: K/V chunks passed around a ring, overlapped with attention (Ring "
+                        "Attention); ulysses: all-to-alls that split the heads "
+                        "(DeepSpeed-Ulysses); usp: Ulysses inside, ring across.",
+                        "", gpu}),
       opt<&P::sp>({"", "sp", N, 0, 1, "", "Megatron-SP", 1, "",
-                   "Megatron sequence parallelism (Korthikanti et al. 2022); absent: on with tp "
-                   "> 1.",
+                   "Megatron sequence parallelism (Korthikanti et al. 2022): norms and dropout "
+                   "run sequence-split, so every activation term is divided by t, and each "
+                   "all-reduce becomes an all-gather + reduce-scatter. Absent: on with tp > 1.",
                    "", gpu}),
       opt<&P::flash_attention>({"", "flash_attention", N, 0, 1, "", "FlashAttention", 1, "",
-                                "Fused attention that never stores the score matrix (Dao "
-                                "2022); absent: on.",
+                                "Fused attention (Dao 2022): the s^2 score tensors are "
+                                "never stored, only fp32 softmax statistics 4asb. Absent: on.",
                                 "", gpu}),
       opt<&P::uneven_pp>({"", "uneven_pp", N, 0, 1, "", "uneven pp", 1, "",
                           "Allow pp that does not divide the layers: the first L % pp stages "
                           "one layer more.",
                           "", gpu}),
       opt<&P::first_stage_layers>(
-          {"", "first_stage_layers", N, 1, kMaxLayers, "", "first stage layers", 1, "",
-           "Layers on the first stage (Megatron-LM --decoder-first-pipeline-num-layers).", "",
-           gpu}),
+          {"", "first_stage_layers", N, 1, kMaxLayers, "", "First stage layers", 1, "",
+           "Layers on the first pipeline stage (Megatron-LM "
+           "--decoder-first-pipeline-num-layers); the stages without a count share the rest "
+           "evenly (Llama 3 405B: 7 of 126 on 16 stages).",
+           "", gpu}),
       opt<&P::last_stage_layers>(
-          {"", "last_stage_layers", N, 1, kMaxLayers, "", "last stage layers", 1, "",
-           "Layers on the last stage (Megatron-LM --decoder-last-pipeline-num-layers).", "", gpu}),
+          {"", "last_stage_layers", N, 1, kMaxLayers, "", "Last stage layers", 1, "",
+           "Layers on the last pipeline stage, which also holds the LM head (Megatron-LM "
+           "--decoder-last-pipeline-num-layers).",
+           "", gpu}),
       opt<&P::overlap_tp>({"", "overlap_tp", N, 0, 1, "", "TP comm overlap", 1, "",
                            "Transformer Engine's userbuffers (--tp-comm-overlap): every TP/SP "
                            "collective hidden behind a GEMM. Off (absent): Megatron still hides "
@@ -651,9 +671,10 @@ const std::vector<OptField<ParallelSpec>> &parallel_fields() {
       opt<&P::order>({"", "order", N, 0, 0, "", "order", 1, "",
                       "Axis order, innermost first (Megatron notation, e.g. tp-cp-dp-pp).", "",
                       gpu}),
-      opt<&P::recompute>({"", "recompute", N, 0, 0, "", "recompute", 1, "",
-                          "Activation recomputation: none, selective (attention scores, "
-                          "Korthikanti et al. 2022) or full.",
+      opt<&P::recompute>({"", "recompute", N, 0, 0, "", "Recompute", 1, "",
+                          "Activation recomputation: none; selective drops the s^2 attention "
+                          "tensors and reruns them (Korthikanti et al. 2022); full keeps only "
+                          "each layer's input and reruns its forward in the backward pass.",
                           "", tr}),
       opt<&P::recompute_norm>(
           {"", "recompute_norm", N, 0, 1, "", "Recompute norms", 1, "",
@@ -672,13 +693,18 @@ const std::vector<OptField<ParallelSpec>> &parallel_fields() {
            "Selective recompute also reruns the experts' activation function: its output is "
            "not kept (--recompute-modules moe_act). Only with recompute selective.",
            "recompute", tr}),
-      opt<&P::pp_schedule>({"", "pp_schedule", N, 0, 0, "", "schedule", 1, "",
-                            "Pipeline schedule: 1f1b, interleaved or gpipe; absent: follows "
-                            "vpp.",
+      opt<&P::pp_schedule>({"", "pp_schedule", N, 0, 0, "", "Schedule", 1, "",
+                            "Pipeline schedule: 1f1b (warm-up, then one forward / one backward; "
+                            "p micro-batches in flight), interleaved (v chunks per device) or "
+                            "gpipe (all forwards, then all backwards; m in flight). Absent: "
+                            "follows vpp.",
                             "", tr}),
-      opt<&P::sp_kind>({"", "sp_kind", N, 0, 0, "", "SP kind", 1, "",
-                        "tx8 video requests: the sequence-parallel scheme (dsp, ulysses, ring, "
-                        "megatron-sp, usp).",
+      opt<&P::sp_kind>({"", "sp_kind", N, 0, 0, "", "SP scheme", 1, "",
+                        "tx8 video requests: the sequence parallelism across the dies of a "
+                        "stage (the DSP paper, Zhao et al. 2024): dsp switches the split "
+                        "dimension between spatial and temporal blocks (one all-to-all), ulysses "
+                        "all-to-alls around attention, ring passes K/V, megatron-sp all-gathers "
+                        "and reduce-scatters, usp = Ulysses inside x ring across.",
                         "", mode_bit(Mode::video)}),
   };
   return t;
@@ -689,6 +715,17 @@ const OptField<ParallelSpec> *parallel_field(std::string_view key) {
     if (key == f.info.key)
       return &f;
   return nullptr;
+}
+
+const OptField<ParallelSpec> &parallel_row(const void *member_tag) {
+  for (const OptField<ParallelSpec> &f : parallel_fields())
+    if (f.member == member_tag)
+      return f;
+  missing_row("parallel");
+}
+
+void missing_row(const char *what) {
+  throw std::logic_error(std::string("no ") + what + " schema row is built on that member");
 }
 
 namespace {

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace rl::schema {
@@ -95,7 +96,12 @@ template <class S> struct OptField {
   void (*reset)(S &) = nullptr;
   int (*get)(const S &) = nullptr;
   void (*set)(S &, int) = nullptr;
+  const void *member = nullptr; // &member_tag<M> of the member it is built on
 };
+
+// One address per data member M (an inline variable: the same in every translation unit),
+// by which code elsewhere names a row through its member, never through its key's spelling.
+template <auto M> inline constexpr char member_tag = 0;
 
 const std::vector<Field<ModelSpec>> &model_fields();
 const std::vector<Field<MoeSpec>> &moe_fields(); // model.moe
@@ -113,6 +119,46 @@ const std::vector<Field<Link>> &link_fields(); // each of cluster's links
 const std::vector<OptField<ParallelSpec>> &parallel_fields();
 // The parallel row of that key, nullptr when there is none.
 const OptField<ParallelSpec> *parallel_field(std::string_view key);
+// The parallel row built on member `member_tag` (std::logic_error when none is: a row missing
+// from the table, a programming error the tests catch).
+const OptField<ParallelSpec> &parallel_row(const void *member_tag);
+// The row of ParallelSpec member M, and its key: parallel_key<&ParallelSpec::microbatch>()
+// is "microbatch", spelled once, in the table.
+template <auto M> const OptField<ParallelSpec> &parallel_row() {
+  return parallel_row(&member_tag<M>);
+}
+template <auto M> const char *parallel_key() {
+  return parallel_row<M>().info.key;
+}
+
+// The row of a plain member of S (model, workload, hardware, ...), found by its member pointer.
+template <class S> const std::vector<Field<S>> &fields_of();
+template <> inline const std::vector<Field<ModelSpec>> &fields_of() {
+  return model_fields();
+}
+template <> inline const std::vector<Field<WorkloadSpec>> &fields_of() {
+  return workload_fields();
+}
+template <> inline const std::vector<Field<HardwareSpec>> &fields_of() {
+  return hardware_fields();
+}
+[[noreturn]] void missing_row(const char *what);
+template <class S, class T> const FieldInfo &row_of(T S::*m) {
+  for (const Field<S> &f : fields_of<S>()) {
+    if constexpr (std::is_same_v<T, i64>) {
+      if (f.integer == m)
+        return f.info;
+    } else if constexpr (std::is_same_v<T, double>) {
+      if (f.num == m)
+        return f.info;
+    } else {
+      static_assert(std::is_same_v<T, bool>, "a plain row is a number, an integer or a flag");
+      if (f.flag == m)
+        return f.info;
+    }
+  }
+  missing_row("plain");
+}
 
 // Rows the parser reads with code of its own, in shapes a plain row cannot hold: the peak
 // FLOP/s object, the cluster's size and topology, the workload's mode, the model's family,
