@@ -118,3 +118,31 @@ TEST_CASE("MoE folding: the planner's best with moe_tp free is the better of fol
     ep16 = ep16 || (p.estimate.layout.expert_folding && p.estimate.layout.ep == 16);
   CHECK(ep16);
 }
+
+TEST_CASE("MoE dispatcher: the expert-TP gather and the MoE layer's SP pair by hand",
+          "[moe][time][comm]") {
+  // Megatron-LM token_dispatcher.py (alltoall): after the dispatch AllToAll the tokens are
+  // all-gathered over the expert-TP group, and reduce-scattered back before the combine; the
+  // MoE layer's input stays on its SP shard (the router and the dispatcher take it).
+  const auto kind_bytes = [](const Estimate &e, const std::string &kind) {
+    double b = 0;
+    for (const CommCost &cc : e.time.comm)
+      if (cc.kind == kind)
+        b += cc.bytes_per_device;
+    return b;
+  };
+  // Qwen3-30B-A3B: 48 MoE layers; TP 2 + SP, EP 4 unfolded (expert tp = tp 2), dp 8, so
+  // 64 / 8 = 8 micro-batches of 1 x 4096 tokens.
+  const Estimate e = estimate(io::parse_config(qwen3(4, 2)));
+  const double mb = 8, layers = 48, h = 2048, tok = 4096, top_k = 8;
+  // each rank dispatches 4096 / 2 x 8 tokens; gathered over 2 ranks: 32,768 tokens x h, bf16.
+  // A ring AllGather / ReduceScatter moves (n - 1) / n of the gathered buffer per device;
+  // forward AG + RS, backward RS + AG.
+  const double gathered = 2 * (tok / 2 * top_k * 2) * h;
+  CHECK(kind_bytes(e, "etp") == Approx(mb * layers * 4 * gathered / 2));
+  // SP around the attention only: AG + RS forward, AG (+ the re-gather of the saved input)
+  // and RS backward, each (n - 1) / n of 2 b s h
+  CHECK(kind_bytes(e, "sp") == Approx(mb * layers * 5 * (2 * tok * h) / 2));
+  // folded to expert tp 1 (EP 8 over tp x dp): nothing to gather
+  CHECK(kind_bytes(estimate(io::parse_config(qwen3(8, 1))), "etp") == 0);
+}

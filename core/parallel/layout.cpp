@@ -118,10 +118,11 @@ i64 expert_dp(const Layout &l) {
 ExpertShare expert_share(const MoeSpec &e, i64 tp, bool sp, bool folding, i64 moe_tp, double tok,
                          double imbalance) {
   const double rep = sp && tp > 1 ? static_cast<double>(tp) : 1.0;
-  const double etp = folding ? static_cast<double>(moe_tp) : rep;
+  const i64 etp = folding ? moe_tp : (sp && tp > 1 ? tp : 1);
   ExpertShare x;
   x.dispatched = tok / rep * static_cast<double>(e.top_k) * imbalance;
-  x.routed = x.dispatched * etp;
+  x.gathered_over = etp;
+  x.routed = x.dispatched * static_cast<double>(etp);
   x.ffn = static_cast<double>(e.expert_ffn) / static_cast<double>(folding ? moe_tp : tp);
   return x;
 }
@@ -152,6 +153,7 @@ LayoutGroups layout_groups(const Layout &l) {
     g.edp = {expert_dp(l), s_dp * l.ep};
   }
   g.pp = {l.pp, s_pp};
+  g.etp = l.expert_folding || l.ep_in_instance ? Group{l.moe_tp, s_tp} : g.tp;
   return g;
 }
 

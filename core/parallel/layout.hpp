@@ -97,6 +97,7 @@ i64 derived_dp(i64 devices, i64 tp, i64 pp, i64 cp);
 // all use.
 struct LayoutGroups {
   Group tp, uly, ring, dp, ep, edp, pp;
+  Group etp;      // the experts' TP group: moe_tp ranks under folding (innermost), else tp
   Group instance; // tp x attention_dp: DP attention's all-gather / reduce-scatter
 };
 LayoutGroups layout_groups(const Layout &l);
@@ -113,7 +114,11 @@ i64 expert_dp(const Layout &l);
 struct ExpertShare {
   double dispatched = 0; // tokens x top_k this rank sends to the AllToAll
   double routed = 0;     // tokens x top_k its experts compute
-  double ffn = 0;        // the expert FFN width this rank holds
+  // The ranks whose dispatched tokens those are: the expert-TP group that Megatron's alltoall
+  // dispatcher all-gathers them over after the AllToAll and reduce-scatters them back over
+  // before the combine (token_dispatcher.py dispatch_postprocess / combine_preprocess); 1: none.
+  i64 gathered_over = 1;
+  double ffn = 0; // the expert FFN width this rank holds
 };
 ExpertShare expert_share(const ModelSpec &m, const Layout &l, double tok, double imbalance);
 // The same from the knobs that decide it (the activation model's ActLayout): tp, whether

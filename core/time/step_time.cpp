@@ -297,18 +297,22 @@ struct Model {
     const bool full = l.recompute == Recompute::full;
     if (l.tp > 1) {
       if (l.sp) { // Korthikanti et al. 2022: 6 AllGather + 4 ReduceScatter per layer, fwd 2 + 2
+        // An MoE layer gathers its SP shard only for the attention: the router and the
+        // dispatcher take the shard itself (the experts' gather is the expert-TP one below).
+        const double blocks = moe && m.moe ? 1.0 : 2.0;
         const CollectiveTime ag = collective_time(cl, Collective::allgather, act_bytes, g.tp);
         const CollectiveTime rs = collective_time(cl, Collective::reduce_scatter, act_bytes, g.tp);
-        const double fwd = 2 * ag.time + 2 * rs.time;
-        const double extra_ag = full ? 0.0 : 2.0; // full recompute re-gathers in its forward
+        const double fwd = blocks * (ag.time + rs.time);
+        const double extra_ag = full ? 0.0 : blocks; // full recompute re-gathers in its forward
         const double recomp = full ? fwd : 0.0;
-        const double hidden = std::max(0.0, 2 * rs.time - column) +
+        const double hidden = std::max(0.0, blocks * rs.time - column) +
                               std::max(0.0, extra_ag * ag.time - (extra_ag > 0 ? column : 0.0));
-        const double bwd = 2 * ag.time + hidden + recomp;
+        const double bwd = blocks * ag.time + hidden + recomp;
         const double fe = l.overlap_tp ? 0 : fwd, be = l.overlap_tp ? 0 : bwd;
         if (acc) {
-          acc->add("sp", ag, count * (4 + extra_ag + (recomp > 0 ? 2 : 0)), 0);
-          acc->add("sp", rs, count * (4 + (recomp > 0 ? 2 : 0)), count * mb * (fe + be));
+          acc->add("sp", ag, count * (2 * blocks + extra_ag + (recomp > 0 ? blocks : 0)), 0);
+          acc->add("sp", rs, count * (2 * blocks + (recomp > 0 ? blocks : 0)),
+                   count * mb * (fe + be));
         }
         fwd_exposed += fe;
         bwd_exposed += be;
@@ -347,18 +351,33 @@ struct Model {
       fwd_exposed += fe;
       bwd_exposed += be;
     }
-    if (moe && m.moe && l.ep > 1) { // dispatch + combine AllToAll, forward and backward
-      // the busiest rank's buffer: moe_load_factor times the mean
-      const double buf = 2 * tok * h * static_cast<double>(m.moe->top_k) * load /
-                         (l.sp && l.tp > 1 ? static_cast<double>(l.tp) : 1.0);
-      const CollectiveTime a2a = collective_time(cl, Collective::alltoall, buf, g.ep);
+    const ExpertShare x = moe && m.moe ? expert_share(m, l, tok, load) : ExpertShare{};
+    // Megatron's alltoall dispatcher, forward: AllToAll of the dispatched tokens over EP, then
+    // an AllGather over the expert-TP group; the combine reduce-scatters, then AllToAll back.
+    // The backward runs each the other way. Buffers are the busiest rank's (moe_load_factor).
+    CollectiveTime a2a, etp_ag, etp_rs;
+    if (moe && m.moe && l.ep > 1)
+      a2a = collective_time(cl, Collective::alltoall, 2 * x.dispatched * h, g.ep);
+    if (moe && m.moe && x.gathered_over > 1) {
+      etp_ag = collective_time(cl, Collective::allgather, 2 * x.routed * h, g.etp);
+      etp_rs = collective_time(cl, Collective::reduce_scatter, 2 * x.routed * h, g.etp);
+    }
+    const double dispatch = 2 * a2a.time + etp_ag.time + etp_rs.time; // one pass, each way
+    if (dispatch > 0) {
       // parallel.overlap_ep (DeepSeek-V3's DualPipe, Megatron-Core's EP overlap): a forward
       // chunk's dispatch/combine run under another micro-batch's backward (2 x its forward)
       // and the backward's under a forward.
-      const double fe = l.overlap_ep ? std::max(0.0, 2 * a2a.time - 2 * moe_f) : 2 * a2a.time;
-      const double be = l.overlap_ep ? std::max(0.0, 2 * a2a.time - moe_f) : 2 * a2a.time;
-      if (acc)
-        acc->add("ep", a2a, 4 * count, count * mb * (fe + be));
+      const double fe = l.overlap_ep ? std::max(0.0, dispatch - 2 * moe_f) : dispatch;
+      const double be = l.overlap_ep ? std::max(0.0, dispatch - moe_f) : dispatch;
+      const double share = fe + be > 0 ? (fe + be) / (2 * dispatch) : 0.0;
+      if (acc) {
+        if (a2a.time > 0)
+          acc->add("ep", a2a, 4 * count, count * mb * share * 4 * a2a.time);
+        if (etp_ag.time > 0) {
+          acc->add("etp", etp_ag, 2 * count, 0);
+          acc->add("etp", etp_rs, 2 * count, count * mb * share * 2 * (etp_ag.time + etp_rs.time));
+        }
+      }
       fwd_exposed += fe;
       bwd_exposed += be;
     }

@@ -63,7 +63,7 @@ double elementwise_bytes(const ModelSpec &m, bool moe, double tok, i64 tp, doubl
 
 // Communication of one kind over a whole step, per device.
 struct CommCost {
-  std::string kind; // tp, sp, ulysses, ring_cp, ep, pp, dp, zero3
+  std::string kind; // tp, sp, ulysses, ring_cp, ep, etp (expert TP gather), pp, dp, zero3
   std::string collective;
   i64 group = 1;
   double bytes_per_device = 0;
