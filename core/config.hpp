@@ -353,6 +353,10 @@ struct WorkloadSpec {
   bool ce_fusion = false;
   // The FP8 scaling recipe of precision fp8 (core/time/quantize: the kernels it adds).
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
+  // Transformer layers at the start and the end of the model kept in BF16 under an FP8/FP4
+  // precision (Megatron-LM --first-last-layers-bf16 --num-layers-at-start-in-bf16 /
+  // --num-layers-at-end-in-bf16): their GEMMs, casts and saved inputs are bf16's.
+  i64 bf16_first_layers = 0, bf16_last_layers = 0;
   // FlashAttention skips the masked half of a causal decoder's scores (on by default; only
   // with flash attention). MFU is reported both ways (docs/formulas.md "MFU").
   bool causal_skip = true;

@@ -4,6 +4,7 @@
 
 #include "core/estimate/estimate.hpp"
 #include "core/io/launch_export.hpp"
+#include "core/memory/activations.hpp"
 #include "core/time/quantize.hpp"
 #include "core/time/step_time.hpp"
 
@@ -192,3 +193,67 @@ TEST_CASE("fp8 recipes: the presets' cast and amax fits are what the measured po
   }
 }
 #endif
+
+TEST_CASE("BF16 first and last layers under FP8: which layers, their time, memory and flags",
+          "[precision][time][memory]") {
+  // Megatron-LM --first-last-layers-bf16 --num-layers-at-start-in-bf16 2
+  // --num-layers-at-end-in-bf16 3 (fp8_utils.py get_fp8_context: layer_no < start or >= L - end
+  // runs outside the FP8 autocast). Llama 3 70B (80 layers), TP 4, PP 4, VPP 2: chunks of 10.
+  json j = json::parse(R"({"model": "llama3-70b", "hardware": "h100-sxm",
+    "cluster": {"base": "dgx-h100", "devices": 64},
+    "workload": {"mode": "train", "global_batch": 128, "seq_len": 8192, "precision": "fp8",
+      "fp8_recipe": "tensorwise", "bf16_first_layers": 2, "bf16_last_layers": 3},
+    "parallel": {"tp": 4, "pp": 4, "vpp": 2, "microbatch": 1, "zero": 1, "sp": true,
+      "recompute": "none"}})");
+  const Config c = io::parse_config(j);
+  const Layout l = resolve_layout(c);
+  // layers 0-1 sit in chunk 0 (stage 0), layers 77-79 in chunk 7 (stage 3)
+  const std::vector<StageLayerCount> mix = stage_layer_mix(c.model, l, bf16_layers(c.workload));
+  CHECK(mix[0].dense_bf16 == 2);
+  CHECK(mix[1].dense_bf16 == 0);
+  CHECK(mix[2].dense_bf16 == 0);
+  CHECK(mix[3].dense_bf16 == 3);
+  CHECK(mix[3].dense == 20);
+  // a BF16 layer costs what the same layer costs in a bf16 run
+  Config plain = c;
+  plain.workload.precision = Dtype::bf16;
+  const LayerTimes b16 = layer_times(c, l, false, true), ref = layer_times(plain, l, false);
+  CHECK(b16.f == Approx(ref.f));
+  CHECK(b16.b == Approx(ref.b));
+  const LayerTimes f8 = layer_times(c, l, false);
+  // a stage sums its layers of each kind
+  const LayerSet ts = layer_set(c, l);
+  CHECK(over_layers(mix[3], ts, [](const LayerTimes &x) { return x.f; }) ==
+        Approx(17 * f8.f + 3 * b16.f));
+  // memory: stage 0 keeps its 18 FP8 and 2 BF16 layers' inputs, each type at its own bytes
+  const LayerActivationBytes per =
+      layer_activation_bytes(c.model, l, static_cast<double>(c.workload.seq_len), Dtype::fp8, true);
+  const LayerActivationBytes per16 =
+      layer_activation_bytes(c.model, l, static_cast<double>(c.workload.seq_len), Dtype::bf16);
+  CHECK(per.kept_dense_bf16 == Approx(per16.kept_dense));
+  CHECK(per.kept_dense_bf16 > per.kept_dense); // FP8 keeps the linear layers' inputs at 1 B
+  const Estimate e = estimate(c);
+  CHECK(e.stages[0].activations.layers ==
+        Approx(e.stages[0].activations.layers_in_flight *
+               (18 * per.kept_dense + 2 * per.kept_dense_bf16) / 20));
+  // Megatron-LM's defaults are 1 and 1: both counts are written
+  CHECK(io::launch_export(c, l, "megatron")
+            .find("--first-last-layers-bf16 --num-layers-at-start-in-bf16 2 "
+                  "--num-layers-at-end-in-bf16 3") != std::string::npos);
+  // refused: under bf16, with delayed scaling (Megatron raises), beyond layers / pp
+  json bad = j;
+  bad["workload"]["precision"] = "bf16";
+  bad["workload"].erase("fp8_recipe");
+  CHECK(test::error_of([&] { io::parse_config(bad); }) ==
+        "workload.bf16_first_layers: keeps layers in BF16 under an FP8 or FP4 precision, not "
+        "under bf16");
+  bad = j;
+  bad["workload"]["fp8_recipe"] = "delayed";
+  CHECK(test::error_of([&] { io::parse_config(bad); }) ==
+        "workload.bf16_first_layers: needs fp8_recipe tensorwise or blockwise: Megatron-LM "
+        "refuses BF16 layers with delayed scaling");
+  bad = j;
+  bad["workload"]["bf16_last_layers"] = 21;
+  CHECK(test::error_of([&] { resolve_layout(io::parse_config(bad)); }) ==
+        "workload.bf16_last_layers: 21 exceeds layers / pp = 20 (Megatron-LM's bound)");
+}

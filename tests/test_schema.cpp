@@ -56,10 +56,10 @@ template <class S, class Parse, class Get>
 void round_trip_rows(const std::vector<schema::Field<S>> &table, const char *object,
                      const json &base, const json::json_pointer &at, const std::string &path,
                      Parse parse, Get get, schema::Modes modes = schema::kAllModes,
-                     const char *group = nullptr) {
+                     const char *group = nullptr, const char *skip = "") {
   for (const schema::Field<S> &f : table) {
     if (f.info.custom || std::string(f.info.object) != object || !(f.info.modes & modes) ||
-        (group && std::string(f.info.group) != group))
+        (group && std::string(f.info.group) != group) || std::string(f.info.key) == skip)
       continue;
     INFO(path + "." + f.info.key);
     const double before = member(get(parse(base)), f);
@@ -117,9 +117,16 @@ TEST_CASE("schema: the train, infer and video workload rows parse in their mode 
   auto parse = [](const json &j) { return io::parse_workload(j, "workload"); };
   auto self = [](const WorkloadSpec &w) -> const WorkloadSpec & { return w; };
   json train = io::expand_scenario(json("llama3-70b-h100-1024")).at("workload");
-  train["precision"] = "fp8"; // so that fp8_params may flip
+  // fp8 so that fp8_params may flip, tensorwise so that the BF16 layers may be set; the
+  // precision itself is flipped below (another precision refuses the recipe)
+  train["precision"] = "fp8";
+  train["fp8_recipe"] = "tensorwise";
   round_trip_rows(schema::workload_fields(), "", train, json::json_pointer(""), "workload", parse,
-                  self, schema::mode_bit(Mode::train));
+                  self, schema::mode_bit(Mode::train), nullptr, "precision");
+  json mx = train;
+  mx.erase("fp8_recipe");
+  mx["precision"] = "mxfp8";
+  CHECK(io::to_json(parse(mx)).at("precision") == "mxfp8");
   json infer = io::expand_scenario(json("llama2-13b-v5e-infer")).at("workload");
   infer.update({{"request_rate", 4.0}, {"ttft_target", 1.0}, {"tpot_target", 0.05}});
   round_trip_rows(schema::workload_fields(), "", infer, json::json_pointer(""), "workload", parse,
@@ -205,7 +212,8 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
         CHECK((e.default_value >= e.info.lo && e.default_value <= e.info.hi));
     }
   }
-  // 16 model + 6 moe + 28 workload (fp8_params, fp8_recipe, ce_fusion among them) + 18 hardware
+  // 16 model + 6 moe + 30 workload (fp8_params, fp8_recipe, ce_fusion, bf16_first_layers and
+  // bf16_last_layers among them) + 18 hardware
   // (gemm_efficiency_fp4 and the four quantize/amax kernel fields among them) + 14 tx8 + 21 serve
   // (concurrency, think_time, requests_per_client, count_warmup, cuda_graph_max_batch,
   // overlap_schedule, mixed_prefill, join_at_completion among them) + 17 tx8-op
@@ -213,7 +221,7 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
   // (attention_dp, moe_tp and the three recompute modules among them) + 37 the parser reads itself
   // (12 model, 8 hardware with peak_flops.fp4, 8 cluster with nvlink_domain, 9 workload with
   // engine_options and precision_options: schema::parsed_fields)
-  CHECK(rows == 16 + 6 + 28 + 18 + 14 + 21 + 17 + 4 * 5 + 28 + 37);
+  CHECK(rows == 16 + 6 + 30 + 18 + 14 + 21 + 17 + 4 * 5 + 28 + 37);
   CHECK(modes_of.size() == rows - 2); // request_rate and batch twice
   CHECK(io::fields_json().size() == rows);
 }

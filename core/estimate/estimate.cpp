@@ -102,8 +102,10 @@ Estimate estimate(const Config &c, bool with_time) {
     e.model_flops_per_token = e.model_flops_per_step / e.tokens_per_step;
     e.act_terms = layer_activations(m, false, static_cast<double>(l.microbatch), s,
                                     act_layout(l, c.workload.precision));
-    const std::vector<StageLayerCount> mix = stage_layer_mix(m, l);
-    const LayerActivationBytes per_layer = layer_activation_bytes(m, l, s, c.workload.precision);
+    const Bf16Layers hp = bf16_layers(c.workload);
+    const std::vector<StageLayerCount> mix = stage_layer_mix(m, l, hp);
+    const LayerActivationBytes per_layer =
+        layer_activation_bytes(m, l, s, c.workload.precision, hp.first > 0 || hp.last > 0);
     for (i64 j = 0; j < l.pp; ++j) {
       const StageLayerCount &n = mix[static_cast<std::size_t>(j)];
       StageMemory st;

@@ -857,6 +857,18 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
                         std::string("is the scaling of precision fp8 (mxfp8 and the FP4 formats "
                                     "carry their own), not of ") +
                             name_of(w.precision));
+    if (w.bf16_first_layers > 0 || w.bf16_last_layers > 0) {
+      const char *key = schema::row_of(w.bf16_first_layers > 0 ? &WorkloadSpec::bf16_first_layers
+                                                               : &WorkloadSpec::bf16_last_layers)
+                            .key;
+      if (!is_scaled_float(w.precision))
+        throw ConfigError(r.path_of(key), std::string("keeps layers in BF16 under an FP8 or FP4 "
+                                                      "precision, not under ") +
+                                              name_of(w.precision));
+      if (w.precision == Dtype::fp8 && w.fp8_recipe == Fp8Recipe::delayed)
+        throw ConfigError(r.path_of(key), "needs fp8_recipe tensorwise or blockwise: Megatron-LM "
+                                          "refuses BF16 layers with delayed scaling");
+    }
     if (w.moe_capacity_factor > 0 && w.moe_capacity_factor < 1)
       throw ConfigError(r.path_of("moe_capacity_factor"), "must be 0 (no dropping) or at least 1");
     parse_options(r, w, true);

@@ -173,6 +173,10 @@ std::string megatron(const Config &c, const Layout &l) {
     add("--fp16");
   else
     add("--bf16");
+  // Megatron-LM's defaults are 1 and 1: both counts written
+  if (const Bf16Layers hp = bf16_layers(w); hp.first > 0 || hp.last > 0)
+    add("--first-last-layers-bf16 --num-layers-at-start-in-bf16 " + std::to_string(hp.first) +
+        " --num-layers-at-end-in-bf16 " + std::to_string(hp.last));
   if (w.fp8_params)
     add("--fp8-param-gather");
   if (w.ce_fusion)

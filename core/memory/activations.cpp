@@ -141,17 +141,24 @@ StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stag
 }
 
 LayerActivationBytes layer_activation_bytes(const ModelSpec &m, const Layout &l, double s,
-                                            Dtype precision) {
-  const ActLayout al = act_layout(l, precision);
+                                            Dtype precision, bool with_bf16) {
   const double b = static_cast<double>(l.microbatch);
   LayerActivationBytes out;
-  const LayerActivations dense = layer_activations(m, false, b, s, al);
-  out.kept_dense = layer_activations_kept(dense, l.recompute, m, b, s, al);
-  out.full_dense = dense.total();
-  if (m.moe) {
-    const LayerActivations moe = layer_activations(m, true, b, s, al);
-    out.kept_moe = layer_activations_kept(moe, l.recompute, m, b, s, al);
-    out.full_moe = moe.total();
+  const auto kept = [&](bool moe, const ActLayout &al, double *full) {
+    const LayerActivations a = layer_activations(m, moe, b, s, al);
+    if (full)
+      *full = a.total();
+    return layer_activations_kept(a, l.recompute, m, b, s, al);
+  };
+  const ActLayout al = act_layout(l, precision);
+  out.kept_dense = kept(false, al, &out.full_dense);
+  if (m.moe)
+    out.kept_moe = kept(true, al, &out.full_moe);
+  if (with_bf16) {
+    const ActLayout al16 = act_layout(l, Dtype::bf16);
+    out.kept_dense_bf16 = kept(false, al16, &out.full_dense_bf16);
+    if (m.moe)
+      out.kept_moe_bf16 = kept(true, al16, &out.full_moe_bf16);
   }
   return out;
 }
@@ -166,12 +173,14 @@ StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stag
   // Average kept bytes per layer over the stage's layers (dense and MoE may mix).
   double kept = 0, full_max = 0;
   if (n.dense > 0) {
-    kept += static_cast<double>(n.dense) * per.kept_dense;
-    full_max = std::max(full_max, per.full_dense);
+    kept += static_cast<double>(n.dense - n.dense_bf16) * per.kept_dense +
+            static_cast<double>(n.dense_bf16) * per.kept_dense_bf16;
+    full_max = std::max(full_max, n.dense_bf16 > 0 ? per.full_dense_bf16 : per.full_dense);
   }
   if (n.moe > 0) {
-    kept += static_cast<double>(n.moe) * per.kept_moe;
-    full_max = std::max(full_max, per.full_moe);
+    kept += static_cast<double>(n.moe - n.moe_bf16) * per.kept_moe +
+            static_cast<double>(n.moe_bf16) * per.kept_moe_bf16;
+    full_max = std::max(full_max, n.moe_bf16 > 0 ? per.full_moe_bf16 : per.full_moe);
   }
   const double layers = static_cast<double>(n.total());
   const double per_layer = kept / layers;

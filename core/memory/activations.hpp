@@ -87,9 +87,12 @@ StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stag
 // What one layer of each type keeps and needs while recomputed (one micro-batch, one device).
 struct LayerActivationBytes {
   double kept_dense = 0, kept_moe = 0, full_dense = 0, full_moe = 0;
+  // the same layers kept in BF16 under an FP8/FP4 precision (StageLayerCount::dense_bf16)
+  double kept_dense_bf16 = 0, kept_moe_bf16 = 0, full_dense_bf16 = 0, full_moe_bf16 = 0;
 };
+// with_bf16: also the BF16 layers' bytes (for a stage mix that has some).
 LayerActivationBytes layer_activation_bytes(const ModelSpec &m, const Layout &l, double s,
-                                            Dtype precision = Dtype::bf16);
+                                            Dtype precision = Dtype::bf16, bool with_bf16 = false);
 // The same from the stage's dense and MoE layer counts (stage_layer_mix) and the per-layer
 // bytes, for callers that evaluate many stages.
 StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s,

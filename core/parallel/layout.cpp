@@ -203,16 +203,32 @@ std::vector<i64> stage_layers(i64 layers, const Layout &l, i64 stage) {
   return out;
 }
 
-std::vector<StageLayerCount> stage_layer_mix(const ModelSpec &m, const Layout &l) {
+Bf16Layers bf16_layers(const WorkloadSpec &w) {
+  if (w.mode != Mode::train || !is_scaled_float(w.precision))
+    return {};
+  return {w.bf16_first_layers, w.bf16_last_layers};
+}
+
+std::vector<StageLayerCount> stage_layer_mix(const ModelSpec &m, const Layout &l, Bf16Layers bf16) {
   std::vector<StageLayerCount> out(static_cast<std::size_t>(l.pp));
   const auto counts = chunk_layer_counts(m.layers, l);
+  // layers [0, first) and [L - last, L) are BF16; a layer in both counts once
+  const i64 lo = std::min(bf16.first, m.layers), hi = std::max(lo, m.layers - bf16.last);
   i64 start = 0;
   for (std::size_t c = 0; c < counts.size(); ++c) {
     StageLayerCount &st = out[c % static_cast<std::size_t>(l.pp)];
-    const i64 moe = moe_layers_in(m, start, start + counts[c]);
+    const i64 end = start + counts[c];
+    const i64 moe = moe_layers_in(m, start, end);
     st.moe += moe;
     st.dense += counts[c] - moe;
-    start += counts[c];
+    for (const auto &[a, b] :
+         {std::pair{start, std::min(end, lo)}, std::pair{std::max(start, hi), end}})
+      if (b > a) {
+        const i64 moe16 = moe_layers_in(m, a, b);
+        st.moe_bf16 += moe16;
+        st.dense_bf16 += b - a - moe16;
+      }
+    start = end;
   }
   return out;
 }
@@ -326,6 +342,12 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
             "vpp " + s(l.vpp) + " needs the interleaved schedule");
   if (LayoutCheck r = check_stage_split(m, l); !r.ok())
     return r;
+  // Megatron-LM (TransformerConfig): BF16 layers at most num_layers // pp at each end
+  if (const Bf16Layers hp = bf16_layers(w); std::max(hp.first, hp.last) > m.layers / l.pp)
+    RL_FAIL(F::pipeline,
+            hp.first > m.layers / l.pp ? "workload.bf16_first_layers" : "workload.bf16_last_layers",
+            s(std::max(hp.first, hp.last)) + " exceeds layers / pp = " + s(m.layers / l.pp) +
+                " (Megatron-LM's bound)");
 
   // Experts.
   if (!m.moe && l.ep != 1)

@@ -143,8 +143,16 @@ std::vector<i64> stage_layers(i64 layers, const Layout &l, i64 stage);
 // Dense and MoE layers held by each pipeline stage (size pp), without listing them.
 struct StageLayerCount {
   i64 dense = 0, moe = 0;
+  i64 dense_bf16 = 0, moe_bf16 = 0; // of which kept in BF16 under an FP8/FP4 precision
   i64 total() const { return dense + moe; }
 };
-std::vector<StageLayerCount> stage_layer_mix(const ModelSpec &m, const Layout &l);
+// The model's first and last layers an FP8/FP4 recipe keeps in BF16 (workload.bf16_first_layers,
+// bf16_last_layers; none under a plain precision).
+struct Bf16Layers {
+  i64 first = 0, last = 0;
+};
+Bf16Layers bf16_layers(const WorkloadSpec &w);
+std::vector<StageLayerCount> stage_layer_mix(const ModelSpec &m, const Layout &l,
+                                             Bf16Layers bf16 = {});
 
 } // namespace rl

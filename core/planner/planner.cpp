@@ -224,7 +224,7 @@ struct PlanSearch::Kept {
 };
 
 struct PlanSearch::Cache {
-  std::unordered_map<TimesKey, std::pair<LayerTimes, LayerTimes>, TimesKeyHash> times;
+  std::unordered_map<TimesKey, LayerSet, TimesKeyHash> times;
   std::vector<std::pair<double, Layout>> misses; // closest to fitting, by overflow
 };
 
@@ -443,7 +443,9 @@ void PlanSearch::evaluate(const std::vector<StageLayerCount> &mix, Layout &l) {
   double memory = 0, step = 0, objective = 0;
   if (train_) {
     const double s = static_cast<double>(c_.workload.seq_len);
-    const LayerActivationBytes per = layer_activation_bytes(m, l, s, c_.workload.precision);
+    const Bf16Layers hp = bf16_layers(c_.workload);
+    const LayerActivationBytes per =
+        layer_activation_bytes(m, l, s, c_.workload.precision, hp.first > 0 || hp.last > 0);
     for (i64 j = 0; j < l.pp; ++j) {
       const StageLayerCount &n = mix[static_cast<std::size_t>(j)];
       const double total = training_states(stage_params(m, mp_, l, j, n), l, widths_).total() +
@@ -471,11 +473,8 @@ void PlanSearch::evaluate(const std::vector<StageLayerCount> &mix, Layout &l) {
                        l.overlap_ep};
     auto it = cache_->times.find(key);
     if (it == cache_->times.end())
-      it = cache_->times
-               .emplace(key, std::make_pair(layer_times(c_, l, false),
-                                            m.moe ? layer_times(c_, l, true) : LayerTimes{}))
-               .first;
-    step = step_time_from(c_, mp_, l, it->second.first, it->second.second, mix).step;
+      it = cache_->times.emplace(key, layer_set(c_, l)).first;
+    step = step_time_from(c_, mp_, l, it->second, mix).step;
     const double tokens =
         static_cast<double>(c_.workload.global_batch) * static_cast<double>(c_.workload.seq_len);
     objective = train_objective(c_, tokens, step, static_cast<double>(l.devices()), o_.objective);
@@ -522,7 +521,8 @@ bool PlanSearch::step(i64 units) {
       l.first_layers = g.first;
       l.last_layers = g.last;
       const std::vector<StageLayerCount> mix =
-          g.pp <= c_.model.layers ? stage_layer_mix(c_.model, l) : std::vector<StageLayerCount>{};
+          g.pp <= c_.model.layers ? stage_layer_mix(c_.model, l, bf16_layers(c_.workload))
+                                  : std::vector<StageLayerCount>{};
       for (const i64 mb : g.mbs)
         for (const i64 z : zeros_)
           for (const Recompute rc : rcs_) {

@@ -231,6 +231,20 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
                "around the GEMMs (docs/calibration.md).",
                "types", tr}),
           "precision=fp8"),
+      shown_with(integer(&W::bf16_first_layers,
+                         {"", "bf16_first_layers", N, 0, kMaxLayers, "", "BF16 first layers", 1, "",
+                          "Layers at the start of the model kept in BF16 under an FP8/FP4 "
+                          "precision (Megatron-LM --first-last-layers-bf16 "
+                          "--num-layers-at-start-in-bf16; NVFP4 recipes keep a few): their "
+                          "GEMMs at the bf16 peak, no casts, bf16 saved inputs.",
+                          "types", tr, false, "", 1, true}),
+                 "precision=fp8|mxfp8|fp4|nvfp4|mxfp4"),
+      shown_with(integer(&W::bf16_last_layers,
+                         {"", "bf16_last_layers", N, 0, kMaxLayers, "", "BF16 last layers", 1, "",
+                          "Layers at the end of the model kept in BF16 under an FP8/FP4 "
+                          "precision (Megatron-LM --num-layers-at-end-in-bf16).",
+                          "types", tr, false, "", 1, true}),
+                 "precision=fp8|mxfp8|fp4|nvfp4|mxfp4"),
       choice<&W::weight_dtype>({"", "weight_dtype", N, 0, 0, "", "Weights dtype", 1, "",
                                 "Bytes per weight: bf16 2, fp8/int8 1, mxfp8 1.03125, fp4 (NVFP4) "
                                 "0.5625, mxfp4 0.53125, int4 0.515625 (block scales included); "

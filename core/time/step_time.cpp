@@ -529,15 +529,37 @@ struct Model {
 
 } // namespace
 
-LayerTimes layer_times(const Config &c, const Layout &l, bool moe) {
+LayerTimes layer_times(const Config &c, const Layout &l, bool moe, bool bf16) {
   const WorkloadSpec &w = c.workload;
   const Model md(c, l);
-  return md.layer(moe, layer_ops(c.model, moe, l, md.s, c.hardware, w.precision, w.causal_skip,
-                                 md.load, w.fp8_recipe));
+  return md.layer(moe,
+                  layer_ops(c.model, moe, l, md.s, c.hardware, bf16 ? Dtype::bf16 : w.precision,
+                            w.causal_skip, md.load, w.fp8_recipe));
 }
 
-StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
-                        const LayerTimes &dense, const LayerTimes &moe,
+LayerSet layer_set(const Config &c, const Layout &l) {
+  const bool moe = c.model.moe.has_value();
+  const Bf16Layers hp = bf16_layers(c.workload);
+  LayerSet t;
+  t.dense = layer_times(c, l, false);
+  if (moe)
+    t.moe = layer_times(c, l, true);
+  if (hp.first > 0 || hp.last > 0) {
+    t.dense_bf16 = layer_times(c, l, false, true);
+    if (moe)
+      t.moe_bf16 = layer_times(c, l, true, true);
+  }
+  return t;
+}
+
+double over_layers(const StageLayerCount &n, const LayerSet &t, double (*of)(const LayerTimes &)) {
+  return static_cast<double>(n.dense - n.dense_bf16) * of(t.dense) +
+         static_cast<double>(n.dense_bf16) * of(t.dense_bf16) +
+         static_cast<double>(n.moe - n.moe_bf16) * of(t.moe) +
+         static_cast<double>(n.moe_bf16) * of(t.moe_bf16);
+}
+
+StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l, const LayerSet &t,
                         const std::vector<StageLayerCount> &mix) {
   const HardwareSpec &hw = c.hardware;
   const WorkloadSpec &w = c.workload;
@@ -553,11 +575,10 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   double worst = -1;
   for (i64 j = 0; j < l.pp; ++j) {
     const StageLayerCount &n = mix[static_cast<std::size_t>(j)];
-    const double nd = static_cast<double>(n.dense), nm = static_cast<double>(n.moe);
-    double fwd = nd * (dense.f + dense.fwd) + nm * (moe.f + moe.fwd);
-    double bwd = nd * (dense.b + dense.r + dense.bwd) + nm * (moe.b + moe.r + moe.bwd);
-    double compute = nd * (dense.f + dense.b + dense.r) + nm * (moe.f + moe.b + moe.r);
-    const double recompute = nd * dense.r + nm * moe.r;
+    double fwd = over_layers(n, t, [](const LayerTimes &x) { return x.f + x.fwd; });
+    double bwd = over_layers(n, t, [](const LayerTimes &x) { return x.b + x.r + x.bwd; });
+    double compute = over_layers(n, t, [](const LayerTimes &x) { return x.f + x.b + x.r; });
+    const double recompute = over_layers(n, t, [](const LayerTimes &x) { return x.r; });
     if (j == l.pp - 1) {
       fwd += head_f;
       bwd += head_b;
@@ -590,9 +611,10 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
                  adam_bytes_per_param(w.fp32_grads) / achieved_hbm_bw(hw);
   // Per-layer and pipeline exposure, per micro-batch on the slowest stage, over the step.
   const StageLayerCount &n = mix[static_cast<std::size_t>(st.slowest_stage)];
-  const double nd = static_cast<double>(n.dense), nm = static_cast<double>(n.moe);
   // FP8/FP4: the stage's layer weights quantised once a step (Transformer Engine caches them
-  // across the micro-batches).
+  // across the micro-batches); BF16 layers have none.
+  const double nd = static_cast<double>(n.dense - n.dense_bf16),
+               nm = static_cast<double>(n.moe - n.moe_bf16);
   const QuantizeFormat qf = quantize_format(w.precision, w.fp8_recipe);
   if (qf.copies > 0) {
     const ModelSpec &m = c.model;
@@ -604,7 +626,8 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
         weight_quantize_time(hw, qf, params, matrices, w.fp8_params) * (1 + hw.compute_overhead);
     st.compute += wq;
   }
-  st.comm_exposed = dp_exposed + mb * (nd * (dense.fwd + dense.bwd) + nm * (moe.fwd + moe.bwd)) +
+  st.comm_exposed = dp_exposed +
+                    mb * over_layers(n, t, [](const LayerTimes &x) { return x.fwd + x.bwd; }) +
                     2 * mb * v * send;
   st.step = st.compute + st.comm_exposed + st.bubble + st.optimizer;
   return st;
@@ -614,29 +637,28 @@ StepTime training_step_time(const Config &c, const Layout &l) {
   const ModelSpec &m = c.model;
   const WorkloadSpec &w = c.workload;
   const Model md(c, l);
-  const std::vector<OpCost> dense_ops =
-      layer_ops(m, false, l, md.s, c.hardware, w.precision, w.causal_skip, md.load, w.fp8_recipe);
-  std::vector<OpCost> moe_ops;
-  if (m.moe)
-    moe_ops =
-        layer_ops(m, true, l, md.s, c.hardware, w.precision, w.causal_skip, md.load, w.fp8_recipe);
-  const LayerTimes dense = md.layer(false, dense_ops);
-  const LayerTimes moe = m.moe ? md.layer(true, moe_ops) : LayerTimes{};
-  const std::vector<StageLayerCount> mix = stage_layer_mix(m, l);
+  const LayerSet ts = layer_set(c, l);
+  const std::vector<StageLayerCount> mix = stage_layer_mix(m, l, bf16_layers(w));
   const ModelParams mp = model_params(m);
-  StepTime st = step_time_from(c, mp, l, dense, moe, mix);
-  st.ops = dense_ops;
+  StepTime st = step_time_from(c, mp, l, ts, mix);
+  // one dense layer's operators, in the workload's precision
+  st.ops =
+      layer_ops(m, false, l, md.s, c.hardware, w.precision, w.causal_skip, md.load, w.fp8_recipe);
 
   // The communication list of the slowest stage: the same collectives, recorded.
   CommAcc acc;
   const StageLayerCount &n = mix[static_cast<std::size_t>(st.slowest_stage)];
-  for (const bool is_moe : {false, true}) {
-    const double count = static_cast<double>(is_moe ? n.moe : n.dense);
-    if (count <= 0)
+  const std::pair<const LayerTimes *, i64> kinds[] = {{&ts.dense, n.dense - n.dense_bf16},
+                                                      {&ts.dense_bf16, n.dense_bf16},
+                                                      {&ts.moe, n.moe - n.moe_bf16},
+                                                      {&ts.moe_bf16, n.moe_bf16}};
+  for (std::size_t k = 0; k < 4; ++k) {
+    const auto &[t, layers] = kinds[k];
+    if (layers <= 0)
       continue;
-    const LayerTimes &t = is_moe ? moe : dense;
-    md.layer_comm(is_moe, t, count, &acc);
-    md.zero3(is_moe, t.f, count, &acc);
+    const bool is_moe = k >= 2;
+    md.layer_comm(is_moe, *t, static_cast<double>(layers), &acc);
+    md.zero3(is_moe, t->f, static_cast<double>(layers), &acc);
   }
   md.pp_send(&acc);
   md.dp_sync(stage_params(m, mp, l, st.slowest_stage, n), st.t_fwd, st.t_bwd, &acc);

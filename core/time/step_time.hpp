@@ -109,12 +109,21 @@ struct LayerTimes {
   double fwd = 0;       // exposed communication, forward (TP/SP, Ulysses, ring CP, EP, ZeRO-3)
   double bwd = 0;       // exposed communication, backward
 };
-LayerTimes layer_times(const Config &c, const Layout &l, bool moe);
+// bf16: the layer kept in BF16 under an FP8/FP4 precision (workload.bf16_first_layers).
+LayerTimes layer_times(const Config &c, const Layout &l, bool moe, bool bf16 = false);
+// Every layer type's times: dense and MoE, and the same kept in BF16 (computed only where the
+// configuration has such layers).
+struct LayerSet {
+  LayerTimes dense, moe, dense_bf16, moe_bf16;
+};
+LayerSet layer_set(const Config &c, const Layout &l);
+// A per-layer quantity summed over a stage's layers of each type.
+double over_layers(const StageLayerCount &n, const LayerSet &t, double (*of)(const LayerTimes &));
 
-// The step from its layer types and the stages' layer mix (stage_layer_mix): slowest stage,
-// bubble, DP sync, optimizer. Numbers only (no ops, no comm list).
-StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
-                        const LayerTimes &dense, const LayerTimes &moe,
+// The step from its layer types and the stages' layer mix (stage_layer_mix with the
+// workload's bf16_layers): slowest stage, bubble, DP sync, optimizer. Numbers only (no ops, no
+// comm list).
+StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l, const LayerSet &t,
                         const std::vector<StageLayerCount> &mix);
 
 // step_time_from with the explaining parts: one dense layer's operators and the slowest
