@@ -364,6 +364,10 @@ struct WorkloadSpec {
   // by moe_capacity_factor when that is set (> 0: tokens beyond it are dropped).
   double moe_imbalance = 1;
   double moe_capacity_factor = 0;
+  // The MoE dispatch's forward payload and the combine's backward gradient sent in FP8 under
+  // an FP8/FP4 precision (DeepSeek-V3 sec. 3.3.2; Megatron-LM --moe-dispatch-fwd-dtype /
+  // --moe-combine-bwd-dtype mxfp8); the combine forward and the dispatch backward stay bf16.
+  bool moe_fp8_dispatch = false;
   double train_tokens = 0; // the token budget of the run (0: not given): time and cost to train
   // The planners' hardware choices ("name" or "name@cluster"; empty: the config's own), and
   // the training planner's device counts (empty: the cluster's) and deadline (days, 0: none):

@@ -146,3 +146,36 @@ TEST_CASE("MoE dispatcher: the expert-TP gather and the MoE layer's SP pair by h
   // folded to expert tp 1 (EP 8 over tp x dp): nothing to gather
   CHECK(kind_bytes(estimate(io::parse_config(qwen3(8, 1))), "etp") == 0);
 }
+
+TEST_CASE("MoE FP8 dispatch: the forward dispatch and the combine's gradient in FP8",
+          "[moe][comm][precision]") {
+  // DeepSeek-V3 sec. 3.3.2: the dispatch in FP8 with 1x128 fp32 scales, the combine in bf16;
+  // of the four AllToAlls a layer runs a micro-batch, two carry 1 + 4/128 B an element, two 2 B
+  const auto ep_bytes = [](bool fp8) {
+    json j = qwen3(8, 1);
+    j["workload"]["precision"] = "fp8";
+    j["workload"]["fp8_recipe"] = "blockwise";
+    j["workload"]["moe_fp8_dispatch"] = fp8;
+    double b = 0;
+    for (const CommCost &cc : estimate(io::parse_config(j)).time.comm)
+      if (cc.kind == "ep")
+        b += cc.bytes_per_device;
+    return b;
+  };
+  CHECK(ep_bytes(true) / ep_bytes(false) == Approx((2 + (1 + 4.0 / 128)) / (2 * 2)));
+  // Megatron-LM ships it as MXFP8 on NCCL EP's flex dispatcher
+  json j = qwen3(8, 1);
+  j["workload"]["precision"] = "fp8";
+  j["workload"]["fp8_recipe"] = "blockwise";
+  j["workload"]["moe_fp8_dispatch"] = true;
+  const Config c = io::parse_config(j);
+  CHECK(io::launch_export(c, resolve_layout(c), "megatron")
+            .find("--moe-dispatch-fwd-dtype mxfp8 --moe-combine-bwd-dtype mxfp8") !=
+        std::string::npos);
+  // a bf16 run has no FP8 to send
+  json bad = qwen3(8, 1);
+  bad["workload"]["moe_fp8_dispatch"] = true;
+  CHECK(test::error_of([&] { io::parse_config(bad); }) ==
+        "workload.moe_fp8_dispatch: sends the dispatch in FP8 under an FP8 or FP4 precision, not "
+        "under bf16");
+}

@@ -212,8 +212,8 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
         CHECK((e.default_value >= e.info.lo && e.default_value <= e.info.hi));
     }
   }
-  // 16 model + 6 moe + 30 workload (fp8_params, fp8_recipe, ce_fusion, bf16_first_layers and
-  // bf16_last_layers among them) + 18 hardware
+  // 16 model + 6 moe + 31 workload (fp8_params, fp8_recipe, ce_fusion, bf16_first_layers,
+  // bf16_last_layers and moe_fp8_dispatch among them) + 18 hardware
   // (gemm_efficiency_fp4 and the four quantize/amax kernel fields among them) + 14 tx8 + 21 serve
   // (concurrency, think_time, requests_per_client, count_warmup, cuda_graph_max_batch,
   // overlap_schedule, mixed_prefill, join_at_completion among them) + 17 tx8-op
@@ -221,7 +221,7 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
   // (attention_dp, moe_tp and the three recompute modules among them) + 37 the parser reads itself
   // (12 model, 8 hardware with peak_flops.fp4, 8 cluster with nvlink_domain, 9 workload with
   // engine_options and precision_options: schema::parsed_fields)
-  CHECK(rows == 16 + 6 + 30 + 18 + 14 + 21 + 17 + 4 * 5 + 28 + 37);
+  CHECK(rows == 16 + 6 + 31 + 18 + 14 + 21 + 17 + 4 * 5 + 28 + 37);
   CHECK(modes_of.size() == rows - 2); // request_rate and batch twice
   CHECK(io::fields_json().size() == rows);
 }

@@ -869,6 +869,11 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
         throw ConfigError(r.path_of(key), "needs fp8_recipe tensorwise or blockwise: Megatron-LM "
                                           "refuses BF16 layers with delayed scaling");
     }
+    if (w.moe_fp8_dispatch && !is_scaled_float(w.precision))
+      throw ConfigError(r.path_of(schema::row_of(&WorkloadSpec::moe_fp8_dispatch).key),
+                        std::string("sends the dispatch in FP8 under an FP8 or FP4 precision, not "
+                                    "under ") +
+                            name_of(w.precision));
     if (w.moe_capacity_factor > 0 && w.moe_capacity_factor < 1)
       throw ConfigError(r.path_of("moe_capacity_factor"), "must be 0 (no dropping) or at least 1");
     parse_options(r, w, true);

@@ -179,6 +179,12 @@ std::string megatron(const Config &c, const Layout &l) {
         " --num-layers-at-end-in-bf16 " + std::to_string(hp.last));
   if (w.fp8_params)
     add("--fp8-param-gather");
+  // FP8 on the wire needs Megatron-LM's flex dispatcher on NCCL EP with TE's fused grouped MLP
+  // (TransformerConfig's checks)
+  if (c.model.moe && w.moe_fp8_dispatch)
+    add("--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend ncclep "
+        "--moe-grouped-gemm --use-transformer-engine-op-fuser --moe-dispatch-fwd-dtype mxfp8 "
+        "--moe-combine-bwd-dtype mxfp8");
   if (w.ce_fusion)
     add("--cross-entropy-loss-fusion");
   if (w.fp32_grads)

@@ -198,6 +198,16 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
            "Megatron's --moe-expert-capacity-factor: tokens beyond it are dropped, so it caps the "
            "imbalance (0: no dropping; else at least 1).",
            "moe", tr}),
+      shown_with(
+          flag(&W::moe_fp8_dispatch,
+               {"", "moe_fp8_dispatch", N, 0, 1, "", "FP8 dispatch", 1, "",
+                "The experts' dispatch (forward) and the combine's gradient (backward) sent in "
+                "FP8: 1 B an element and its scales (DeepSeek-V3 sec. 3.3.2: 1x128 fp32 scales "
+                "with the blockwise recipe; Megatron-LM --moe-dispatch-fwd-dtype mxfp8 "
+                "--moe-combine-bwd-dtype mxfp8 otherwise). The combine and the dispatch's "
+                "gradient stay bf16.",
+                "moe", tr}),
+          "precision=fp8|mxfp8|fp4|nvfp4|mxfp4"),
       integer(&W::batch, {"", "batch", N, 1, kMaxCount, "seq", "Batch", 1, "",
                           "Sequences decoded together (required).", "shape", in, true, "", 1}),
       integer(&W::prompt_len,

@@ -16,4 +16,11 @@ double moe_routing_bytes(double tok, double h, double routed, double experts, bo
   return router + permute + unpermute + sort;
 }
 
+double dispatch_wire_bytes(const WorkloadSpec &w) {
+  if (!w.moe_fp8_dispatch || !is_scaled_float(w.precision))
+    return 2;
+  const bool blockwise = w.precision == Dtype::fp8 && w.fp8_recipe == Fp8Recipe::blockwise;
+  return blockwise ? 1 + 4.0 / 128 : 1 + 1.0 / 32;
+}
+
 } // namespace rl

@@ -33,4 +33,10 @@ LossBytes cross_entropy_bytes(double logits, bool fused);
 // the same bytes the other way.
 double moe_routing_bytes(double tok, double h, double routed, double experts, bool chunk_sort);
 
+// Bytes per element of the dispatch's forward payload and the combine's backward gradient on
+// the wire: bf16's 2, or with workload.moe_fp8_dispatch 1 and a scale: an fp32 per 128 under
+// the blockwise recipe (DeepSeek-V3 sec. 3.3.2, DeepEP), else MXFP8's E8M0 per 32 (Megatron-LM
+// --moe-dispatch-fwd-dtype mxfp8). The combine and the dispatch's gradient stay bf16.
+double dispatch_wire_bytes(const WorkloadSpec &w);
+
 } // namespace rl

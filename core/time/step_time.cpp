@@ -355,14 +355,20 @@ struct Model {
     // Megatron's alltoall dispatcher, forward: AllToAll of the dispatched tokens over EP, then
     // an AllGather over the expert-TP group; the combine reduce-scatters, then AllToAll back.
     // The backward runs each the other way. Buffers are the busiest rank's (moe_load_factor).
-    CollectiveTime a2a, etp_ag, etp_rs;
-    if (moe && m.moe && l.ep > 1)
+    // Of each direction's two AllToAlls, one (the forward dispatch, the backward combine
+    // gradient) may go in FP8 (workload.moe_fp8_dispatch); the other stays bf16.
+    CollectiveTime a2a, a2a_low, etp_ag, etp_rs;
+    if (moe && m.moe && l.ep > 1) {
       a2a = collective_time(cl, Collective::alltoall, 2 * x.dispatched * h, g.ep);
+      a2a_low = collective_time(cl, Collective::alltoall,
+                                dispatch_wire_bytes(c.workload) * x.dispatched * h, g.ep);
+    }
     if (moe && m.moe && x.gathered_over > 1) {
       etp_ag = collective_time(cl, Collective::allgather, 2 * x.routed * h, g.etp);
       etp_rs = collective_time(cl, Collective::reduce_scatter, 2 * x.routed * h, g.etp);
     }
-    const double dispatch = 2 * a2a.time + etp_ag.time + etp_rs.time; // one pass, each way
+    const double dispatch =
+        a2a.time + a2a_low.time + etp_ag.time + etp_rs.time; // one pass, each way
     if (dispatch > 0) {
       // parallel.overlap_ep (DeepSeek-V3's DualPipe, Megatron-Core's EP overlap): a forward
       // chunk's dispatch/combine run under another micro-batch's backward (2 x its forward)
@@ -371,8 +377,10 @@ struct Model {
       const double be = l.overlap_ep ? std::max(0.0, dispatch - moe_f) : dispatch;
       const double share = fe + be > 0 ? (fe + be) / (2 * dispatch) : 0.0;
       if (acc) {
-        if (a2a.time > 0)
-          acc->add("ep", a2a, 4 * count, count * mb * share * 4 * a2a.time);
+        if (a2a.time > 0) {
+          acc->add("ep", a2a, 2 * count, count * mb * share * 2 * a2a.time);
+          acc->add("ep", a2a_low, 2 * count, count * mb * share * 2 * a2a_low.time);
+        }
         if (etp_ag.time > 0) {
           acc->add("etp", etp_ag, 2 * count, 0);
           acc->add("etp", etp_rs, 2 * count, count * mb * share * 2 * (etp_ag.time + etp_rs.time));
