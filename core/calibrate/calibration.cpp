@@ -102,10 +102,10 @@ std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs) {
         throw ConfigError("runs", r.name + ": a serving run is measured by ttft or tpot");
       const ServeResult s = simulate_serving(r.config);
       const EngineSpec &eng = r.config.workload.serve.engine;
-      ValidationRow row = row_of(
-          r, r.metric == Metric::ttft ? s.ttft.mean : s.tpot.mean,
-          std::max(r.config.hardware.time_uncertainty,
-                   r.metric == Metric::ttft ? eng.ttft_uncertainty : eng.tpot_uncertainty));
+      ValidationRow row =
+          row_of(r, r.metric == Metric::ttft ? s.ttft.mean : s.tpot.mean,
+                 std::max(r.config.hardware.time_uncertainty,
+                          r.metric == Metric::ttft ? eng.ttft_uncertainty : eng.tpot_uncertainty));
       out.push_back(row);
       continue;
     }

@@ -17,6 +17,8 @@ const char *name_of_component(ComponentKind k) {
     return "collective";
   case ComponentKind::hbm:
     return "hbm";
+  case ComponentKind::moe:
+    return "moe";
   }
   return "?";
 }
@@ -38,6 +40,10 @@ double bus_bandwidth_factor(Collective op, i64 n) {
     return 1;
   }
   return 1;
+}
+
+double moe_experts_flops(const ComponentPoint &p) {
+  return 6 * p.tokens * static_cast<double>(p.top_k * p.hidden * p.expert_ffn);
 }
 
 namespace {
@@ -85,6 +91,12 @@ ComponentRow predict_component(const ComponentPoint &p) {
   case ComponentKind::hbm:
     r.predicted = achieved_hbm_bw(p.hardware);
     r.unit = "GB/s";
+    break;
+  case ComponentKind::moe:
+    r.predicted =
+        moe_experts_flops(p) / moe_experts_time(p.hardware, p.precision, p.hidden, p.expert_ffn,
+                                                p.experts, p.top_k, p.tokens);
+    r.unit = "TFLOP/s";
     break;
   }
   r.error = r.predicted / r.measured - 1;

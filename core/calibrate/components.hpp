@@ -1,7 +1,8 @@
 // ridgeline calibrate: the step-time model's components against published microbenchmarks
 // (docs/calibration.md): one GEMM, one FlashAttention forward+backward, one collective's bus
-// bandwidth, a streaming HBM kernel. Each point is predicted by the same functions the step
-// time uses, with no end-to-end parameter (compute_overhead does not apply to a lone kernel).
+// bandwidth, a streaming HBM kernel, one MoE layer's routed experts. Each point is predicted by the
+// same functions the step time uses, with no end-to-end parameter (compute_overhead does not apply
+// to a lone kernel).
 #pragma once
 
 #include "core/comm/collective.hpp"
@@ -12,7 +13,7 @@
 
 namespace rl {
 
-enum class ComponentKind { gemm, attention, collective, hbm };
+enum class ComponentKind { gemm, attention, collective, hbm, moe };
 const char *name_of_component(ComponentKind k);
 
 struct ComponentPoint {
@@ -24,11 +25,15 @@ struct ComponentPoint {
   double m = 0, n = 0, k = 0;                         // gemm [m x k] x [k x n]
   double batch = 0, heads = 0, seq = 0, head_dim = 0; // attention
   bool causal = false;
-  Collective op = Collective::allreduce; // collective
+  i64 hidden = 0, expert_ffn = 0, experts = 0, top_k = 0; // moe: one layer's routed experts
+  double tokens = 0;                                      // moe: tokens into the layer
+  Collective op = Collective::allreduce;                  // collective
   i64 group = 0;
-  i64 nodes = 1;       // collective: the nodes its ranks spread over (group / nodes per node)
-  double bytes = 0;    // collective: nccl-tests' size S
-  double measured = 0; // TFLOP/s (FLOP/s), bus bandwidth or HBM bandwidth (B/s)
+  i64 nodes = 1;    // collective: the nodes its ranks spread over (group / nodes per node)
+  double bytes = 0; // collective: nccl-tests' size S
+  // TFLOP/s (FLOP/s; moe: the experts' 6 tokens top_k hidden expert_ffn), bus bandwidth or
+  // HBM bandwidth (B/s)
+  double measured = 0;
   bool fitted = false; // one of the points a parameter was fitted to
 };
 
@@ -46,6 +51,9 @@ double flash_attention_flops(double batch, double heads, double seq, double head
 // nccl-tests' bus bandwidth factor (doc/PERFORMANCE.md): AllReduce 2(n-1)/n, AllGather,
 // ReduceScatter and AlltoAll (n-1)/n, p2p 1.
 double bus_bandwidth_factor(Collective op, i64 n);
+
+// The FLOPs of an MoE layer's routed experts (gated: three h x f matrices a routed token).
+double moe_experts_flops(const ComponentPoint &p);
 
 ComponentRow predict_component(const ComponentPoint &p);
 std::vector<ComponentRow> check_components(const std::vector<ComponentPoint> &points);

@@ -119,7 +119,8 @@ constexpr std::pair<const char *, ComponentKind> kComponentKinds[] = {
     {"gemm", ComponentKind::gemm},
     {"attention", ComponentKind::attention},
     {"collective", ComponentKind::collective},
-    {"hbm", ComponentKind::hbm}};
+    {"hbm", ComponentKind::hbm},
+    {"moe", ComponentKind::moe}};
 constexpr std::pair<const char *, Dtype> kGemmDtypes[] = {
     {"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"fp8", Dtype::fp8}};
 
@@ -156,7 +157,7 @@ std::vector<ComponentPoint> parse_components(const json &j0) {
     p.source = r.opt_str("source").value_or("");
     const auto kind = r.opt_enum("kind", kComponentKinds);
     if (!kind)
-      throw ConfigError(r.path_of("kind"), "is required (gemm, attention, collective, hbm)");
+      throw ConfigError(r.path_of("kind"), "is required (gemm, attention, collective, hbm, moe)");
     p.kind = *kind;
     p.fitted = r.opt_bool("fitted").value_or(false);
     p.measured = r.req_num("measured", 1e-6, 1e30);
@@ -188,6 +189,12 @@ std::vector<ComponentPoint> parse_components(const json &j0) {
         p.seq = static_cast<double>(r.req_int("seq", 1, static_cast<i64>(kMaxMeasuredDim)));
         p.head_dim = static_cast<double>(r.req_int("head_dim", 1, 4096));
         p.causal = r.opt_bool("causal").value_or(false);
+      } else if (p.kind == ComponentKind::moe) {
+        p.hidden = r.req_int("hidden", 128, static_cast<i64>(kMaxMeasuredDim));
+        p.expert_ffn = r.req_int("expert_ffn", 1, static_cast<i64>(kMaxMeasuredDim));
+        p.experts = r.req_int("experts", 1, 4096);
+        p.top_k = r.req_int("top_k", 1, p.experts);
+        p.tokens = static_cast<double>(r.req_int("tokens", 1, static_cast<i64>(kMaxMeasuredDim)));
       }
     }
     r.finish();

@@ -72,6 +72,9 @@ namespace {
 // MLA's up-projections: what recompute_mla_up reruns.
 constexpr const char *kQUp = "q_up";
 constexpr const char *kKvUp = "kv_up";
+// An MoE layer's routed experts and their routing: what moe_experts_time sums.
+constexpr const char *kExpertsUp = "experts up", *kExpertsDown = "experts down",
+                     *kRouting = "routing";
 
 // Transformer Engine FP8/FP4: only the linear layers' GEMMs run in FP8 or FP4; attention, the
 // router and the output layer (outside Megatron's FP8/FP4 autocast) stay bf16.
@@ -170,14 +173,14 @@ std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, dou
     // the router's scores and the tokens' permutation into expert order and back, on the SP
     // shard; the backward moves the same bytes
     ops.push_back(
-        memory_op("routing",
+        memory_op(kRouting,
                   moe_routing_bytes(tok / rep, h, x.dispatched, static_cast<double>(e.experts),
                                     l.ep > 1 && local > 1),
                   bw));
     ops.back().kind = OpKind::memory;
     ops.back().bwd = ops.back().time;
-    gemm("experts up", OpKind::column, routed / local, h, gate * fe, local);
-    gemm("experts down", OpKind::row, routed / local, fe, h, local);
+    gemm(kExpertsUp, OpKind::column, routed / local, h, gate * fe, local);
+    gemm(kExpertsDown, OpKind::row, routed / local, fe, h, local);
     if (e.shared_experts > 0) { // split like the attention, by tp
       const double fs =
           static_cast<double>(e.expert_ffn) / t * static_cast<double>(e.shared_experts);
@@ -214,17 +217,39 @@ double elementwise_bytes(const ModelSpec &m, bool moe, double tok, i64 tp, doubl
   // 2 norms read+write 2 x 2sbh, 2 residual adds read 2 write 1 (2 x 3 x 2sbh), split by SP;
   // the activation function reads gate(+up) and writes one f-wide tensor; rotary reads and
   // writes Q and K; dropout masks (when on) three h-wide tensors.
-  const double t = static_cast<double>(tp), h = static_cast<double>(m.hidden);
+  const double h = static_cast<double>(m.hidden);
   const double a_l = static_cast<double>(heads_per_rank(m, tp));
   const double kv_l = static_cast<double>(kv_heads_per_rank(m, tp));
   const double dqk = m.mla ? static_cast<double>(m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim)
                            : static_cast<double>(m.head_dim);
+  return (2 * 4 + 2 * 6) * tok * h / sp_split + activation_function_bytes(m, moe, tok, tp) +
+         2 * 2 * tok * dqk * (a_l + kv_l) + (m.dropout ? 2 * 3 * tok * h / sp_split : 0.0);
+}
+
+double activation_function_bytes(const ModelSpec &m, bool moe, double tok, i64 tp) {
   const double gate = m.gated_mlp ? 2.0 : 1.0;
   const double ffn_w = moe && m.moe ? static_cast<double>(m.moe->expert_ffn) *
                                           static_cast<double>(m.moe->top_k + m.moe->shared_experts)
                                     : static_cast<double>(m.ffn);
-  return (2 * 4 + 2 * 6) * tok * h / sp_split + 2 * (gate + 1) * tok * ffn_w / t +
-         2 * 2 * tok * dqk * (a_l + kv_l) + (m.dropout ? 2 * 3 * tok * h / sp_split : 0.0);
+  return 2 * (gate + 1) * tok * ffn_w / static_cast<double>(tp);
+}
+
+double moe_experts_time(const HardwareSpec &hw, Dtype precision, i64 hidden, i64 expert_ffn,
+                        i64 experts, i64 top_k, double tokens) {
+  ModelSpec m;
+  m.layers = 1;
+  m.hidden = hidden;
+  m.heads = std::max<i64>(1, hidden / 128);
+  m.kv_heads = m.heads;
+  m.head_dim = hidden / m.heads;
+  m.ffn = expert_ffn;
+  m.moe = MoeSpec{experts, top_k, expert_ffn};
+  const Layout l; // tp 1, ep 1, one sequence
+  double t = 0;
+  for (const OpCost &o : layer_ops(m, true, l, tokens, hw, precision, true, 1, std::nullopt))
+    if (o.name == kExpertsUp || o.name == kExpertsDown || o.name == kRouting)
+      t += o.time;
+  return t + activation_function_bytes(m, true, tokens, 1) / achieved_hbm_bw(hw);
 }
 
 namespace {

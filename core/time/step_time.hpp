@@ -60,6 +60,16 @@ double moe_load_factor(const WorkloadSpec &w);
 // residual adds, activation function, rotary, dropout; bf16), the h-wide part split by
 // `sp_split` (Megatron-SP: tp; else 1). Shared by training and serving.
 double elementwise_bytes(const ModelSpec &m, bool moe, double tok, i64 tp, double sp_split);
+// Of which the MLP's (or the experts') activation function: it reads the gate (and up) output
+// and writes one f-wide tensor, bf16, per token and TP rank.
+double activation_function_bytes(const ModelSpec &m, bool moe, double tok, i64 tp);
+
+// One MoE layer's routed experts on one device (tp 1, ep 1) for `tokens` tokens: the
+// operators layer_ops times for them (the grouped up and down GEMMs, the routing kernels) and
+// the activation function's bytes; no compute_overhead. What `ridgeline validate` checks
+// against measured MoE layers (docs/calibration.md "MoE experts").
+double moe_experts_time(const HardwareSpec &hw, Dtype precision, i64 hidden, i64 expert_ffn,
+                        i64 experts, i64 top_k, double tokens);
 
 // Communication of one kind over a whole step, per device.
 struct CommCost {
