@@ -605,8 +605,8 @@ const std::vector<OptField<ParallelSpec>> &parallel_fields() {
       opt<&P::vpp>(
           {"", "vpp", N, 1, kMaxLayers, "", "vpp", 1, "",
            "Model chunks per device for the interleaved 1F1B schedule (Narayanan et al. "
-           "2021); Megatron-LM --num-layers-per-virtual-pipeline-stage. It cuts the bubble to "
-           "(p-1)/(v m).",
+           "2021), exported as Megatron-LM --num-layers-per-virtual-pipeline-stage L / (p v). "
+           "It cuts the bubble to (p-1)/(v m).",
            "", tr}),
       opt<&P::cp>({"", "cp", N, 1, kMaxCount, "", "cp", 1, "",
                    "Context-parallel degree: every sequence split over c devices.", "", gpu}),
