@@ -364,10 +364,14 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
                 for (const bool inside : {false, true}) {
                   if (inside && (fixed.order || pp == 1 || dp == 1))
                     continue;
-                  // MoE training: the experts split like the attention (0), or folded to
-                  // expert tp 1 over the stage's ranks (Megatron's MoE parallel folding)
-                  for (const i64 mt :
-                       fold &&tp > 1 ? std::vector<i64>{0, 1} : std::vector<i64>{0}) {
+                  // MoE training: the experts split like the attention (0), or folded to an
+                  // expert tp below tp, each divisor of it, over the stage's ranks
+                  // (Megatron's MoE parallel folding)
+                  std::vector<i64> mts{0};
+                  for (i64 d = 1; fold && d < tp; ++d)
+                    if (tp % d == 0)
+                      mts.push_back(d);
+                  for (const i64 mt : mts) {
                     Group g{tp,    cp,   kind,   u,      ep, mt,   pp,
                             first, last, uneven, inside, dp, vpps, mbs};
                     r.space += static_cast<i64>(vpps.size() * mbs.size()) * inner;
