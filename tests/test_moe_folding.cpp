@@ -119,6 +119,28 @@ TEST_CASE("MoE folding: the planner's best with moe_tp free is the better of fol
   CHECK(ep16);
 }
 
+TEST_CASE("MoE folding: the planner tries every expert tp that divides tp", "[moe][planner]") {
+  // tp 4 pinned, ep and moe_tp free: the joint best equals the fastest of the searches with
+  // moe_tp pinned to 4 (split like the attention), 2 and 1 (folded)
+  json j = qwen3(4, 4);
+  j["parallel"]["tp"] = 4;
+  j["parallel"].erase("ep");
+  j["parallel"].erase("moe_tp");
+  const PlanResult joint = plan(io::parse_config(j));
+  REQUIRE_FALSE(joint.plans.empty());
+  double best = 1e30;
+  for (const i64 mt : {4, 2, 1}) {
+    j["parallel"]["moe_tp"] = mt;
+    const PlanResult r = plan(io::parse_config(j));
+    REQUIRE_FALSE(r.plans.empty());
+    best = std::min(best, r.plans[0].estimate.time.step);
+  }
+  CHECK(joint.plans[0].estimate.time.step == best);
+  CHECK(std::any_of(joint.plans.begin(), joint.plans.end(), [](const Plan &p) {
+    return p.estimate.layout.moe_tp == 2; // an intermediate expert tp is among the kept plans
+  }));
+}
+
 TEST_CASE("MoE dispatcher: the expert-TP gather and the MoE layer's SP pair by hand",
           "[moe][time][comm]") {
   // Megatron-LM token_dispatcher.py (alltoall): after the dispatch AllToAll the tokens are
