@@ -1,11 +1,13 @@
 // Activation memory: Korthikanti et al. 2022 worked values, closed forms, pipeline in-flight.
 #include "helpers.hpp"
 
+#include "core/estimate/estimate.hpp"
 #include "core/memory/activations.hpp"
 
 #include <random>
 
 using namespace rl;
+using nlohmann::json;
 using rl::test::gpt;
 
 namespace {
@@ -176,4 +178,30 @@ TEST_CASE("activations: an FP8 or FP4 recipe keeps the linear layers' inputs qua
   // Full recompute keeps the layer input in bf16 whatever the recipe: 2sbh/t
   CHECK(layer_activations_kept(layer_activations(m, false, 1, 8192, fp8), Recompute::full, m, 1,
                                8192, fp8) == 2.0 * 8192 * 8192 / 4);
+}
+
+TEST_CASE("A stage's activations are Megatron-LM's own accounting for GPT layers",
+          "[memory][megatron]") {
+  // megatron/training/theoretical_memory_usage.py: the first stage keeps L layers' worth (pp
+  // micro-batches in flight x L / pp layers), sbh (18 + 4 f / h) / t each with SP and
+  // selective recompute (compute_activation_memory), sbh (10 + 24 / t) without SP
+  // (compute_activation_memory_without_sp), times 1 + (p - 1) / (p v) when interleaved.
+  // GPT-3 175B (f = 4h, dropout on), s 2048, b 1, TP 8, PP 8, 512 H100, without FlashAttention
+  // (whose softmax statistics Megatron's formula does not count).
+  const auto layers_bytes = [](bool sp, i64 vpp) {
+    json j = json::parse(R"({"model": "gpt3-175b", "hardware": "h100-sxm",
+      "cluster": {"base": "dgx-h100-1024", "devices": 512},
+      "workload": {"mode": "train", "global_batch": 512, "seq_len": 2048},
+      "parallel": {"tp": 8, "pp": 8, "microbatch": 1, "zero": 1, "recompute": "selective",
+        "flash_attention": false}})");
+    j["parallel"]["sp"] = sp;
+    if (vpp > 1)
+      j["parallel"]["vpp"] = vpp;
+    return estimate(io::parse_config(j)).stages[0].activations.layers;
+  };
+  const double sbh = 2048.0 * 12288, L = 96, p = 8, t = 8;
+  CHECK(layers_bytes(true, 1) == Approx(sbh * (18 + 4 * 4) / t * L));
+  CHECK(layers_bytes(true, 2) == Approx(sbh * 34 / t * L * (1 + (p - 1) / (p * 2))));
+  CHECK(layers_bytes(true, 4) == Approx(sbh * 34 / t * L * (1 + (p - 1) / (p * 4))));
+  CHECK(layers_bytes(false, 1) == Approx(sbh * (10 + 24 / t) * L));
 }
