@@ -412,6 +412,33 @@ TEST_CASE("closed loop: clients with fixed lengths are not in lockstep", "[serve
 }
 
 #ifndef __EMSCRIPTEN__ // (the WASM suite has no file system)
+TEST_CASE("calibrate: dgx-b200's NVLink efficiency is what calibrate fits to measured NCCL",
+          "[calibrate][comm]") {
+  std::ifstream f(std::string(RIDGELINE_SOURCE_DIR) + "/docs/data/aic/nccl_b200_sxm.json",
+                  std::ios::binary);
+  REQUIRE(f.good());
+  std::ostringstream text;
+  text << f.rdbuf();
+  // presets/clusters/dgx-b200.json: ridgeline calibrate docs/data/aic/nccl_b200_sxm.json
+  // --base b200@dgx-b200 --fix cluster.intra_node.latency (AIConfigurator's NCCL 2.29.2 on 8
+  // B200, the 16 points from 64 MiB fitted; docs/calibration.md)
+  CalibrateOptions opt;
+  opt.fixed = {"cluster.intra_node.latency"};
+  const CalibrationResult r =
+      io::calibrate_files(json("b200@dgx-b200"), {{"nccl_b200_sxm.json", text.str()}}, opt);
+  const FittedParameter &e = param(r, "cluster.intra_node.efficiency");
+  const ClusterSpec cl = io::parse_cluster(json("dgx-b200"), "cluster");
+  CHECK(e.value == Approx(cl.intra_node.efficiency).margin(1e-4));
+  CHECK(e.count == 16);
+  CHECK(e.rms_error == Approx(0.078).margin(0.002));
+  CHECK(e.max_abs_error == Approx(0.155).margin(0.002));
+  // a chip no shipped scenario runs on is calibrated on the cluster named (these B200 points
+  // ran on another cluster, so nothing is informed: said as such)
+  CHECK(test::error_of([&] {
+          io::calibrate_files(json("gb200@gb200-nvl72"), {{"nccl_b200_sxm.json", text.str()}});
+        }).rfind("files: the rows read inform no parameter", 0) == 0);
+}
+
 TEST_CASE("calibrate: the shipped engine presets are what calibrate fits to their runs",
           "[calibrate][serve]") {
   const auto text = [](const std::string &rel) {

@@ -35,14 +35,24 @@ json base_config(const json &base) {
       throw ConfigError("base", "\"" + cl + "\" is not a cluster preset");
     // Only hardware and cluster matter to the components; a small training workload keeps
     // the configuration complete.
+    // A scenario on that hardware, else the first training scenario moved onto it: a chip
+    // no scenario runs on (gb200) is still calibrated on the cluster named.
+    json fallback;
     for (const std::string &name : preset_names("scenario")) {
       json sc = expand_scenario(json(name));
-      if (sc.value("hardware", json()) == json(hw)) {
-        sc["cluster"] = cl;
-        sc.erase("parallel");
+      const bool on_hw = sc.value("hardware", json()) == json(hw);
+      const bool train = sc.value("workload", json::object()).value("mode", "train") == "train";
+      if (!on_hw && !(train && fallback.is_null()))
+        continue;
+      sc["hardware"] = hw;
+      sc["cluster"] = cl;
+      sc.erase("parallel");
+      if (on_hw)
         return sc;
-      }
+      fallback = sc;
     }
+    if (!fallback.is_null())
+      return fallback;
   }
   for (const std::string &name : preset_names("scenario")) {
     const json sc = expand_scenario(json(name));
