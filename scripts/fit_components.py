@@ -33,6 +33,17 @@ fitted by least squares on log t over the tensors outside the L2 cache's reach: 
 (where the fixed time shows) and from 256 MB (where the bandwidth does); the tensors between,
 which a 50-126 MB L2 partly holds, are printed, not fitted.
 Input columns: gpu,engine,version,op,m,k,latency_s.
+
+  python3 scripts/fit_components.py gemm_ratio docs/data/aic/gemm_large.csv
+
+gemm_ratio: a chip's FP8 and FP4 GEMM efficiency relative to its bf16 one at large shapes
+(M, N, K each 4096-16384, compute-bound), from one engine's measured GEMMs of each dtype,
+    ratio(dtype) = median over shapes of (t_bf16 / t_dtype) x (peak_bf16 / peak_dtype)
+so that gemm_efficiency_<dtype> = gemm_efficiency x ratio keeps the chip's bf16 basis (its
+MAMF / cuBLAS fit) and takes only the relative rate from the table, corrected by the
+table's bias on H100 (its fitted fp8/bf16 over the table's ratio: the FP8 rows carry their
+activation quantisation). Input columns: gpu,engine,version,dtype,m,n,k,latency_s; peaks and
+the H100 fit from presets/hardware/.
 No dependencies beyond the standard library.
 """
 import csv
@@ -169,8 +180,49 @@ def quantize(path):
                   f"max {100 * ab[-1]:.1f}%")
 
 
+def preset(gpu):
+    import json
+    import os
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    with open(os.path.join(root, "presets", "hardware", gpu + ".json")) as f:
+        return json.load(f)
+
+
+def gemm_ratio(path):
+    times = {}
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            times.setdefault(r["gpu"], {}).setdefault(
+                (int(r["m"]), int(r["n"]), int(r["k"])), {})[r["dtype"]] = float(r["latency_s"])
+    medians = {}
+    for gpu, shapes in sorted(times.items()):
+        peak = preset(gpu)["peak_flops"]
+        for dtype in ("fp8", "fp4"):
+            ratios = [v["bf16"] / v[dtype] * peak["bf16"] / peak[dtype]
+                      for v in shapes.values() if "bf16" in v and dtype in v]
+            if not ratios:
+                continue
+            ratios.sort()
+            medians[(gpu, dtype)] = statistics.median(ratios)
+            print(f"{gpu} {dtype}/bf16 efficiency ratio: median {medians[(gpu, dtype)]:.3f} "
+                  f"over {len(ratios)} shapes (min {ratios[0]:.3f}, max {ratios[-1]:.3f})")
+    # H100, where the FP8 efficiency is fitted to cuBLAS sweeps, gives the table's bias (its
+    # FP8 rows carry their activation quantisation and the engine's kernel choice)
+    h = preset("h100-sxm")
+    fitted = h["gemm_efficiency_fp8"] / h["gemm_efficiency"]
+    bias = fitted / medians[("h100-sxm", "fp8")]
+    print(f"h100-sxm: fitted fp8/bf16 {fitted:.3f} over the table's {medians[('h100-sxm', 'fp8')]:.3f}:"
+          f" the table reads x {bias:.3f}")
+    for (gpu, dtype), r in sorted(medians.items()):
+        if gpu == "h100-sxm":
+            continue
+        eff = preset(gpu)["gemm_efficiency"]
+        print(f"{gpu}: gemm_efficiency_{dtype} = {eff} x {r:.3f} x {bias:.3f} = "
+              f"{eff * r * bias:.3f}")
+
+
 if __name__ == "__main__":
-    modes = {"allreduce": allreduce, "gemm": gemm, "quantize": quantize}
+    modes = {"allreduce": allreduce, "gemm": gemm, "quantize": quantize, "gemm_ratio": gemm_ratio}
     if len(sys.argv) != 3 or sys.argv[1] not in modes:
         sys.exit(__doc__)
     modes[sys.argv[1]](sys.argv[2])

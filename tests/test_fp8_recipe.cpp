@@ -257,3 +257,40 @@ TEST_CASE("BF16 first and last layers under FP8: which layers, their time, memor
   CHECK(test::error_of([&] { resolve_layout(io::parse_config(bad)); }) ==
         "workload.bf16_last_layers: 21 exceeds layers / pp = 20 (Megatron-LM's bound)");
 }
+
+#ifndef __EMSCRIPTEN__ // (the WASM suite has no file system)
+TEST_CASE("B200's FP8 and FP4 GEMM efficiencies are the measured rates relative to bf16",
+          "[precision][calibrate]") {
+  // docs/data/aic/gemm_large.csv (AIConfigurator's TensorRT-LLM 1.2.0rc5 GEMMs, M, N, K
+  // 4096-16384): the median over shapes of (t_bf16 / t_dtype) x (peak_bf16 / peak_dtype), and
+  // the table's bias on H100 (its fitted fp8/bf16 over the table's), as
+  // scripts/fit_components.py gemm_ratio computes them (docs/calibration.md)
+  std::map<std::string, std::map<std::string, std::map<std::string, double>>> t; // gpu shape dtype
+  // gpu,engine,version,dtype,m,n,k,latency_s
+  for (const std::vector<std::string> &row : test::csv_rows("docs/data/aic/gemm_large.csv")) {
+    REQUIRE(row.size() == 8);
+    t[row[0]][row[4] + "x" + row[5] + "x" + row[6]][row[3]] = std::stod(row[7]);
+  }
+  const auto median_ratio = [&](const std::string &gpu, const char *dtype, Dtype d) {
+    const HardwareSpec hw = io::parse_hardware(json(gpu), "hardware");
+    std::vector<double> r;
+    for (const auto &[shape, v] : t[gpu])
+      if (v.count("bf16") && v.count(dtype))
+        r.push_back(v.at("bf16") / v.at(dtype) * hw.peak.bf16 / peak_flops(hw, d));
+    std::sort(r.begin(), r.end());
+    REQUIRE(r.size() == 27);
+    return r[r.size() / 2];
+  };
+  const double h100 = median_ratio("h100-sxm", "fp8", Dtype::fp8);
+  const double b8 = median_ratio("b200", "fp8", Dtype::fp8);
+  const double b4 = median_ratio("b200", "fp4", Dtype::nvfp4);
+  CHECK(h100 == Approx(0.738).margin(0.001));
+  CHECK(b8 == Approx(0.691).margin(0.001));
+  CHECK(b4 == Approx(0.566).margin(0.001));
+  const HardwareSpec h = io::parse_hardware(json("h100-sxm"), "hardware");
+  const HardwareSpec b = io::parse_hardware(json("b200"), "hardware");
+  const double bias = h.gemm_efficiency_fp8 / h.gemm_efficiency / h100;
+  CHECK(b.gemm_efficiency_fp8 == Approx(b.gemm_efficiency * b8 * bias).margin(0.001));
+  CHECK(b.gemm_efficiency_fp4 == Approx(b.gemm_efficiency * b4 * bias).margin(0.001));
+}
+#endif
