@@ -66,7 +66,7 @@ TEST_CASE("GPT activation closed forms hold term by term for random shapes", "[m
   }
 }
 
-TEST_CASE("GQA shrinks K and V; TP beyond kv_heads replicates one KV head", "[memory]") {
+TEST_CASE("GQA shrinks K and V, TP beyond kv_heads replicates one KV head", "[memory]") {
   const ModelSpec m = test::model("llama3-70b"); // a 64, k 8, d 128, f 28672, gated
   const double s = 8192, b = 1;
   const LayerActivations x = layer_activations(m, false, b, s, {1, false, 1, true});
@@ -80,7 +80,7 @@ TEST_CASE("GQA shrinks K and V; TP beyond kv_heads replicates one KV head", "[me
   REQUIRE(y.v == 2 * s * b * 128 * 1);
 }
 
-TEST_CASE("Pipeline in-flight activations (Korthikanti et al. 2022; Narayanan et al. 2021)",
+TEST_CASE("Pipeline in-flight activations (Korthikanti et al. 2022, Narayanan et al. 2021)",
           "[memory][pipeline]") {
   const ModelSpec m = gpt(48, 1024, 16, 1000);
   const double s = 1024;

@@ -248,7 +248,7 @@ TEST_CASE("closed loop: Little's law holds with L = C, and one client is TTFT + 
   CHECK(t.mean_in_system == Approx(8 * t.e2e.mean / (t.e2e.mean + 1.0)).epsilon(0.03));
 }
 
-TEST_CASE("closed loop: concurrency and request_rate are exclusive; both print and parse",
+TEST_CASE("closed loop: concurrency and request_rate are exclusive, both print and parse",
           "[serve][config]") {
   CHECK(test::error_of([] {
           serve_config(R"({"mode": "serve", "concurrency": 8, "request_rate": 2,

@@ -8,7 +8,7 @@
 
 using namespace rl;
 
-TEST_CASE("Collective volumes per device (docs/formulas.md, Shoeybi et al. 2019; Korthikanti et "
+TEST_CASE("Collective volumes per device (docs/formulas.md, Shoeybi et al. 2019, Korthikanti et "
           "al. 2022)",
           "[comm]") {
   // ring AllReduce 2M(N-1)/N per device, 2M(N-1) in total

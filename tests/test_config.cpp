@@ -161,7 +161,7 @@ TEST_CASE("Hugging Face config.json maps onto the model", "[config][hf]") {
   }
 }
 
-TEST_CASE("model.hf_id: a Hugging Face repository id, checked; the importer names the model",
+TEST_CASE("model.hf_id: a Hugging Face repository id, checked, the importer names the model",
           "[config][hf]") {
   CHECK(test::model("llama3.1-70b").hf_id == "meta-llama/Llama-3.1-70B");
   CHECK(test::model("gpt3-175b").hf_id.empty()); // GPT-3 has no public checkpoint

@@ -74,7 +74,7 @@ TEST_CASE(
   CHECK(e.memory.max_batch == static_cast<i64>(room / per_seq));
 }
 
-TEST_CASE("JSON output carries the documented keys; errors are values", "[estimate][json]") {
+TEST_CASE("JSON output carries the documented keys, errors are values", "[estimate][json]") {
   const json j = json::parse(api::estimate("\"llama3-70b-h100-1024\""));
   for (const char *k : {"total", "active"})
     CHECK(j["params"].contains(k));

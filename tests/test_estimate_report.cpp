@@ -150,7 +150,7 @@ TEST_CASE("units: a time keeps three decimals in seconds, two in a smaller unit,
 }
 
 // Issue 25 item 9: MFU "+5.2%" in Compare was a relative change read as points.
-TEST_CASE("compare: percentages change in points, quantities relatively; one table for both "
+TEST_CASE("compare: percentages change in points, quantities relatively, one table for both "
           "front ends",
           "[report][compare]") {
   CompareRow mfu{"throughput", "MFU", 0.30, 0.352, Unit::percent, Better::higher, true, true};

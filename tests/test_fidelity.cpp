@@ -73,7 +73,7 @@ TEST_CASE("ZeRO-2 reduce-scatters every micro-batch's gradients, ZeRO-1 once", "
         Approx(gather + rs * static_cast<double>(z2.layout.num_micro)).epsilon(1e-9));
 }
 
-TEST_CASE("bf16 gradients accumulate in fp32 (Megatron); fp16 ones stay 2 bytes",
+TEST_CASE("bf16 gradients accumulate in fp32 (Megatron), fp16 ones stay 2 bytes",
           "[time][fidelity]") {
   // Megatron-LM arguments.py: bf16 forces accumulate_allreduce_grads_in_fp32
   const Config bf = test::config(R"({"model": "llama3-70b", "hardware": "h100-sxm",
@@ -92,7 +92,7 @@ TEST_CASE("bf16 gradients accumulate in fp32 (Megatron); fp16 ones stay 2 bytes"
   CHECK(a.memory.gradients == Approx(2 * a.memory.weights));
 }
 
-TEST_CASE("Causal attention with FlashAttention skips the masked half; MFU both ways",
+TEST_CASE("Causal attention with FlashAttention skips the masked half, MFU both ways",
           "[time][fidelity]") {
   const Estimate skip = est(R"({"tp": 8, "pp": 4})");
   const Estimate full = estimate(
@@ -138,7 +138,7 @@ TEST_CASE("Megatron overlaps backward TP collectives with the weight-gradient GE
   CHECK(comm(te, "tp")->exposed == 0);
 }
 
-TEST_CASE("MoE: EP overlap hides the AllToAll behind compute; imbalance slows the busiest rank",
+TEST_CASE("MoE: EP overlap hides the AllToAll behind compute, imbalance slows the busiest rank",
           "[time][fidelity]") {
   const char *ds = R"({"model": "mixtral-8x7b", "hardware": "h100-sxm",
     "cluster": {"base": "dgx-h100", "devices": 64},

@@ -53,7 +53,7 @@ TEST_CASE("Attention vs matmul FLOPs ratio T/(8D) for F=4D, N=K (How to Scale Yo
   }
 }
 
-TEST_CASE("Causal skip halves the score GEMMs; recompute adds forward FLOPs", "[flops]") {
+TEST_CASE("Causal skip halves the score GEMMs, recompute adds forward FLOPs", "[flops]") {
   const ModelSpec m = test::model("llama2-13b");
   const ModelFlops full = model_forward_flops(m, 2, 4096, false);
   const ModelFlops causal = model_forward_flops(m, 2, 4096, true);

@@ -99,7 +99,7 @@ TEST_CASE("fp8 recipes: one GPT-3 175B layer's casts by hand (TP 4, SP, 4096 tok
         Approx(2 * (1 + 4.0 / 128) * (sp_h + sp_h + ffn) + (2 + 2 * (1 + 4.0 / 128)) * attn_out));
 }
 
-TEST_CASE("fp8 recipes: the casts lengthen the step; bf16 has none", "[precision][fp8][time]") {
+TEST_CASE("fp8 recipes: the casts lengthen the step, bf16 has none", "[precision][fp8][time]") {
   const Estimate d = estimate(io::parse_config(gpt3_fp8("delayed")));
   const Estimate t = estimate(io::parse_config(gpt3_fp8("tensorwise")));
   CHECK(t.time.step > d.time.step);

@@ -37,7 +37,7 @@ TEST_CASE("GPT-3 175B parameters (independent count: 175,219,826,688 untied, + f
   REQUIRE(p.pos_embedding == 2048 * 12288);
 }
 
-TEST_CASE("LLaMA-3 70B parameters (independent count: 70,553,706,496; How to Scale Your Model ch. "
+TEST_CASE("LLaMA-3 70B parameters (independent count: 70,553,706,496, How to Scale Your Model ch. "
           "6 rounds to 70.4e9)",
           "[params]") {
   const ModelParams p = model_params(test::model("llama3-70b"));
@@ -48,7 +48,7 @@ TEST_CASE("LLaMA-3 70B parameters (independent count: 70,553,706,496; How to Sca
   CHECK(80 * p.dense_layer.attention == 12'079'595'520);
 }
 
-TEST_CASE("LLaMA-2 13B parameters (independent count: 13,015,864,320; How to Scale Your Model ch. "
+TEST_CASE("LLaMA-2 13B parameters (independent count: 13,015,864,320, How to Scale Your Model ch. "
           "7: 13e9)",
           "[params]") {
   REQUIRE(model_params(test::model("llama2-13b")).total() == 13'015'864'320);

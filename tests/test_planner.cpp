@@ -88,7 +88,7 @@ TEST_CASE("The search finds brute force's best over the whole space (small clust
   CHECK(r.plans[0].objective == Approx(best).epsilon(1e-12));
 }
 
-TEST_CASE("Fixed knobs stay fixed; nothing fits gives reasons", "[planner]") {
+TEST_CASE("Fixed knobs stay fixed, nothing fits gives reasons", "[planner]") {
   Config c = small();
   c.parallel.tp = 2;
   c.parallel.recompute = Recompute::full;

@@ -52,7 +52,7 @@ TEST_CASE("FP4 and MX formats: bytes per element with their block scales", "[pre
   CHECK(gemm_operand_bytes(Dtype::bf16) == 2.0);
 }
 
-TEST_CASE("fp4 names NVFP4 (SPEC.md); nvfp4 is read as the same, written as fp4", "[precision]") {
+TEST_CASE("fp4 names NVFP4 (SPEC.md), nvfp4 is read as the same, written as fp4", "[precision]") {
   const auto &dtypes = schema::choices<Dtype>();
   CHECK(schema::value_in(dtypes, "fp4") == static_cast<int>(Dtype::nvfp4));
   CHECK(schema::value_in(dtypes, "nvfp4") == static_cast<int>(Dtype::nvfp4));
@@ -100,7 +100,7 @@ TEST_CASE("ridgeline serve: Llama-3.1-70B with NVFP4 weights on a B200 runs",
   CHECK(r.tpot.p50 > 0);
 }
 
-TEST_CASE("An FP4 GEMM runs at the chip's FP4 peak; attention stays bf16", "[precision][time]") {
+TEST_CASE("An FP4 GEMM runs at the chip's FP4 peak, attention stays bf16", "[precision][time]") {
   const HardwareSpec b200 = io::parse_hardware(json("b200"), "hardware");
   CHECK(peak_flops(b200, Dtype::nvfp4) == 9e15); // DGX B200: 72 PFLOPS dense FP4 / 8 GPUs
   CHECK(peak_flops(b200, Dtype::mxfp4) == 9e15); // one block-scaled FP4 rate
@@ -120,9 +120,14 @@ TEST_CASE("An FP4 GEMM runs at the chip's FP4 peak; attention stays bf16", "[pre
   CHECK(qkv.flops == 2.0 * 4096 * 4096 * 6144);
   CHECK(qkv.bytes == 0.5625 * (4096.0 * 4096 + 4096.0 * 6144 + 4096.0 * 6144));
   CHECK(qkv.time == Approx(qkv.flops / (9e15 * eff)));
-  // the same layer in bf16: the GEMM takes 4x as long (2.25 PF bf16 peak, same efficiency)
+  // the same layer in bf16: the GEMM at the 2.25 PF bf16 peak and bf16's efficiency; B200's
+  // FP4 efficiency is its own (presets/hardware/b200.json: 0.515 against bf16's 0.776, the
+  // measured NVFP4 rate relative to bf16; docs/calibration.md)
+  CHECK(base_gemm_efficiency(c.hardware, Dtype::nvfp4) == 0.515);
   const std::vector<OpCost> bf = layer_ops(c.model, false, l, 4096, c.hardware, Dtype::bf16, true);
-  CHECK(bf[0].time == Approx(qkv.time * 4));
+  CHECK(bf[0].time == Approx(qkv.flops / (2.25e15 * gemm_shape_efficiency(c.hardware, Dtype::bf16,
+                                                                          4096, 4096, 6144))));
+  CHECK(bf[0].time < qkv.time * 4); // FP4 is 4x the peak, not 4x the rate
   CHECK(estimate(c).time.peak == 9e15);
 }
 

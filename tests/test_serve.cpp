@@ -71,7 +71,7 @@ TEST_CASE("Little's law on a simulated steady state", "[serve]") {
   CHECK(r.requests_per_s == Approx(6).epsilon(0.05));
 }
 
-TEST_CASE("Continuous batching never exceeds the KV capacity; preemption recovers", "[serve]") {
+TEST_CASE("Continuous batching never exceeds the KV capacity, preemption recovers", "[serve]") {
   // A small KV share forces preemption: 8B weights ~8 GB per chip of 80 GB at 0.115
   const Config c = serve_config(R"({"mode": "serve", "request_rate": 50, "requests": 600,
     "prompt_len": 2048, "gen_len": 512, "length_dist": "uniform",
@@ -85,7 +85,7 @@ TEST_CASE("Continuous batching never exceeds the KV capacity; preemption recover
   CHECK(r.memory.kv_tokens == Approx(static_cast<double>(r.memory.kv_blocks) * 16).margin(16));
 }
 
-TEST_CASE("KV heads beyond TP are replicated by default; How to Scale Your Model's batch split is "
+TEST_CASE("KV heads beyond TP are replicated by default, How to Scale Your Model's batch split is "
           "an option",
           "[serve][inference]") {
   // LLaMA-3 70B has 8 KV heads; at TP 16 vLLM/TensorRT-LLM keep one whole head per rank
@@ -106,7 +106,7 @@ TEST_CASE("KV heads beyond TP are replicated by default; How to Scale Your Model
   CHECK(kv_share(m, 16, KvSharding::batch) == Approx(1.0 / 16));
 }
 
-TEST_CASE("Inference uses the serving iteration model; roofline keeps the textbook bound",
+TEST_CASE("Inference uses the serving iteration model, roofline keeps the textbook bound",
           "[serve][inference]") {
   auto cfg = [](const char *bound) {
     return io::parse_config(json::parse(std::string(R"({"model": "llama3-70b",

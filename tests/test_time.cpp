@@ -113,7 +113,7 @@ TEST_CASE("How to Scale Your Model ch. 5-6 thresholds, derived from the presets"
   CHECK(training_seconds(6.3e24, 8960, v5p.peak.bf16, 0.4) == Approx(3.83e6).epsilon(2e-3));
 }
 
-TEST_CASE("Step time decomposes exactly; MFU follows from it", "[time]") {
+TEST_CASE("Step time decomposes exactly, MFU follows from it", "[time]") {
   for (const char *n :
        {"llama3-70b-h100-1024", "gpt3-175b-a100", "mixtral-8x7b-h100", "megatron-18b-a100"}) {
     INFO(n);
@@ -170,7 +170,7 @@ TEST_CASE("Overlap and sharding change exposed communication the way they should
   CHECK(pp4.time.bubble / pp4.time.step > pp2.time.bubble / pp2.time.step);
 }
 
-TEST_CASE("Calibration: the fit gives the presets' compute overheads; every row within its band",
+TEST_CASE("Calibration: the fit gives the presets' compute overheads, every row within its band",
           "[time][calibration]") {
   const auto runs = io::parse_validation(json("calibration"));
   REQUIRE(runs.size() == 5);
