@@ -246,6 +246,16 @@ TEST_CASE("closed loop: Little's law holds with L = C, and one client is TTFT + 
     "requests": 400, "prompt_len": 1024, "gen_len": 128})");
   const ServeResult t = simulate_serving(think);
   CHECK(t.mean_in_system == Approx(8 * t.e2e.mean / (t.e2e.mean + 1.0)).epsilon(0.03));
+  // Fewer clients than instances (1 client, 4 instances of tp 2 on 8 GPUs): the client's
+  // requests all go to its instance, one at a time (was: every instance took a share and
+  // served it at once, 3.4 requests in the system).
+  const Config spread = serve_config(R"({"mode": "serve", "concurrency": 1, "requests": 20,
+    "prompt_len": 1024, "gen_len": 128})",
+                                     R"({"tp": 2})", R"({"base": "dgx-h100", "devices": 8})");
+  const ServeResult u = simulate_serving(spread);
+  REQUIRE(u.instances == 4);
+  CHECK(u.mean_in_system == Approx(1).epsilon(1e-9));
+  CHECK(u.e2e.mean == Approx(s.e2e.mean).epsilon(1e-9)); // the lone client of 2 GPUs above
 }
 
 TEST_CASE("closed loop: concurrency and request_rate are exclusive, both print and parse",

@@ -582,10 +582,12 @@ struct ServeSimulation::Impl {
     current = 0;
     const i64 clients = c.workload.serve.concurrency;
     if (clients > 0 && role == Role::both) {
-      // Closed loop: client k talks to instance k mod n, its requests in turn.
+      // Closed loop: request i is client (i mod C)'s, and client k talks to instance k mod n,
+      // its requests in turn; an instance without a client gets no request.
       std::vector<std::vector<i64>> parts(static_cast<std::size_t>(n));
       for (std::size_t i = 0; i < ids.size(); ++i)
-        parts[i % static_cast<std::size_t>(n)].push_back(ids[i]);
+        parts[(i % static_cast<std::size_t>(clients)) % static_cast<std::size_t>(n)].push_back(
+            ids[i]);
       for (i64 j = 0; j < n; ++j) {
         const i64 k = clients / n + (j < clients % n ? 1 : 0);
         engines.emplace_back(c.workload.serve, res.memory.kv_blocks, role,
