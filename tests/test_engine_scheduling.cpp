@@ -203,3 +203,36 @@ TEST_CASE("engine: the presets' GEMM fits are what the measured points give",
   }
 }
 #endif
+
+TEST_CASE("iteration: a decode iteration's time is affine in its KV context", "[serve]") {
+  // The simulator plays a run of decode iterations from two evaluations (simulate.cpp
+  // decode_run): the context grows by the batch an iteration and attention, proportional to
+  // it, is the only term that reads it. Checked on a dense model with an engine, on pp 2, and
+  // on an MoE instance with EP inside it.
+  const std::vector<Config> cs = {
+      serve_config(R"({"mode": "serve", "concurrency": 8, "requests": 16, "prompt_len": 512,
+        "gen_len": 64, "engine": "vllm"})"),
+      serve_config(R"({"mode": "serve", "concurrency": 8, "requests": 16, "prompt_len": 512,
+        "gen_len": 64})",
+                   R"({"tp": 2, "pp": 2})", R"({"base": "dgx-h100", "devices": 4})"),
+      io::parse_config(nlohmann::json::parse(
+          R"({"model": "qwen3-235b-a22b", "hardware": "h100-sxm", "cluster": "dgx-h100",
+            "workload": {"mode": "serve", "concurrency": 8, "requests": 16, "prompt_len": 512,
+              "gen_len": 64, "weight_dtype": "fp8"}, "parallel": {"tp": 8, "ep": 8}})"))};
+  for (const Config &c : cs) {
+    IterationModel model(c, resolve_layout(c));
+    for (const double b : {1.0, 7.0, 64.0}) {
+      IterationLoad x;
+      x.decode = b;
+      x.outputs = b;
+      x.decode_context = 300 * b;
+      const double t0 = model.time(x).total;
+      x.decode_context += b;
+      const double t1 = model.time(x).total;
+      x.decode_context += 1000 * b;
+      const double t1001 = model.time(x).total;
+      CHECK(t1 > t0);
+      CHECK(t1001 == Approx(t0 + 1001 * (t1 - t0)).epsilon(1e-12));
+    }
+  }
+}

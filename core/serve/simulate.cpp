@@ -486,13 +486,19 @@ bool Engine::decode_run(IterationModel &model, std::vector<Track> &tr, EngineSta
   IterationLoad x;
   x.decode = b;
   x.outputs = b;
+  // A decode iteration's time is affine in its KV context (IterationModel::time: attention,
+  // max(FLOPs, bytes), both proportional to it, is the only term that reads it), and the
+  // context grows by b an iteration: two evaluations give the whole run.
+  x.decode_context = ctx;
+  const double dt0 = model.time(x).total;
+  x.decode_context = ctx + b;
+  const double slope = model.time(x).total - dt0;
   i64 j = 0;
   for (; j < k && (j == 0 || t < next_arrival); ++j) { // an arrival ends the run
     --budget;
     free -= alloc[static_cast<std::size_t>(j)];
     st.peak_blocks = std::max(st.peak_blocks, total_blocks - free);
-    x.decode_context = ctx + static_cast<double>(j) * b; // whole numbers: exact
-    const double dt = model.time(x).total;
+    const double dt = dt0 + static_cast<double>(j) * slope;
     st.area += b * dt;
     t += dt;
     ++st.iterations;
