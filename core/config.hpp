@@ -265,6 +265,7 @@ struct EngineSpec {
   // bus bytes 2 (n - 1) / n x M over allreduce_bw (fitted to measured per-operation data,
   // docs/serving.md "Custom all-reduce"); 0: NCCL's ring or tree for every size.
   double allreduce_latency = 0, allreduce_bw = 0, allreduce_max_bytes = 0;
+  std::string allreduce_source; // the measured data it was fitted to
   // Per request, outside the iterations: the front end's work between a request and the
   // engine (HTTP, tokenisation) and between a token and the client (detokenisation,
   // streaming), s; every TTFT and end-to-end latency carries it, and a closed-loop client's
@@ -284,6 +285,7 @@ struct EngineSpec {
   };
   GemmFits gemm;
   std::map<std::string, GemmFits> gemm_on;
+  std::string gemm_source; // the measured data they were fitted to
   std::string source;
 };
 

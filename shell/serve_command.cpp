@@ -34,7 +34,10 @@ Prints TTFT, TPOT and end-to-end latency (mean, p50, p90, p99), throughput, good
 under the SLO (workload.slo), memory per chip and the simulation's statistics.
 
   --json        keys: latency.{ttft,tpot,e2e}.{mean,p50,p90,p99},
-                throughput.{output_tokens_per_s,requests_per_s}, goodput, memory, stats
+                throughput.{output_tokens_per_s,requests_per_s}, goodput, memory, stats,
+                engine.{name,version,source,iteration_overhead,request_overhead,
+                allreduce,gemm,band.{tpot,ttft}} (what the run was timed with: the
+                engine preset and the measured small-M GEMM fit its GEMMs used)
   --sweep rate  the same deployment at 1/8 to 2x the request rate (latency percentiles
                 and throughput per rate)
   --sweep concurrency

@@ -372,6 +372,37 @@ TEST_CASE("engine: the serve report names the engine and carries its band", "[se
   CHECK(engine->cells[2].text ==
         "481.11 us host time per iteration, 6.40 ms per request; own all-reduce up to 8.39 MB; "
         "measured bf16 GEMMs 3.63 us per call, weights at 88% of HBM"); // 8 MiB = 8.39 MB
+  // The JSON says the same: the engine, its host times, own all-reduce, the GEMM fit its bf16
+  // GEMMs used on h100-sxm and the band (the preset's values above).
+  const json j = io::to_json(simulate_serving(c));
+  CHECK(j["engine"]["name"] == "vllm");
+  CHECK(j["engine"]["iteration_overhead"] == Approx(0.000481110031).epsilon(1e-12));
+  CHECK(j["engine"]["request_overhead"] == Approx(0.0064).epsilon(1e-12));
+  CHECK(j["engine"]["allreduce"]["max_bytes"] == Approx(8388608));
+  CHECK(j["engine"]["gemm"]["latency"] == Approx(3.63e-6).epsilon(1e-12));
+  CHECK(j["engine"]["gemm"]["bw_efficiency"] == Approx(0.884).epsilon(1e-12));
+  CHECK(j["engine"]["band"]["tpot"] == Approx(0.123002).epsilon(1e-12));
+  CHECK(j["engine"]["band"]["ttft"] == Approx(1.33457).epsilon(1e-12));
+  // and the measured data each fit came from, as the preset names it
+  CHECK(j["engine"]["gemm"]["source"].get<std::string>().rfind(
+            "scripts/fit_components.py gemm docs/data/aic/gemm.csv", 0) == 0);
+  CHECK(j["engine"]["allreduce"]["source"].get<std::string>().rfind(
+            "scripts/fit_components.py allreduce docs/data/aic/custom_allreduce_h100.csv", 0) == 0);
+  // a configuration written back and read again keeps them
+  const Config back = io::parse_config(io::to_json(c));
+  CHECK(back.workload.serve.engine.gemm_source == c.workload.serve.engine.gemm_source);
+  CHECK(back.workload.serve.engine.allreduce_source == c.workload.serve.engine.allreduce_source);
+  // FP8 weights and GEMMs take the FP8 fit (12.75 us a call, 77.1% of HBM); no engine, none.
+  Config f = c;
+  f.workload.weight_dtype = f.workload.precision = Dtype::fp8;
+  CHECK(io::to_json(simulate_serving(f))["engine"]["gemm"]["latency"] ==
+        Approx(1.275e-5).epsilon(1e-12));
+  const Config none = serve_config(R"({"mode": "serve", "concurrency": 2, "prompt_len": 64,
+    "gen_len": 8})");
+  const json n = io::to_json(simulate_serving(none));
+  CHECK(n["engine"]["name"] == "none");
+  CHECK(n["engine"]["gemm"].is_null());
+  CHECK(n["engine"]["allreduce"].is_null());
 }
 
 TEST_CASE("engine: a preset's scheduler defaults apply where the configuration sets none",

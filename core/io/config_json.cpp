@@ -442,7 +442,7 @@ EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *sche
   e.allreduce_latency = r.opt_num("allreduce_latency", 0.0, 1e-2).value_or(0);
   e.allreduce_bw = r.opt_num("allreduce_bw", 0.0, kMaxBw).value_or(0);
   e.allreduce_max_bytes = r.opt_num("allreduce_max_bytes", 0.0, 1e12).value_or(0);
-  r.opt_str("allreduce_source");
+  e.allreduce_source = r.opt_str("allreduce_source").value_or("");
   if (const json *g = r.opt_child("gemm")) {
     ObjectReader o(*g, r.path_of("gemm"));
     // {"bf16": {"latency", "bw_efficiency"}, "fp8": {...}}: one chip's fits
@@ -467,7 +467,7 @@ EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *sche
         h.finish();
       }
     }
-    o.opt_str("source");
+    e.gemm_source = o.opt_str("source").value_or("");
     o.finish();
   }
   e.source = r.opt_str("source").value_or("");
@@ -1224,6 +1224,8 @@ json to_json(const WorkloadSpec &w) {
         e.update({{"allreduce_latency", s.engine.allreduce_latency},
                   {"allreduce_bw", s.engine.allreduce_bw},
                   {"allreduce_max_bytes", s.engine.allreduce_max_bytes}});
+      if (!s.engine.allreduce_source.empty())
+        e["allreduce_source"] = s.engine.allreduce_source;
       auto fits = [](const EngineSpec::GemmFits &f) {
         json j = json::object();
         for (const auto &[dtype, g] : {std::make_pair("bf16", f.bf16), std::make_pair("fp8", f.fp8),
@@ -1235,6 +1237,8 @@ json to_json(const WorkloadSpec &w) {
       json gemm = fits(s.engine.gemm);
       for (const auto &[hw, f] : s.engine.gemm_on)
         gemm["on"][hw] = fits(f);
+      if (!gemm.empty() && !s.engine.gemm_source.empty())
+        gemm["source"] = s.engine.gemm_source;
       if (!gemm.empty())
         e["gemm"] = gemm;
       if (!s.engine.version.empty())

@@ -54,6 +54,22 @@ json to_json(const ServeResult &r) {
         {"truncated", r.truncated}}},
       {"mean_batch", r.mean_batch},
       {"mean_in_system", r.mean_in_system}};
+  const EngineSpec &e = r.engine;
+  j["engine"] = {{"name", e.name},
+                 {"version", e.version},
+                 {"source", e.source},
+                 {"iteration_overhead", e.iteration_overhead},
+                 {"request_overhead", e.request_overhead},
+                 {"allreduce", e.allreduce_bw > 0 ? json{{"latency", e.allreduce_latency},
+                                                         {"bw", e.allreduce_bw},
+                                                         {"max_bytes", e.allreduce_max_bytes},
+                                                         {"source", e.allreduce_source}}
+                                                  : json(nullptr)},
+                 {"gemm", r.engine_gemm ? json{{"latency", r.engine_gemm->latency},
+                                               {"bw_efficiency", r.engine_gemm->bw_efficiency},
+                                               {"source", e.gemm_source}}
+                                        : json(nullptr)},
+                 {"band", {{"tpot", e.tpot_uncertainty}, {"ttft", e.ttft_uncertainty}}}};
   if (r.prefill_instances > 0)
     j["kv_transfer"] = r.kv_transfer;
   if (r.cost_per_hour > 0)

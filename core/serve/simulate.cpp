@@ -632,6 +632,10 @@ struct ServeSimulation::Impl {
 void ServeSimulation::Impl::start() {
   const ServeSpec &s = c.workload.serve;
   res.layout = l;
+  res.engine = s.engine;
+  if (const EngineSpec::SmallGemm *g =
+          small_gemm(s.engine, c.hardware.name, c.workload.weight_dtype, c.workload.precision))
+    res.engine_gemm = *g;
   res.memory = serve_memory(c, l);
   if (!res.memory.fits) {
     char msg[320];

@@ -13,6 +13,7 @@
 #include "core/serve/requests.hpp"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace rl {
@@ -69,6 +70,11 @@ struct ServeResult {
   i64 devices_per_instance = 1, instances = 1, prefill_instances = 0, decode_instances = 0;
   i64 devices = 1;
   double cost_per_hour = 0, cost_per_million_tokens = 0; // 0 without a price
+  // What the run was timed with: the engine preset (workload.engine: its host times, own
+  // all-reduce, bands and source) and the measured small-M GEMM fit its weight GEMMs used on
+  // this chip and dtype (nullopt: none applies, the chip's roofline).
+  EngineSpec engine;
+  std::optional<EngineSpec::SmallGemm> engine_gemm;
 };
 
 // Work limit of one simulation: engine iterations over all instances.
