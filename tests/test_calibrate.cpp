@@ -397,6 +397,16 @@ TEST_CASE("engine: the serve report names the engine and carries its band", "[se
   f.workload.weight_dtype = f.workload.precision = Dtype::fp8;
   CHECK(io::to_json(simulate_serving(f))["engine"]["gemm"]["latency"] ==
         Approx(1.275e-5).epsilon(1e-12));
+  // Under the roofline bound the GEMMs run at the datasheet figures: no fit was used, and
+  // neither the JSON nor the report says one was.
+  Config roof = c;
+  roof.workload.bound = ServingBound::roofline;
+  const ServeResult rr = simulate_serving(roof);
+  CHECK(io::to_json(rr)["engine"]["gemm"].is_null());
+  const ServeReport rrep = serve_report(roof, rr);
+  for (const ReportLine &line : rrep.summary.rows)
+    if (line.key == "engine")
+      CHECK(line.cells[2].text.find("measured") == std::string::npos);
   const Config none = serve_config(R"({"mode": "serve", "concurrency": 2, "prompt_len": 64,
     "gen_len": 8})");
   const json n = io::to_json(simulate_serving(none));

@@ -3,7 +3,6 @@
 #include "core/io/units.hpp"
 #include "core/report/cells.hpp"
 #include "core/schema/choices.hpp"
-#include "core/serve/iteration.hpp"
 
 #include <algorithm>
 
@@ -44,9 +43,8 @@ std::string weights_label(const WorkloadSpec &w) {
   return s;
 }
 
-// The engine's measured small-M GEMM kernels this workload uses ("" when none).
-std::string gemm_text(const EngineSpec &e, const std::string &hardware, const WorkloadSpec &w) {
-  const EngineSpec::SmallGemm *g = small_gemm(e, hardware, w.weight_dtype, w.precision);
+// The engine's measured small-M GEMM kernels the run used ("" when none).
+std::string gemm_text(const std::optional<EngineSpec::SmallGemm> &g, const WorkloadSpec &w) {
   if (!g)
     return "";
   return "; measured " + std::string(schema::choice_name(w.precision)) + " GEMMs " +
@@ -158,7 +156,7 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
                 (s.engine.allreduce_bw > 0
                      ? "; own all-reduce up to " + units::bytes(s.engine.allreduce_max_bytes)
                      : std::string()) +
-                gemm_text(s.engine, c.hardware.name, c.workload),
+                gemm_text(r.engine_gemm, c.workload),
       s.engine.source.empty()
           ? std::string("workload.engine: an engine preset (vllm, sglang, trtllm; name@version) "
                         "adds its fitted per-iteration host time and carries its bands.")

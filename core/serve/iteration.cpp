@@ -52,6 +52,8 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
   // of HBM and their fixed time per call
   const EngineSpec::SmallGemm *sg =
       roofline ? nullptr : small_gemm(w.serve.engine, hw.name, w.weight_dtype, w.precision);
+  if (sg)
+    gemm_fit_ = *sg;
   bw_lin_ = sg ? hw.hbm_bw * sg->bw_efficiency : bw_;
   calls_d_ = sg ? gemm_calls_per_layer(c.model, false) * sg->latency : 0;
   calls_m_ = sg ? gemm_calls_per_layer(c.model, true) * sg->latency : 0;

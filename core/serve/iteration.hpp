@@ -13,6 +13,7 @@
 #include "core/memory/model_states.hpp"
 #include "core/parallel/layout.hpp"
 
+#include <optional>
 #include <vector>
 
 namespace rl {
@@ -76,6 +77,9 @@ public:
   i64 devices() const { return devices_; }
   // Whole-model KV bytes of one token (what a disaggregated transfer sends).
   double kv_bytes_per_token_model() const { return kv_model_bytes_; }
+  // The engine's measured small-M GEMM fit the weight GEMMs run with (nullopt: none, or the
+  // roofline bound).
+  const std::optional<EngineSpec::SmallGemm> &gemm_fit() const { return gemm_fit_; }
 
 private:
   struct Stage {
@@ -95,7 +99,8 @@ private:
   double elem_d_ = 0, elem_m_ = 0;   // element-wise bytes per token of a dense / MoE layer
   double bw_lin_ = 0;                // the bandwidth linear layers stream their weights at
   double calls_d_ = 0, calls_m_ = 0; // fixed GEMM time of a dense / MoE layer (calls x latency)
-  double head_params_ = 0;           // LM head parameters on one chip
+  std::optional<EngineSpec::SmallGemm> gemm_fit_;
+  double head_params_ = 0; // LM head parameters on one chip
   double weight_bytes_ = 0, kv_token_bytes_ = 0, kv_model_bytes_ = 0;
   i64 devices_ = 1;
   Group tp_g_, ep_g_, pp_g_, inst_g_;

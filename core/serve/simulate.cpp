@@ -633,9 +633,6 @@ void ServeSimulation::Impl::start() {
   const ServeSpec &s = c.workload.serve;
   res.layout = l;
   res.engine = s.engine;
-  if (const EngineSpec::SmallGemm *g =
-          small_gemm(s.engine, c.hardware.name, c.workload.weight_dtype, c.workload.precision))
-    res.engine_gemm = *g;
   res.memory = serve_memory(c, l);
   if (!res.memory.fits) {
     char msg[320];
@@ -649,6 +646,7 @@ void ServeSimulation::Impl::start() {
     throw ConfigError("parallel", msg);
   }
   model.emplace(c, l);
+  res.engine_gemm = model->gemm_fit();
   res.devices_per_instance = model->devices();
   res.instances = instances;
   const bool disagg = mode == ServeRun::disaggregated;
