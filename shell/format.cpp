@@ -85,20 +85,21 @@ void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows) 
     const bool pct = r.metric == Metric::mfu || r.metric == Metric::hfu;
     const bool flops =
         r.metric == Metric::tflops_per_device || r.metric == Metric::hardware_tflops_per_device;
-    const double scale = pct ? 100 : (flops ? 1e-12 : 1);
-    const char *fmt = pct ? "%.1f%%" : "%.1f";
+    const bool serving = r.metric == Metric::ttft || r.metric == Metric::tpot;
+    const double scale = pct ? 100 : (flops ? 1e-12 : (serving ? 1e3 : 1));
+    const char *fmt = pct ? "%.1f%%" : (serving ? "%.2f ms" : "%.1f");
     std::snprintf(m, sizeof m, fmt, r.measured * scale);
     std::snprintf(p, sizeof p, fmt, r.predicted * scale);
     std::snprintf(e, sizeof e, "%+.1f%%", 100 * r.error);
     std::snprintf(b, sizeof b, "+/-%.0f%%", 100 * r.band);
     t.rows.push_back({r.name, r.hardware, name_of_metric(r.metric), m, p, e, b,
-                      std::fabs(r.error) <= r.band ? "ok" : "OUTSIDE"});
+                      r.within_band() ? "ok" : "OUTSIDE"});
   }
   t.print(os);
   const ErrorSummary sm = summarize(rows);
   std::snprintf(m, sizeof m, "%.1f%%", 100 * sm.median_abs_error);
   std::snprintf(p, sizeof p, "%.1f%%", 100 * sm.max_abs_error);
-  os << "  (tflops columns in TFLOP/s, step time in s) " << sm.rows << " runs: median |error| " << m
+  os << "  (tflops columns in TFLOP/s, step time in s, ttft and tpot in ms) " << sm.rows << " runs: median |error| " << m
      << ", max " << p << ", " << sm.within_band << " within their band\n";
 }
 
