@@ -99,8 +99,9 @@ void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows) 
   const ErrorSummary sm = summarize(rows);
   std::snprintf(m, sizeof m, "%.1f%%", 100 * sm.median_abs_error);
   std::snprintf(p, sizeof p, "%.1f%%", 100 * sm.max_abs_error);
-  os << "  (tflops columns in TFLOP/s, step time in s, ttft and tpot in ms) " << sm.rows << " runs: median |error| " << m
-     << ", max " << p << ", " << sm.within_band << " within their band\n";
+  os << "  (tflops columns in TFLOP/s, step time in s, ttft and tpot in ms) " << sm.rows
+     << " runs: median |error| " << m << ", max " << p << ", " << sm.within_band
+     << " within their band\n";
 }
 
 void print_runs(std::ostream &os, const std::vector<ValidationRow> &rows) {
