@@ -6,6 +6,7 @@
 #include "core/io/calibration_json.hpp"
 #include "core/io/config_json.hpp"
 #include "core/io/presets.hpp"
+#include "core/io/readers.hpp"
 #include "core/io/serve_json.hpp"
 #include "core/io/url_codec.hpp"
 #include "core/io/validation_json.hpp"
@@ -14,6 +15,8 @@
 #include "core/serve/iteration.hpp"
 #include "core/serve/serve_planner.hpp"
 #include "core/serve/simulate.hpp"
+#include "core/time/gemm_efficiency.hpp"
+#include "core/time/layer_budget.hpp"
 #include "tests/helpers.hpp"
 
 #include <catch2/catch.hpp>
@@ -162,6 +165,79 @@ TEST_CASE("calibrate: the compute overhead round trips from training-log step ti
   REQUIRE(r.runs.size() == 1);
   CHECK(std::fabs(r.runs[0].error) < 0.002);
   CHECK(r.runs[0].measured == Approx(step));
+}
+
+TEST_CASE("calibrate: a layer profile against the model's components of the same layer",
+          "[calibrate]") {
+  const HardwareSpec h100 = io::parse_hardware(json("h100-sxm"), "hardware");
+  // A Llama-3 8B layer (h 4096, 32/8 heads of 128, FFN 14336), 4096 tokens, bf16, alone on
+  // one H100, forward + backward (backward twice the forward):
+  const LayerBudget b = llama_layer_budget(h100, 4096, 32, 8, 14336, 4096, 1, Dtype::bf16);
+  // GEMMs: fused QKV 4096 -> 6144, output 4096 -> 4096, gate+up 4096 -> 28672, down
+  // 14336 -> 4096, each 2 m k n FLOPs at the shape's efficiency (docs/calibration.md "GEMM")
+  double gemm = 0;
+  for (const auto &[k, n] :
+       {std::pair{4096.0, 6144.0}, {4096.0, 4096.0}, {4096.0, 28672.0}, {14336.0, 4096.0}})
+    gemm += 3 * 2 * 4096 * k * n / (989e12 * gemm_shape_efficiency(h100, Dtype::bf16, 4096, k, n));
+  CHECK(b.gemm == Approx(gemm));
+  // causal FlashAttention: 2 s^2 heads (d_qk + d_v) / 2 FLOPs at attention_efficiency 0.44
+  CHECK(b.attention == Approx(3 * 4096.0 * 4096 * 32 * 256 / (989e12 * 0.44)));
+  // two norms (4 sh bytes each), two residual adds (6 sh), SwiGLU (6 s f), rotary on Q and K
+  // (4 s d (32 + 8)) at 0.89 of 3.35 TB/s
+  const double bytes = 20 * 4096.0 * 4096 + 6 * 4096.0 * 14336 + 4 * 4096.0 * 128 * 40;
+  CHECK(b.elementwise == Approx(3 * bytes / (0.89 * 3.35e12)));
+  CHECK(b.quantize == 0);
+
+  // tests/data/samples/layer_profile_llama3_8b_h100.csv (illustrative figures): 11.67 ms a
+  // forward + backward; no training log, so it sets the compute overhead: measured over
+  // components, less one
+  const std::string text =
+      R"(kernel_class,calls,seconds,hidden,heads,kv_heads,ffn,seq,micro_batch,dtype
+gemm,12,0.0076,4096,32,8,14336,4096,1,bf16
+attention,5,0.00152,4096,32,8,14336,4096,1,bf16
+norm,30,0.00061,4096,32,8,14336,4096,1,bf16
+rotary,24,0.00054,4096,32,8,14336,4096,1,bf16
+activation,8,0.00048,4096,32,8,14336,4096,1,bf16
+elementwise,6,0.0003,4096,32,8,14336,4096,1,bf16
+reduce/softmax,4,5e-05,4096,32,8,14336,4096,1,bf16
+memcpy,10,0.0002,4096,32,8,14336,4096,1,bf16
+other,1,2e-05,4096,32,8,14336,4096,1,bf16
+gap,0,0.00035,4096,32,8,14336,4096,1,bf16
+)";
+  const CalibrationResult r = io::calibrate_files(json("h100-sxm"), {{"lp.csv", text}});
+  const FittedParameter &o = param(r, "hardware.compute_overhead");
+  CHECK(o.before == 0.368);
+  CHECK(o.value == Approx(0.01167 / b.total() - 1).margin(1e-6));
+  CHECK(r.hardware.compute_overhead == o.value);
+  REQUIRE(o.residuals.size() == 1);
+  CHECK(o.residuals[0].measured == Approx(0.01167));
+  // each component checked: GEMMs 7.60 ms measured, attention 1.52, the other kernels 2.20
+  REQUIRE(r.unfitted.size() == 3);
+  CHECK(r.unfitted[0].name == "layer lp.csv: GEMMs (components alone)");
+  CHECK(r.unfitted[0].measured == Approx(0.0076));
+  CHECK(r.unfitted[0].predicted == Approx(b.gemm));
+  CHECK(r.unfitted[1].predicted == Approx(b.attention));
+  CHECK(r.unfitted[2].measured == Approx(0.0022));
+  REQUIRE(r.notes.size() == 1);
+  CHECK(r.notes[0].rfind("lp.csv: one forward + backward 11.67 ms measured, 8.62 ms of components",
+                         0) == 0);
+  CHECK(r.notes[0].find("gaps between kernels 0.35 ms") != std::string::npos);
+
+  // With a training log the log's end-to-end fit sets the overhead; the profile is a check.
+  Config base = io::parse_config(json("megatron-18b-a100"));
+  Measurements m = io::read_measurements(text, "lp.csv");
+  for (int i = 1; i <= 12; ++i) {
+    TrainingSample s;
+    s.file = "train.log";
+    s.iteration = i;
+    s.step_s = 16.5;
+    m.training.push_back(s);
+  }
+  const CalibrationResult both = calibrate(base, m);
+  CHECK(param(both, "hardware.compute_overhead").label ==
+        "compute overhead (end to end, training logs)");
+  REQUIRE(both.unfitted.size() == 4);
+  CHECK(both.unfitted[3].name == "layer lp.csv: forward + backward");
 }
 
 TEST_CASE("calibrate: the engine's iteration overhead round trips from closed-loop TPOT",

@@ -127,6 +127,21 @@ rope_bf16,2147483648,0.000816441
 copy,134217728,5.9394e-05
 )sample";
 
+// tests/data/samples/layer_profile_llama3_8b_h100.csv
+const char *const kLayerProfile =
+    R"sample(kernel_class,calls,seconds,hidden,heads,kv_heads,ffn,seq,micro_batch,dtype
+gemm,12,0.0076,4096,32,8,14336,4096,1,bf16
+attention,5,0.00152,4096,32,8,14336,4096,1,bf16
+norm,30,0.00061,4096,32,8,14336,4096,1,bf16
+rotary,24,0.00054,4096,32,8,14336,4096,1,bf16
+activation,8,0.00048,4096,32,8,14336,4096,1,bf16
+elementwise,6,0.0003,4096,32,8,14336,4096,1,bf16
+reduce/softmax,4,5e-05,4096,32,8,14336,4096,1,bf16
+memcpy,10,0.0002,4096,32,8,14336,4096,1,bf16
+other,1,2e-05,4096,32,8,14336,4096,1,bf16
+gap,0,0.00035,4096,32,8,14336,4096,1,bf16
+)sample";
+
 // tests/data/samples/serving_runs_h100.csv
 const char *const kServingCsv =
     R"sample(model,engine,engine_version,hardware,precision,tp,pp,isl,osl,concurrency,ttft_ms,tpot_ms
@@ -513,6 +528,7 @@ const Sample kSamples[] = {
     {"gemm_h100_bf16_fp8.csv", MeasurementFormat::gemm_csv, kGemm},
     {"attention_h100_bf16.csv", MeasurementFormat::attention_csv, kAttention},
     {"elementwise_h100.csv", MeasurementFormat::elementwise_csv, kElementwise},
+    {"layer_profile_llama3_8b_h100.csv", MeasurementFormat::layer_profile_csv, kLayerProfile},
     {"serving_runs_h100.csv", MeasurementFormat::serving_csv, kServingCsv},
     {"vllm_llama31_70b_tp8_c16.json", MeasurementFormat::vllm_json, kVllm},
     {"sglang_llama31_8b.jsonl", MeasurementFormat::sglang_jsonl, kSglang},
@@ -547,6 +563,8 @@ TEST_CASE("Readers: every sample's format is detected and read", "[readers]") {
       CHECK(r.file == s.file);
     for (const TrainingSample &r : m.training)
       CHECK(r.file == s.file);
+    for (const LayerProfile &r : m.layers)
+      CHECK(r.file == s.file);
     for (const ComponentPoint &p : m.components)
       CHECK(p.source.rfind(std::string(s.file) + ":", 0) == 0);
     // The format given explicitly reads the same rows.
@@ -554,6 +572,7 @@ TEST_CASE("Readers: every sample's format is detected and read", "[readers]") {
     CHECK(again.components.size() == m.components.size());
     CHECK(again.serving.size() == m.serving.size());
     CHECK(again.training.size() == m.training.size());
+    CHECK(again.layers.size() == m.layers.size());
   }
   CHECK(std::string(io::name_of_format(MeasurementFormat::nccl_tests)) == "nccl-tests");
 }
@@ -733,6 +752,46 @@ TEST_CASE("Readers: attention and element-wise sweeps", "[readers]") {
   CHECK(e.components[0].measured == Approx(2147483648.0 / 0.000740967));
   REQUIRE_THROWS_WITH(read("kernel,bytes,seconds\ncopy,1e9,\n", "e.csv"),
                       "e.csv:2: column 'seconds': expected a positive number, got ''");
+}
+
+TEST_CASE("Readers: a layer profile (tools/measure/layer_profile.py)", "[readers]") {
+  const Measurements m = read(kLayerProfile, "layer_profile.csv");
+  REQUIRE(m.layers.size() == 1);
+  const LayerProfile &p = m.layers[0];
+  CHECK(p.hidden == 4096);
+  CHECK(p.heads == 32);
+  CHECK(p.kv_heads == 8);
+  CHECK(p.ffn == 14336);
+  CHECK(p.seq == 4096);
+  CHECK(p.micro_batch == 1);
+  CHECK(p.dtype == Dtype::bf16);
+  REQUIRE(p.seconds.size() == 10); // nine kernel classes and the gap
+  CHECK(p.seconds[0] == std::pair<std::string, double>{"gemm", 0.0076});
+  CHECK(p.seconds[9].first == "gap");
+  CHECK(p.kernels == 100); // 12 + 5 + 30 + 24 + 8 + 6 + 4 + 10 + 1
+  // the wall time: 7.6 + 1.52 + 0.61 + 0.54 + 0.48 + 0.3 + 0.05 + 0.2 + 0.02 + 0.35 ms
+  CHECK(p.total() == Approx(0.01167));
+  const std::string head = "kernel_class,calls,seconds,hidden,heads,kv_heads,ffn,seq,micro_batch,"
+                           "dtype\n";
+  const std::string shape = ",4096,32,8,14336,4096,1,bf16\n";
+  CHECK(test::error_of([&] { read((head + "tensor,1,0.1" + shape).c_str(), "l.csv"); }) ==
+        "l.csv:2: column 'kernel_class': 'tensor' is not a class layer_profile.py writes (gemm, "
+        "attention, norm, rotary, activation, elementwise, reduce/softmax, memcpy, other, gap)");
+  CHECK(test::error_of([&] {
+          read((head + "gemm,1,0.1" + shape + "gemm,1,0.1" + shape).c_str(), "l.csv");
+        }) == "l.csv:3: column 'kernel_class': 'gemm' appears twice: one file is one layer");
+  CHECK(test::error_of([&] {
+          read((head + "gemm,1,0.1" + shape + "gap,0,0.1,4096,32,8,14336,8192,1,bf16\n").c_str(),
+               "l.csv");
+        }) == "l.csv:3: column 'seq': differs from the first row's 4096: one file is one layer");
+  CHECK(test::error_of([&] { read((head + "gemm,-1,0.1" + shape).c_str(), "l.csv"); }) ==
+        "l.csv:2: column 'calls': expected a number >= 0, got '-1'");
+  CHECK(test::error_of([&] { read((head + "gemm,1,0" + shape).c_str(), "l.csv"); }) ==
+        "l.csv: no class has a time: nothing was measured");
+  CHECK(test::error_of([&] {
+          read((head + "gemm,1,0.1,4096,32,5,14336,4096,1,bf16\n").c_str(), "l.csv");
+        }) == "l.csv: hidden 4096, heads 32, kv_heads 5: hidden must be a multiple of heads, "
+              "heads of kv_heads");
 }
 
 TEST_CASE("Readers: serving runs CSV", "[readers]") {

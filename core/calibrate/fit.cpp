@@ -3,9 +3,11 @@
 #include "core/error.hpp"
 #include "core/parallel/layout.hpp"
 #include "core/serve/simulate.hpp"
+#include "core/time/layer_budget.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <map>
 
@@ -486,6 +488,104 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
 
 } // namespace
 
+// [SECTION] layer profiles (tools/measure/layer_profile.py)
+
+// A profile's kernel classes as the model's components: GEMMs, attention, and every other
+// kernel (norms, rotary, activation, adds, reductions, copies) as element-wise work; `gap`
+// is the time between kernels, which the components do not have.
+LayerBudget measured_budget(const LayerProfile &p, double &gap) {
+  LayerBudget b;
+  gap = 0;
+  for (const auto &[cls, s] : p.seconds) {
+    if (cls == "gemm")
+      b.gemm += s;
+    else if (cls == "attention")
+      b.attention += s;
+    else if (cls == "gap")
+      gap += s;
+    else
+      b.elementwise += s;
+  }
+  return b;
+}
+
+ComponentRow seconds_row(std::string name, ComponentKind kind, double measured, double predicted,
+                         bool fitted) {
+  ComponentRow r;
+  r.name = std::move(name);
+  r.unit = "s";
+  r.kind = kind;
+  r.measured = measured;
+  r.predicted = predicted;
+  r.error = measured > 0 ? predicted / measured - 1 : 0;
+  r.fitted = fitted;
+  return r;
+}
+
+// One layer's forward + backward measured alone on one GPU against the model's components:
+// the compute overhead is what the kernels and the gaps between them take beyond the
+// components, so a profile sets hardware.compute_overhead (fitted on log(predicted /
+// measured) over the profiles, as the training logs' fit) unless a training log is given,
+// whose end-to-end fit then sets it and leaves the profile a check. Either way each profile's
+// components are checked class by class and the difference is named in a note.
+void fit_layer_profiles(const std::vector<LayerProfile> &profiles, bool training_logs,
+                        const CalibrateOptions &opt, CalibrationResult &out) {
+  if (profiles.empty())
+    return;
+  std::vector<LayerBudget> predicted;
+  for (const LayerProfile &p : profiles) {
+    const LayerBudget model = llama_layer_budget(out.hardware, p.hidden, p.heads, p.kv_heads, p.ffn,
+                                                 p.seq, p.micro_batch, p.dtype);
+    predicted.push_back(model);
+    double gap = 0;
+    const LayerBudget m = measured_budget(p, gap);
+    const double wall = p.total();
+    auto ms = [](double s) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.2f", s * 1e3);
+      return std::string(buf);
+    };
+    out.notes.push_back(
+        p.file + ": one forward + backward " + ms(wall) + " ms measured, " + ms(model.total()) +
+        " ms of components (GEMMs " + ms(model.gemm) + ", attention " + ms(model.attention) +
+        ", element-wise " + ms(model.elementwise + model.quantize) + "); beyond them: GEMMs " +
+        ms(m.gemm - model.gemm) + " ms, attention " + ms(m.attention - model.attention) +
+        " ms, element-wise " + ms(m.elementwise - model.elementwise - model.quantize) + " ms in " +
+        std::to_string(p.kernels) + " kernels, gaps between kernels " + ms(gap) + " ms");
+    const std::string who = "layer " + p.file + ": ";
+    out.unfitted.push_back(seconds_row(who + "GEMMs (components alone)", ComponentKind::gemm,
+                                       m.gemm, model.gemm, false));
+    out.unfitted.push_back(seconds_row(who + "attention (components alone)",
+                                       ComponentKind::attention, m.attention, model.attention,
+                                       false));
+    out.unfitted.push_back(seconds_row(who + "element-wise (components alone)", ComponentKind::hbm,
+                                       m.elementwise, model.elementwise + model.quantize, false));
+  }
+  auto rows_at = [&](double o, bool fitted) {
+    std::vector<ComponentRow> rows;
+    for (std::size_t i = 0; i < profiles.size(); ++i)
+      rows.push_back(seconds_row("layer " + profiles[i].file + ": forward + backward",
+                                 ComponentKind::gemm, profiles[i].total(),
+                                 predicted[i].total() * (1 + o), fitted));
+    return rows;
+  };
+  if (training_logs || opt.is_fixed("hardware.compute_overhead")) {
+    for (const ComponentRow &r : rows_at(out.hardware.compute_overhead, false))
+      out.unfitted.push_back(r);
+    out.notes.push_back(training_logs ? "layer profiles: checked, not fitted (a training log "
+                                        "sets hardware.compute_overhead end to end)"
+                                      : "layer profiles: checked, not fitted "
+                                        "(hardware.compute_overhead is held)");
+    return;
+  }
+  const double before = out.hardware.compute_overhead;
+  const double o = minimize_1d([&](double x) { return log_cost(rows_at(x, true)); }, 0, 1.5, false);
+  out.hardware.compute_overhead = o;
+  out.params.push_back(summarize_fit("hardware.compute_overhead",
+                                     "compute overhead (one layer alone, layer profiles)", "",
+                                     before, o, rows_at(o, true)));
+}
+
 // [SECTION] training logs
 
 TrainingRun training_run(const std::vector<TrainingSample> &rows, const Config &base) {
@@ -566,6 +666,8 @@ CalibrationResult calibrate(const Config &base, const Measurements &m,
   fit_collectives(mine, opt, out);
   if (!opt.is_fixed("workload.engine.iteration_overhead"))
     fit_engine(base, m.serving, out);
+
+  fit_layer_profiles(m.layers, !m.training.empty(), opt, out);
 
   // The end-to-end overhead last, from training logs only, every component already fitted.
   std::map<std::string, std::vector<TrainingSample>> by_file;

@@ -3,10 +3,11 @@
 namespace rl {
 
 void Measurements::append(const Measurements &o) {
-  const std::size_t s0 = serving.size(), t0 = training.size();
+  const std::size_t s0 = serving.size(), t0 = training.size(), l0 = layers.size();
   components.insert(components.end(), o.components.begin(), o.components.end());
   serving.insert(serving.end(), o.serving.begin(), o.serving.end());
   training.insert(training.end(), o.training.begin(), o.training.end());
+  layers.insert(layers.end(), o.layers.begin(), o.layers.end());
   files.insert(files.end(), o.files.begin(), o.files.end());
   if (o.files.size() != 1)
     return;
@@ -16,6 +17,9 @@ void Measurements::append(const Measurements &o) {
   for (std::size_t i = t0; i < training.size(); ++i)
     if (training[i].file.empty())
       training[i].file = o.files[0];
+  for (std::size_t i = l0; i < layers.size(); ++i)
+    if (layers[i].file.empty())
+      layers[i].file = o.files[0];
 }
 
 } // namespace rl

@@ -48,6 +48,25 @@ struct TrainingSample {
   i64 global_batch = 0;      // Megatron: global batch size when logged
 };
 
+// One decoder layer's forward + backward under torch.profiler (tools/measure/layer_profile.py):
+// the layer's shape and the GPU time of its kernels by class. The classes the script writes
+// (gemm, attention, norm, rotary, activation, elementwise, reduce/softmax, memcpy, other) and
+// `gap`, the wall time no kernel covered; their sum is the measured wall time.
+struct LayerProfile {
+  std::string name; // file
+  std::string file; // the file it was read from (Measurements::append sets it)
+  i64 hidden = 0, heads = 0, kv_heads = 0, ffn = 0, seq = 0, micro_batch = 0;
+  Dtype dtype = Dtype::bf16;
+  std::vector<std::pair<std::string, double>> seconds; // by class, in the file's order
+  i64 kernels = 0;                                     // kernel calls, all classes
+  double total() const {
+    double s = 0;
+    for (const auto &c : seconds)
+      s += c.second;
+    return s;
+  }
+};
+
 // Everything read from one or more files. Component points carry no hardware or cluster
 // yet: the calibration fills them from its base configuration (`nodes` says how a
 // collective's ranks were spread).
@@ -55,8 +74,11 @@ struct Measurements {
   std::vector<ComponentPoint> components;
   std::vector<ServingSample> serving;
   std::vector<TrainingSample> training;
+  std::vector<LayerProfile> layers;
   std::vector<std::string> files; // the names read, in order
-  bool empty() const { return components.empty() && serving.empty() && training.empty(); }
+  bool empty() const {
+    return components.empty() && serving.empty() && training.empty() && layers.empty();
+  }
   // Adds o's rows; when o is one file, its serving and training rows get o.files[0] as `file`.
   void append(const Measurements &o);
 };

@@ -4,8 +4,10 @@
 #include "core/error.hpp"
 #include "core/io/readers.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
 
 namespace rl::io::readers_detail {
 
@@ -145,6 +147,15 @@ public:
       fail(c, cell(c) + " is beyond the limit of " + number_text(hi));
     return v;
   }
+  // A number >= 0 (a class with no kernel, a gap of 0).
+  double nonnegative(int c, double hi) const {
+    double v = 0;
+    if (!parse_number(cell(c), v) || v < 0)
+      fail(c, "expected a number >= 0, got " + quote_text(cell(c)));
+    if (v > hi)
+      fail(c, cell(c) + " is beyond the limit of " + number_text(hi));
+    return v;
+  }
   const std::string &text(int c) const {
     if (cell(c).empty())
       fail(c, "is empty");
@@ -268,6 +279,58 @@ Measurements read_elementwise_csv(std::string_view text, const std::string &name
     out.components.push_back(p);
   }
   csv.need_rows();
+  return out;
+}
+
+// tools/measure/layer_profile.py: kernel_class,calls,seconds and the layer's shape on every
+// row (hidden,heads,kv_heads,ffn,seq,micro_batch,dtype). One file is one layer's forward +
+// backward: each class at most once, the shape the same on every row.
+Measurements read_layer_profile_csv(std::string_view text, const std::string &name) {
+  static const char *const kClasses[] = {"gemm",       "attention",   "norm",           "rotary",
+                                         "activation", "elementwise", "reduce/softmax", "memcpy",
+                                         "other",      "gap"};
+  Csv csv(text, name);
+  const int cc = csv.need("kernel_class"), cn = csv.need("calls"), cs = csv.need("seconds");
+  const int shape[] = {csv.need("hidden"), csv.need("heads"), csv.need("kv_heads"),
+                       csv.need("ffn"),    csv.need("seq"),   csv.need("micro_batch")};
+  const int cd = csv.need("dtype");
+  LayerProfile p;
+  p.name = name;
+  i64 *const dims[] = {&p.hidden, &p.heads, &p.kv_heads, &p.ffn, &p.seq, &p.micro_batch};
+  while (csv.next()) {
+    const std::string cls = lower(csv.text(cc));
+    if (std::find_if(std::begin(kClasses), std::end(kClasses),
+                     [&](const char *k) { return cls == k; }) == std::end(kClasses))
+      csv.fail(cc, quote_text(csv.cell(cc)) +
+                       " is not a class layer_profile.py writes (gemm, attention, norm, rotary, "
+                       "activation, elementwise, reduce/softmax, memcpy, other, gap)");
+    for (const auto &[k, s] : p.seconds)
+      if (k == cls)
+        csv.fail(cc, quote_text(cls) + " appears twice: one file is one layer");
+    for (int i = 0; i < 6; ++i) {
+      const i64 v = static_cast<i64>(csv.count(shape[i], kMaxMeasuredDim));
+      if (csv.rows() > 1 && v != *dims[i])
+        csv.fail(shape[i], "differs from the first row's " + std::to_string(*dims[i]) +
+                               ": one file is one layer");
+      *dims[i] = v;
+    }
+    const Dtype d = dtype_of(csv, cd);
+    if (csv.rows() > 1 && d != p.dtype)
+      csv.fail(cd, "differs from the first row's: one file is one layer");
+    p.dtype = d;
+    p.kernels += static_cast<i64>(csv.nonnegative(cn, 1e9));
+    p.seconds.emplace_back(cls, csv.nonnegative(cs, 1e6));
+  }
+  csv.need_rows();
+  if (p.hidden % p.heads != 0 || p.heads % p.kv_heads != 0)
+    throw ConfigError(name, "hidden " + std::to_string(p.hidden) + ", heads " +
+                                std::to_string(p.heads) + ", kv_heads " +
+                                std::to_string(p.kv_heads) +
+                                ": hidden must be a multiple of heads, heads of kv_heads");
+  if (!(p.total() > 0))
+    throw ConfigError(name, "no class has a time: nothing was measured");
+  Measurements out;
+  out.layers.push_back(p);
   return out;
 }
 

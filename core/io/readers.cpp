@@ -26,6 +26,8 @@ const char *name_of_format(MeasurementFormat f) {
     return "attention sweep CSV";
   case MeasurementFormat::elementwise_csv:
     return "element-wise CSV";
+  case MeasurementFormat::layer_profile_csv:
+    return "layer profile CSV";
   case MeasurementFormat::serving_csv:
     return "serving runs CSV";
   case MeasurementFormat::vllm_json:
@@ -240,6 +242,9 @@ std::optional<MeasurementFormat> csv_format(std::string_view line) {
       {MeasurementFormat::attention_csv,
        {"batch", "heads", "seq", "head_dim", "causal", "dtype", "fwd_seconds", "bwd_seconds"}},
       {MeasurementFormat::elementwise_csv, {"kernel", "bytes", "seconds"}},
+      {MeasurementFormat::layer_profile_csv,
+       {"kernel_class", "calls", "seconds", "hidden", "heads", "kv_heads", "ffn", "seq",
+        "micro_batch", "dtype"}},
       {MeasurementFormat::serving_csv,
        {"isl", "osl", "concurrency", "request_rate", "ttft_ms", "tpot_ms"}}};
   const std::vector<std::string> header = csv_header(line);
@@ -364,7 +369,8 @@ MeasurementFormat detect_format(std::string_view text, const std::string &name) 
       name, "not a measurement file ridgeline reads: nccl-tests output (all_reduce_perf, ...), a "
             "CSV with the header m,n,k,dtype,seconds (GEMM), "
             "batch,heads,seq,head_dim,causal,dtype,fwd_seconds,bwd_seconds (attention), "
-            "kernel,bytes,seconds (element-wise) or isl,osl,concurrency,ttft_ms,tpot_ms "
+            "kernel,bytes,seconds (element-wise), kernel_class,calls,seconds,hidden,... (layer "
+            "profile) or isl,osl,concurrency,ttft_ms,tpot_ms "
             "(serving), a vLLM / SGLang / genai-perf / AIPerf result, a Megatron-LM or "
             "torchtitan training log, or components.json");
 }
@@ -391,6 +397,9 @@ Measurements read_measurements(std::string_view text, const std::string &name,
   case MeasurementFormat::elementwise_csv:
     m = read_elementwise_csv(text, name);
     break;
+  case MeasurementFormat::layer_profile_csv:
+    m = read_layer_profile_csv(text, name);
+    break;
   case MeasurementFormat::serving_csv:
     m = read_serving_csv(text, name);
     break;
@@ -413,6 +422,8 @@ Measurements read_measurements(std::string_view text, const std::string &name,
     s.file = name;
   for (TrainingSample &t : m.training)
     t.file = name;
+  for (LayerProfile &p : m.layers)
+    p.file = name;
   m.files = {name};
   return m;
 }

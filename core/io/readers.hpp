@@ -30,6 +30,7 @@ enum class MeasurementFormat {
   gemm_csv,
   attention_csv,
   elementwise_csv,
+  layer_profile_csv,
   serving_csv,
   vllm_json,
   sglang_jsonl,
@@ -102,6 +103,7 @@ Measurements read_gemm_csv(std::string_view text, const std::string &name);
 Measurements read_attention_csv(std::string_view text, const std::string &name);
 Measurements read_elementwise_csv(std::string_view text, const std::string &name);
 Measurements read_serving_csv(std::string_view text, const std::string &name);
+Measurements read_layer_profile_csv(std::string_view text, const std::string &name);
 Measurements read_serving_json(std::string_view text, const std::string &name, MeasurementFormat f);
 Measurements read_components_json(std::string_view text, const std::string &name);
 Measurements read_megatron(std::string_view text, const std::string &name);

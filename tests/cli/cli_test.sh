@@ -123,6 +123,14 @@ check "fields json" 0 "$rl" fields workload --json &&
   expect_in "fields json" "$tmp/out" '"vllm": "--max-num-seqs"'
 check "fields bad section" 2 "$rl" fields gpus &&
   expect_in "fields bad section" "$tmp/err" 'unknown section "gpus"'
+# tools/measure/layer_profile.py's own writer (no torch, no GPU) and the reader agree.
+here=$(cd "$(dirname "$0")/../.." && pwd)
+if command -v python3 >/dev/null; then
+  check "layer profile writer" 0 python3 "$here/tools/measure/layer_profile.py" --self-test \
+    --out "$tmp/layer_profile.csv" &&
+    check "calibrate layer profile" 0 "$rl" calibrate "$tmp/layer_profile.csv" --base h100-sxm &&
+    expect_in "calibrate layer profile" "$tmp/out" "compute overhead (one layer alone, layer profiles)"
+fi
 for c in plan collective validate tx8 export serve fields; do
   check "help $c" 0 "$rl" "$c" --help && expect_in "help $c" "$tmp/out" "usage: ridgeline $c"
 done

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Kernel-time profile of one decoder layer -> layer_profile.csv (columns kernel_class,calls,seconds).
+"""Kernel-time profile of one decoder layer -> layer_profile.csv (kernel_class,calls,seconds + the shape).
 
 One Llama-style decoder layer (pre-norm: RMSNorm, fused QKV projection, rotary embedding,
 causal GQA attention through SDPA, output projection, residual add, RMSNorm, fused
@@ -13,7 +13,9 @@ and one more row:
   gap     = wall time of one forward + backward (CUDA events, median, profiler off) minus
             the summed kernel time: the GPU idle between kernels (launch and Python
             overhead); calls is 0
-All the classes are written, with 0 where a class has no kernel.
+All the classes are written, with 0 where a class has no kernel. Every row also carries the
+layer's shape (hidden,heads,kv_heads,ffn,seq,micro_batch,dtype), so that `ridgeline calibrate`
+can time the same layer from its components and name what the measurement adds.
 
 How a kernel is classed. The layer marks its non-GEMM parts (norm, rotary, attention,
 activation, the residual adds as elementwise) with profiler markers, in the forward and,
@@ -35,6 +37,7 @@ Expected run time on an H100: 10-20 seconds (mostly start-up).
 import argparse
 import bisect
 import collections
+import csv
 import json
 import os
 import re
@@ -47,7 +50,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import measure_common as mc  # noqa: E402
 from attention_sweep import sdpa_attention  # noqa: E402
 
-COLUMNS = ["kernel_class", "calls", "seconds"]
+COLUMNS = ["kernel_class", "calls", "seconds", "hidden", "heads", "kv_heads", "ffn", "seq",
+           "micro_batch", "dtype"]
 CLASSES = ["gemm", "attention", "norm", "rotary", "activation", "elementwise",
            "reduce/softmax", "memcpy", "other"]
 # First match wins, on the lower-cased kernel name. Order matters: FlashAttention kernels
@@ -279,6 +283,50 @@ def classify_trace(path):
     return per_class, per_kernel
 
 
+# ----------------------------------------------------------------------------- the file
+def layer_shape(args):
+    return (args.hidden, args.heads, args.kv_heads, args.ffn, args.seq, args.micro_batch,
+            args.dtype)
+
+
+def write_profile(path, per_class, n, wall_us, gap_us, shape):
+    """One row per class (calls and seconds per forward + backward over n profiled
+    iterations), then the gap; the shape on every row. Prints the same as a table."""
+    print(f"# {'class':<15} {'calls':>6} {'ms':>9} {'% wall':>7}")
+    with mc.CsvWriter(path, COLUMNS) as out:
+        for cls in CLASSES:
+            calls, us = per_class[cls]
+            out.row(cls, round(calls / n), us / n * 1e-6, *shape)
+            print(f"  {cls:<15} {round(calls / n):>6} {us / n / 1e3:>9.3f} {100 * us / n / wall_us:>7.1f}")
+        out.row("gap", 0, max(gap_us, 0.0) * 1e-6, *shape)
+        print(f"  {'gap':<15} {0:>6} {max(gap_us, 0) / 1e3:>9.3f} {100 * max(gap_us, 0) / wall_us:>7.1f}")
+
+
+def self_test(path):
+    """Without torch or a GPU: writes a profile of synthetic timings (not a measurement: a
+    fixed share per class) with the real writer, reads it back and checks the format that
+    `ridgeline calibrate` reads."""
+    shape = (4096, 32, 8, 14336, 4096, 1, "bf16")
+    share = {"gemm": 0.70, "attention": 0.12, "norm": 0.03, "rotary": 0.02, "activation": 0.03,
+             "elementwise": 0.03, "reduce/softmax": 0.0, "memcpy": 0.01, "other": 0.0}
+    wall_us = 20000.0
+    per_class = {c: [0 if share[c] == 0 else 10 * (i + 1), share[c] * wall_us * 3]
+                 for i, c in enumerate(CLASSES)}
+    gap_us = wall_us * (1 - sum(share.values()))
+    write_profile(path, per_class, 3, wall_us, gap_us, shape)
+    with open(path, newline="") as f:
+        text = f.read()
+    assert text.split("\n")[0] == ",".join(COLUMNS)
+    rows = list(csv.DictReader(text.splitlines()))
+    assert [r["kernel_class"] for r in rows] == CLASSES + ["gap"]
+    for r in rows:
+        assert tuple(r[c] for c in COLUMNS[3:9]) == tuple(str(v) for v in shape[:6])
+        assert r["dtype"] == shape[6]
+    total = sum(float(r["seconds"]) for r in rows)
+    assert abs(total / (wall_us * 1e-6) - 1) < 1e-5, total
+    print(f"# self-test ok: {len(rows)} rows written and read back from {path}")
+
+
 # ----------------------------------------------------------------------------- main
 def run(args):
     global _SCOPES, _PROFILING
@@ -343,14 +391,7 @@ def run(args):
     if gap_us < 0:
         print(f"# note: kernel time exceeds the wall time by {-gap_us:.0f} us (kernels overlapped"
               " on several streams, or the clock moved between the runs); gap written as 0")
-    print(f"# {'class':<15} {'calls':>6} {'ms':>9} {'% wall':>7}")
-    with mc.CsvWriter(args.out, COLUMNS) as out:
-        for cls in CLASSES:
-            calls, us = per_class[cls]
-            out.row(cls, round(calls / n), us / n * 1e-6)
-            print(f"  {cls:<15} {round(calls / n):>6} {us / n / 1e3:>9.3f} {100 * us / n / wall_us:>7.1f}")
-        out.row("gap", 0, max(gap_us, 0.0) * 1e-6)
-        print(f"  {'gap':<15} {0:>6} {max(gap_us, 0) / 1e3:>9.3f} {100 * max(gap_us, 0) / wall_us:>7.1f}")
+    write_profile(args.out, per_class, n, wall_us, gap_us, layer_shape(args))
     print(f"# wall {wall_us / 1e3:.3f} ms per forward + backward (median of {args.repeats}),"
           f" kernels {kernel_us / 1e3:.3f} ms (mean of {n} profiled)")
     if args.verbose:
@@ -375,7 +416,13 @@ def main():
                         help="forward + backward iterations under the profiler (default: 5; --quick: 3)")
     parser.add_argument("--trace", default=None, help="also keep the Chrome trace at this path")
     parser.add_argument("--verbose", action="store_true", help="list every kernel with its class")
+    parser.add_argument("--self-test", action="store_true",
+                        help="no GPU, no torch: write a synthetic profile with the real writer to"
+                             " --out and check it")
     args = parser.parse_args()
+    if args.self_test:
+        self_test(args.out)
+        return
     if args.hidden % args.heads or args.heads % args.kv_heads or (args.hidden // args.heads) % 2:
         sys.exit("error: hidden must be a multiple of heads (even head dim), heads of kv-heads")
     mc.resolve_quick(args)
