@@ -124,7 +124,8 @@ void draw_calibrate_panel(AppState &s, UiState &ui) {
   }
   ImGui::TextWrapped(
       "Drop your measurements on the page: nccl-tests output, GEMM / attention / element-wise "
-      "sweeps (tools/measure), vLLM, SGLang or genai-perf serving results, Megatron-LM or "
+      "sweeps and a layer profile (tools/measure), vLLM, SGLang or genai-perf serving results, "
+      "Megatron-LM or "
       "torchtitan training logs. The current configuration is the base: its hardware and "
       "cluster are fitted, and logs and serving results are taken as runs of it. The same fit "
       "as `ridgeline calibrate`.");

@@ -291,13 +291,19 @@ void step_time_table(const Config &c, const Estimate &e, ReportTable &t) {
                {"time", "time", Unit::seconds, Better::lower},
                {"share", "share", Unit::percent}};
   Builder b{t};
-  const auto row = [&](const char *key, const char *name, double v, const char *help,
+  const auto row = [&](const char *key, const char *name, double v, const std::string &help,
                        Mark mark = Mark::none) {
     b.add(key, {words(name), cell(v, Unit::seconds), share(v, s.step)}, help, mark);
   };
+  // Every compute time is the components' times x (1 + compute_overhead): the overhead's part.
+  const double o = c.hardware.compute_overhead;
   row("compute", "compute", s.compute - s.recompute,
-      "Forward + backward GEMMs and element-wise traffic of the slowest stage, all "
-      "micro-batches.");
+      "Forward + backward GEMMs, attention and element-wise traffic of the slowest stage, all "
+      "micro-batches. Of compute and recompute, " +
+          units::seconds(s.compute * o / (1 + o)) +
+          fmt(" is hardware.compute_overhead (%.3f): time the measured components do not "
+              "explain (docs/calibration.md 'End to end: the compute overhead').",
+              o));
   row("recompute", "recompute", s.recompute,
       "The extra forward work recompute costs (selective: attention scores; full: every "
       "layer).");
