@@ -261,9 +261,15 @@ browse dump "$base?scenario=llama3-70b-h100-1024&tab=planner&free=all#e2e-flow=p
 browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=efficiencies" "$out/dom_flow_efficiencies.html" 30000
 browse dump "$base?scenario=deepseek-r1-b200-serve&tab=planner&free=all#e2e-flow=deployments" "$out/dom_flow_deployments.html" 60000
 browse dump "$base?scenario=llama3-70b-h100-1024&tab=calibrate#e2e-flow=calibrate" "$out/dom_flow_calibrate.html" 30000
-# The same GEMM sweep the calibrate flow drops (web/index.html), fitted by the CLI.
+# The same GEMM sweep and layer profile the calibrate flow drops (web/index.html), fitted by
+# the CLI.
 printf 'm,n,k,dtype,seconds\n2048,2048,2048,bf16,0.0000358\n4096,4096,4096,bf16,0.000229\n8192,8192,8192,bf16,0.0016917\n16384,16384,16384,bf16,0.013095\n' >"$out/gemm.csv"
-"$cli" calibrate "$out/gemm.csv" --base llama3-70b-h100-1024 --json >"$out/calibrate.json" ||
+shape=',4096,32,8,14336,4096,1,bf16'
+printf '%s\n' kernel_class,calls,seconds,hidden,heads,kv_heads,ffn,seq,micro_batch,dtype \
+  "gemm,12,0.0076$shape" "attention,5,0.00152$shape" "norm,30,0.00061$shape" \
+  "elementwise,6,0.0003$shape" "gap,0,0.00035$shape" >"$out/layer_profile.csv"
+"$cli" calibrate "$out/gemm.csv" "$out/layer_profile.csv" --base llama3-70b-h100-1024 --json \
+  >"$out/calibrate.json" ||
   fail "the CLI's calibrate failed"
 "$cli" estimate llama3-70b-h100-1024 --json >"$out/estimate_before.json" || fail "estimate failed"
 "$cli" plan llama3-70b-h100-1024 --free all --json --top 1 >"$out/plan_free.json" ||
@@ -354,7 +360,9 @@ cal = flow_steps(out, "dom_flow_calibrate.html")
 cli_cal = load(out, "calibrate.json")
 hw = cal["apply"]["user"].get("hardware", {})
 want = cli_cal["overrides"]
-c.expect("calibrate: Apply sets the CLI's fitted GEMM fields over the preset",
+c.expect("calibrate: the layer profile sets the compute overhead",
+         "hardware.compute_overhead" in want, str(want))
+c.expect("calibrate: Apply sets the CLI's fitted GEMM fields and overhead over the preset",
          # (over the scenario's own preset the override needs no "base")
          isinstance(hw, dict) and hw.get("base", "h100-sxm") == "h100-sxm" and
          all(math.isclose(hw.get(k.split(".", 1)[1], -1), v, rel_tol=1e-9)
