@@ -18,6 +18,7 @@
 #include "core/time/gemm_efficiency.hpp"
 #include "core/time/layer_budget.hpp"
 #include "tests/helpers.hpp"
+#include "tests/sample_layer_profile.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -191,19 +192,7 @@ TEST_CASE("calibrate: a layer profile against the model's components of the same
   // tests/data/samples/layer_profile_llama3_8b_h100.csv (illustrative figures): 11.67 ms a
   // forward + backward; no training log, so it sets the compute overhead: measured over
   // components, less one
-  const std::string text =
-      R"(kernel_class,calls,seconds,hidden,heads,kv_heads,ffn,seq,micro_batch,dtype
-gemm,12,0.0076,4096,32,8,14336,4096,1,bf16
-attention,5,0.00152,4096,32,8,14336,4096,1,bf16
-norm,30,0.00061,4096,32,8,14336,4096,1,bf16
-rotary,24,0.00054,4096,32,8,14336,4096,1,bf16
-activation,8,0.00048,4096,32,8,14336,4096,1,bf16
-elementwise,6,0.0003,4096,32,8,14336,4096,1,bf16
-reduce/softmax,4,5e-05,4096,32,8,14336,4096,1,bf16
-memcpy,10,0.0002,4096,32,8,14336,4096,1,bf16
-other,1,2e-05,4096,32,8,14336,4096,1,bf16
-gap,0,0.00035,4096,32,8,14336,4096,1,bf16
-)";
+  const std::string text = test::kLayerProfileSample;
   const CalibrationResult r = io::calibrate_files(json("h100-sxm"), {{"lp.csv", text}});
   const FittedParameter &o = param(r, "hardware.compute_overhead");
   CHECK(o.before == 0.368);

@@ -1,6 +1,7 @@
 // Measurement readers (core/io/readers): each sample of tests/data/samples/ is detected and
 // read, with exact values checked; bad input gets an error naming the file, line and column.
 #include "helpers.hpp"
+#include "sample_layer_profile.hpp"
 
 #include "core/io/readers.hpp"
 
@@ -127,20 +128,7 @@ rope_bf16,2147483648,0.000816441
 copy,134217728,5.9394e-05
 )sample";
 
-// tests/data/samples/layer_profile_llama3_8b_h100.csv
-const char *const kLayerProfile =
-    R"sample(kernel_class,calls,seconds,hidden,heads,kv_heads,ffn,seq,micro_batch,dtype
-gemm,12,0.0076,4096,32,8,14336,4096,1,bf16
-attention,5,0.00152,4096,32,8,14336,4096,1,bf16
-norm,30,0.00061,4096,32,8,14336,4096,1,bf16
-rotary,24,0.00054,4096,32,8,14336,4096,1,bf16
-activation,8,0.00048,4096,32,8,14336,4096,1,bf16
-elementwise,6,0.0003,4096,32,8,14336,4096,1,bf16
-reduce/softmax,4,5e-05,4096,32,8,14336,4096,1,bf16
-memcpy,10,0.0002,4096,32,8,14336,4096,1,bf16
-other,1,2e-05,4096,32,8,14336,4096,1,bf16
-gap,0,0.00035,4096,32,8,14336,4096,1,bf16
-)sample";
+const char *const kLayerProfile = test::kLayerProfileSample; // sample_layer_profile.hpp
 
 // tests/data/samples/serving_runs_h100.csv
 const char *const kServingCsv =
