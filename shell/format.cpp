@@ -78,39 +78,21 @@ void print_collective(std::ostream &os, const ClusterSpec &c, double bytes, cons
   tt.print(os);
 }
 
-void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows) {
-  Table t{{"run", "hardware", "metric", "measured", "predicted", "error", "band", ""}, {}};
-  char m[32], p[32], e[32], b[32];
-  for (const auto &r : rows) {
-    const bool pct = r.metric == Metric::mfu || r.metric == Metric::hfu;
-    const bool flops =
-        r.metric == Metric::tflops_per_device || r.metric == Metric::hardware_tflops_per_device;
-    const bool serving = r.metric == Metric::ttft || r.metric == Metric::tpot;
-    const double scale = pct ? 100 : (flops ? 1e-12 : (serving ? 1e3 : 1));
-    const char *fmt = pct ? "%.1f%%" : (serving ? "%.2f ms" : "%.1f");
-    std::snprintf(m, sizeof m, fmt, r.measured * scale);
-    std::snprintf(p, sizeof p, fmt, r.predicted * scale);
-    std::snprintf(e, sizeof e, "%+.1f%%", 100 * r.error);
-    std::snprintf(b, sizeof b, "+/-%.0f%%", 100 * r.band);
-    t.rows.push_back({r.name, r.hardware, name_of_metric(r.metric), m, p, e, b,
-                      r.within_band() ? "ok" : "OUTSIDE"});
-  }
-  t.print(os);
-  const ErrorSummary sm = summarize(rows);
-  std::snprintf(m, sizeof m, "%.1f%%", 100 * sm.median_abs_error);
-  std::snprintf(p, sizeof p, "%.1f%%", 100 * sm.max_abs_error);
-  os << "  (tflops columns in TFLOP/s, step time in s, ttft and tpot in ms) " << sm.rows
-     << " runs: median |error| " << m << ", max " << p << ", " << sm.within_band
-     << " within their band\n";
-}
-
-void print_runs(std::ostream &os, const std::vector<ValidationRow> &rows) {
-  print_section(os, runs_table(rows));
+void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows,
+                      const std::string &title) {
+  ReportTable t = runs_table(rows);
+  if (!title.empty())
+    t.title = title;
+  print_section(os, t);
   const ErrorSummary sm = summarize(rows);
   os << "  " << sm.rows << " runs: median |error| "
      << cells::fmt("%.1f%%", 100 * sm.median_abs_error) << ", max "
      << cells::fmt("%.1f%%", 100 * sm.max_abs_error) << ", " << sm.within_band
      << " within their band\n";
+}
+
+void print_runs(std::ostream &os, const std::vector<ValidationRow> &rows) {
+  print_validation(os, rows);
   print_section(os, run_breakdown_table(rows));
 }
 

@@ -27,7 +27,8 @@ void print_section(std::ostream &os, const ReportTable &t);
 void print_estimate(std::ostream &os, const Config &c, const Estimate &e);
 void print_collective(std::ostream &os, const ClusterSpec &c, double bytes, const Group &g,
                       const CollectiveTime &t);
-void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows);
+void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows,
+                      const std::string &title = "");
 void print_fit(std::ostream &os, const std::vector<FitResult> &fits);
 // `ridgeline validate --runs`: measured against predicted with the band, a summary, and each
 // training run's predicted step by component beside the step its measurement implies.

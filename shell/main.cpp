@@ -820,12 +820,13 @@ int cmd_validate(const Args &a) {
   }
   std::cout << "Components against published microbenchmarks (docs/calibration.md)\n";
   shell::print_components(std::cout, components);
-  std::cout << "\nCalibration runs (compute_overhead is fitted to these)\n";
-  shell::print_validation(std::cout, cal_rows);
+  shell::print_validation(std::cout, cal_rows,
+                          "Calibration runs (compute_overhead is fitted to these)");
   if (fit)
     shell::print_fit(std::cout, fit_compute_overhead(calibration));
-  std::cout << "\nHeld-out runs (never fitted: how the model does on runs it has not seen)\n";
-  shell::print_validation(std::cout, held_rows);
+  shell::print_validation(
+      std::cout, held_rows,
+      "Held-out runs (never fitted: how the model does on runs it has not seen)");
   return 0;
 }
 
