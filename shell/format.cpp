@@ -111,6 +111,7 @@ void print_calibration(std::ostream &os, const CalibrationResult &r) {
       print_section(os, residual_table(p));
     last = &p.residuals;
   }
+  print_section(os, layer_table(r));
   print_section(os, unfitted_table(r));
   if (!r.runs.empty())
     print_section(os, runs_table(r.runs));

@@ -11,6 +11,7 @@
 #include "core/io/url_codec.hpp"
 #include "core/io/validation_json.hpp"
 #include "core/parallel/layout.hpp"
+#include "core/report/calibration_report.hpp"
 #include "core/report/serve_report.hpp"
 #include "core/serve/iteration.hpp"
 #include "core/serve/serve_planner.hpp"
@@ -200,17 +201,31 @@ TEST_CASE("calibrate: a layer profile against the model's components of the same
   CHECK(r.hardware.compute_overhead == o.value);
   REQUIRE(o.residuals.size() == 1);
   CHECK(o.residuals[0].measured == Approx(0.01167));
-  // each component checked: GEMMs 7.60 ms measured, attention 1.52, the other kernels 2.20
-  REQUIRE(r.unfitted.size() == 3);
-  CHECK(r.unfitted[0].name == "layer lp.csv: GEMMs (components alone)");
-  CHECK(r.unfitted[0].measured == Approx(0.0076));
-  CHECK(r.unfitted[0].predicted == Approx(b.gemm));
-  CHECK(r.unfitted[1].predicted == Approx(b.attention));
-  CHECK(r.unfitted[2].measured == Approx(0.0022));
-  REQUIRE(r.notes.size() == 1);
-  CHECK(r.notes[0].rfind("lp.csv: one forward + backward 11.67 ms measured, 8.62 ms of components",
-                         0) == 0);
-  CHECK(r.notes[0].find("gaps between kernels 0.35 ms") != std::string::npos);
+  // each component checked: GEMMs 7.60 ms measured, attention 1.52, the other kernels 2.20,
+  // 0.35 ms between kernels, 100 kernels
+  REQUIRE(r.layers.size() == 1);
+  const LayerCheck &x = r.layers[0];
+  CHECK(x.file == "lp.csv");
+  CHECK(x.measured.gemm == Approx(0.0076));
+  CHECK(x.measured.attention == Approx(0.00152));
+  CHECK(x.measured.elementwise == Approx(0.0022));
+  CHECK(x.gap == Approx(0.00035));
+  CHECK(x.kernels == 100);
+  CHECK(x.predicted.total() == Approx(b.total()));
+  CHECK(x.wall() == Approx(0.01167));
+  CHECK(r.unfitted.empty());
+  // the report's table: GEMMs, attention, element-wise, between kernels, the layer; the
+  // layer's row 11.67 ms against 8.62 ms of components
+  const ReportTable lt = layer_table(r);
+  REQUIRE(lt.rows.size() == 5);
+  CHECK(lt.rows[3].cells[0].text == "lp.csv: between kernels");
+  CHECK(lt.rows[4].cells[1].value == Approx(0.01167));
+  CHECK(lt.rows[4].cells[2].value == Approx(b.total()));
+  // the shares of the difference sum to one over the four parts
+  double share = 0;
+  for (std::size_t i = 0; i < 4; ++i)
+    share += lt.rows[i].cells[4].value;
+  CHECK(share == Approx(1));
 
   // With a training log the log's end-to-end fit sets the overhead; the profile is a check.
   Config base = io::parse_config(json("megatron-18b-a100"));
@@ -225,8 +240,9 @@ TEST_CASE("calibrate: a layer profile against the model's components of the same
   const CalibrationResult both = calibrate(base, m);
   CHECK(param(both, "hardware.compute_overhead").label ==
         "compute overhead (end to end, training logs)");
-  REQUIRE(both.unfitted.size() == 4);
-  CHECK(both.unfitted[3].name == "layer lp.csv: forward + backward");
+  REQUIRE(both.unfitted.size() == 1);
+  CHECK(both.unfitted[0].name == "layer lp.csv: forward + backward");
+  CHECK(both.layers.size() == 1);
 }
 
 TEST_CASE("calibrate: the engine's iteration overhead round trips from closed-loop TPOT",

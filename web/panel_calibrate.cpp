@@ -201,6 +201,7 @@ void draw_calibrate_panel(AppState &s, UiState &ui) {
   const FittedParameter &p = r.params[static_cast<std::size_t>(c.shown)];
   residual_plot(p, 220);
   ui::report_section(residual_table(p));
+  ui::report_section(layer_table(r));
   ui::report_section(unfitted_table(r));
   if (!r.runs.empty())
     ui::report_section(runs_table(r.runs));

@@ -522,12 +522,11 @@ ComponentRow seconds_row(std::string name, ComponentKind kind, double measured, 
   return r;
 }
 
-// One layer's forward + backward measured alone on one GPU against the model's components:
-// the compute overhead is what the kernels and the gaps between them take beyond the
-// components, so a profile sets hardware.compute_overhead (fitted on log(predicted /
-// measured) over the profiles, as the training logs' fit) unless a training log is given,
-// whose end-to-end fit then sets it and leaves the profile a check. Either way each profile's
-// components are checked class by class and the difference is named in a note.
+// One layer's forward + backward measured alone on one GPU against the model's components
+// (CalibrationResult::layers, class by class): the compute overhead is what the kernels and the
+// gaps between them take beyond the components, so a profile sets hardware.compute_overhead
+// (fitted on log(predicted / measured) over the profiles, as the training logs' fit) unless a
+// training log is given, whose end-to-end fit then sets it and leaves the profile a check.
 void fit_layer_profiles(const std::vector<LayerProfile> &profiles, bool training_logs,
                         const CalibrateOptions &opt, CalibrationResult &out) {
   if (profiles.empty())
@@ -537,29 +536,12 @@ void fit_layer_profiles(const std::vector<LayerProfile> &profiles, bool training
     const LayerBudget model = llama_layer_budget(out.hardware, p.hidden, p.heads, p.kv_heads, p.ffn,
                                                  p.seq, p.micro_batch, p.dtype);
     predicted.push_back(model);
-    double gap = 0;
-    const LayerBudget m = measured_budget(p, gap);
-    const double wall = p.total();
-    auto ms = [](double s) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.2f", s * 1e3);
-      return std::string(buf);
-    };
-    out.notes.push_back(
-        p.file + ": one forward + backward " + ms(wall) + " ms measured, " + ms(model.total()) +
-        " ms of components (GEMMs " + ms(model.gemm) + ", attention " + ms(model.attention) +
-        ", element-wise " + ms(model.elementwise + model.quantize) + "); beyond them: GEMMs " +
-        ms(m.gemm - model.gemm) + " ms, attention " + ms(m.attention - model.attention) +
-        " ms, element-wise " + ms(m.elementwise - model.elementwise - model.quantize) + " ms in " +
-        std::to_string(p.kernels) + " kernels, gaps between kernels " + ms(gap) + " ms");
-    const std::string who = "layer " + p.file + ": ";
-    out.unfitted.push_back(seconds_row(who + "GEMMs (components alone)", ComponentKind::gemm,
-                                       m.gemm, model.gemm, false));
-    out.unfitted.push_back(seconds_row(who + "attention (components alone)",
-                                       ComponentKind::attention, m.attention, model.attention,
-                                       false));
-    out.unfitted.push_back(seconds_row(who + "element-wise (components alone)", ComponentKind::hbm,
-                                       m.elementwise, model.elementwise + model.quantize, false));
+    LayerCheck check;
+    check.file = p.file;
+    check.measured = measured_budget(p, check.gap);
+    check.predicted = model;
+    check.kernels = p.kernels;
+    out.layers.push_back(check);
   }
   auto rows_at = [&](double o, bool fitted) {
     std::vector<ComponentRow> rows;

@@ -11,6 +11,7 @@
 #include "core/calibrate/components.hpp"
 #include "core/calibrate/measurements.hpp"
 #include "core/config.hpp"
+#include "core/time/layer_budget.hpp"
 
 #include <string>
 #include <vector>
@@ -46,6 +47,17 @@ constexpr i64 kTrainingWarmup = 3;
 // when the log gives it, else tokens/s (torchtitan tps x the devices), else TFLOP/s per GPU.
 TrainingRun training_run(const std::vector<TrainingSample> &rows, const Config &base);
 
+// One layer profile against the same layer built from the components (no overhead): what the
+// measurement adds to each, and the time between kernels, which the components do not have.
+struct LayerCheck {
+  std::string file;
+  LayerBudget measured;  // GEMMs, attention, every other kernel as element-wise (no quantize)
+  LayerBudget predicted; // the components
+  double gap = 0;        // the wall time no kernel covered
+  i64 kernels = 0;
+  double wall() const { return measured.total() + gap; }
+};
+
 struct CalibrationResult {
   HardwareSpec hardware; // the base with every fitted hardware parameter
   ClusterSpec cluster;   // the base with every fitted link parameter
@@ -53,6 +65,7 @@ struct CalibrationResult {
   std::vector<FittedParameter> params;
   std::vector<ComponentRow> unfitted; // rows read but not fitted to (their reason in `name`)
   std::vector<ValidationRow> runs;    // training runs at the calibrated parameters
+  std::vector<LayerCheck> layers;     // layer profiles, by component
   std::vector<std::string> notes;     // what could not be fitted and why
 };
 

@@ -178,15 +178,28 @@ json to_json(const FittedParameter &p) {
           {"band", p.band},           {"residuals", to_json(p.residuals)}};
 }
 
+// A layer budget's components, seconds.
+static json budget_json(const LayerBudget &b) {
+  return {{"gemm", b.gemm},
+          {"attention", b.attention},
+          {"elementwise", b.elementwise},
+          {"quantize", b.quantize}};
+}
+
 json to_json(const CalibrationResult &r) {
   json params = json::array();
   for (const FittedParameter &p : r.params)
     params.push_back(to_json(p));
-  return {{"parameters", params},
-          {"unfitted", to_json(r.unfitted)},
-          {"runs", to_json(r.runs)},
-          {"notes", r.notes},
-          {"overrides", calibrated_overrides(r)}};
+  json layers = json::array();
+  for (const LayerCheck &x : r.layers)
+    layers.push_back({{"file", x.file},
+                      {"measured", budget_json(x.measured)},
+                      {"components", budget_json(x.predicted)},
+                      {"gap", x.gap},
+                      {"wall", x.wall()},
+                      {"kernels", x.kernels}});
+  return {{"parameters", params},    {"layers", layers}, {"unfitted", to_json(r.unfitted)},
+          {"runs", to_json(r.runs)}, {"notes", r.notes}, {"overrides", calibrated_overrides(r)}};
 }
 
 } // namespace rl::io

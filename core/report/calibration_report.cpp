@@ -111,6 +111,54 @@ ReportTable unfitted_table(const CalibrationResult &r) {
   return t;
 }
 
+ReportTable layer_table(const CalibrationResult &r) {
+  ReportTable t;
+  t.key = "layers";
+  t.title = "One layer, forward + backward: measured against its components";
+  t.help = "tools/measure/layer_profile.py's kernel time by class against the same layer timed "
+           "from the components (GEMM efficiency, attention efficiency, element-wise bytes at the "
+           "achieved bandwidth; no compute overhead). What the measurement adds is what the "
+           "compute overhead stands for; its share says where (docs/calibration.md). Shares are "
+           "given where both the layer and the part take longer than the components say.";
+  t.columns = {col("part", "part", Unit::plain, true), col("measured", "measured", Unit::seconds),
+               col("components", "components", Unit::seconds),
+               col("beyond", "beyond them", Unit::seconds),
+               col("share", "share of the difference")};
+  for (const LayerCheck &x : r.layers) {
+    const double diff = x.wall() - x.predicted.total();
+    const auto row = [&](const std::string &key, const std::string &name, double m, double p,
+                         const std::string &help) {
+      ReportLine l;
+      l.key = key;
+      l.help = help;
+      l.cells = {words(name),
+                 {format_value(m, Unit::seconds), m},
+                 {format_value(p, Unit::seconds), p},
+                 {fmt("%+.3f ms", (m - p) * 1e3), m - p},
+                 // a share only where the layer and this part both take longer than the
+                 // components say; a part the components overestimate has none
+                 diff > 0 && m - p >= 0 ? pct((m - p) / diff, "%.0f%%") : ReportCell{"-", 0}};
+      t.rows.push_back(l);
+    };
+    const std::string f = x.file + ": ";
+    row(f + "gemm", f + "GEMMs", x.measured.gemm, x.predicted.gemm,
+        "The linear layers' GEMMs, forward and both backward GEMMs.");
+    row(f + "attention", f + "attention", x.measured.attention, x.predicted.attention,
+        "FlashAttention forward and backward.");
+    row(f + "elementwise", f + "element-wise (" + std::to_string(x.kernels) + " kernels in all)",
+        x.measured.elementwise, x.predicted.elementwise + x.predicted.quantize,
+        "Norms, rotary, the activation, residual adds, copies: every kernel that is neither a "
+        "GEMM nor attention.");
+    row(f + "gap", f + "between kernels", x.gap, 0,
+        "Wall time no kernel covered: launch gaps and host time.");
+    row(f + "total", f + "the layer", x.wall(), x.predicted.total(),
+        "Measured wall time against the components' sum; measured / components - 1 is the "
+        "compute overhead this layer implies.");
+    t.rows.back().mark = Mark::total;
+  }
+  return t;
+}
+
 ReportTable runs_table(const std::vector<ValidationRow> &rows) {
   ReportTable t;
   t.key = "runs";

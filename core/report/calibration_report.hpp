@@ -16,6 +16,9 @@ ReportTable calibration_table(const CalibrationResult &r);
 ReportTable residual_table(const FittedParameter &p);
 // Rows read but not fitted to (marked so in components.json), predicted at the fitted values.
 ReportTable unfitted_table(const CalibrationResult &r);
+// Each layer profile by component: measured, the components alone, what the measurement adds
+// and its share of the difference; the gaps between kernels; the whole layer.
+ReportTable layer_table(const CalibrationResult &r);
 // Measured runs against the prediction: metric, measured, predicted, error, band, inside it.
 ReportTable runs_table(const std::vector<ValidationRow> &rows);
 // The predicted step of each run by component, the step its measurement implies, and the
