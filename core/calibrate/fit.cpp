@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <functional>
 #include <map>
 
@@ -344,16 +343,23 @@ ServingPrediction predict_serving(const std::vector<Config> &runs, double overhe
   return p;
 }
 
-ComponentRow serving_row(const std::string &name, const char *what, double measured,
-                         double predicted) {
+// A measured time against its prediction, seconds.
+ComponentRow seconds_row(std::string name, ComponentKind kind, double measured, double predicted,
+                         bool fitted) {
   ComponentRow r;
-  r.name = name + " " + what;
+  r.name = std::move(name);
   r.unit = "s";
+  r.kind = kind;
   r.measured = measured;
   r.predicted = predicted;
-  r.error = predicted / measured - 1;
-  r.fitted = true;
+  r.error = measured > 0 ? predicted / measured - 1 : 0;
+  r.fitted = fitted;
   return r;
+}
+
+ComponentRow serving_row(const std::string &name, const char *what, double measured,
+                         double predicted) {
+  return seconds_row(name + " " + what, ComponentKind::gemm, measured, predicted, true);
 }
 
 // The engine's per-iteration host time from the runs' mean TPOT: TPOT is affine in it (every
@@ -507,19 +513,6 @@ LayerBudget measured_budget(const LayerProfile &p, double &gap) {
       b.elementwise += s;
   }
   return b;
-}
-
-ComponentRow seconds_row(std::string name, ComponentKind kind, double measured, double predicted,
-                         bool fitted) {
-  ComponentRow r;
-  r.name = std::move(name);
-  r.unit = "s";
-  r.kind = kind;
-  r.measured = measured;
-  r.predicted = predicted;
-  r.error = measured > 0 ? predicted / measured - 1 : 0;
-  r.fitted = fitted;
-  return r;
 }
 
 // One layer's forward + backward measured alone on one GPU against the model's components

@@ -53,7 +53,6 @@ struct TrainingSample {
 // (gemm, attention, norm, rotary, activation, elementwise, reduce/softmax, memcpy, other) and
 // `gap`, the wall time no kernel covered; their sum is the measured wall time.
 struct LayerProfile {
-  std::string name; // file
   std::string file; // the file it was read from (Measurements::append sets it)
   i64 hidden = 0, heads = 0, kv_heads = 0, ffn = 0, seq = 0, micro_batch = 0;
   Dtype dtype = Dtype::bf16;

@@ -130,14 +130,7 @@ public:
                       "column '" + header_[static_cast<std::size_t>(c)] + "': " + what);
   }
   // A number in (0, hi].
-  double positive(int c, double hi = kMaxRate) const {
-    double v = 0;
-    if (!parse_number(cell(c), v) || v <= 0)
-      fail(c, "expected a positive number, got " + quote_text(cell(c)));
-    if (v > hi)
-      fail(c, cell(c) + " is beyond the limit of " + number_text(hi));
-    return v;
-  }
+  double positive(int c, double hi = kMaxRate) const { return number(c, false, hi); }
   // A whole number in [1, hi].
   double count(int c, double hi) const {
     double v = 0;
@@ -147,15 +140,8 @@ public:
       fail(c, cell(c) + " is beyond the limit of " + number_text(hi));
     return v;
   }
-  // A number >= 0 (a class with no kernel, a gap of 0).
-  double nonnegative(int c, double hi) const {
-    double v = 0;
-    if (!parse_number(cell(c), v) || v < 0)
-      fail(c, "expected a number >= 0, got " + quote_text(cell(c)));
-    if (v > hi)
-      fail(c, cell(c) + " is beyond the limit of " + number_text(hi));
-    return v;
-  }
+  // A number in [0, hi] (a class with no kernel, a gap of 0).
+  double nonnegative(int c, double hi) const { return number(c, true, hi); }
   const std::string &text(int c) const {
     if (cell(c).empty())
       fail(c, "is empty");
@@ -174,6 +160,16 @@ public:
   }
 
 private:
+  double number(int c, bool zero, double hi) const {
+    double v = 0;
+    if (!parse_number(cell(c), v) || v < 0 || (v == 0 && !zero))
+      fail(c, std::string(zero ? "expected a number >= 0" : "expected a positive number") +
+                  ", got " + quote_text(cell(c)));
+    if (v > hi)
+      fail(c, cell(c) + " is beyond the limit of " + number_text(hi));
+    return v;
+  }
+
   LineCursor lines_;
   const std::string &name_;
   std::vector<std::string> header_, cells_;
@@ -295,7 +291,7 @@ Measurements read_layer_profile_csv(std::string_view text, const std::string &na
                        csv.need("ffn"),    csv.need("seq"),   csv.need("micro_batch")};
   const int cd = csv.need("dtype");
   LayerProfile p;
-  p.name = name;
+  p.file = name;
   i64 *const dims[] = {&p.hidden, &p.heads, &p.kv_heads, &p.ffn, &p.seq, &p.micro_batch};
   while (csv.next()) {
     const std::string cls = lower(csv.text(cc));

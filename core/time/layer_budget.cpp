@@ -5,8 +5,8 @@ namespace rl {
 LayerBudget layer_budget(const std::vector<OpCost> &ops) {
   LayerBudget b;
   for (const OpCost &o : ops) {
-    const double t = o.time + (o.bwd >= 0 ? o.bwd : 2 * o.time);
-    if (o.name == "quantize")
+    const double t = o.time + o.backward();
+    if (o.name == kQuantizeOp)
       b.quantize += t;
     else if (o.kind == OpKind::attention)
       b.attention += t;

@@ -199,7 +199,7 @@ std::vector<OpCost> layer_ops(const ModelSpec &m, bool moe, const Layout &l, dou
     const ExpertShare share = moe ? expert_share(m, l, tok, imbalance) : ExpertShare{};
     const LayerQuantize q = layer_quantize(m, moe, tok, l.tp, rep, share.routed, share.ffn);
     OpCost o;
-    o.name = "quantize";
+    o.name = kQuantizeOp;
     o.kind = OpKind::memory;
     o.bwd = 0;
     for (const QuantizedTensor &x : q.forward) {
@@ -464,7 +464,7 @@ struct Model {
     const double over = 1 + c.hardware.compute_overhead;
     t.f = sum_time(ops) * over;
     for (const OpCost &o : ops)
-      t.b += (o.bwd >= 0 ? o.bwd : 2 * o.time) * over;
+      t.b += o.backward() * over;
     t.attention = kind_time(ops, OpKind::attention) * over;
     t.column = kind_time(ops, OpKind::column) * over;
     // Recompute matches the hardware-FLOP count: full reruns the layer's forward,

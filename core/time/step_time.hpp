@@ -27,7 +27,11 @@ struct OpCost {
   double bytes = 0; // HBM traffic
   double time = 0;  // max(flops / (peak * eff), bytes / hbm_bw)
   double bwd = -1;  // its backward's time (< 0: twice the forward's, as for a GEMM)
+  double backward() const { return bwd >= 0 ? bwd : 2 * time; }
 };
+
+// The name of the FP8/FP4 quantisation operator layer_ops adds under a training recipe.
+inline constexpr const char *kQuantizeOp = "quantize";
 
 // Roofline of one GEMM [m x k] x [k x n], `count` of them (batched), bf16 operands.
 OpCost gemm_cost(const std::string &name, double m, double k, double n, double count, double peak,
