@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cmath>
 
 namespace rl::fuzz {
@@ -312,7 +313,11 @@ const std::vector<Target> &targets() {
 void check(const std::string &name, const std::string &input) {
   for (const Target &t : targets())
     if (name == t.name) {
-      g_input_mentions_library = input.find("json.exception") != std::string::npos;
+      // (case-insensitively: a CSV header is quoted back lowercased)
+      std::string lower_input = input;
+      for (char &ch : lower_input)
+        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      g_input_mentions_library = lower_input.find("json.exception") != std::string::npos;
       t.check(input);
       return;
     }
