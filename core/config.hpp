@@ -68,6 +68,9 @@ struct ModelSpec {
   // RoPE base (Hugging Face rope_theta; Su et al. 2021, RoFormer). Changes no count; the
   // launch export passes it on (Megatron-LM --rotary-base). 0: not given.
   double rope_theta = 0;
+  // Llama 3.x RoPE scaling factor (Hugging Face rope_scaling {"rope_type": "llama3",
+  // "factor"}). Changes no count; the Megatron export passes it on. 0: none.
+  double rope_scaling = 0;
   std::optional<MoeSpec> moe;
   std::optional<MlaSpec> mla;
   std::optional<DitSpec> dit;
@@ -220,6 +223,9 @@ inline bool is_scaled_float(Dtype d) {
 // tensorwise (current scaling: an amax pass over each tensor before its cast), blockwise
 // (DeepSeek-V3's 1 x 128 activation and 128 x 128 weight tiles, an fp32 scale each).
 enum class Fp8Recipe { delayed, tensorwise, blockwise };
+// The framework a plan is launched with (`ridgeline export --format`): its own launch rules
+// join the core's (core/parallel/frameworks). any: the core's alone.
+enum class Framework { any, megatron, deepspeed, torchtitan, vllm, sglang, trtllm };
 
 struct Tx8OpSpec {
   std::string type; // gemm | vector | flash_attention
@@ -355,6 +361,9 @@ struct WorkloadSpec {
   bool ce_fusion = false;
   // The FP8 scaling recipe of precision fp8 (core/time/quantize: the kernels it adds).
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
+  // Training: the framework the layout must launch on (its rules in the planner and
+  // estimate); any: the core's rules alone.
+  Framework framework = Framework::any;
   // Transformer layers at the start and the end of the model kept in BF16 under an FP8/FP4
   // precision (Megatron-LM --first-last-layers-bf16 --num-layers-at-start-in-bf16 /
   // --num-layers-at-end-in-bf16): their GEMMs, casts and saved inputs are bf16's.

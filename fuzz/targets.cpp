@@ -2,7 +2,7 @@
 
 #include "core/calibrate/calibration.hpp"
 #include "core/error.hpp"
-#include "core/io/api.hpp"
+#include "core/jobs/api.hpp"
 #include "core/io/config_json.hpp"
 #include "core/io/estimate_json.hpp"
 #include "core/io/json_reader.hpp"

@@ -24,6 +24,7 @@ RANKS = [
     {"planner", "calibrate"},
     {"io"},
     {"report"},
+    {"jobs"},
 ]
 FORBIDDEN = {"chrono", "ctime", "fstream", "iostream", "thread", "random"}
 

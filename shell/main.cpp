@@ -8,7 +8,6 @@
 #include "core/io/config_json.hpp"
 #include "core/io/estimate_json.hpp"
 #include "core/io/json_reader.hpp"
-#include "core/io/launch_export.hpp"
 #include "core/io/presets.hpp"
 #include "core/io/readers.hpp"
 #include "core/io/schema_json.hpp"
@@ -16,8 +15,12 @@
 #include "core/io/units.hpp"
 #include "core/io/url_codec.hpp"
 #include "core/io/validation_json.hpp"
+#include "core/jobs/export.hpp"
+#include "core/jobs/plan.hpp"
+#include "core/jobs/run.hpp"
 #include "core/parallel/knobs.hpp"
 #include "core/report/table.hpp"
+#include "core/schema/suggest.hpp"
 #include "core/serve/simulate.hpp"
 #include "core/tx8/arch.hpp"
 #include "core/tx8/request.hpp"
@@ -55,54 +58,15 @@ struct Usage : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-const char *kMainHelp = R"(ridgeline: a planner for distributed transformer training and inference
-
-usage: ridgeline <command> [options]
-
-commands:
-  estimate CFG [--json]          parameters, FLOPs, memory, step time / serving latency for
-                                 one configuration
-  plan CFG [--top N] [--free all|KNOB,...] [--json]
-                                 search every parallel knob CFG leaves free (and those
-                                 --free frees); ranked plans, why each wins, why the
-                                 closest infeasible ones fail
-  serve CFG [--json] [--sweep rate|concurrency]
-                                 request-level serving simulation: TTFT/TPOT/latency
-                                 percentiles, throughput, goodput, KV memory
-  tx8 CFG [--json] [--presets]   tx8 mapping of one operator or a whole STDiT3 video
-                                 request on a die mesh
-  collective CLUSTER --op OP --bytes M [--group N] [--stride S] [--json]
-                                 time and bytes of one collective on a cluster
-  validate [--runs FILE] [--fit] [--json]
-                                 predicted vs measured for your runs, with the step's
-                                 components and the band (default: the embedded
-                                 component, calibration and held-out sets); --fit
-                                 refits the compute overhead
-  calibrate FILES... [--base B] [--out DIR] [--name N] [--json]
-                                 fit hardware and cluster parameters to your own
-                                 measurements (nccl-tests, GEMM/attention/element-wise
-                                 sweeps, training logs) and write presets
-  export CFG --format F          launch arguments for the layout (train: megatron,
-                                 deepspeed, torchtitan, free knobs planned first;
-                                 infer/serve: vllm)
-  compare A B [--json]           two configurations' headline numbers side by side with the
-                                 change of each (the page's Compare tab)
-  url CFG                        the shareable URL query of a configuration
-  url --decode STR [--resolved]  the configuration a URL holds (--resolved: presets expanded)
-  presets [KIND] [NAME]          list presets, or print one (KIND: model|hardware|cluster|
-                                 engine|scenario)
-  fields [SECTION] [--json]      the configuration's tunable fields: type, range, unit,
-                                 default and meaning (SECTION: model|hardware|cluster|
-                                 workload|parallel)
-
-CFG is a JSON file, a scenario preset name (see `ridgeline presets scenario`), or inline JSON.
-Run `ridgeline <command> --help` for a command's options.
-)";
+const char *kMainHelpHead =
+    "ridgeline: a planner for distributed transformer training and inference\n\n"
+    "usage: ridgeline <command> [options]\n\ncommands:\n";
+const char *kMainHelpTail =
+    "\nCFG is a JSON file, a scenario preset name (see `ridgeline presets scenario`), or inline "
+    "JSON.\nRun `ridgeline <command> --help` for a command's options.\n";
 
 const char *kEstimateHelp =
-    R"(usage: ridgeline estimate CFG [--json] [--compare-sp [--degree N]] [--sweep batch]
-
-Parameters (total, active), FLOPs per step (model and hardware, with recompute), and memory
+    R"(Parameters (total, active), FLOPs per step (model and hardware, with recompute), and memory
 per device for the worst pipeline stage: weights, gradients, optimizer states, activations
 (term by term), KV cache (inference), against the device's capacity.
 
@@ -116,20 +80,15 @@ per device for the worst pipeline stage: weights, gradients, optimizer states, a
                   context
 )";
 
-const char *kUrlHelp = R"(usage: ridgeline url CFG
-       ridgeline url --decode STR [--resolved]
-
-Encodes a configuration as the URL query the web page reads (readable dotted keys, preset
+const char *kUrlHelp =
+    R"(Encodes a configuration as the URL query the web page reads (readable dotted keys, preset
 names kept: model=llama3-70b&parallel.tp=8), or decodes one back to JSON. STR may be a full
 URL, "?query", "#fragment" or a bare query. --resolved prints the configuration with every
 preset expanded and every default filled, as the core sees it.
 )";
 
 const char *kPlanHelp =
-    R"(usage: ridgeline plan CFG [--top N] [--objective O] [--headroom GB] [--free all|KNOB,...]
-                     [--json]
-
-Searches every knob of "parallel" that CFG leaves out: tp (powers of two up to a node),
+    R"(Searches every knob of "parallel" that CFG leaves out: tp (powers of two up to a node),
 pp (every degree dividing the devices, up to the layer count) with Megatron's stage split
 (the even one, or first and last stages holding fewer layers: Llama 3 405B's 126 layers on
 16 stages run 7, 8 x 14, 7), vpp (every interleaving depth the stages allow, uneven virtual
@@ -169,22 +128,23 @@ config) and "stats" (candidates, evaluated, feasible, rejected, simulations, sec
 )";
 
 const char *kExportHelp =
-    R"(usage: ridgeline export CFG --format megatron|deepspeed|torchtitan|vllm [--free all|KNOB,...]
-
-Prints the launch arguments for CFG's parallel layout. Training (workload.mode train):
-Megatron-LM (Megatron-Core) flags, a DeepSpeed ds_config.json (with the Megatron-DeepSpeed
-model-parallel flags), or TorchTitan overrides; when CFG leaves parallel knobs free, the
-planner's best layout is exported. Inference and serving (infer, serve): a `vllm serve`
-command line with the configuration's tp, pp and scheduler settings. A format that does
-not apply to the mode is an error (exit 2) and nothing is printed. Where a framework has
-no twin of a ridgeline knob, a "# note:" line says so. --free (training) frees knobs CFG
-pins, as in `ridgeline plan --free`, and exports the planner's best layout.
+    R"(Prints the launch arguments for CFG's parallel layout (F: megatron, deepspeed, torchtitan,
+vllm, sglang, trtllm). Training (workload.mode train): Megatron-LM (Megatron-Core) flags, a
+DeepSpeed ds_config.json (with the Megatron-DeepSpeed model-parallel flags), or TorchTitan
+overrides, each with the plan's FP8/MX recipe or a note where the framework has none; when
+CFG leaves parallel knobs free, the planner's best layout that the framework launches is
+exported (Megatron-Core's stage and virtual-stage divisibility, DeepSpeed's ZeRO 0-1 with
+pipeline parallelism). Inference and serving (infer, serve): a `vllm serve`,
+`python -m sglang.launch_server` or `trtllm-serve` command line for one engine instance
+(tp, attention DP, pp, expert parallelism, scheduler settings) and how many to run. A
+format that does not apply to the mode, or a layout the framework refuses to launch, is an
+error (exit 2, naming the field) and nothing is printed. Where a framework has no twin of
+a ridgeline knob, a "# note:" line says so. --free (training) frees knobs CFG pins, as in
+`ridgeline plan --free`, and exports the planner's best layout.
 )";
 
 const char *kCollectiveHelp =
-    R"(usage: ridgeline collective CLUSTER --op OP --bytes M [--group N] [--stride S] [--json]
-
-Time and bytes per device of one collective on a cluster (alpha-beta; NCCL-style choice of
+    R"(Time and bytes per device of one collective on a cluster (alpha-beta; NCCL-style choice of
 ring or tree; hierarchical across nodes; TPU torus axes as in How to Scale Your Model ch. 3).
   CLUSTER   a cluster preset name, a JSON file or inline JSON
   --op      allreduce | allgather | reduce_scatter | alltoall | p2p
@@ -194,9 +154,8 @@ ring or tree; hierarchical across nodes; TPU torus axes as in How to Scale Your 
             node first; a stride of devices_per_node puts every member on its own node)
 )";
 
-const char *kValidateHelp = R"(usage: ridgeline validate [--runs FILE | FILE] [--fit] [--json]
-
-Runs each measured configuration through the model and prints predicted vs measured with
+const char *kValidateHelp =
+    R"(Runs each measured configuration through the model and prints predicted vs measured with
 the relative error and the band ridgeline reports for that chip. FILE holds {"runs": [{"name",
 "config": <configuration>, "measured": {"mfu" | "step_time" | "tokens_per_s" |
 "tflops_per_device" | "hardware_tflops_per_device": value}}]}. Without FILE: the model's
@@ -211,9 +170,7 @@ by `ridgeline calibrate --out` ("hardware": "calibrated/hardware.json").
 )";
 
 const char *kCalibrateHelp =
-    R"(usage: ridgeline calibrate FILES... [--base B] [--out DIR] [--name N] [--fix P,..] [--json]
-
-Reads your measurements and fits the parameters each informs, with the same code that fits
+    R"(Reads your measurements and fits the parameters each informs, with the same code that fits
 ridgeline's shipped presets (docs/calibration.md):
   nccl-tests output (all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf,
     sendrecv_perf; one node -> cluster.intra_node, several -> cluster.inter_node):
@@ -239,9 +196,8 @@ The format of each file is found from its text; tools/measure/ writes the CSVs.
 Each parameter is printed with its data count, residuals and band (the largest residual).
 )";
 
-const char *kCompareHelp = R"(usage: ridgeline compare A B [--json]
-
-Every headline number of two configurations (each a file, a scenario preset name or inline
+const char *kCompareHelp =
+    R"(Every headline number of two configurations (each a file, a scenario preset name or inline
 JSON) side by side with its change from A to B: the table of the page's Compare tab (A is
 its pinned result, B the current one). Training and inference compare their estimates,
 serving its simulations, tx8 its mappings; a number only one side has reads "new" or
@@ -254,52 +210,11 @@ plan"): beyond the band, or within it and not a difference the model can vouch f
            where that side has no such number; verdict for two training configurations)
 )";
 
-const char *kPresetsHelp = R"(usage: ridgeline presets [KIND] [NAME] [--json]
-
-Lists the presets compiled into ridgeline (models, hardware, clusters, serving engines,
+const char *kPresetsHelp =
+    R"(Lists the presets compiled into ridgeline (models, hardware, clusters, serving engines,
 scenarios), or
 prints one preset's JSON.
 )";
-
-Args parse_args(int argc, char **argv) {
-  Args a;
-  static const std::map<std::string, bool> takes_value = {
-      {"--decode", true}, {"--top", true},   {"--objective", true}, {"--format", true},
-      {"--degree", true}, {"--op", true},    {"--bytes", true},     {"--group", true},
-      {"--stride", true}, {"--sweep", true}, {"--trace", true},     {"--runs", true},
-      {"--base", true},   {"--out", true},   {"--name", true},      {"--fix", true},
-      {"--free", true}};
-  for (int i = 1; i < argc; ++i) {
-    const std::string s = argv[i];
-    if (a.command.empty() && s.rfind("--", 0) != 0 && s != "-h") {
-      a.command = s;
-    } else if (s == "-h" || s == "--help") {
-      a.options["--help"] = "";
-    } else if (s.rfind("--", 0) == 0) {
-      const auto it = takes_value.find(s);
-      if (it != takes_value.end()) {
-        if (i + 1 >= argc)
-          throw Usage(s + " needs a value");
-        a.options[s] = argv[++i];
-      } else {
-        a.options[s] = "";
-      }
-    } else {
-      a.positional.push_back(s);
-    }
-  }
-  return a;
-}
-
-void allow_options(const Args &a, std::initializer_list<const char *> allowed) {
-  for (const auto &[k, v] : a.options) {
-    bool ok = k == "--help";
-    for (const char *x : allowed)
-      ok = ok || k == x;
-    if (!ok)
-      throw Usage("unknown option " + k + " for `" + a.command + "`");
-  }
-}
 
 // The text of the file at `path`; nullopt when nothing exists there. A directory, an
 // unreadable file or one over the input limit is an error, found before reading.
@@ -346,24 +261,46 @@ json parse_file_json(const std::string &path, const std::string &text) {
   }
 }
 
-// A configuration's model, hardware or cluster may name a preset file by its path
-// ("hardware": "calibrated/hardware.json", as `ridgeline calibrate --out` writes them): the
-// file's object takes the name's place. Relative paths are from the working directory.
+bool is_json_path(const std::string &name) {
+  return name.size() >= 5 && name.compare(name.size() - 5, 5, ".json") == 0;
+}
+
+// A preset file's object in place of its path: `value` itself ("hardware":
+// "calibrated/hardware.json") or an object's "base" ({"base": "calibrated/cluster.json",
+// "devices": 16}: the file's object with the other fields over it).
+json preset_file_in_place(const json &value, const std::string &path) {
+  if (value.is_string() && is_json_path(value.get<std::string>())) {
+    const std::string name = value.get<std::string>();
+    const auto text = read_file(name);
+    if (!text)
+      throw ConfigError(path, "\"" + name + "\": no such preset file");
+    return parse_file_json(name, *text);
+  }
+  if (value.is_object())
+    if (const auto b = value.find("base"); b != value.end() && b->is_string() &&
+                                           is_json_path(b->get<std::string>())) {
+      json merged = preset_file_in_place(*b, path + ".base");
+      json patch = value;
+      patch.erase("base");
+      merged.merge_patch(patch);
+      return merged;
+    }
+  return value;
+}
+
+// A configuration's model, hardware, cluster and workload.engine may name preset files by
+// their path, as `ridgeline calibrate --out` writes them (hardware.json, cluster.json,
+// engine.json), alone or as the base of an object. Relative paths are from the working
+// directory.
 json inline_preset_files(json cfg) {
   if (!cfg.is_object())
     return cfg;
-  for (const char *key : {"model", "hardware", "cluster"}) {
-    const auto it = cfg.find(key);
-    if (it == cfg.end() || !it->is_string())
-      continue;
-    const std::string name = it->get<std::string>();
-    if (name.size() < 5 || name.compare(name.size() - 5, 5, ".json") != 0)
-      continue;
-    const auto text = read_file(name);
-    if (!text)
-      throw ConfigError(key, "\"" + name + "\": no such preset file");
-    *it = parse_file_json(name, *text);
-  }
+  for (const char *key : {"model", "hardware", "cluster"})
+    if (const auto it = cfg.find(key); it != cfg.end())
+      *it = preset_file_in_place(*it, key);
+  if (const auto w = cfg.find("workload"); w != cfg.end() && w->is_object())
+    if (const auto e = w->find("engine"); e != w->end())
+      *e = preset_file_in_place(*e, "workload.engine");
   return cfg;
 }
 
@@ -386,11 +323,6 @@ std::string one_positional(const Args &a, const char *what) {
 }
 
 int cmd_estimate(const Args &a) {
-  if (a.has("--help")) {
-    std::cout << kEstimateHelp;
-    return 0;
-  }
-  allow_options(a, {"--json", "--compare-sp", "--degree", "--sweep"});
   const json cfg = load_config(one_positional(a, "CFG"));
   const Config c = io::parse_config(cfg);
   if (a.has("--degree") && !a.has("--compare-sp"))
@@ -442,20 +374,7 @@ template <class F> auto timed(double &seconds, F &&f) {
   return out;
 }
 
-// Each planner choice with the knobs `free` names freed ("" frees none).
-std::vector<Config> with_free(std::vector<Config> choices, const std::string &free) {
-  if (!free.empty())
-    for (Config &c : choices)
-      free_knobs(c, free);
-  return choices;
-}
-
 int cmd_plan(const Args &a) {
-  if (a.has("--help")) {
-    std::cout << kPlanHelp;
-    return 0;
-  }
-  allow_options(a, {"--json", "--top", "--objective", "--headroom", "--free"});
   const json cfg = load_config(one_positional(a, "CFG"));
   const std::string free = a.has("--free") ? a.options.at("--free") : "";
   Config c = io::parse_config(cfg);
@@ -493,14 +412,14 @@ int cmd_plan(const Args &a) {
                         "expected GB from 0 to below the device's memory, got \"" + v + "\"");
     o.headroom = gb * 1e9;
   }
-  if (c.workload.mode == Mode::serve)
-    return shell::run_serve_plan(with_free(io::planner_choices(cfg), free), static_cast<int>(o.top),
+  const jobs::PlanKind kind = jobs::plan_kind(c);
+  if (kind == jobs::PlanKind::deployments)
+    return shell::run_serve_plan(jobs::choices_of(cfg, free), static_cast<int>(o.top),
                                  a.has("--json"), std::cout);
-  if (c.workload.mode == Mode::train &&
-      (!c.workload.hardware_options.empty() || !c.workload.device_options.empty())) {
+  if (kind == jobs::PlanKind::joint) {
     double seconds = 0;
     const JointPlanResult r =
-        timed(seconds, [&] { return plan_choices(with_free(io::planner_choices(cfg), free), o); });
+        timed(seconds, [&] { return plan_choices(jobs::choices_of(cfg, free), o); });
     if (a.has("--json"))
       std::cout << io::dump(io::to_json(r, seconds), 2) << "\n";
     else
@@ -526,11 +445,6 @@ int cmd_plan(const Args &a) {
 }
 
 int cmd_serve(const Args &a) {
-  if (a.has("--help")) {
-    std::cout << shell::kServeHelp;
-    return 0;
-  }
-  allow_options(a, {"--json", "--sweep", "--trace"});
   if (a.has("--sweep") && a.options.at("--sweep") != "rate" &&
       a.options.at("--sweep") != "concurrency")
     throw Usage("--sweep takes `rate` or `concurrency`");
@@ -551,86 +465,30 @@ int cmd_serve(const Args &a) {
 }
 
 int cmd_tx8(const Args &a) {
-  if (a.has("--help")) {
-    std::cout << shell::kTx8Help;
-    return 0;
-  }
-  allow_options(a, {"--json", "--presets"});
   return shell::run_tx8(load_config(one_positional(a, "CFG")), a.has("--json"), a.has("--presets"),
                         std::cout);
 }
 
 int cmd_export(const Args &a) {
-  if (a.has("--help")) {
-    std::cout << kExportHelp;
-    return 0;
-  }
-  allow_options(a, {"--format", "--free"});
   if (!a.has("--format"))
-    throw Usage("`export` needs --format megatron|deepspeed|torchtitan|vllm");
-  Config c = io::parse_config(load_config(one_positional(a, "CFG")));
-  if (a.has("--free")) {
-    if (c.workload.mode != Mode::train)
-      throw ConfigError("--free", "serving launches take the layout as set; `ridgeline plan "
-                                  "--free` searches deployments");
-    free_knobs(c, a.options.at("--free"));
-  }
-  const std::string &format = a.options.at("--format");
-  io::check_export_format(c, format); // refuse before planning or printing anything
-  const ParallelSpec &p = c.parallel;
-  const bool all_set = p.tp && p.pp && p.cp && p.zero && p.microbatch && p.recompute &&
-                       (p.ep || !c.model.moe) && (p.vpp || p.pp == 1);
-  // Serving launches take the layout as the configuration sets it (tp, pp default 1): the
-  // serving planner (`ridgeline plan`) is the place to search deployments.
-  const bool as_set = !a.has("--free") && (all_set || c.workload.mode != Mode::train);
-  Layout l;
-  std::string header;
-  if (as_set) {
-    l = resolve_layout(c);
-  } else {
-    PlanOptions o;
-    o.top = 1;
-    const PlanResult r = plan(c, o);
-    if (r.plans.empty())
-      throw ConfigError("parallel", "no layout fits: run `ridgeline plan` for the reasons");
-    l = r.plans.front().estimate.layout;
-    header =
-        "# layout chosen by the planner (step " + units::seconds(r.plans.front().objective) + ")\n";
-  }
-  const std::string text = io::launch_export(c, l, format); // all or nothing
-  std::cout << header << text;
+    throw Usage("`export` needs --format megatron|deepspeed|torchtitan|vllm|sglang|trtllm");
+  const Config c = io::parse_config(load_config(one_positional(a, "CFG")));
+  std::cout << jobs::export_launch(c, a.options.at("--format"),
+                                   a.has("--free") ? a.options.at("--free") : "")
+                   .all();
   return 0;
 }
 
-// The headline rows of a configuration's result: its estimate (train, infer), simulation
-// (serve) or tx8 mapping (video, tx8-op).
-std::vector<ReportRow> headline_rows(const Config &c) {
-  switch (c.workload.mode) {
-  case Mode::serve:
-    return report_rows(simulate_serving(c));
-  case Mode::video:
-  case Mode::tx8_op:
-    tx8::arch_of(c.hardware, "hardware");
-    return report_rows(tx8::solve(c, tx8::Tx8Options{}));
-  default:
-    return report_rows(estimate(c));
-  }
-}
-
 int cmd_compare(const Args &a) {
-  if (a.has("--help")) {
-    std::cout << kCompareHelp;
-    return 0;
-  }
-  allow_options(a, {"--json"});
   if (a.positional.size() != 2)
     throw Usage("`compare` takes two configurations, A and B");
   const Config ca = io::parse_config(load_config(a.positional[0]));
   const Config cb = io::parse_config(load_config(a.positional[1]));
-  const std::vector<ReportRow> ra = headline_rows(ca);
-  const std::vector<ReportRow> rb = headline_rows(cb);
+  const jobs::RunResult xa = jobs::run(ca), xb = jobs::run(cb);
+  const std::vector<ReportRow> ra = jobs::headline_rows(xa);
+  const std::vector<ReportRow> rb = jobs::headline_rows(xb);
   const bool train = ca.workload.mode == Mode::train && cb.workload.mode == Mode::train;
-  const std::string verdict = train ? step_verdict(ca, estimate(ca), cb, estimate(cb)) : "";
+  const std::string verdict = train ? step_verdict(ca, *xa.estimate, cb, *xb.estimate) : "";
   if (a.has("--json")) {
     json rows = json::array();
     for (const CompareRow &r : compare_rows(ra, rb)) {
@@ -664,17 +522,23 @@ int cmd_compare(const Args &a) {
 }
 
 int cmd_url(const Args &a) {
-  if (a.has("--help")) {
-    std::cout << kUrlHelp;
-    return 0;
-  }
-  allow_options(a, {"--decode", "--resolved", "--json"});
   if (a.has("--decode")) {
     if (!a.positional.empty())
       throw Usage("`url --decode STR` takes no CFG");
     const json j = io::decode_url_query(a.options.at("--decode"));
     const Config c = io::parse_config(j);
     std::cout << io::dump(a.has("--resolved") ? io::to_json(c) : j, 2) << "\n";
+    // The page's own parameters are not configuration: said, not dropped.
+    const io::UrlParts parts = io::split_url(a.options.at("--decode"));
+    if (!parts.pin.empty())
+      std::cerr << "url: the link pins a second configuration for the Compare tab; `ridgeline url "
+                   "--decode '"
+                << parts.pin << "'` prints it, `ridgeline compare` compares the two\n";
+    if (!parts.tab.empty() || !parts.free.empty())
+      std::cerr << "url: the link opens the page"
+                << (parts.tab.empty() ? "" : " on tab=" + parts.tab)
+                << (parts.free.empty() ? "" : " with free=" + parts.free + " (plan --free)")
+                << "\n";
     return 0;
   }
   if (a.has("--resolved"))
@@ -707,11 +571,6 @@ i64 parse_count(const Args &a, const char *opt, i64 hi) {
 }
 
 int cmd_collective(const Args &a) {
-  if (a.has("--help")) {
-    std::cout << kCollectiveHelp;
-    return 0;
-  }
-  allow_options(a, {"--op", "--bytes", "--group", "--stride", "--json"});
   const std::string src = one_positional(a, "CLUSTER");
   json cj;
   if (!src.empty() && src.front() == '{') {
@@ -758,11 +617,6 @@ int cmd_collective(const Args &a) {
 }
 
 int cmd_validate(const Args &a) {
-  if (a.has("--help")) {
-    std::cout << kValidateHelp;
-    return 0;
-  }
-  allow_options(a, {"--fit", "--json", "--runs"});
   if (a.positional.size() > 1 || (a.has("--runs") && !a.positional.empty()))
     throw Usage("`validate` takes at most one FILE (or --runs FILE)");
   const std::string runs_file =
@@ -831,11 +685,6 @@ int cmd_validate(const Args &a) {
 }
 
 int cmd_calibrate(const Args &a) {
-  if (a.has("--help")) {
-    std::cout << kCalibrateHelp;
-    return 0;
-  }
-  allow_options(a, {"--json", "--base", "--out", "--name", "--fix"});
   if (a.positional.empty())
     throw Usage("`calibrate` needs at least one measurement FILE");
   std::vector<io::MeasurementFile> files;
@@ -895,18 +744,23 @@ int cmd_calibrate(const Args &a) {
   shell::print_calibration(std::cout, r);
   for (const std::string &w : written)
     std::cout << "wrote " << w << "\n";
-  if (!written.empty())
-    std::cout << "a configuration names them by path (\"hardware\": \"" << a.options.at("--out")
-              << "/hardware.json\"); `ridgeline validate --runs RUNS.json` checks your runs\n";
+  if (!written.empty()) {
+    // the hint names what was written: hardware, cluster and engine presets, by path
+    std::string uses;
+    for (const auto &[section, obj] : presets.items()) {
+      const std::string file = a.options.at("--out") + "/" + section + ".json";
+      uses += (uses.empty() ? "" : ", ") +
+              (section == "engine" ? "\"workload\": {\"engine\": \"" + file + "\"}"
+                                   : "\"" + section + "\": \"" + file + "\"");
+    }
+    std::cout << "a configuration names them by path (" << uses
+              << "; or as a base: {\"base\": \"FILE\", \"devices\": N}); `ridgeline validate "
+                 "--runs RUNS.json` checks your runs\n";
+  }
   return 0;
 }
 
 int cmd_presets(const Args &a) {
-  if (a.has("--help")) {
-    std::cout << kPresetsHelp;
-    return 0;
-  }
-  allow_options(a, {"--json"});
   static const char *kinds[] = {"model", "hardware", "cluster", "engine", "scenario"};
   if (a.positional.size() > 2)
     throw Usage("`presets` takes at most KIND and NAME");
@@ -935,9 +789,8 @@ int cmd_presets(const Args &a) {
   return 0;
 }
 
-const char *kFieldsHelp = R"(usage: ridgeline fields [SECTION] [--json]
-
-The configuration's tunable fields, from the schema the parser, the printer and the web
+const char *kFieldsHelp =
+    R"(The configuration's tunable fields, from the schema the parser, the printer and the web
 page's input panel are driven by: path, type, accepted range, unit, default and meaning.
 SECTION (model, hardware, cluster, workload or parallel) lists one section's. "see help": required,
 or its default derives from another field; a parallel knob left out is the planner's to
@@ -946,11 +799,6 @@ described in the README's configuration section.
 )";
 
 int cmd_fields(const Args &a) {
-  if (a.has("--help")) {
-    std::cout << kFieldsHelp;
-    return 0;
-  }
-  allow_options(a, {"--json"});
   if (a.positional.size() > 1)
     throw Usage("`fields` takes at most SECTION");
   const std::string section = a.positional.empty() ? "" : a.positional[0];
@@ -970,6 +818,219 @@ int cmd_fields(const Args &a) {
   return 0;
 }
 
+// [SECTION] the command table: every command, its operands and options (with the name of
+// the value an option takes; none for a flag), its summary and its help, in one place. The
+// parser, `ridgeline --help` and each command's usage line are read from it.
+struct OptionSpec {
+  const char *name;
+  const char *value = ""; // the value's name in the usage line; "" for a flag
+  bool required = false;  // shown without brackets (the command checks it)
+};
+
+struct CommandSpec {
+  const char *name;
+  const char *operands; // as the usage line shows them
+  std::vector<OptionSpec> options;
+  const char *summary; // the line of `ridgeline --help`
+  const char *help;    // what `ridgeline CMD --help` prints under the usage line
+  int (*run)(const Args &);
+};
+
+const std::vector<CommandSpec> &command_table() {
+  static const std::vector<CommandSpec> t = {
+      {"estimate",
+       "CFG",
+       {{"--json"}, {"--compare-sp"}, {"--degree", "N"}, {"--sweep", "batch"}},
+       "parameters, FLOPs, memory, step time / serving latency for one configuration",
+       kEstimateHelp,
+       cmd_estimate},
+      {"plan",
+       "CFG",
+       {{"--top", "N"},
+        {"--objective", "O"},
+        {"--headroom", "GB"},
+        {"--free", "all|KNOB,..."},
+        {"--json"}},
+       "search every parallel knob CFG leaves free (and those --free frees); ranked plans, why "
+       "each wins, why the closest infeasible ones fail; on a serve configuration the cheapest "
+       "deployments",
+       kPlanHelp,
+       cmd_plan},
+      {"serve",
+       "CFG",
+       {{"--json"}, {"--sweep", "rate|concurrency"}, {"--trace", "FILE"}},
+       "request-level serving simulation: TTFT/TPOT/latency percentiles, throughput, goodput, KV "
+       "memory",
+       shell::kServeHelp,
+       cmd_serve},
+      {"tx8",
+       "CFG",
+       {{"--json"}, {"--presets"}},
+       "tx8 (a tiled AI accelerator of 16-tile dies on a mesh) mapping of one operator or a whole "
+       "STDiT3 video request",
+       shell::kTx8Help,
+       cmd_tx8},
+      {"collective",
+       "CLUSTER",
+       {{"--op", "OP", true},
+        {"--bytes", "M", true},
+        {"--group", "N"},
+        {"--stride", "S"},
+        {"--json"}},
+       "time and bytes of one collective on a cluster",
+       kCollectiveHelp,
+       cmd_collective},
+      {"validate",
+       "[FILE]",
+       {{"--runs", "FILE"}, {"--fit"}, {"--json"}},
+       "predicted vs measured for your runs, with the step's components and the band (default: "
+       "the embedded component, calibration and held-out sets); --fit refits the compute "
+       "overhead",
+       kValidateHelp,
+       cmd_validate},
+      {"calibrate",
+       "FILES...",
+       {{"--base", "B"}, {"--out", "DIR"}, {"--name", "N"}, {"--fix", "P,.."}, {"--json"}},
+       "fit hardware and cluster parameters to your own measurements (nccl-tests, GEMM/attention/"
+       "element-wise sweeps, training logs) and write presets",
+       kCalibrateHelp,
+       cmd_calibrate},
+      {"export",
+       "CFG",
+       {{"--format", "F", true}, {"--free", "all|KNOB,..."}},
+       "launch arguments for the layout (train: megatron, deepspeed, torchtitan, free knobs "
+       "planned first; infer/serve: vllm, sglang, trtllm)",
+       kExportHelp,
+       cmd_export},
+      {"compare",
+       "A B",
+       {{"--json"}},
+       "two configurations' headline numbers side by side with the change of each (the page's "
+       "Compare tab)",
+       kCompareHelp,
+       cmd_compare},
+      {"url",
+       "[CFG]",
+       {{"--decode", "STR"}, {"--resolved"}, {"--json"}},
+       "the shareable URL query of a configuration, or (--decode) the configuration a URL holds "
+       "(--resolved: presets expanded)",
+       kUrlHelp,
+       cmd_url},
+      {"presets",
+       "[KIND] [NAME]",
+       {{"--json"}},
+       "list presets, or print one (KIND: model|hardware|cluster|engine|scenario)",
+       kPresetsHelp,
+       cmd_presets},
+      {"fields",
+       "[SECTION]",
+       {{"--json"}},
+       "the configuration's tunable fields: type, range, unit, default and meaning (SECTION: "
+       "model|hardware|cluster|workload|parallel)",
+       kFieldsHelp,
+       cmd_fields},
+  };
+  return t;
+}
+
+std::vector<std::string> command_names() {
+  std::vector<std::string> out;
+  for (const CommandSpec &c : command_table())
+    out.push_back(c.name);
+  return out;
+}
+
+const CommandSpec &command_of(const std::string &name) {
+  for (const CommandSpec &c : command_table())
+    if (name == c.name)
+      return c;
+  throw Usage("unknown command \"" + name + "\"" + schema::did_you_mean(name, command_names()) +
+              " (run `ridgeline --help`)");
+}
+
+// "plan CFG [--top N] ... [--json]"
+std::string synopsis(const CommandSpec &c) {
+  std::string out = std::string(c.name) + " " + c.operands;
+  for (const OptionSpec &o : c.options) {
+    const std::string opt = std::string(o.name) + (*o.value ? std::string(" ") + o.value : "");
+    out += o.required ? " " + opt : " [" + opt + "]";
+  }
+  return out;
+}
+
+// text wrapped at `width` columns, every line indented by `indent` spaces
+std::string wrapped(const std::string &text, std::size_t indent, std::size_t width) {
+  std::string out, line;
+  std::istringstream words(text);
+  for (std::string w; words >> w;) {
+    if (!line.empty() && indent + line.size() + 1 + w.size() > width) {
+      out += std::string(indent, ' ') + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + w;
+  }
+  if (!line.empty())
+    out += std::string(indent, ' ') + line + "\n";
+  return out;
+}
+
+std::string main_help() {
+  std::string out = kMainHelpHead;
+  for (const CommandSpec &c : command_table())
+    out += wrapped(synopsis(c), 2, 92) + wrapped(c.summary, 6, 92);
+  return out + kMainHelpTail;
+}
+
+std::string command_help(const CommandSpec &c) {
+  return "usage: ridgeline " + synopsis(c) + "\n\n" + c.help;
+}
+
+// argv read against the command's own options: an option the command does not take is an
+// error (with the closest it does take), one that takes a value takes the next word.
+Args parse_args(int argc, char **argv) {
+  Args a;
+  int i = 1;
+  for (; i < argc && a.command.empty(); ++i) {
+    const std::string s = argv[i];
+    if (s == "-h" || s == "--help")
+      a.options["--help"] = "";
+    else if (s.rfind("--", 0) == 0)
+      throw Usage("an option before the command: " + s + " (run `ridgeline --help`)");
+    else
+      a.command = s;
+  }
+  if (a.command.empty() || a.command == "help")
+    return a;
+  const CommandSpec &cmd = command_of(a.command);
+  std::vector<std::string> names = {"--help"};
+  for (const OptionSpec &o : cmd.options)
+    names.push_back(o.name);
+  for (; i < argc; ++i) {
+    const std::string s = argv[i];
+    if (s == "-h" || s == "--help") {
+      a.options["--help"] = "";
+      continue;
+    }
+    if (s.rfind("--", 0) != 0) {
+      a.positional.push_back(s);
+      continue;
+    }
+    const auto o = std::find_if(cmd.options.begin(), cmd.options.end(),
+                                [&](const OptionSpec &x) { return s == x.name; });
+    if (o == cmd.options.end())
+      throw Usage("unknown option " + s + " for `" + a.command + "`" +
+                  schema::did_you_mean(s, names));
+    if (*o->value) {
+      if (i + 1 >= argc)
+        throw Usage(s + " needs a value (" + o->value + ")");
+      a.options[s] = argv[++i];
+    } else {
+      a.options[s] = "";
+    }
+  }
+  return a;
+}
+
 int run(int argc, char **argv) {
   bool json_out = false;
   for (int i = 1; i < argc; ++i)
@@ -977,34 +1038,15 @@ int run(int argc, char **argv) {
   try {
     const Args a = parse_args(argc, argv);
     if (a.command.empty() || a.command == "help") {
-      std::cout << kMainHelp;
+      std::cout << main_help();
       return a.command.empty() && !a.has("--help") ? 2 : 0;
     }
-    if (a.command == "estimate")
-      return cmd_estimate(a);
-    if (a.command == "url")
-      return cmd_url(a);
-    if (a.command == "plan")
-      return cmd_plan(a);
-    if (a.command == "tx8")
-      return cmd_tx8(a);
-    if (a.command == "serve")
-      return cmd_serve(a);
-    if (a.command == "export")
-      return cmd_export(a);
-    if (a.command == "presets")
-      return cmd_presets(a);
-    if (a.command == "fields")
-      return cmd_fields(a);
-    if (a.command == "collective")
-      return cmd_collective(a);
-    if (a.command == "compare")
-      return cmd_compare(a);
-    if (a.command == "validate")
-      return cmd_validate(a);
-    if (a.command == "calibrate")
-      return cmd_calibrate(a);
-    throw Usage("unknown command \"" + a.command + "\" (run `ridgeline --help`)");
+    const CommandSpec &cmd = command_of(a.command);
+    if (a.has("--help")) {
+      std::cout << command_help(cmd);
+      return 0;
+    }
+    return cmd.run(a);
   } catch (const Usage &u) {
     std::cerr << "ridgeline: " << u.what() << "\n";
     return 2;

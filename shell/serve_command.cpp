@@ -19,9 +19,7 @@ namespace rl::shell {
 using json = nlohmann::json;
 
 const char *kServeHelp =
-    R"(usage: ridgeline serve CFG [--json] [--sweep rate|concurrency] [--trace FILE]
-
-Simulates serving request by request (workload.mode "serve"): Poisson arrivals at
+    R"(Simulates serving request by request (workload.mode "serve"): Poisson arrivals at
 workload.request_rate (or workload.trace), or workload.concurrency clients in a closed loop
 (each sends its next request when the last completes, as vLLM's bench --max-concurrency
 does; latencies over the steady state), a vLLM-like scheduler (continuous batching with
@@ -92,12 +90,12 @@ int run_serve(const json &cfg, bool json_out, const std::string &sweep_kind, std
                               "workload.concurrency)"
                             : "--sweep rate needs an open-loop configuration (give "
                               "workload.request_rate); use --sweep concurrency");
-    const json rows = io::serve_load_sweep(c, io::serve_sweep_loads(c));
+    const LoadSweep sweep = load_sweep(c);
     if (json_out) {
-      os << io::dump(json{{"sweep", rows}}, 2) << "\n";
+      os << io::dump(json{{"sweep", io::to_json(sweep)}}, 2) << "\n";
       return 0;
     }
-    table_of(serve_sweep_table(rows)).print(os);
+    table_of(serve_sweep_table(sweep)).print(os);
     return 0;
   }
   const ServeResult r = simulate_serving(c);

@@ -56,9 +56,7 @@ void print_tx8(std::ostream &os, const Tx8Report &rep, double seconds) {
 } // namespace
 
 // [SECTION] entry
-const char *const kTx8Help = R"(usage: ridgeline tx8 CFG [--json] [--presets]
-
-Maps one operator or a whole Open-Sora STDiT3 video request onto tx8 dies (16 tiles,
+const char *const kTx8Help = R"(Maps one operator or a whole Open-Sora STDiT3 video request onto tx8 dies (16 tiles,
 per-tile SRAM, shared DRAM, ring NoC) and, for a request, onto a mesh of dies.
   one operator  {"hardware": "tx8", "workload": {"mode": "tx8-op", "op": {"type": "gemm",
                 "m": 4096, "k": 1152, "n": 4608, "fuse": "silu"}}}   (types gemm, vector,

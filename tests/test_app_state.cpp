@@ -53,7 +53,7 @@ TEST_CASE("url: a misspelled key is dropped and named, the rest of the link appl
   REQUIRE(r.dropped.size() == 2); // in the order the schema meets them: model first
   CHECK(r.dropped[0].path == "model.layers");
   CHECK(r.dropped[1].param == "parallel.tpp=4");
-  CHECK(r.dropped[1].message == "unknown field");
+  CHECK(r.dropped[1].message == "unknown field (did you mean \"pp\"?)");
   CHECK(r.config.at("parallel").at("zero") == 3);
   CHECK_FALSE(r.config.at("parallel").contains("tpp"));
 

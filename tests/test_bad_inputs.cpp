@@ -2,7 +2,7 @@
 // URLs, tx8 operators and serve workloads through the API the page and the CLI call. Every
 // row must come back as {"error": {"path", "message"}} naming the field in plain words:
 // no foreign exception, no library text, no crash. (CLI arguments: tests/cli/bad_args_test.sh.)
-#include "core/io/api.hpp"
+#include "core/jobs/api.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>

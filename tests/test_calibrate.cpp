@@ -268,6 +268,46 @@ TEST_CASE("calibrate: the engine's iteration overhead round trips from closed-lo
   CHECK(param(r, "workload.engine.iteration_overhead").max_abs_error < 0.01);
 }
 
+TEST_CASE("calibrate: a benchmark that counts its opening burst is simulated with it",
+          "[calibrate][serve]") {
+  // vLLM's `bench serve` (and SGLang's bench_serving) send num_prompts requests through
+  // max_concurrency slots and report statistics over all of them: each client's first request
+  // arrives at once on an empty engine. Runs made by the model with that burst counted, an
+  // iteration overhead of 3 ms and a front-end time of 10 ms per request, fit back to them.
+  Config base = serve_config(R"({"mode": "serve", "concurrency": 4, "requests": 64,
+    "prompt_len": 512, "gen_len": 64, "engine": {"name": "test"}})");
+  Measurements m;
+  for (const i64 c : {1, 8, 32}) {
+    ServingSample s;
+    s.name = "c" + std::to_string(c);
+    s.concurrency = c;
+    s.requests = 10 * c; // num_prompts
+    s.counts_warmup = true;
+    s.input_len = 512;
+    s.output_len = 64;
+    Config truth = serving_run_config(base, s);
+    CHECK(truth.workload.serve.count_warmup);
+    CHECK(truth.workload.serve.requests == 10 * c);
+    truth.workload.serve.engine.iteration_overhead = 0.003;
+    truth.workload.serve.engine.request_overhead = 0.010;
+    const ServeResult x = simulate_serving(truth);
+    s.tpot.mean = x.tpot.mean;
+    s.ttft.mean = x.ttft.mean;
+    m.serving.push_back(s);
+  }
+  const CalibrationResult r = calibrate(base, m);
+  CHECK(r.engine.iteration_overhead == Approx(0.003).epsilon(0.01));
+  // (the TTFT fit: a median objective on a 0.1 ms grid, the iteration overhead fitted first)
+  CHECK(r.engine.request_overhead == Approx(0.010).margin(0.0015));
+  // one run: the fit matches it by construction, so the band stays the base engine's
+  Measurements one;
+  one.serving.push_back(m.serving[1]);
+  base.workload.serve.engine.tpot_uncertainty = 0.15;
+  const CalibrationResult r1 = calibrate(base, one);
+  CHECK(param(r1, "workload.engine.iteration_overhead").count == 1);
+  CHECK(r1.engine.tpot_uncertainty == 0.15);
+}
+
 TEST_CASE("calibrate: errors name the field", "[calibrate]") {
   const Config base = io::parse_config(json("llama3-70b-h100-1024"));
   CHECK(test::error_of([&] { calibrate(base, Measurements{}); }) ==
@@ -418,15 +458,21 @@ TEST_CASE("closed loop: the load sweep runs over clients, and the planner asks f
   const Config c = serve_config(R"({"mode": "serve", "concurrency": 4, "prompt_len": 512,
     "gen_len": 32})");
   // powers of two from 1 to max(2 x 4, 8)
-  CHECK(io::serve_sweep_loads(c) == std::vector<double>{1, 2, 4, 8});
-  const json rows = io::serve_load_sweep(c, {1, 4});
-  REQUIRE(rows.size() == 2);
+  CHECK(sweep_loads(c) == std::vector<double>{1, 2, 4, 8});
+  const LoadSweep sweep = load_sweep(c, {1, 4});
+  REQUIRE(sweep.points.size() == 2);
+  CHECK(sweep.closed);
+  const json rows = io::to_json(sweep);
   CHECK(rows[0]["concurrency"] == 1);
   Config one = c;
   one.workload.serve.concurrency = 1;
-  one.workload.serve.requests = 64; // 4 per client, at least 64 (io::serve_load_sweep)
+  one.workload.serve.requests = 64; // 4 per client, at least 64 (core/serve/load_sweep)
   CHECK(rows[0]["ttft"]["mean"].get<double>() == Approx(simulate_serving(one).ttft.mean));
-  CHECK(serve_sweep_table(rows).columns[0].head == "clients");
+  // at the configured 4 clients the point is `serve`'s own run, the same figures
+  const ServeResult own = simulate_serving(c);
+  CHECK(sweep.points[1].output_tokens_per_s == own.output_tokens_per_s);
+  CHECK(sweep.points[1].ttft.p99 == own.ttft.p99);
+  CHECK(serve_sweep_table(sweep).columns[0].head == "clients");
   Config slo = c;
   slo.workload.serve.slo_ttft = 1;
   CHECK(test::error_of([&] { plan_serving({slo}); }) ==

@@ -61,7 +61,8 @@ TEST_CASE("Every LLM scenario preset estimates and fits its devices", "[config][
 TEST_CASE("Bad input names the field and the reason", "[config][errors]") {
   CHECK(parse_error("{\"model\": ").rfind(": malformed JSON", 0) == 0);
   CHECK(parse_error("[1, 2]") == ": expected a configuration object, got an array");
-  CHECK(model_error("\"llama3-70b\", \"parallel\": {\"tq\": 8}") == "parallel.tq: unknown field");
+  CHECK(model_error("\"llama3-70b\", \"parallel\": {\"tq\": 8}") ==
+        "parallel.tq: unknown field (did you mean \"tp\"?)");
   CHECK(model_error("{\"base\": \"llama3-70b\", \"layers\": \"80\"}") ==
         "model.layers: expected an integer, got a string");
   CHECK(model_error("{\"base\": \"llama3-70b\", \"layers\": 0}") ==

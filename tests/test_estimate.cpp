@@ -3,7 +3,7 @@
 #include "helpers.hpp"
 
 #include "core/estimate/estimate.hpp"
-#include "core/io/api.hpp"
+#include "core/jobs/api.hpp"
 #include "core/io/estimate_json.hpp"
 
 using namespace rl;

@@ -177,6 +177,18 @@ TEST_CASE("compare: percentages change in points, quantities relatively, one tab
   CHECK(t.row("pipeline bubble")->cells[3].mark == Mark::warn);
   CHECK(t.rows.front().key == "section"); // each section opens with its name
   CHECK(t.rows.front().cells[0].text == "model");
+  // across precisions MFU is a share of another peak (H100 SXM: 989 bf16, 1979 fp8 TFLOP/s
+  // dense): the rows say so instead of reading points as a speed-up
+  const Config f = test::config(R"({"scenario": "llama3-70b-h100-1024",
+    "workload": {"precision": "fp8", "fp8_recipe": "tensorwise"}})");
+  const Estimate ef = estimate(f);
+  const ReportTable tp = compare_table(report_rows(ea), report_rows(ef), "A", "B");
+  CHECK(tp.row("MFU") == nullptr);
+  REQUIRE(tp.row("MFU (of different peaks)") != nullptr);
+  const ReportLine *peak = tp.row(kPeakLabel);
+  REQUIRE(peak != nullptr);
+  CHECK(peak->cells[3].text == "+100.1%"); // 1979 / 989 - 1: the fp8 peak against the bf16
+  CHECK(t.row(kPeakLabel)->cells[3].text == "="); // one precision: MFU as it was
 }
 
 // Issue 25 item 9: the activation table showed `4sbh` beside the value 4sbh/t.

@@ -36,7 +36,7 @@ TEST_CASE("Megatron, DeepSpeed and TorchTitan launches carry the layout", "[expo
   CHECK(has(tt, "--training.local_batch_size 64")); // 1024 / dp 16
   CHECK(has(tt, "--parallelism.pipeline_parallel_schedule 1F1B"));
   CHECK(test::error_of([&] { io::launch_export(c, l, "jax"); }) ==
-        "--format: \"jax\" is not one of megatron, deepspeed, torchtitan, vllm");
+        "--format: \"jax\" is not one of megatron, deepspeed, torchtitan, vllm, sglang, trtllm");
 }
 
 TEST_CASE("Export says where a framework has no twin", "[export]") {
@@ -131,11 +131,17 @@ TEST_CASE("Uneven interleaved stages export the virtual stages per rank", "[expo
   c.parallel.vpp = 4;
   c.parallel.uneven_pp = true;
   const Layout l = resolve_layout(c);
-  const std::string mg = io::launch_export(c, l, "megatron");
-  // 96 layers / (pp 16 x vpp 4) = 1.5: no whole layer count per virtual stage
-  CHECK(has(mg, "--num-virtual-stages-per-pipeline-rank 4"));
-  CHECK(!has(mg, "--num-layers-per-virtual-pipeline-stage"));
-  CHECK(has(mg, "# note: uneven stages"));
+  // 96 layers / (pp 16 x vpp 4) = 1.5: no whole layer count per virtual stage, which
+  // Megatron-Core cannot launch (megatron/training/arguments.py splits evenly or by the
+  // first/last stage counts): refused, naming the field
+  CHECK(test::error_of([&] { io::launch_export(c, l, "megatron"); }) ==
+        "parallel.uneven_pp: Megatron-Core splits 96 layers evenly over pp 16 x vpp 4 or by "
+        "--decoder-first/last-pipeline-num-layers: set parallel.first_stage_layers / "
+        "last_stage_layers instead (--format megatron)");
+  // even: pp 16 x vpp 2 = 32 virtual stages of 3 layers
+  c.parallel.vpp = 2;
+  const std::string mg = io::launch_export(c, resolve_layout(c), "megatron");
+  CHECK(has(mg, "--num-layers-per-virtual-pipeline-stage 3"));
   // GPT-3 has learned positions (Brown et al. 2020): no rotary base
   CHECK(!has(mg, "--rotary-base"));
 }
@@ -162,9 +168,9 @@ TEST_CASE("Serving configurations export a vllm serve line", "[export]") {
       "--quantization fp8"};           // workload.weight_dtype fp8
   CHECK(argument_lines(v) == want);
   CHECK(has(v, "run 2 of them")); // 8 GPUs of a DGX H100 / (tp 4 x pp 1) = 2 engines
-  CHECK(has(v, "# note: --max-model-len is the model's context 8192 (max_position_embeddings), "
-               "which vLLM will not exceed; the workload's longest request, 18432 tokens, is "
-               "longer: vLLM rejects such requests"));
+  CHECK(has(v, "# note: the maximum length is the model's context 8192 "
+               "(max_position_embeddings), which the engine will not exceed; the workload's "
+               "longest request, 18432 tokens, is longer: the engine rejects such requests"));
   // an inference batch: the batch is the engine's sequence limit
   const Config inf = io::parse_config(json("llama2-13b-v5e-infer"));
   const std::string vi = io::launch_export(inf, resolve_layout(inf), "vllm");
@@ -254,7 +260,7 @@ TEST_CASE("A format that does not apply to the mode is refused before any output
   const Config serve = io::parse_config(json("llama3-70b-h100-serve"));
   CHECK(test::error_of([&] { io::check_export_format(serve, "megatron"); }) ==
         "--format: \"megatron\" writes training launches; workload.mode is serve: use --format "
-        "vllm");
+        "vllm, sglang or trtllm");
   const Config train = io::parse_config(json("llama3-70b-h100-1024"));
   CHECK(test::error_of([&] { io::check_export_format(train, "vllm"); }) ==
         "--format: \"vllm\" writes serving launches; workload.mode is train: use --format "

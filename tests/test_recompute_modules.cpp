@@ -76,12 +76,21 @@ TEST_CASE("recompute modules: what each reruns", "[time][recompute]") {
 }
 
 TEST_CASE("recompute modules export as Megatron-LM's --recompute-modules", "[export]") {
-  const Config c = io::parse_config(dsv3(true, true, true));
+  // Megatron-Core splits 61 layers on 16 stages by first/last counts: 3 + 14 x 4 + 2
+  json j = dsv3(true, true, true);
+  j["parallel"].erase("uneven_pp");
+  j["parallel"]["first_stage_layers"] = 3;
+  j["parallel"]["last_stage_layers"] = 2;
+  const Config c = io::parse_config(j);
   const std::string mg = io::launch_export(c, resolve_layout(c), "megatron");
   CHECK(mg.find("--recompute-granularity selective") != std::string::npos);
   CHECK(mg.find("--recompute-modules core_attn layernorm mla_up_proj moe_act") !=
         std::string::npos);
-  const Config d = io::parse_config(dsv3(false, false, false));
+  j = dsv3(false, false, false);
+  j["parallel"].erase("uneven_pp");
+  j["parallel"]["first_stage_layers"] = 3;
+  j["parallel"]["last_stage_layers"] = 2;
+  const Config d = io::parse_config(j);
   CHECK(io::launch_export(d, resolve_layout(d), "megatron").find("--recompute-modules") ==
         std::string::npos);
 }

@@ -106,10 +106,11 @@ TEST_CASE("schema: the model's plain rows parse into their members and print bac
   auto moe = [](const ModelSpec &m) -> const MoeSpec & { return *m.moe; };
   round_trip_rows(schema::moe_fields(), "moe", mixtral, json::json_pointer("/moe"), "model.moe",
                   parse, moe);
-  // every row is printed (the RoPE base only when given)
+  // every row is printed (the RoPE base and its scaling only when given)
   const json printed = io::to_json(parse(gpt3));
   for (const auto &f : schema::model_fields())
-    CHECK((printed.contains(f.info.key) || std::string(f.info.key) == "rope_theta"));
+    CHECK((printed.contains(f.info.key) || std::string(f.info.key) == "rope_theta" ||
+           std::string(f.info.key) == "rope_scaling"));
 }
 
 TEST_CASE("schema: the train, infer and video workload rows parse in their mode and print back",
@@ -212,16 +213,16 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
         CHECK((e.default_value >= e.info.lo && e.default_value <= e.info.hi));
     }
   }
-  // 16 model + 6 moe + 31 workload (fp8_params, fp8_recipe, ce_fusion, bf16_first_layers,
-  // bf16_last_layers and moe_fp8_dispatch among them) + 18 hardware
-  // (gemm_efficiency_fp4 and the four quantize/amax kernel fields among them) + 14 tx8 + 21 serve
-  // (concurrency, think_time, requests_per_client, count_warmup, cuda_graph_max_batch,
+  // 17 model (rope_scaling among them) + 6 moe + 32 workload (fp8_params, fp8_recipe,
+  // framework, ce_fusion, bf16_first_layers, bf16_last_layers and moe_fp8_dispatch among them) + 18
+  // hardware (gemm_efficiency_fp4 and the four quantize/amax kernel fields among them) + 14 tx8 +
+  // 21 serve (concurrency, think_time, requests_per_client, count_warmup, cuda_graph_max_batch,
   // overlap_schedule, mixed_prefill, join_at_completion among them) + 17 tx8-op
   // + 4 rows for each of 5 links (bw, latency, efficiency, uncertainty) + 28 parallel
   // (attention_dp, moe_tp and the three recompute modules among them) + 37 the parser reads itself
   // (12 model, 8 hardware with peak_flops.fp4, 8 cluster with nvlink_domain, 9 workload with
   // engine_options and precision_options: schema::parsed_fields)
-  CHECK(rows == 16 + 6 + 31 + 18 + 14 + 21 + 17 + 4 * 5 + 28 + 37);
+  CHECK(rows == 17 + 6 + 32 + 18 + 14 + 21 + 17 + 4 * 5 + 28 + 37);
   CHECK(modes_of.size() == rows - 2); // request_rate and batch twice
   CHECK(io::fields_json().size() == rows);
 }

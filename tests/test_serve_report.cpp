@@ -42,8 +42,9 @@ TEST_CASE("serve report: latency percentiles, SLO marks and the summary", "[repo
 TEST_CASE("serve report: the rate sweep, one row per rate", "[report]") {
   const Config c = test::config(R"({"scenario": "llama3-70b-h100-serve",
                                     "workload": {"requests": 200}})");
-  const nlohmann::json rows = io::serve_load_sweep(c, {1.0, 4.0});
-  const ReportTable t = serve_sweep_table(rows);
+  const LoadSweep sweep = load_sweep(c, {1.0, 4.0});
+  const nlohmann::json rows = io::to_json(sweep);
+  const ReportTable t = serve_sweep_table(sweep);
   REQUIRE(t.rows.size() == 2);
   CHECK(t.rows[1][0].value == 4.0);
   CHECK(t.rows[1][static_cast<std::size_t>(t.column("ttft_p90"))].value ==

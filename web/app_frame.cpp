@@ -64,6 +64,10 @@ void draw_top_bar(AppState &s, UiState &ui) {
   }
   ImGui::SameLine();
   ui::result_json_button(s);
+  if (const std::optional<Config> &c = s.view_config()) {
+    ImGui::SameLine();
+    ui::launch_export_button(*c);
+  }
   ImGui::SameLine();
   // Compare mode: the pinned result stays beside every later edit (Compare tab, pin= in the
   // URL).

@@ -1,5 +1,7 @@
 #include "web/app_state.hpp"
 
+#include "core/jobs/run.hpp"
+
 #include "core/error.hpp"
 #include "core/io/calibration_json.hpp"
 #include "core/io/config_json.hpp"
@@ -96,8 +98,9 @@ AppState &app_state() {
 }
 
 bool known_tab(const std::string &tab) {
-  static const char *const tabs[] = {"pipeline",    "serving", "roofline", "planner",
-                                     "planner-all", "compare", "calibrate"};
+  static const char *const tabs[] = {"pipeline",  "serving",     "roofline",
+                                     "planner",   "planner-all", "compare",
+                                     "calibrate", "deployments", "latency"};
   for (const char *t : tabs)
     if (tab == t)
       return true;
@@ -125,19 +128,18 @@ Evaluation evaluate(const json &user, bool defer) {
     return e;
   e.config = parsed;
   e.resolved = io::to_json(*parsed);
-  switch (parsed->workload.mode) {
-  case Mode::tx8_op:
-  case Mode::video: // `ridgeline tx8`: one operator or a whole video request on tx8 dies
-    if (!defer)
-      e.error = timed([&] { e.tx8 = tx8::solve(*parsed, tx8::Tx8Options{}); }, e.seconds);
-    break;
-  case Mode::serve: // `ridgeline serve`: the request-level simulation of the deployment
-    if (!defer)
-      e.error = timed([&] { e.serve = simulate_serving(*parsed); }, e.seconds);
-    break;
-  default:
-    e.error = timed([&] { e.estimate = rl::estimate(*parsed); }, e.seconds);
-  }
+  // The job a configuration runs (core/jobs/run); the long ones (serving, tx8) run later, a
+  // frame at a time, when deferred.
+  if (defer && jobs::run_kind(parsed->workload.mode) != jobs::RunKind::estimate)
+    return e;
+  e.error = timed(
+      [&] {
+        jobs::RunResult r = jobs::run(*parsed);
+        e.estimate = std::move(r.estimate);
+        e.serve = std::move(r.serve);
+        e.tx8 = std::move(r.tx8);
+      },
+      e.seconds);
   return e;
 }
 
@@ -159,6 +161,15 @@ void AppState::load_from_url(const std::string &url_state) {
     tab_ = "planner";
     free_ = "all";
   }
+  // the serve view's tab names: Deployments is the planner's tab, Latency vs load the serving
+  if (tab_ == "deployments")
+    tab_ = "planner";
+  else if (tab_ == "latency")
+    tab_ = "serving";
+  if (!parts.tab.empty() && tab_.empty())
+    url_issues_.push_back(FieldError{"tab", "unknown tab \"" + parts.tab +
+                                                "\" (ignored: pipeline, serving, roofline, "
+                                                "planner, deployments, compare, calibrate)"});
   if (err || !decoded.config.is_object() || decoded.config.empty()) {
     load_scenario(kDefaultScenario);
     if (err)

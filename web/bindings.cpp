@@ -1,8 +1,8 @@
-// ridgeline web: the JavaScript API (embind). Thin wrappers over core/io/api.hpp, the same
+// ridgeline web: the JavaScript API (embind). Thin wrappers over core/jobs/api.hpp, the same
 // JSON text the CLI prints: estimate(json), plan(json[, top]), tx8(json[, presets]),
 // sweep(json), resolve, encodeUrl, decodeUrl, presets, preset; plus the page's own state for
 // scripts and the e2e test.
-#include "core/io/api.hpp"
+#include "core/jobs/api.hpp"
 #include "core/io/estimate_json.hpp"
 #include "core/io/readers.hpp"
 #include "core/io/serve_json.hpp"
@@ -184,6 +184,7 @@ EMSCRIPTEN_BINDINGS(ridgeline) {
   emscripten::function("sweep", &rl::api::sweep);
   emscripten::function("serve", &rl::api::serve);
   emscripten::function("serveSweep", &rl::api::serve_sweep);
+  emscripten::function("exportLaunch", &rl::api::export_launch);
   emscripten::function("resolve", &rl::api::resolve);
   emscripten::function("encodeUrl", &rl::api::encode_url);
   emscripten::function("decodeUrl", &rl::api::decode_url);

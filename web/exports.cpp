@@ -1,13 +1,17 @@
 #include "web/exports.hpp"
 
+#include "core/error.hpp"
+#include "core/io/config_json.hpp"
 #include "core/io/estimate_json.hpp"
 #include "core/io/serve_json.hpp"
 #include "core/io/tx8_json.hpp"
+#include "core/jobs/export.hpp"
 #include "web/platform.hpp"
 #include "web/table_text.hpp"
 #include "web/widgets.hpp"
 
 #include <imgui_internal.h>
+#include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <cctype>
@@ -462,6 +466,71 @@ void result_json_button(const AppState &s) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Download the configuration and its result (as `ridgeline ... --json` "
                       "prints it) as ridgeline-result.json");
+}
+
+void launch_export_contents(const Config &c) {
+  const Mode mode = c.workload.mode;
+  if (mode != Mode::train && mode != Mode::infer && mode != Mode::serve) {
+    text_dim("tx8 mappings have no framework launch.");
+    return;
+  }
+  static const char *const train_formats[] = {"megatron", "deepspeed", "torchtitan"};
+  static const char *const serve_formats[] = {"vllm", "sglang", "trtllm"};
+  const auto &formats = mode == Mode::train ? train_formats : serve_formats;
+  static std::string format;
+  if (std::find(std::begin(formats), std::end(formats), format) == std::end(formats))
+    format = formats[0];
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
+  if (ImGui::BeginCombo("framework", format.c_str())) {
+    for (const char *f : formats)
+      if (ImGui::Selectable(f, format == f))
+        format = f;
+    ImGui::EndCombo();
+  }
+  // The launch is made once per configuration and format (planning free knobs is a search).
+  static std::string key, text, error;
+  const std::string now = format + "\n" + io::to_json(c).dump();
+  if (now != key) {
+    key = now;
+    text.clear();
+    error.clear();
+    try {
+      text = jobs::export_launch(c, format).all();
+    } catch (const ConfigError &e) {
+      error = e.path().empty() ? e.message() : e.path() + ": " + e.message();
+    } catch (const std::exception &e) {
+      error = std::string("internal error: ") + e.what();
+    }
+  }
+  if (!error.empty()) {
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 44);
+    text_colored(color::error, error);
+    ImGui::PopTextWrapPos();
+    return;
+  }
+  const float w = ImGui::GetFontSize() * 44;
+  ImGui::InputTextMultiline("##launch", &text, ImVec2(w, ImGui::GetTextLineHeight() * 18),
+                            ImGuiInputTextFlags_ReadOnly);
+  if (ImGui::Button("Copy"))
+    ImGui::SetClipboardText(text.c_str());
+  ImGui::SameLine();
+  if (ImGui::Button("Download"))
+    platform::download("launch-" + format + ".sh", "text/plain", text);
+  ImGui::SameLine();
+  text_dim("as `ridgeline export CFG --format " + format + "`");
+}
+
+void launch_export_button(const Config &c) {
+  if (ImGui::Button("Export"))
+    ImGui::OpenPopup("##launch-export");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("The launch for a framework (Megatron-LM, DeepSpeed, TorchTitan; vLLM, "
+                      "SGLang, TensorRT-LLM) of this configuration, as `ridgeline export` "
+                      "writes it");
+  if (ImGui::BeginPopup("##launch-export")) {
+    launch_export_contents(c);
+    ImGui::EndPopup();
+  }
 }
 
 } // namespace ui

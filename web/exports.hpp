@@ -28,6 +28,11 @@ void plot_export(const char *id, ImVec2 p0, ImVec2 p1);
 // "Save JSON": the configuration and its result (what the CLI's --json prints), downloaded as
 // ridgeline-result.json.
 void result_json_button(const AppState &s);
+// The launch of configuration c for a framework (`ridgeline export`): a format combo, the
+// text, Copy and Download; the button opens it in a popup (the top bar), the contents go in
+// any popup (a plan row's context menu).
+void launch_export_contents(const Config &c);
+void launch_export_button(const Config &c);
 // {"config": user config, "url": ..., "estimate" | "serve" | "tx8": the result, "error": ...}.
 std::string result_json(const AppState &s);
 

@@ -2,6 +2,7 @@
 // URL) beside the current one: every headline number with its change (rl::compare_table, the
 // table `ridgeline compare` prints), and the step-time and memory bars of both on one scale.
 #include "core/io/units.hpp"
+#include "core/jobs/run.hpp"
 #include "core/report/table.hpp"
 #include "web/exports.hpp"
 #include "web/panels.hpp"
@@ -13,19 +14,6 @@
 namespace rl::web {
 
 namespace {
-
-// The headline rows of whichever result there is (read in place: no copies per frame).
-std::vector<ReportRow> rows_of(const std::optional<Estimate> &e,
-                               const std::optional<ServeResult> &serve,
-                               const std::optional<tx8::Tx8Result> &tx8) {
-  if (e)
-    return report_rows(*e);
-  if (serve)
-    return report_rows(*serve);
-  if (tx8)
-    return report_rows(*tx8);
-  return {};
-}
 
 // Two bars on one scale: pinned above, current below, each labelled with its total.
 void paired_bars(const char *id, const char *title, const std::vector<ui::Segment> &a,
@@ -86,8 +74,8 @@ void draw_compare_panel(AppState &s) {
     if (!v.empty()) // the pinned result is A, the current one B
       ImGui::TextWrapped("%s", v.c_str());
   }
-  const ReportTable t = compare_table(rows_of(pin->estimate, pin->serve, pin->tx8),
-                                      rows_of(s.estimate(), s.serve(), s.tx8()));
+  const ReportTable t = compare_table(jobs::headline_rows(pin->estimate, pin->serve, pin->tx8),
+                                      jobs::headline_rows(s.estimate(), s.serve(), s.tx8()));
   const float table_w = std::floor(ImGui::GetContentRegionAvail().x * 0.56f);
   ImGui::BeginChild("compare_left", ImVec2(table_w, 0));
   ImGui::TextUnformatted(t.title.c_str());

@@ -10,6 +10,7 @@
 #include "core/io/estimate_json.hpp"
 #include "core/io/serve_json.hpp"
 #include "core/io/units.hpp"
+#include "core/jobs/plan.hpp"
 #include "core/parallel/knobs.hpp"
 #include "core/parallel/layout.hpp"
 #include "core/report/plan_table.hpp"
@@ -112,9 +113,8 @@ void run_search(const AppState &s, PlannerUi &p, const Config &c) {
   p.cancelled = false;
   p.error.clear();
   try {
-    const WorkloadSpec &w = c.workload;
-    if (w.mode == Mode::train && (!w.hardware_options.empty() || !w.device_options.empty())) {
-      std::vector<Config> choices = io::planner_choices(s.user());
+    if (jobs::plan_kind(c) == jobs::PlanKind::joint) {
+      std::vector<Config> choices = jobs::choices_of(s.user(), "");
       for (Config &x : choices)
         x = search_config(s, p, x);
       p.joint_running.emplace(std::move(choices), o);
@@ -267,6 +267,12 @@ int draw_plans(const AppState &s, PlannerUi &p, const Config &c, bool train, flo
                               ImGuiSelectableFlags_AllowItemOverlap))
       clicked = static_cast<int>(i);
     const bool hovered = ImGui::IsItemHovered();
+    if (ImGui::BeginPopupContextItem("##plan-export")) { // right click: this plan's launch
+      Config k = c;
+      k.parallel = pl.parallel;
+      ui::launch_export_contents(k);
+      ImGui::EndPopup();
+    }
     ui::note_rect("plan " +
                   std::to_string(static_cast<i64>(i) + 1)); // the e2e test clicks rows by rank
     ImGui::PopID();

@@ -1,13 +1,14 @@
 // ridgeline web: serving (workload mode "serve"), as `ridgeline serve` and `ridgeline plan`
 // print it: the simulated latency percentiles, throughput, goodput and memory of the
 // configured deployment (results area); latency percentiles against the request rate from
-// the same simulation at 1/8 to 2x the rate (rl::io::serve_load_sweep); and the serving
+// the same simulation at 1/8 to 2x the rate (rl::load_sweep); and the serving
 // planner's deployments, cheapest first (click a row to apply it).
 // [SECTION] results  [SECTION] rate curve  [SECTION] deployments
 #include "core/error.hpp"
 #include "core/io/config_json.hpp"
 #include "core/io/serve_json.hpp"
 #include "core/io/units.hpp"
+#include "core/jobs/plan.hpp"
 #include "core/parallel/knobs.hpp"
 #include "core/report/serve_report.hpp"
 #include "core/serve/serve_planner.hpp"
@@ -62,21 +63,27 @@ void draw_serve_results(const AppState &s) {
 
 // [SECTION] rate curve
 namespace {
-double pick(const nlohmann::json &row, const char *what, const char *q) {
-  return row.at(what).at(q).get<double>();
+// A point's latency percentiles (TTFT, TPOT or end-to-end).
+using PercentilesOf = const Percentiles &(*)(const LoadPoint &);
+double quantile(const Percentiles &p, int k) {
+  return k == 0 ? p.p50 : k == 1 ? p.p90 : p.p99;
 }
 
-// Latency percentiles (p50, p90, p99 of `what`) against `x_key` of each simulated rate.
-void rate_chart(const char *id, const nlohmann::json &rows, const char *x_key,
-                const std::string &x_title, const char *what, double target, ImVec2 size,
+// Latency percentiles (p50, p90, p99 of `what`) against x (the load, or the throughput) of
+// each simulated load.
+void rate_chart(const char *id, const std::vector<LoadPoint> &rows, bool x_is_load,
+                const std::string &x_title, PercentilesOf what, double target, ImVec2 size,
                 const std::string &y_title) {
+  const auto x_of = [&](const LoadPoint &p) { return x_is_load ? p.load : p.output_tokens_per_s; };
   double x_lo = 1e300, x_hi = 0, y_lo = 1e300, y_hi = 0;
-  for (const auto &r : rows) {
-    const double x = r.at(x_key).get<double>();
+  for (const LoadPoint &r : rows) {
+    const double x = x_of(r);
+    if (!(x > 0))
+      continue;
     x_lo = std::min(x_lo, x);
     x_hi = std::max(x_hi, x);
-    for (const char *q : {"p50", "p90", "p99"}) {
-      const double y = pick(r, what, q);
+    for (int q = 0; q < 3; ++q) {
+      const double y = quantile(what(r), q);
       if (y > 0) {
         y_lo = std::min(y_lo, y);
         y_hi = std::max(y_hi, y);
@@ -114,12 +121,17 @@ void rate_chart(const char *id, const nlohmann::json &rows, const char *x_key,
   const char *qs[] = {"p50", "p90", "p99"};
   for (int k = 0; k < 3; ++k) {
     ImVec2 prev{};
+    bool first = true;
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      const ImVec2 p = g.at(rows[i].at(x_key).get<double>(), pick(rows[i], what, qs[k]));
-      if (i > 0)
+      const double x = x_of(rows[i]), y = quantile(what(rows[i]), k);
+      if (!(x > 0) || !(y > 0))
+        continue;
+      const ImVec2 p = g.at(x, y);
+      if (!first)
         dl->AddLine(prev, p, ui::u32(cols[k]), 2.0f);
       dl->AddCircleFilled(p, 3.5f, ui::u32(cols[k]));
       prev = p;
+      first = false;
     }
     // legend at the top left, clear of the rising right end of the curves
     dl->AddText(ImVec2(g.p0.x + 8 + 40.0f * static_cast<float>(k), g.p0.y + 4), ui::u32(cols[k]),
@@ -139,17 +151,17 @@ void draw_serve_curve_panel(AppState &s, UiState &ui) {
   ServeUi &su = ui.serve;
   if (su.sweep_key != s.config_key()) {
     su.sweep_key = s.config_key();
-    su.sweep = nlohmann::json::array();
+    su.sweep = LoadSweep{};
+    su.sweep.closed = c->workload.serve.concurrency > 0; // what the points hold
     su.sweep_error.clear();
-    su.sweep_rates = io::serve_sweep_loads(*c);
+    su.sweep_rates = sweep_loads(*c);
     su.sweep_next = 0;
   }
   if (su.sweep_next < su.sweep_rates.size()) {
-    // One rate per frame (a whole simulation each), so the page stays live.
+    // One load per frame (a whole simulation each), so the page stays live.
     try {
-      const nlohmann::json rows = io::serve_load_sweep(*c, {su.sweep_rates[su.sweep_next]});
-      for (const auto &row : rows)
-        su.sweep.push_back(row);
+      const LoadSweep one = load_sweep(*c, {su.sweep_rates[su.sweep_next]});
+      su.sweep.points.insert(su.sweep.points.end(), one.points.begin(), one.points.end());
     } catch (const std::exception &e) {
       su.sweep_error = e.what();
     }
@@ -165,7 +177,7 @@ void draw_serve_curve_panel(AppState &s, UiState &ui) {
     ui::text_colored(ui::color::error, su.sweep_error);
     return;
   }
-  const bool closed = c->workload.serve.concurrency > 0;
+  const bool closed = su.sweep.closed;
   ui::text_dim_wrapped(closed ? "The deployment simulated with 1, 2, 4, ... clients up to twice "
                                 "the concurrency (closed loop, same scheduler): latency "
                                 "percentiles per load, and end-to-end latency against the "
@@ -178,15 +190,19 @@ void draw_serve_curve_panel(AppState &s, UiState &ui) {
   const float w = std::floor((avail.x - 2 * gap) / 3);
   const float h = std::max(160.0f, avail.y - 130.0f);
   const std::string rate = closed ? "clients (closed loop)" : "request rate (requests/s)";
-  const char *load = closed ? "concurrency" : "request_rate";
-  rate_chart("ttft", su.sweep, load, rate, "ttft", c->workload.serve.slo_ttft, ImVec2(w, h),
-             "time to first token");
+  const auto &pts = su.sweep.points;
+  rate_chart(
+      "ttft", pts, true, rate, [](const LoadPoint &p) -> const Percentiles & { return p.ttft; },
+      c->workload.serve.slo_ttft, ImVec2(w, h), "time to first token");
   ImGui::SameLine();
-  rate_chart("tpot", su.sweep, load, rate, "tpot", c->workload.serve.slo_tpot, ImVec2(w, h),
-             "time per output token");
+  rate_chart(
+      "tpot", pts, true, rate, [](const LoadPoint &p) -> const Percentiles & { return p.tpot; },
+      c->workload.serve.slo_tpot, ImVec2(w, h), "time per output token");
   ImGui::SameLine();
-  rate_chart("thr", su.sweep, "output_tokens_per_s", "output tokens/s (all instances)", "e2e", 0,
-             ImVec2(w, h), "end-to-end latency");
+  rate_chart(
+      "thr", pts, false, "output tokens/s (all instances)",
+      [](const LoadPoint &p) -> const Percentiles & { return p.e2e; }, 0, ImVec2(w, h),
+      "end-to-end latency");
   ui::report_table(serve_sweep_table(su.sweep), {ImGui::GetContentRegionAvail().y});
 }
 
@@ -220,11 +236,8 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
     su.plan_error.clear();
     su.plan_seconds = 0;
     try {
-      std::vector<Config> choices = io::planner_choices(s.user());
-      if (!s.free_knobs().empty())
-        for (Config &k : choices) // the link's free= (as `ridgeline plan --free`)
-          free_knobs(k, s.free_knobs(), "free");
-      su.search.emplace(std::move(choices));
+      // the link's free= (as `ridgeline plan --free`)
+      su.search.emplace(jobs::choices_of(s.user(), s.free_knobs(), "free"));
     } catch (const ConfigError &e) {
       su.plan_error = e.path() + ": " + e.message();
     } catch (const std::exception &e) {

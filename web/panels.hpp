@@ -4,6 +4,7 @@
 
 #include "core/io/calibration_json.hpp"
 #include "core/planner/planner.hpp"
+#include "core/serve/load_sweep.hpp"
 #include "core/serve/serve_planner.hpp"
 #include "web/app_state.hpp"
 #include "web/widgets.hpp"
@@ -49,8 +50,8 @@ struct SweepCache {
 // The serving tabs' state: the rate curve and the last deployment plan.
 struct ServeUi {
   std::string sweep_key, sweep_error;
-  nlohmann::json sweep = nlohmann::json::array();
-  std::vector<double> sweep_rates; // the rates of the curve; one simulated per frame
+  LoadSweep sweep;                 // the points simulated so far (and whether per client)
+  std::vector<double> sweep_rates; // the loads of the curve; one simulated per frame
   std::size_t sweep_next = 0;
   std::string plan_key, plan_error;
   std::optional<ServePlanSearch> search; // a plan in progress (a candidate per frame)

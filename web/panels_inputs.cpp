@@ -464,6 +464,33 @@ void option_checkboxes(AppState &s, const char *label, const std::string &field,
   ui::field_error("workload." + field);
 }
 
+// The comma-separated items of a typed list, each trimmed; empty ones left out.
+std::vector<std::string> comma_items(const std::string &text) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t end = std::min(text.find(',', pos), text.size());
+    std::string cell = text.substr(pos, end - pos);
+    cell.erase(0, cell.find_first_not_of(" \t"));
+    cell.erase(cell.find_last_not_of(" \t") + 1);
+    if (!cell.empty())
+      out.push_back(cell);
+    pos = end + 1;
+  }
+  return out;
+}
+
+// The workload's list field set to `list`, or left out when the list is empty.
+void set_workload_list(AppState &s, const char *key, const json &list) {
+  if (!list.empty()) {
+    s.set_field("workload", key, list);
+    return;
+  }
+  json wl = s.effective().value("workload", json::object());
+  wl.erase(key);
+  s.set_workload(wl);
+}
+
 // The hardware a planner may choose from (workload.hardware_options). Shared by the serving
 // planner and the training planner.
 void plan_on_row(AppState &s, const char *help) {
@@ -472,6 +499,21 @@ void plan_on_row(AppState &s, const char *help) {
     if (name != "tx8")
       names.push_back(name);
   option_checkboxes(s, "Plan on", "hardware_options", help, names);
+  // The same list as text, where a chip takes its own cluster ("b200@dgx-b200",
+  // "gb200@gb200-nvl72": its nodes, links and NVLink domain), as `ridgeline plan` reads it.
+  json cur = s.field("workload", "hardware_options");
+  std::string text;
+  if (cur.is_array())
+    for (const auto &v : cur)
+      if (v.is_string())
+        text += (text.empty() ? "" : ", ") + v.get<std::string>();
+  ui::row_label("Plan on (list)", "workload.hardware_options",
+                "The chips to plan on as a list, each optionally on its own cluster preset: "
+                "b200@dgx-b200, gb200@gb200-nvl72 (name@cluster; without one, the cluster "
+                "above). Enter applies.");
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::InputText("##hardware_options_text", &text, ImGuiInputTextFlags_EnterReturnsTrue))
+    set_workload_list(s, "hardware_options", json(comma_items(text)));
 }
 
 // workload.mode "serve": the request stream, the SLO and the scheduler (`ridgeline serve`).
@@ -508,7 +550,8 @@ void draw_workload_section(AppState &s) {
   ui::row_label("Mode", "workload.mode",
                 "train: one optimizer step over the global batch (forward + backward). infer: "
                 "prefill a prompt, then generate tokens with a KV cache. video: an Open-Sora "
-                "STDiT3 request mapped on tx8 dies (`ridgeline tx8`). Switching between a "
+                "STDiT3 request mapped on tx8 dies (`ridgeline tx8`; tx8 is a tiled AI "
+                "accelerator: dies of 16 tiles with their own SRAM on a ring network-on-chip). Switching between a "
                 "language model and the video model loads a scenario of the other kind "
                 "(default, llama2-13b-v5e-infer, sora-720m-tx8-2x2).");
   int m = mode == "infer"    ? 1
@@ -634,23 +677,13 @@ void draw_workload_section(AppState &s) {
           list["max"] = std::strtoll(text.substr(dots + 2).c_str(), nullptr, 10);
           text.clear();
         }
-        std::size_t pos = 0;
-        while (pos < text.size()) {
-          const std::size_t end = std::min(text.find(',', pos), text.size());
-          const std::string cell = text.substr(pos, end - pos);
+        for (const std::string &cell : comma_items(text)) {
           char *stop = nullptr;
           const long long v = std::strtoll(cell.c_str(), &stop, 10);
           if (stop != cell.c_str())
             list.push_back(v);
-          pos = end + 1;
         }
-        if (list.empty()) {
-          json wl = s.effective().value("workload", json::object());
-          wl.erase("device_options");
-          s.set_workload(wl);
-        } else {
-          s.set_field("workload", "device_options", list);
-        }
+        set_workload_list(s, "device_options", list);
       }
       ui::field_error("workload.device_options");
     }

@@ -296,7 +296,10 @@ bool deferred_scalar(ImGuiDataType type, T &value, const T *step, const T *step_
                      const char *format) {
   const ImGuiID text_id = ImGui::GetID("##v"); // InputScalar's text field (PushID(label) + "")
   T shown = value;
-  const bool edited = ImGui::InputScalar("##v", type, &shown, step, step_fast, format);
+  // a real number takes scientific notation (15e12): ImGui's default filter drops the 'e'
+  const ImGuiInputTextFlags flags =
+      type == ImGuiDataType_Double ? ImGuiInputTextFlags_CharsScientific : 0;
+  const bool edited = ImGui::InputScalar("##v", type, &shown, step, step_fast, format, flags);
   const bool typing = ImGui::GetActiveID() == text_id;
   const double now = ImGui::GetTime();
   if (edited && typing) { // a keystroke: remember it, apply later

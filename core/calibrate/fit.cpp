@@ -308,7 +308,12 @@ Config serving_run_config(const Config &base, const ServingSample &s) {
   if (s.concurrency > 0) {
     sv.concurrency = s.concurrency;
     sv.request_rate = 0;
-    sv.requests = std::clamp<i64>(4 * s.concurrency, 64, 4096);
+    // The run as the tool ran it: its own request count where the file gives it, and the
+    // opening burst counted where its statistics count it (each client's first request).
+    sv.requests = s.requests >= s.concurrency ? s.requests
+                                              : std::clamp<i64>(4 * s.concurrency, 64, 4096);
+    if (s.counts_warmup) // else as the base says (a benchmark's own convention)
+      sv.count_warmup = true;
   } else if (s.request_rate > 0) {
     sv.concurrency = 0;
     sv.request_rate = s.request_rate;
@@ -478,15 +483,25 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
   out.engine.request_overhead = d;
   if (out.engine.name == "none")
     out.engine.name = "custom";
+  // One run fixes a one-parameter fit exactly: its residual says nothing of the spread, so
+  // the band stays the base engine's (said in a note).
+  const EngineSpec &was = base.workload.serve.engine;
   FittedParameter p =
       summarize_fit("workload.engine.iteration_overhead",
                     "engine host time per iteration (from TPOT)", "s", before, o, rows);
+  if (p.count < 2) {
+    p.band = std::max(p.band, was.tpot_uncertainty);
+    out.notes.push_back("one serving run: the TPOT fit matches it by construction; its band "
+                        "stays the base engine's");
+  }
   out.engine.tpot_uncertainty = p.band;
   out.params.push_back(p);
   if (!ttft_rows.empty()) {
     FittedParameter q =
         summarize_fit("workload.engine.request_overhead", "front-end time per request (from TTFT)",
                       "s", before_d, d, ttft_rows);
+    if (q.count < 2)
+      q.band = std::max(q.band, was.ttft_uncertainty);
     out.engine.ttft_uncertainty = q.band;
     out.params.push_back(q);
   }

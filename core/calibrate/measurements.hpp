@@ -30,6 +30,9 @@ struct ServingSample {
   double input_len = 0;        // mean prompt tokens of the completed requests
   double output_len = 0;       // mean output tokens of the completed requests
   i64 requests = 0;            // completed requests (0: not given)
+  // The tool's statistics count every request, each client's first among them (the opening
+  // burst: vLLM's `bench serve` and SGLang's bench_serving have no warm-up cut).
+  bool counts_warmup = false;
   LatencyStats ttft, tpot, itl, e2e;
   double output_tokens_per_s = 0; // output throughput over the run (0: not given)
   double requests_per_s = 0;      // request throughput (0: not given)

@@ -13,6 +13,7 @@
 #include "core/io/presets.hpp"
 #include "core/io/schema_json.hpp"
 #include "core/model/params.hpp"
+#include "core/parallel/layout.hpp"
 #include "core/time/step_time.hpp"
 
 namespace rl::io {
@@ -251,6 +252,7 @@ ModelSpec parse_model_object(const json &j, const std::string &path) {
   if (m.learned_pos_emb && m.max_seq == 0)
     throw ConfigError(r.path_of("max_seq"), "is required with learned_pos_emb");
   m.rope_theta = r.opt_num("rope_theta", 1.0, 1e12).value_or(0);
+  m.rope_scaling = r.opt_num("rope_scaling", 1.0, 1e6).value_or(0);
   if (const auto id = r.opt_str("hf_id")) {
     if (!is_hf_id(*id))
       throw ConfigError(r.path_of("hf_id"),
@@ -342,6 +344,13 @@ ModelSpec model_from_hf_config(const json &hf, const std::string &path) {
   m.tied_embeddings = flag("tie_word_embeddings", false);
   if (hf.contains("rope_theta") && !hf.at("rope_theta").is_null())
     m.rope_theta = read_num(hf.at("rope_theta"), join_path(path, "rope_theta"), 1.0, 1e12);
+  // Llama 3.x: {"rope_type": "llama3", "factor": 8.0, ...} (older files say "type")
+  if (const auto rs = hf.find("rope_scaling"); rs != hf.end() && rs->is_object()) {
+    const auto type = rs->contains("rope_type") ? rs->find("rope_type") : rs->find("type");
+    if (type != rs->end() && type->is_string() && type->get<std::string>() == "llama3" &&
+        rs->contains("factor"))
+      m.rope_scaling = read_num(rs->at("factor"), join_path(path, "rope_scaling.factor"), 1.0, 1e6);
+  }
   m.gated_mlp = true; // all the listed families use SwiGLU
   m.norm = Norm::rmsnorm;
   // gpt-oss's experts carry biases (gate_up_proj_bias, down_proj_bias) with no mlp_bias key.
@@ -408,13 +417,21 @@ json hf_config_used(const json &hf) {
                                      "qk_nope_head_dim",
                                      "qk_rope_head_dim",
                                      "v_head_dim",
-                                     "rope_theta"};
+                                     "rope_theta",
+                                     "rope_scaling"};
   if (!hf.is_object())
     return hf;
   json out = json::object();
   for (const char *k : used)
     if (hf.contains(k))
       out[k] = hf.at(k);
+  if (const auto rs = out.find("rope_scaling"); rs != out.end() && rs->is_object()) {
+    json kept = json::object(); // what the reader takes: the type and the factor
+    for (const char *k : {"rope_type", "type", "factor"})
+      if (rs->contains(k))
+        kept[k] = rs->at(k);
+    *rs = kept;
+  }
   return out;
 }
 
@@ -615,21 +632,15 @@ ClusterSpec parse_cluster(const json &j0, const std::string &path) {
   }
   c.devices_per_node =
       r.opt_int("devices_per_node", 1, 1 << 16).value_or(std::min<i64>(c.devices, 8));
-  if (c.devices % c.devices_per_node != 0 && c.devices > c.devices_per_node)
-    throw ConfigError(r.path_of("devices_per_node"), std::to_string(c.devices_per_node) +
-                                                         " does not divide devices " +
-                                                         std::to_string(c.devices));
   if (const auto d = r.opt_int("nvlink_domain", 1, 1 << 16)) {
     c.nvlink_domain = *d;
     if (*d % c.devices_per_node != 0)
       throw ConfigError(r.path_of("nvlink_domain"), std::to_string(*d) +
                                                         " is not a whole number of nodes of " +
                                                         std::to_string(c.devices_per_node));
-    if (c.devices > *d && c.devices % *d != 0)
-      throw ConfigError(r.path_of("nvlink_domain"), std::to_string(*d) +
-                                                        " does not divide devices " +
-                                                        std::to_string(c.devices));
   }
+  if (const ClusterSizeFault f = cluster_size_fault(c, c.devices); !f.ok())
+    throw ConfigError(r.path_of(f.key), f.message);
   auto link = [&](const char *key, Link &out) {
     if (const json *l = r.opt_child(key))
       out = parse_link(*l, r.path_of(key));
@@ -763,8 +774,23 @@ void parse_serve(ObjectReader &r, WorkloadSpec &w) {
 
 // The planners' choices: hardware presets ("name" or "name@cluster") and, for training,
 // device counts (a list, or {"min", "max"}: min, 2 min, 4 min, ... up to max) and a deadline.
+// A list field given one item alone ("hardware_options": "b200", as a link's
+// workload.hardware_options=b200 decodes) is that one-item list.
+json as_list(const json &j) {
+  return j.is_array() ? j : json::array({j});
+}
+
 void parse_options(ObjectReader &r, WorkloadSpec &w, bool train) {
-  if (const json *ho = r.opt_child("hardware_options")) {
+  json lists[3];
+  const json *ho = nullptr, *eo = nullptr, *po = nullptr;
+  const char *keys[3] = {"hardware_options", "engine_options", "precision_options"};
+  const json **ptrs[3] = {&ho, &eo, &po};
+  for (int k = 0; k < 3; ++k)
+    if (const json *x = r.opt_child(keys[k]); x && (k == 0 || !train)) {
+      lists[k] = as_list(*x);
+      *ptrs[k] = &lists[k];
+    }
+  if (ho) {
     const std::string hp = r.path_of("hardware_options");
     if (!ho->is_array() || ho->size() > 32)
       throw ConfigError(hp, "must be an array of at most 32 hardware preset names");
@@ -784,7 +810,7 @@ void parse_options(ObjectReader &r, WorkloadSpec &w, bool train) {
     }
   }
   if (!train) {
-    if (const json *eo = r.opt_child("engine_options")) {
+    if (eo) {
       const std::string ep = r.path_of("engine_options");
       if (!eo->is_array() || eo->size() > 16)
         throw ConfigError(ep, "must be an array of at most 16 engine preset names");
@@ -796,7 +822,7 @@ void parse_options(ObjectReader &r, WorkloadSpec &w, bool train) {
         w.engine_options.push_back((*eo)[i].get<std::string>());
       }
     }
-    if (const json *po = r.opt_child("precision_options")) {
+    if (po) {
       const std::string pp = r.path_of("precision_options");
       if (!po->is_array() || po->size() > 9)
         throw ConfigError(pp, "must be an array of at most 9 dtype names");
@@ -825,7 +851,7 @@ void parse_options(ObjectReader &r, WorkloadSpec &w, bool train) {
       for (i64 n = lo; n <= hi && w.device_options.size() < 32; n *= 2)
         w.device_options.push_back(n);
     } else {
-      w.device_options = parse_int_array(*d, dp, 1, kMaxCount, 1, 32);
+      w.device_options = parse_int_array(as_list(*d), dp, 1, kMaxCount, 1, 32);
     }
   }
   w.deadline_days = r.opt_num("deadline_days", 1e-3, 1e5).value_or(0);
@@ -1097,6 +1123,14 @@ Config parse_config(const json &j0) {
   r.finish();
   if (c.hardware.kind != HardwareKind::tx8)
     check_precision_peak(c.hardware, c.workload.precision);
+  // A served prompt past the model's context is refused by every engine (vLLM's
+  // --max-model-len): an error, not a run whose every request is dropped.
+  if (c.workload.mode == Mode::serve && c.workload.serve.trace.empty() && c.model.max_seq > 0 &&
+      c.workload.prompt_len > c.model.max_seq)
+    throw ConfigError("workload.prompt_len", std::to_string(c.workload.prompt_len) +
+                                                 " tokens exceed the model's context " +
+                                                 std::to_string(c.model.max_seq) +
+                                                 " (model.max_seq)");
   return c;
 }
 
@@ -1106,6 +1140,8 @@ json to_json(const ModelSpec &m) {
   write_fields(j, m, schema::model_fields());
   if (m.rope_theta <= 0)
     j.erase("rope_theta"); // not given
+  if (m.rope_scaling <= 0)
+    j.erase("rope_scaling"); // none
   if (m.moe) {
     json e = json::object();
     write_fields(e, *m.moe, schema::moe_fields(), "moe");

@@ -1,5 +1,7 @@
 #include "core/io/json_reader.hpp"
 
+#include "core/schema/suggest.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -308,7 +310,10 @@ std::optional<std::string> ObjectReader::opt_str(const std::string &key) {
 void ObjectReader::finish() const {
   for (auto it = j_.begin(); it != j_.end(); ++it)
     if (!seen_.count(it.key()))
-      throw ConfigError(path_of(it.key()), "unknown field");
+      throw ConfigError(
+          path_of(it.key()),
+          "unknown field" +
+              schema::did_you_mean(it.key(), std::vector<std::string>(seen_.begin(), seen_.end())));
 }
 
 } // namespace rl::io

@@ -1,5 +1,6 @@
 #include "core/io/launch_export.hpp"
 
+#include "core/schema/choices.hpp"
 #include "core/schema/fields.hpp"
 
 #include "core/error.hpp"
@@ -28,6 +29,16 @@ std::string s(i64 v) {
   return std::to_string(v);
 }
 
+// Text for a comment line: a control character (a newline would end the comment and start
+// a command when the launch is pasted into a shell) is written as '?'.
+std::string comment_text(const std::string &t) {
+  std::string out = t;
+  for (char &ch : out)
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
+      ch = '?';
+  return out;
+}
+
 std::string name_of_cp(const Layout &l) {
   return l.cp_kind == CpKind::ulysses ? "Ulysses" : l.cp_kind == CpKind::usp ? "USP" : "ring";
 }
@@ -39,9 +50,9 @@ std::string megatron(const Config &c, const Layout &l) {
   std::vector<std::string> notes;
   const i64 nodes =
       std::max<i64>(1, c.cluster.devices / std::max<i64>(c.cluster.devices_per_node, 1));
-  o << "# Megatron-LM (Megatron-Core) launch for " << m.name << " on " << c.cluster.devices << " x "
-    << c.hardware.name << ", layout dp " << l.dp << " x tp " << l.tp << " x pp " << l.pp << " x cp "
-    << l.cp << "\n";
+  o << "# Megatron-LM (Megatron-Core) launch for " << comment_text(m.name) << " on "
+    << c.cluster.devices << " x " << c.hardware.name << ", layout dp " << l.dp << " x tp " << l.tp
+    << " x pp " << l.pp << " x cp " << l.cp << "\n";
   o << "torchrun --nproc_per_node " << std::min(c.cluster.devices, c.cluster.devices_per_node)
     << " --nnodes " << nodes << " pretrain_gpt.py \\\n";
   std::vector<std::string> a;
@@ -88,6 +99,12 @@ std::string megatron(const Config &c, const Layout &l) {
                                              " is not an integer; Megatron's --rotary-base is"
                                        : "model.rope_theta not given: Megatron's --rotary-base "
                                          "defaults to 10000; set it to the checkpoint's value");
+  }
+  // Llama 3.x (megatron/training/arguments.py: --use-rope-scaling, --rope-scaling-factor)
+  if (!m.learned_pos_emb && m.rope_scaling > 0) {
+    std::ostringstream f;
+    f << m.rope_scaling;
+    add("--use-rope-scaling --rope-scaling-factor " + f.str());
   }
   if (!m.dropout)
     add("--attention-dropout 0.0 --hidden-dropout 0.0");
@@ -224,8 +241,9 @@ std::string deepspeed(const Config &c, const Layout &l) {
     ds["activation_checkpointing"] = {{"partition_activations", l.tp > 1},
                                       {"contiguous_memory_optimization", true}};
   std::ostringstream o;
-  o << "# DeepSpeed config (ds_config.json) for " << c.model.name << ": dp " << l.dp << " x tp "
-    << l.tp << " x pp " << l.pp << " x cp " << l.cp << "; train_batch_size = micro-batch x "
+  o << "# DeepSpeed config (ds_config.json) for " << comment_text(c.model.name) << ": dp " << l.dp
+    << " x tp " << l.tp << " x pp " << l.pp << " x cp " << l.cp
+    << "; train_batch_size = micro-batch x "
     << "gradient_accumulation_steps x dp (" << l.microbatch << " x " << l.num_micro << " x " << l.dp
     << ")\n";
   o << dump(ds, 2) << "\n";
@@ -245,6 +263,12 @@ std::string deepspeed(const Config &c, const Layout &l) {
          "Megatron-DeepSpeed's --recompute-granularity selective\n";
   if (l.ep > 1)
     o << "# note: experts: DeepSpeed-MoE with ep_size " << l.ep << " in the model's MoE layers\n";
+  if (w.precision != Dtype::bf16 && w.precision != Dtype::fp16)
+    o << "# note: " << name_of(w.precision)
+      << " training is not expressible in ds_config.json (its precision sections are fp16 and "
+         "bf16): the GEMMs run in bf16 unless the model code uses Transformer Engine's "
+         "fp8_autocast; the estimate assumed "
+      << name_of(w.precision) << "\n";
   return o.str();
 }
 
@@ -280,8 +304,40 @@ std::string torchtitan(const Config &c, const Layout &l) {
   }
   if (l.ep > 1)
     a.push_back("--parallelism.expert_parallel_degree " + s(l.ep));
+  // Low precision as model converters (torchtitan/config/job_config.py, Quantize: float8
+  // with tensorwise or rowwise scaling, MX with mxfp8; torchtitan/components/quantization)
+  std::vector<std::string> notes;
+  const bool moe = c.model.moe.has_value();
+  if (w.precision == Dtype::fp8) {
+    const bool rowwise = w.fp8_recipe == Fp8Recipe::blockwise;
+    a.push_back("--model.converters quantize.linear.float8");
+    a.push_back(std::string("--quantize.linear.float8.recipe_name ") +
+                (rowwise ? "rowwise" : "tensorwise"));
+    if (w.fp8_params && l.zero >= 1 && !rowwise)
+      a.push_back("--quantize.linear.float8.enable_fsdp_float8_all_gather");
+    if (rowwise)
+      notes.push_back("fp8 blockwise (1x128 / 128x128 scales) has no TorchTitan recipe: rowwise "
+                      "is the nearest");
+    else if (w.fp8_recipe != Fp8Recipe::tensorwise)
+      notes.push_back("fp8 delayed scaling has no TorchTitan recipe: dynamic tensorwise is the "
+                      "nearest");
+    if (moe)
+      notes.push_back("the experts' grouped GEMMs stay in bf16 under quantize.linear.float8");
+  } else if (w.precision == Dtype::mxfp8) {
+    a.push_back(std::string("--model.converters quantize.linear.mx") +
+                (moe ? ",quantize.grouped_mm.mx" : ""));
+    a.push_back("--quantize.linear.mx.recipe_name mxfp8_cublas");
+    if (moe)
+      a.push_back("--quantize.grouped_mm.mx.fqns experts "
+                  "--quantize.grouped_mm.mx.recipe_name mxfp8");
+  } else if (w.precision != Dtype::bf16) {
+    notes.push_back(std::string(name_of(w.precision)) +
+                    " training is not expressible as a TorchTitan converter: as written it "
+                    "trains in bf16, slower than the estimate");
+  }
   std::ostringstream o;
-  o << "# TorchTitan overrides for " << c.model.name << " (pick the matching model flavour in "
+  o << "# TorchTitan overrides for " << comment_text(c.model.name)
+    << " (pick the matching model flavour in "
     << "your train config)\n";
   o << "torchrun --nproc_per_node " << std::min(c.cluster.devices, c.cluster.devices_per_node)
     << " --nnodes "
@@ -294,6 +350,8 @@ std::string torchtitan(const Config &c, const Layout &l) {
       << " has no TorchTitan twin\n";
   if (l.tp > 1 && !l.sp)
     o << "# note: TorchTitan's TP always runs sequence parallel (SP) for norms\n";
+  for (const auto &n : notes)
+    o << "# note: " << n << "\n";
   return o.str();
 }
 
@@ -340,25 +398,97 @@ const char *vllm_dtype(Dtype d) {
   return d == Dtype::fp16 ? "float16" : "bfloat16";
 }
 
-// vLLM (`vllm serve`, flags from vllm/engine/arg_utils.py EngineArgs): one engine instance
-// of tp x pp x ep devices; ridgeline's devices / instance size replicas are separate engines.
-std::string vllm(const Config &c, const Layout &l) {
+// What every serving launch shares: one engine instance of tp x attention DP x pp devices,
+// the replicas of it the cluster holds, the longest request and the checkpoint to load.
+struct ServingLaunch {
+  i64 instance = 1, replicas = 1, max_len = 0, longest = 0;
+  bool clamped = false; // the longest request is past the model's context
+  bool serve = false;   // workload.mode serve (the scheduler's settings apply)
+  std::string model;    // the checkpoint argument
+  std::vector<std::string> args, notes, shared_notes; // the engine's; every engine's
+  void add(const std::string &v) { args.push_back(v); }
+};
+
+ServingLaunch serving_launch(const Config &c, const Layout &l) {
   const ModelSpec &m = c.model;
   const WorkloadSpec &w = c.workload;
+  ServingLaunch x;
+  x.serve = w.mode == Mode::serve;
+  x.instance = std::max<i64>(1, l.tp * l.attention_dp * l.pp);
+  x.replicas = std::max<i64>(1, c.cluster.devices / x.instance);
+  // Engines refuse a maximum length above the checkpoint's max_position_embeddings: the
+  // longest request is clamped to the context.
+  x.longest = longest_request(w);
+  x.clamped = m.max_seq > 0 && x.longest > m.max_seq;
+  x.max_len = x.clamped ? m.max_seq : x.longest;
+  x.model = m.hf_id.empty() ? shell_word(comment_text(m.name)) : m.hf_id;
+  // fp8: vLLM and SGLang quantize a bf16 checkpoint when loading it (--quantization fp8)
+  // and read an FP8 one's own config; the other dtypes need a checkpoint quantized to them.
+  const Dtype wd = w.weight_dtype;
+  if (wd != Dtype::bf16 && wd != Dtype::fp16 && wd != Dtype::fp32 && wd != Dtype::fp8)
+    x.shared_notes.push_back(
+        std::string(name_of(wd)) + " weights: " +
+        (m.hf_id.empty() ? std::string("the model argument")
+                         : "\"" + m.hf_id + "\" is the checkpoint as published;") +
+        " serve a checkpoint quantized to " + name_of(wd) +
+        " in its place (the engine reads the method from its config: ModelOpt NVFP4 for fp4, "
+        "gpt-oss's MXFP4 for mxfp4, GPTQ/AWQ for int4, W8A8 for int8)");
+  if (x.clamped)
+    x.shared_notes.push_back("the maximum length is the model's context " + s(m.max_seq) +
+                             " (max_position_embeddings), which the engine will not exceed; the "
+                             "workload's longest request, " +
+                             s(x.longest) + " tokens, is longer: the engine rejects such requests");
+  if (w.mode == Mode::serve && w.serve.prefill_instances > 0)
+    x.shared_notes.push_back(
+        "disaggregated: " + s(w.serve.prefill_instances) + " of the " + s(x.replicas) +
+        " instances only prefill; the engine needs its KV-transfer set-up for that");
+  return x;
+}
+
+// The launch text: a header line, the command and its arguments one per line, the notes.
+std::string launch_text(const std::string &header, const std::string &command,
+                        const ServingLaunch &x, const Config &c) {
+  std::ostringstream o;
+  o << "# " << header << "\n" << command << (x.args.empty() ? "\n" : " \\\n");
+  for (std::size_t i = 0; i < x.args.size(); ++i)
+    o << "  " << x.args[i] << (i + 1 < x.args.size() ? " \\\n" : "\n");
+  for (const auto *list : {&x.notes, &x.shared_notes})
+    for (const auto &n : *list)
+      o << "# note: " << comment_text(n) << "\n";
+  if (c.model.hf_id.empty())
+    o << "# note: the model has no hf_id: " << comment_text(shell_word(c.model.name))
+      << " stands for the checkpoint's path or Hugging Face id\n";
+  return o.str();
+}
+
+std::string serving_header(const char *engine, const Config &c, const Layout &l,
+                           const ServingLaunch &x) {
+  return std::string(engine) + " launch for " + comment_text(c.model.name) + " on " +
+         s(c.cluster.devices) + " x " + c.hardware.name + ": one engine of tp " + s(l.tp) +
+         (l.attention_dp > 1 ? " x attention DP " + s(l.attention_dp) : "") + " x pp " + s(l.pp) +
+         " = " + s(x.instance) + " devices; run " + s(x.replicas) +
+         " of them behind a load balancer";
+}
+
+// vLLM (`vllm serve`, flags from vllm/engine/arg_utils.py EngineArgs): one engine instance;
+// attention DP is its --data-parallel-size, its experts spread over tp x dp ranks.
+std::string vllm(const Config &c, const Layout &l) {
+  const WorkloadSpec &w = c.workload;
   const ServeSpec &sv = w.serve;
-  const bool serve = w.mode == Mode::serve;
-  std::vector<std::string> a, notes;
-  auto add = [&](const std::string &x) { a.push_back(x); };
-  add("--tensor-parallel-size " + s(l.tp));
-  add("--pipeline-parallel-size " + s(l.pp));
+  ServingLaunch x = serving_launch(c, l);
+  x.add("--tensor-parallel-size " + s(l.tp));
+  x.add("--pipeline-parallel-size " + s(l.pp));
+  if (l.attention_dp > 1)
+    x.add("--data-parallel-size " + s(l.attention_dp));
   if (l.ep > 1) {
-    // vLLM's expert parallelism spans the engine's tp (x dp) ranks: no separate degree.
-    add("--enable-expert-parallel");
-    notes.push_back("expert parallelism: vLLM places experts over the engine's tensor-parallel "
-                    "ranks (tp " +
-                    s(l.tp) + "); ridgeline's ep " + s(l.ep) + " has no separate flag");
+    x.add("--enable-expert-parallel");
+    if (l.ep != l.tp * l.attention_dp)
+      x.notes.push_back("expert parallelism: vLLM places experts over the engine's tp x dp "
+                        "ranks (" +
+                        s(l.tp * l.attention_dp) + "); ridgeline's ep " + s(l.ep) +
+                        " has no separate flag");
   }
-  if (serve) {
+  if (x.serve) {
     // The scheduler's rows that vLLM has an engine argument for (core/schema/fields).
     for (const schema::Field<ServeSpec> &fd : schema::serve_fields()) {
       if (!*fd.info.vllm)
@@ -368,89 +498,143 @@ std::string vllm(const Config &c, const Layout &l) {
         f << sv.*fd.integer;
       else if (fd.num)
         f << sv.*fd.num;
-      add(std::string(fd.info.vllm) + " " + f.str());
+      x.add(std::string(fd.info.vllm) + " " + f.str());
     }
   } else {
-    add("--max-num-seqs " + s(w.batch));
+    x.add("--max-num-seqs " + s(w.batch));
   }
-  // vLLM refuses a --max-model-len above the checkpoint's max_position_embeddings (unless
-  // VLLM_ALLOW_LONG_MAX_MODEL_LEN is set): the longest request is clamped to the context.
-  const i64 longest = longest_request(w);
-  const bool clamped = m.max_seq > 0 && longest > m.max_seq;
-  add("--max-model-len " + s(clamped ? m.max_seq : longest));
-  if (serve && sv.policy == SchedulerPolicy::continuous)
-    add("--enable-chunked-prefill");
+  x.add("--max-model-len " + s(x.max_len));
+  if (x.serve && sv.policy == SchedulerPolicy::continuous)
+    x.add("--enable-chunked-prefill");
   // Activations run in bf16 unless the weights are fp16 (quantized weights dequantize to it).
-  add(std::string("--dtype ") +
-      vllm_dtype(w.weight_dtype == Dtype::fp16 ? Dtype::fp16 : Dtype::bf16));
+  x.add(std::string("--dtype ") +
+        vllm_dtype(w.weight_dtype == Dtype::fp16 ? Dtype::fp16 : Dtype::bf16));
   if (w.kv_dtype == Dtype::fp8)
-    add("--kv-cache-dtype fp8");
+    x.add("--kv-cache-dtype fp8");
   if (w.weight_dtype == Dtype::fp8)
-    add("--quantization fp8");
-  else if (w.weight_dtype == Dtype::int8 || w.weight_dtype == Dtype::int4 ||
-           w.weight_dtype == Dtype::mxfp8 || is_fp4(w.weight_dtype))
-    notes.push_back(std::string(name_of(w.weight_dtype)) +
-                    " weights: serve a checkpoint quantized to it (vLLM reads the method from its "
-                    "config; e.g. GPTQ/AWQ for int4, W8A8 for int8, ModelOpt NVFP4 for fp4, "
-                    "gpt-oss's MXFP4 for mxfp4)");
+    x.add("--quantization fp8");
   if (w.kv_dtype != Dtype::fp8 && w.kv_dtype != Dtype::bf16 && w.kv_dtype != Dtype::fp16 &&
       w.kv_dtype != Dtype::fp32)
-    notes.push_back(std::string("KV cache in ") + name_of(w.kv_dtype) +
-                    ": vLLM's quantized KV cache is fp8 (--kv-cache-dtype fp8)");
-  if (serve && sv.block_size != 8 && sv.block_size != 16 && sv.block_size != 32 &&
+    x.notes.push_back(std::string("KV cache in ") + name_of(w.kv_dtype) +
+                      ": vLLM's quantized KV cache is fp8 (--kv-cache-dtype fp8)");
+  if (x.serve && sv.block_size != 8 && sv.block_size != 16 && sv.block_size != 32 &&
       sv.block_size != 64 && sv.block_size != 128)
-    notes.push_back("block size " + s(sv.block_size) + " is not one of vLLM's 8, 16, 32, 64, 128");
-  if (serve && sv.policy == SchedulerPolicy::continuous)
-    notes.push_back("prefill chunk " + s(sv.chunk) +
-                    " per request has no vLLM flag: chunked prefill fills each step's "
-                    "--max-num-batched-tokens");
-  if (serve && sv.policy == SchedulerPolicy::static_batch)
-    notes.push_back("static batching has no vLLM flag: vLLM always batches continuously");
-  if (clamped)
-    notes.push_back("--max-model-len is the model's context " + s(m.max_seq) +
-                    " (max_position_embeddings), which vLLM will not exceed; the workload's "
-                    "longest request, " +
-                    s(longest) + " tokens, is longer: vLLM rejects such requests");
-  const i64 instance = std::max<i64>(1, l.tp * l.pp);
-  const i64 replicas = std::max<i64>(1, c.cluster.devices / instance);
-  if (serve && sv.prefill_instances > 0)
-    notes.push_back("disaggregated: " + s(sv.prefill_instances) + " of the " + s(replicas) +
-                    " instances only prefill; vLLM needs a KV-transfer connector "
-                    "(--kv-transfer-config) for that");
-  std::ostringstream o;
-  o << "# vLLM launch for " << m.name << " on " << c.cluster.devices << " x " << c.hardware.name
-    << ": one engine of tp " << l.tp << " x pp " << l.pp << " = " << instance << " devices; run "
-    << replicas << " of them behind a load balancer\n";
-  // The model argument: the checkpoint's Hugging Face id (model.hf_id), which vLLM downloads.
-  o << "vllm serve " << (m.hf_id.empty() ? shell_word(m.name) : m.hf_id) << " \\\n";
-  for (std::size_t i = 0; i < a.size(); ++i)
-    o << "  " << a[i] << (i + 1 < a.size() ? " \\\n" : "\n");
-  for (const auto &n : notes)
-    o << "# note: " << n << "\n";
-  if (m.hf_id.empty())
-    o << "# note: the model has no hf_id: " << shell_word(m.name)
-      << " stands for the checkpoint's path or Hugging Face id\n";
-  return o.str();
+    x.notes.push_back("block size " + s(sv.block_size) +
+                      " is not one of vLLM's 8, 16, 32, 64, 128");
+  if (x.serve && sv.policy == SchedulerPolicy::continuous)
+    x.notes.push_back("prefill chunk " + s(sv.chunk) +
+                      " per request has no vLLM flag: chunked prefill fills each step's "
+                      "--max-num-batched-tokens");
+  if (x.serve && sv.policy == SchedulerPolicy::static_batch)
+    x.notes.push_back("static batching has no vLLM flag: vLLM always batches continuously");
+  return launch_text(serving_header("vLLM", c, l, x), "vllm serve " + x.model, x, c);
+}
+
+// SGLang (`python -m sglang.launch_server`, flags from python/sglang/srt/server_args.py):
+// attention DP is --dp-size with --enable-dp-attention inside one tp group of tp x dp GPUs.
+std::string sglang(const Config &c, const Layout &l) {
+  const WorkloadSpec &w = c.workload;
+  ServingLaunch x = serving_launch(c, l);
+  x.add("--model-path " + x.model);
+  // SGLang's --tp-size counts every GPU of the engine; DP attention splits it into dp groups.
+  x.add("--tp-size " + s(l.tp * l.attention_dp));
+  if (l.attention_dp > 1)
+    x.add("--dp-size " + s(l.attention_dp) + " --enable-dp-attention");
+  if (l.pp > 1)
+    x.add("--pp-size " + s(l.pp));
+  if (l.ep > 1)
+    x.add("--ep-size " + s(l.ep));
+  x.add("--max-running-requests " + s(x.serve ? w.serve.max_batch : w.batch));
+  if (x.serve) {
+    x.add("--chunked-prefill-size " + s(w.serve.max_tokens));
+    std::ostringstream f;
+    f << w.serve.memory_fraction;
+    x.add("--mem-fraction-static " + f.str());
+    x.add("--page-size " + s(w.serve.block_size));
+  }
+  x.add("--context-length " + s(x.max_len));
+  if (w.kv_dtype == Dtype::fp8)
+    x.add("--kv-cache-dtype fp8_e4m3");
+  if (w.weight_dtype == Dtype::fp8)
+    x.add("--quantization fp8");
+  if (x.serve && w.serve.policy == SchedulerPolicy::static_batch)
+    x.notes.push_back("static batching has no SGLang flag: SGLang always batches continuously");
+  return launch_text(serving_header("SGLang", c, l, x), "python -m sglang.launch_server", x, c);
+}
+
+// TensorRT-LLM (`trtllm-serve`, flags from tensorrt_llm/commands/serve.py; attention DP is
+// the LLM API's enable_attention_dp, passed in the --extra_llm_api_options YAML).
+std::string trtllm(const Config &c, const Layout &l) {
+  const WorkloadSpec &w = c.workload;
+  ServingLaunch x = serving_launch(c, l);
+  x.add("--backend pytorch");
+  // TensorRT-LLM's tp_size counts every GPU of the engine (attention DP splits it).
+  x.add("--tp_size " + s(l.tp * l.attention_dp));
+  x.add("--pp_size " + s(l.pp));
+  if (l.ep > 1)
+    x.add("--ep_size " + s(l.ep));
+  x.add("--max_batch_size " + s(x.serve ? w.serve.max_batch : w.batch));
+  if (x.serve)
+    x.add("--max_num_tokens " + s(w.serve.max_tokens));
+  x.add("--max_seq_len " + s(x.max_len));
+  if (x.serve) {
+    std::ostringstream f;
+    f << w.serve.memory_fraction;
+    x.add("--kv_cache_free_gpu_memory_fraction " + f.str());
+    x.notes.push_back("--kv_cache_free_gpu_memory_fraction is a share of the memory left after "
+                      "the weights, ridgeline's memory_fraction a share of HBM: lower it if the "
+                      "KV cache comes out larger than planned");
+  }
+  if (l.attention_dp > 1) {
+    x.add("--extra_llm_api_options extra.yaml");
+    x.notes.push_back("extra.yaml holds \"enable_attention_dp: true\"");
+  }
+  if (w.kv_dtype == Dtype::fp8)
+    x.notes.push_back("FP8 KV cache: \"kv_cache_config: {dtype: fp8}\" in the extra options "
+                      "YAML");
+  if (w.weight_dtype == Dtype::fp8)
+    x.notes.push_back("fp8 weights: TensorRT-LLM reads them from an FP8 checkpoint (its "
+                      "config's quantization): serve one (e.g. quantized with ModelOpt)");
+  return launch_text(serving_header("TensorRT-LLM", c, l, x), "trtllm-serve " + x.model, x, c);
 }
 
 } // namespace
 
 std::string launch_export(const Config &c, const Layout &l, const std::string &format) {
-  check_export_format(c, format);
-  if (format == "megatron")
+  const Framework f = check_export_format(c, format);
+  if (const LayoutCheck k = check_framework(c, l, f); !k.ok())
+    throw ConfigError(k.path, k.message + " (--format " + format + ")");
+  switch (f) {
+  case Framework::any:
+    break;
+  case Framework::megatron:
     return megatron(c, l);
-  if (format == "deepspeed")
+  case Framework::deepspeed:
     return deepspeed(c, l);
-  if (format == "torchtitan")
+  case Framework::torchtitan:
     return torchtitan(c, l);
+  case Framework::vllm:
+    return vllm(c, l);
+  case Framework::sglang:
+    return sglang(c, l);
+  case Framework::trtllm:
+    return trtllm(c, l);
+  }
   return vllm(c, l);
 }
 
-void check_export_format(const Config &c, const std::string &format) {
-  const bool train = format == "megatron" || format == "deepspeed" || format == "torchtitan";
-  if (!train && format != "vllm")
-    throw ConfigError("--format",
-                      "\"" + format + "\" is not one of megatron, deepspeed, torchtitan, vllm");
+Framework check_export_format(const Config &c, const std::string &format) {
+  const schema::ChoiceList &list = schema::choices<Framework>();
+  const std::optional<int> v = schema::value_in(list, format);
+  if (!v || static_cast<Framework>(*v) == Framework::any) {
+    std::string known; // every framework but "any"
+    for (const std::string &n : schema::names(list))
+      if (n != "any")
+        known += (known.empty() ? "" : ", ") + n;
+    throw ConfigError("--format", "\"" + format + "\" is not one of " + known);
+  }
+  const Framework f = static_cast<Framework>(*v);
+  const bool train = trains(f);
   const Mode mode = c.workload.mode;
   if (mode != Mode::train && mode != Mode::infer && mode != Mode::serve)
     throw ConfigError("workload.mode", std::string("export writes launches for train, infer and "
@@ -458,10 +642,12 @@ void check_export_format(const Config &c, const std::string &format) {
                                            name_of(mode));
   if (train && mode != Mode::train)
     throw ConfigError("--format", "\"" + format + "\" writes training launches; workload.mode is " +
-                                      name_of(mode) + ": use --format vllm");
+                                      name_of(mode) + ": use --format vllm, sglang or trtllm");
   if (!train && mode == Mode::train)
-    throw ConfigError("--format", "\"vllm\" writes serving launches; workload.mode is train: use "
-                                  "--format megatron, deepspeed or torchtitan");
+    throw ConfigError("--format", "\"" + format +
+                                      "\" writes serving launches; workload.mode is train: use "
+                                      "--format megatron, deepspeed or torchtitan");
+  return f;
 }
 
 } // namespace rl::io

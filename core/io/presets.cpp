@@ -1,5 +1,7 @@
 #include "core/io/presets.hpp"
 
+#include "core/schema/suggest.hpp"
+
 #include "core/error.hpp"
 #include "core/io/json_reader.hpp"
 
@@ -44,7 +46,9 @@ nlohmann::json preset_json(const std::string &kind, const std::string &name,
   std::string known;
   for (const auto &n : preset_names(kind))
     known += (known.empty() ? "" : ", ") + n;
-  throw ConfigError(path, "unknown " + kind + " preset \"" + name + "\" (known: " + known + ")");
+  throw ConfigError(path, "unknown " + kind + " preset \"" + name + "\"" +
+                              schema::did_you_mean(name, preset_names(kind)) + " (known: " + known +
+                              ")");
 }
 
 } // namespace rl::io

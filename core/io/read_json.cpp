@@ -357,6 +357,7 @@ ServingSample bench_serving_run(const Record &r, const std::string &name, bool v
   if (done == 0)
     f.fail("completed", "is 0: the run completed no request");
   s.requests = static_cast<i64>(done);
+  s.counts_warmup = true; // statistics over every completed request
   s.input_len = f.need(j, "", "total_input_tokens", 0, kMaxCount) / done;
   s.output_len = f.need(j, "", "total_output_tokens", 0, kMaxCount) / done;
   s.concurrency = static_cast<i64>(f.count(j, "", "max_concurrency", 1, kMaxRequests).value_or(0));

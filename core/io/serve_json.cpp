@@ -1,5 +1,7 @@
 #include "core/io/serve_json.hpp"
 
+#include "core/parallel/layout.hpp"
+
 #include "core/io/config_json.hpp"
 #include "core/io/estimate_json.hpp"
 #include "core/io/json_reader.hpp"
@@ -51,6 +53,7 @@ json to_json(const ServeResult &r) {
         {"preemptions", r.preemptions},
         {"peak_kv_blocks", r.peak_kv_blocks},
         {"simulated_s", r.simulated_s},
+        {"steady_s", r.steady_s},
         {"truncated", r.truncated}}},
       {"mean_batch", r.mean_batch},
       {"mean_in_system", r.mean_in_system}};
@@ -131,6 +134,7 @@ std::vector<Config> planner_choices(const json &config) {
     devices.push_back(0); // the cluster's own
   std::vector<Config> out;
   std::vector<bool> precision_used(w.precision_options.size(), false);
+  std::string first_skip; // a hardware x device count whose nodes or domains do not fit
   for (const std::string &name : hardware)
     for (const i64 n : devices) {
       json k = full;
@@ -146,6 +150,19 @@ std::vector<Config> planner_choices(const json &config) {
       if (n > 0) {
         if (!k["cluster"].is_object())
           k["cluster"] = {{"base", k["cluster"]}};
+        // A count this machine's nodes or NVLink domains do not divide: this hardware skips
+        // it, the others still run it (the cluster's shape, read without the count).
+        json shape = k["cluster"];
+        shape.erase("devices"); // the base's (or the torus's) own count, or one device
+        if (!shape.contains("base") && !shape.contains("torus") && !shape.contains("mesh"))
+          shape["devices"] = 1;
+        if (const ClusterSizeFault f = cluster_size_fault(parse_cluster(shape, "cluster"), n);
+            !f.ok()) {
+          if (first_skip.empty())
+            first_skip = (name.empty() ? c.hardware.name : name) + " at " + std::to_string(n) +
+                         " devices: cluster." + f.key + " " + f.message;
+          continue;
+        }
         k["cluster"]["devices"] = n;
       }
       if (train || (w.engine_options.empty() && w.precision_options.empty())) {
@@ -171,6 +188,9 @@ std::vector<Config> planner_choices(const json &config) {
           out.push_back(parse_config(x));
         }
     }
+  if (out.empty() && !first_skip.empty())
+    throw ConfigError("workload.device_options",
+                      "no hardware runs any of these counts (" + first_skip + ")");
   for (std::size_t p = 0; p < w.precision_options.size(); ++p)
     if (!precision_used[p])
       throw ConfigError("workload.precision_options[" + std::to_string(p) + "]",
@@ -242,46 +262,16 @@ json with_trace(const json &config, const json &trace) {
   return c;
 }
 
-std::vector<double> serve_sweep_loads(const Config &c) {
-  std::vector<double> out;
-  const ServeSpec &s = c.workload.serve;
-  if (s.concurrency > 0) {
-    for (i64 k = 1; k <= std::max<i64>(2 * s.concurrency, 8); k *= 2)
-      out.push_back(static_cast<double>(k));
-    return out;
-  }
-  for (const double f : {0.125, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0})
-    out.push_back(s.request_rate * f);
-  return out;
-}
-
-json serve_load_sweep(const Config &c, const std::vector<double> &loads) {
-  const Layout l = resolve_layout(c);
-  const ServeSpec &s = c.workload.serve;
-  const bool closed = s.concurrency > 0;
-  const i64 sweep_requests = std::min<i64>(s.requests, kSweepRequests);
+json to_json(const LoadSweep &sweep) {
   json rows = json::array();
-  for (const double r : loads) {
-    ServeResult x;
-    if (closed) {
-      Config k = c;
-      k.workload.serve.concurrency = std::max<i64>(1, std::llround(r));
-      k.workload.serve.requests =
-          std::clamp<i64>(4 * k.workload.serve.concurrency, 64, kSweepRequests);
-      x = simulate_serving(k, l, make_requests(k.workload, 1.0, k.workload.serve.requests),
-                           l.instances(), s.prefill_instances);
-    } else {
-      x = simulate_serving(c, l, make_requests(c.workload, r, sweep_requests), l.instances(),
-                           s.prefill_instances);
-    }
-    rows.push_back({{closed ? "concurrency" : "request_rate", r},
-                    {"ttft", to_json(x.ttft)},
-                    {"tpot", to_json(x.tpot)},
-                    {"e2e", to_json(x.e2e)},
-                    {"output_tokens_per_s", x.output_tokens_per_s},
-                    {"goodput", x.goodput},
-                    {"slo_attainment", x.attainment}});
-  }
+  for (const LoadPoint &p : sweep.points)
+    rows.push_back({{sweep.closed ? "concurrency" : "request_rate", p.load},
+                    {"ttft", to_json(p.ttft)},
+                    {"tpot", to_json(p.tpot)},
+                    {"e2e", to_json(p.e2e)},
+                    {"output_tokens_per_s", p.output_tokens_per_s},
+                    {"goodput", p.goodput},
+                    {"slo_attainment", p.attainment}});
   return rows;
 }
 

@@ -1,5 +1,7 @@
 #include "core/parallel/layout.hpp"
 
+#include "core/parallel/frameworks.hpp"
+
 #include "core/schema/fields.hpp"
 
 #include "core/error.hpp"
@@ -73,6 +75,8 @@ const char *name_of(LayoutFault f) {
     return "devices";
   case LayoutFault::batch:
     return "batch";
+  case LayoutFault::framework:
+    return "framework";
   }
   return "?";
 }
@@ -234,6 +238,23 @@ std::vector<StageLayerCount> stage_layer_mix(const ModelSpec &m, const Layout &l
 }
 
 // The knobs a ParallelSpec sets (defaults for the rest), then complete_layout.
+ClusterSizeFault cluster_size_fault(const ClusterSpec &c, i64 devices) {
+  if (c.devices_per_node > 0 && devices > c.devices_per_node && devices % c.devices_per_node != 0)
+    return {"devices_per_node", s(c.devices_per_node) + " does not divide devices " + s(devices)};
+  if (c.nvlink_domain > 0 && devices > c.nvlink_domain && devices % c.nvlink_domain != 0)
+    return {"nvlink_domain", s(c.nvlink_domain) + " does not divide devices " + s(devices)};
+  return {};
+}
+
+i64 whole_node_instances(const ClusterSpec &c, i64 instance, i64 n) {
+  // n' x instance is a multiple of the domain (or node) at the latest at n' = n + domain
+  const i64 span = std::max<i64>({c.devices_per_node, c.nvlink_domain, 1});
+  for (i64 k = n; k <= n + span; ++k)
+    if (cluster_size_fault(c, k * instance).ok())
+      return k;
+  return n + span;
+}
+
 LayoutCheck fill_layout(const Config &c, Layout &l) {
   const ParallelSpec &p = c.parallel;
   l = Layout{};
@@ -272,6 +293,9 @@ LayoutCheck fill_layout(const Config &c, Layout &l) {
 
 LayoutCheck complete_layout(const Config &c, Layout &l, bool explain) {
   LayoutCheck r = check_layout(c, l, explain);
+  // the framework the plan is for (workload.framework): its own launch rules too
+  if (r.ok() && c.workload.framework != Framework::any)
+    r = check_framework(c, l, c.workload.framework);
   if (!explain)
     r.message.clear();
   return r;

@@ -50,7 +50,9 @@ struct Layout {
 };
 
 // Why a layout is illegal, as a value (the planner counts these; nothing is thrown).
-enum class LayoutFault { none, heads, divisibility, pipeline, experts, devices, batch };
+// framework: launchable by the core's rules, refused by workload.framework's own
+// (core/parallel/frameworks).
+enum class LayoutFault { none, heads, divisibility, pipeline, experts, devices, batch, framework };
 const char *name_of(LayoutFault f);
 
 struct LayoutCheck {
@@ -59,6 +61,20 @@ struct LayoutCheck {
   std::string message; // with the numbers
   bool ok() const { return fault == LayoutFault::none; }
 };
+
+// Whether `devices` GPUs make a whole cluster of c's shape: one node or whole nodes, one
+// NVLink domain or whole domains. The key ("devices_per_node", "nvlink_domain") and why when
+// not; an empty key when they do. The parser's rule for cluster.devices and the serving
+// planner's for a deployment's size.
+struct ClusterSizeFault {
+  const char *key = "";
+  std::string message;
+  bool ok() const { return !*key; }
+};
+ClusterSizeFault cluster_size_fault(const ClusterSpec &c, i64 devices);
+// The fewest n' >= n instances of `instance` devices that make a whole cluster of c's shape
+// (a deployment rents whole nodes: 3 instances of 4 on 8-GPU nodes become 4).
+i64 whole_node_instances(const ClusterSpec &c, i64 instance, i64 n);
 
 // Completes a layout whose knobs are set (tp, pp, vpp, cp, cp_kind, ulysses for USP, ep,
 // micro-batch, schedule, stage split; dp 0 = devices / (tp*pp*cp)): derives dp, the ring and

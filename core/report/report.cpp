@@ -3,6 +3,7 @@
 #include "core/estimate/step_band.hpp"
 #include "core/io/units.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace rl {
@@ -64,6 +65,8 @@ std::vector<ReportRow> report_rows(const Estimate &e) {
     r.add("HFU", e.throughput.hfu, Unit::percent, Better::higher);
     r.add("model FLOP/s per device", e.throughput.tflops_per_device, Unit::flop_rate,
           Better::higher);
+    if (e.throughput.mfu > 0) // the precision's peak: what MFU is a share of
+      r.add(kPeakLabel, e.throughput.tflops_per_device / e.throughput.mfu, Unit::flop_rate);
     r.add("model FLOPs per step", e.model_flops_per_step, Unit::flops);
     if (e.train_steps > 0) {
       r.section = "time and cost to train";
@@ -215,6 +218,14 @@ std::vector<CompareRow> compare_rows(const std::vector<ReportRow> &before,
     r.before = x.value;
     r.has_before = true;
   }
+  // MFU and HFU are shares of each side's own peak (bf16, fp8, fp4): across precisions their
+  // points are not a speed-up, and the rows say so.
+  const auto peak = std::find_if(out.begin(), out.end(),
+                                 [](const CompareRow &r) { return r.label == kPeakLabel; });
+  if (peak != out.end() && peak->has_before && peak->has_after && peak->before != peak->after)
+    for (CompareRow &r : out)
+      if (r.label == "MFU" || r.label == "HFU")
+        r.label += " (of different peaks)";
   return out;
 }
 

@@ -34,6 +34,8 @@ struct ReportRow {
   Better better = Better::neither;
 };
 
+// The throughput row of the peak MFU is a share of (the precision's peak FLOP/s).
+inline constexpr const char *kPeakLabel = "peak FLOP/s per device (MFU's)";
 std::vector<ReportRow> report_rows(const Estimate &e);
 
 // A layout's pipeline in a cell: "16" (even), "16: 7|8|7" (Megatron's first|other|last

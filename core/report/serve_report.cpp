@@ -177,6 +177,9 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
   sim += " preemptions, ";
   sim += units::seconds(r.simulated_s);
   sim += " of serving";
+  if (r.steady_s > 0)
+    sim += "; throughput over the " + units::seconds(r.steady_s) +
+           " of steady state (ramp-up and drain left out)";
   if (r.dropped > 0)
     sim += "; " + str(r.dropped) + " dropped (longer than the whole KV cache)";
   if (r.truncated)
@@ -200,11 +203,10 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
   return out;
 }
 
-ReportTable serve_sweep_table(const nlohmann::json &rows) {
+ReportTable serve_sweep_table(const LoadSweep &sweep) {
   ReportTable t;
   t.key = "sweep";
-  const bool closed = !rows.empty() && rows.front().contains("concurrency");
-  const char *load = closed ? "concurrency" : "request_rate";
+  const bool closed = sweep.closed;
   t.title =
       closed ? "Latency against the clients (closed loop)" : "Latency against the request rate";
   t.columns = {{"rate", closed ? "clients" : "requests/s"},
@@ -217,18 +219,15 @@ ReportTable serve_sweep_table(const nlohmann::json &rows) {
                {"e2e_p99", "e2e p99", Unit::seconds, Better::lower},
                {"tokens", "tokens/s", Unit::count, Better::higher},
                {"slo", "SLO met", Unit::percent, Better::higher}};
-  for (const auto &r : rows) {
-    const auto q = [&](const char *what, const char *p) {
-      return cell(r.at(what).at(p).get<double>(), Unit::seconds);
-    };
+  for (const LoadPoint &p : sweep.points) {
+    const auto q = [](double v) { return cell(v, Unit::seconds); };
     t.rows.push_back(
         {"",
          "",
          Mark::none,
-         {num(r.at(load).get<double>(), "%.3g"), q("ttft", "p50"), q("ttft", "p90"),
-          q("ttft", "p99"), q("tpot", "p50"), q("tpot", "p90"), q("tpot", "p99"), q("e2e", "p99"),
-          cell(r.at("output_tokens_per_s").get<double>(), Unit::count),
-          cell(r.at("slo_attainment").get<double>(), Unit::percent)}});
+         {num(p.load, "%.3g"), q(p.ttft.p50), q(p.ttft.p90), q(p.ttft.p99), q(p.tpot.p50),
+          q(p.tpot.p90), q(p.tpot.p99), q(p.e2e.p99), cell(p.output_tokens_per_s, Unit::count),
+          cell(p.attainment, Unit::percent)}});
   }
   return t;
 }

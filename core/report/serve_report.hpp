@@ -6,10 +6,9 @@
 
 #include "core/config.hpp"
 #include "core/report/table.hpp"
+#include "core/serve/load_sweep.hpp"
 #include "core/serve/serve_planner.hpp"
 #include "core/serve/simulate.hpp"
-
-#include <nlohmann/json.hpp>
 
 #include <string>
 
@@ -29,9 +28,9 @@ std::string engine_label(const EngineSpec &e);
 // predictions (its calibration residuals: EngineSpec's uncertainties).
 std::string engine_band_text(const EngineSpec &e);
 
-// The rows of io::serve_load_sweep: rate (or clients), TTFT p50/p90/p99, TPOT p50/p90/p99, e2e p99,
-// tokens/s, SLO met.
-ReportTable serve_sweep_table(const nlohmann::json &rows);
+// The load sweep (core/serve/load_sweep): rate (or clients), TTFT p50/p90/p99, TPOT
+// p50/p90/p99, e2e p99, tokens/s, SLO met.
+ReportTable serve_sweep_table(const LoadSweep &sweep);
 
 // The serving planner's deployments, cheapest first: # hardware instance batch chunk split
 // devices $/h $/M tokens TTFT p90 TPOT p90 SLO met tokens/s.

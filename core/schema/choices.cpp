@@ -91,6 +91,16 @@ template <> const ChoiceList &choices<Fp8Recipe>() {
                                                {"blockwise", Fp8Recipe::blockwise}});
   return l;
 }
+template <> const ChoiceList &choices<Framework>() {
+  static const ChoiceList l = list<Framework>({{"any", Framework::any},
+                                               {"megatron", Framework::megatron},
+                                               {"deepspeed", Framework::deepspeed},
+                                               {"torchtitan", Framework::torchtitan},
+                                               {"vllm", Framework::vllm},
+                                               {"sglang", Framework::sglang},
+                                               {"trtllm", Framework::trtllm}});
+  return l;
+}
 template <> const ChoiceList &choices<KvSharding>() {
   static const ChoiceList l =
       list<KvSharding>({{"replicate", KvSharding::replicate}, {"batch", KvSharding::batch}});

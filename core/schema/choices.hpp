@@ -35,6 +35,7 @@ template <> const ChoiceList &choices<Topology>();
 template <> const ChoiceList &choices<ModelFamily>();
 template <> const ChoiceList &choices<ServingBound>();
 template <> const ChoiceList &choices<Fp8Recipe>();
+template <> const ChoiceList &choices<Framework>();
 template <> const ChoiceList &choices<KvSharding>();
 template <> const ChoiceList &choices<LengthDist>();
 template <> const ChoiceList &choices<SchedulerPolicy>();

@@ -103,6 +103,12 @@ const std::vector<Field<ModelSpec>> &model_fields() {
                            "RoPE base (rope_theta; Su et al. 2021). Changes no count; exported "
                            "as Megatron-LM --rotary-base. Absent: not given.",
                            more, lm, true}),
+      num(&M::rope_scaling,
+          {"", "rope_scaling", N, 1.0, 1e6, "", "RoPE scaling", 1, "%.0f",
+           "Llama 3.x RoPE scaling factor (config.json rope_scaling.factor, rope_type llama3). "
+           "Changes no count; exported as Megatron-LM --use-rope-scaling "
+           "--rope-scaling-factor. Absent: none.",
+           more, lm, true}),
   };
   return t;
 }
@@ -155,8 +161,9 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
       integer(&W::seq_len, {"", "seq_len", N, 1, kMaxCount, "tokens", "Sequence  s", 1, "",
                             "Tokens per sequence (required).", "shape", tr, true}),
       num(&W::train_tokens,
-          {"", "train_tokens", N, 1.0, 1e18, "tokens", "Train tokens (T)", 1e-12, "%.3f",
-           "Tokens the whole run trains on (absent: not given): Results then "
+          {"", "train_tokens", N, 1.0, 1e18, "tokens", "Train tokens (trillions)", 1e-12, "%.3f",
+           "Tokens the whole run trains on, shown in trillions (15 = 15e12 tokens; the JSON "
+           "holds tokens); absent: not given. Results then "
            "give the time (whole steps) and, with the accelerator's price, the "
            "cost to train; the planner can rank by them.",
            "plan", tr, false, "", 0, true}),
@@ -212,9 +219,9 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
                           "Sequences decoded together (required).", "shape", in, true, "", 1}),
       integer(&W::prompt_len,
               {"", "prompt_len", N, 1, kMaxCount, "tokens", "Prompt tokens", 1, "",
-               "Prompt length per sequence (required; serve: the mean).", "shape", in, true}),
+               "Prompt length per sequence (required; serve: the mean).", "shape", in | sv, true}),
       integer(&W::gen_len, {"", "gen_len", N, 0, kMaxCount, "tokens", "Output tokens", 1, "",
-                            "Tokens generated per sequence (serve: the mean).", "shape", in}),
+                            "Tokens generated per sequence (serve: the mean).", "shape", in | sv}),
       num(&W::request_rate, {"", "request_rate", N, 0.0, 1e9, "req/s", "Request rate", 1, "%.3g",
                              "Requests per second a disaggregated prefill/decode deployment is "
                              "sized for (with ttft_target and tpot_target; absent: not asked).",
@@ -232,6 +239,13 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
                              "FP8 peak, fp4 (NVFP4)/mxfp4 at its FP4 peak (a chip without one is "
                              "refused).",
                              "types", tr | in | sv}),
+      choice<&W::framework>(
+          {"", "framework", N, 0, 0, "", "Framework", 1, "",
+           "The framework the layout must launch on: its own rules join the core's in the "
+           "planner and the estimate (Megatron-Core: each pipeline stage's layers divisible by "
+           "vpp, an uneven split only as first/last stage counts; DeepSpeed: ZeRO 0-1 with "
+           "pipeline parallelism, no interleaving). any: the core's rules alone.",
+           "types", tr}),
       shown_with(
           choice<&W::fp8_recipe>(
               {"", "fp8_recipe", N, 0, 0, "", "FP8 recipe", 1, "",

@@ -198,7 +198,8 @@ bool ServePlanSearch::step(i64 candidates) {
         ++out.rejected["slo"];
         continue;
       }
-      d.instances = *n;
+      // whole nodes: the instances past the fewest serve the rate with room to spare
+      d.instances = whole_node_instances(cc.cluster, l.instance_devices(), *n);
       d.sized_tokens_per_s = tokens[*n] * static_cast<double>(*n);
     } else {
       const double att = k.workload.serve.slo_attainment;
@@ -234,8 +235,9 @@ bool ServePlanSearch::step(i64 candidates) {
         continue;
       }
       d.prefill_instances = *np;
-      d.decode_instances = *nd;
-      d.instances = *np + *nd;
+      // whole nodes: the decode pool takes the instances the nodes add
+      d.instances = whole_node_instances(cc.cluster, l.instance_devices(), *np + *nd);
+      d.decode_instances = d.instances - *np;
       d.sized_tokens_per_s = tokens[*nd] * static_cast<double>(*nd);
     }
     ++out.feasible;
@@ -293,6 +295,9 @@ ServePlanResult ServePlanSearch::finish() {
         d.decode_instances += 1;
       if (d.disaggregated)
         d.instances = d.prefill_instances + d.decode_instances;
+      const i64 whole = whole_node_instances(k.cluster, d.layout.instance_devices(), d.instances);
+      d.decode_instances += d.disaggregated ? whole - d.instances : 0;
+      d.instances = whole;
       d.devices = d.instances * d.layout.instance_devices();
       d.cost_per_hour = static_cast<double>(d.devices) * k.hardware.price_per_hour;
     }

@@ -44,8 +44,8 @@ ServeMemory serve_memory(const Config &c, const Layout &l);
 
 struct ServeResult {
   Percentiles ttft, tpot, e2e;    // s
-  double output_tokens_per_s = 0; // completed output tokens over the makespan
-  double requests_per_s = 0;      // completed requests over the makespan
+  double output_tokens_per_s = 0; // output tokens/s over the steady state (steady_s)
+  double requests_per_s = 0;      // completions/s over the steady state
   double goodput = 0;             // requests/s meeting every SLO target
   double attainment = 0;          // fraction of all requests meeting every SLO target
   double attainment_ttft = 0, attainment_tpot = 0; // each target alone
@@ -57,6 +57,10 @@ struct ServeResult {
   i64 iterations = 0, preemptions = 0;
   i64 peak_kv_blocks = 0; // the most blocks one instance held at once
   double simulated_s = 0; // makespan: first arrival to last completion
+  // The steady state the throughput is measured over (output_tokens_per_s, requests_per_s):
+  // the arrivals' window without the ramp-up (and a closed loop's first and last requests),
+  // so no drain; 0 when too few requests lie inside, the makespan's figures then.
+  double steady_s = 0;
   // Closed loop: requests left out of the latency statistics at each end (each client's
   // first and last: the warm-up burst and the drain); 0 for an open loop.
   i64 warmup_excluded = 0;

@@ -34,6 +34,20 @@ check "no command" 2 "$rl"
 check "unknown command" 2 "$rl" fly && expect_in "unknown command" "$tmp/err" 'unknown command "fly"'
 check "unknown option" 2 "$rl" estimate llama3-70b-h100-1024 --fast &&
   expect_in "unknown option" "$tmp/err" "unknown option --fast"
+# one command table: every option the help shows is one the parser takes (plan --headroom was
+# listed and refused), and a near miss is named
+check "did you mean command" 2 "$rl" estimte llama3-70b-h100-1024 &&
+  expect_in "did you mean command" "$tmp/err" 'unknown command "estimte" (did you mean "estimate"?)'
+check "did you mean option" 2 "$rl" plan llama3-70b-h100-1024 --hedroom 4 &&
+  expect_in "did you mean option" "$tmp/err" '(did you mean "--headroom"?)'
+check "plan --headroom" 0 "$rl" plan llama3-70b-h100-1024 --headroom 10 --top 2 --json &&
+  expect_in "plan --headroom" "$tmp/out" '"headroom": 10000000000.0'
+check "help plan usage" 0 "$rl" plan --help &&
+  expect_in "help plan usage" "$tmp/out" "usage: ridgeline plan CFG [--top N] [--objective O] [--headroom GB]"
+check "url decode pin" 0 "$rl" url --decode '?scenario=llama3-70b-h100-1024&parallel.tp=4&pin=scenario%3Dllama3-70b-h100-1024' &&
+  expect_in "url decode pin" "$tmp/err" "url --decode 'scenario=llama3-70b-h100-1024'"
+check "export sglang" 0 "$rl" export llama3-70b-h100-serve --format sglang &&
+  expect_in "export sglang" "$tmp/out" "python -m sglang.launch_server"
 
 check "estimate table" 0 "$rl" estimate llama3-70b-h100-1024 &&
   expect_in "estimate table" "$tmp/out" "70,553,706,496"
@@ -131,6 +145,19 @@ if command -v python3 >/dev/null; then
     check "calibrate layer profile" 0 "$rl" calibrate "$tmp/layer_profile.csv" --base h100-sxm &&
     expect_in "calibrate layer profile" "$tmp/out" "compute overhead (one layer alone, layer profiles)"
 fi
+# Written presets are used by path: as a preset, as an object's base (another device count),
+# and an engine under workload.engine; the closing hint names the files written.
+samples="$here/tests/data/samples"
+check "calibrate nccl out" 0 "$rl" calibrate "$samples/nccl_all_reduce_h100x8.txt" --base h100-sxm \
+  --out "$tmp/cal" && expect_in "calibrate nccl out" "$tmp/out" "\"cluster\": \"$tmp/cal/cluster.json\""
+check "cluster file as base" 0 "$rl" estimate "{\"scenario\": \"llama3-70b-h100-1024\",
+  \"cluster\": {\"base\": \"$tmp/cal/cluster.json\", \"devices\": 512}}" --json &&
+  expect_in "cluster file as base" "$tmp/out" '"dp": 8,' # 512 / (tp 8 x pp 8)
+check "calibrate vllm out" 0 "$rl" calibrate "$samples/vllm_llama31_70b_tp8_c16.json" \
+  --base llama3-70b-h100-serve --out "$tmp/eng" &&
+  expect_in "calibrate vllm out" "$tmp/out" "\"workload\": {\"engine\": \"$tmp/eng/engine.json\"}"
+check "engine file by path" 0 "$rl" serve "{\"scenario\": \"llama3-70b-h100-serve\",
+  \"workload\": {\"requests\": 100, \"engine\": \"$tmp/eng/engine.json\"}}"
 for c in plan collective validate tx8 export serve fields; do
   check "help $c" 0 "$rl" "$c" --help && expect_in "help $c" "$tmp/out" "usage: ridgeline $c"
 done

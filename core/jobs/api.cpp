@@ -1,4 +1,8 @@
-#include "core/io/api.hpp"
+#include "core/jobs/api.hpp"
+
+#include "core/jobs/export.hpp"
+#include "core/jobs/plan.hpp"
+#include "core/jobs/run.hpp"
 
 #include "core/error.hpp"
 #include "core/estimate/estimate.hpp"
@@ -14,6 +18,7 @@
 #include "core/tx8/request.hpp"
 
 #include <new>
+#include <variant>
 
 namespace rl::api {
 
@@ -75,18 +80,20 @@ std::string calibrate(const std::string &request_json) {
   });
 }
 
-std::string plan(const std::string &config_json, int top) {
+std::string plan(const std::string &config_json, int top, const std::string &free) {
   return guarded([&] {
-    const json j = io::parse_json_text(config_json);
-    const Config c = io::parse_config(j);
-    if (c.workload.mode == Mode::serve) {
-      ServePlanOptions so;
-      so.top = top;
-      return io::to_json(plan_serving(io::planner_choices(j), so));
-    }
     PlanOptions o;
     o.top = top;
-    return io::to_json(rl::plan(c, o));
+    return std::visit([](const auto &r) { return io::to_json(r); },
+                      jobs::run_plan(io::parse_json_text(config_json), free, o));
+  });
+}
+
+std::string export_launch(const std::string &config_json, const std::string &format) {
+  return guarded([&] {
+    const jobs::ExportText t =
+        jobs::export_launch(io::parse_config(io::parse_json_text(config_json)), format);
+    return json{{"format", format}, {"text", t.all()}};
   });
 }
 
@@ -110,7 +117,10 @@ std::string sweep(const std::string &config_json) {
 
 std::string serve(const std::string &config_json) {
   return guarded([&] {
-    return io::to_json(simulate_serving(io::parse_config(io::parse_json_text(config_json))));
+    const Config c = io::parse_config(io::parse_json_text(config_json));
+    if (jobs::run_kind(c.workload.mode) != jobs::RunKind::serve)
+      throw ConfigError("workload.mode", "serving needs a serve workload");
+    return io::to_json(*jobs::run(c).serve);
   });
 }
 
@@ -119,7 +129,7 @@ std::string serve_sweep(const std::string &config_json) {
     const Config c = io::parse_config(io::parse_json_text(config_json));
     if (c.workload.mode != Mode::serve)
       throw ConfigError("workload.mode", "the rate sweep needs a serve workload");
-    return json{{"sweep", io::serve_load_sweep(c, io::serve_sweep_loads(c))}};
+    return json{{"sweep", io::to_json(load_sweep(c))}};
   });
 }
 

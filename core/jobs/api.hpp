@@ -1,5 +1,5 @@
-// ridgeline io: the JSON-text API shared by the CLI and the page (embind). Each call takes
-// and returns JSON text; bad input returns {"error": {"path": ..., "message": ...}}.
+// ridgeline jobs: the JSON-text API of the jobs (the page's embind calls and the tests). Each call
+// takes and returns JSON text; bad input returns {"error": {"path": ..., "message": ...}}.
 #pragma once
 
 #include <string>
@@ -7,9 +7,13 @@
 namespace rl::api {
 
 std::string estimate(const std::string &config_json);
-// Every free parallel knob searched; {"plans": [...best first], "infeasible", "rejected"}.
-// On a serve configuration: {"deployments": [...cheapest first], "stats"}.
-std::string plan(const std::string &config_json, int top = 10);
+// Every free parallel knob searched (and those `free` frees, as `ridgeline plan --free`);
+// {"plans": [...best first], "infeasible", "rejected"}; with hardware or device options each
+// choice's ({"choices", "fastest", ...}, as `ridgeline plan --json`); on a serve
+// configuration: {"deployments": [...cheapest first], "stats"} (core/jobs/plan).
+std::string plan(const std::string &config_json, int top = 10, const std::string &free = "");
+// The launch for a framework (`ridgeline export --format`): {"format", "text"}.
+std::string export_launch(const std::string &config_json, const std::string &format);
 // tx8 mapping of one operator (mode tx8-op) or a whole video request (mode video);
 // presets = also map with the reference preset tilings.
 std::string tx8(const std::string &config_json, bool presets = false);

@@ -1,0 +1,286 @@
+// Every answer runs: a layout a framework refuses at start-up is refused here, by the
+// framework's own rule (core/parallel/frameworks), and each export carries what the plan
+// assumes (precision recipes, rope scaling, attention DP) or says it cannot.
+#include "helpers.hpp"
+
+#include "core/io/launch_export.hpp"
+#include "core/io/serve_json.hpp"
+#include "core/io/url_codec.hpp"
+#include "core/parallel/frameworks.hpp"
+#include "core/planner/planner.hpp"
+#include "core/schema/suggest.hpp"
+#include "core/serve/serve_planner.hpp"
+
+#include <sstream>
+
+using namespace rl;
+using nlohmann::json;
+
+namespace {
+bool has(const std::string &text, const std::string &needle) {
+  return text.find(needle) != std::string::npos;
+}
+
+Config llama405b(const char *parallel, const char *framework = "any") {
+  return test::config((std::string(R"({"model": "llama3-405b", "hardware": "h100-sxm",
+    "cluster": {"base": "dgx-h100", "devices": 8192}, "workload": {"mode": "train",
+    "global_batch": 2048, "seq_len": 8192, "framework": ")") +
+                       framework + R"("}, "parallel": )" + parallel + "}")
+                          .c_str());
+}
+} // namespace
+
+TEST_CASE("frameworks: Megatron-Core's virtual stages divide every stage's layers",
+          "[frameworks][layout]") {
+  // 126 layers on pp 4 as 31 | 32 | 32 | 31: Megatron-Core refuses vpp 31 ("number of layers
+  // at middle stage: 32 must be divisible by virtual pipeline parallel degree 31",
+  // megatron/core/transformer/transformer_config.py)
+  const char *split31 = R"({"tp": 8, "pp": 4, "vpp": 31, "first_stage_layers": 31,
+    "last_stage_layers": 31})";
+  const Config bad = llama405b(split31, "megatron");
+  CHECK(test::error_of([&] { resolve_layout(bad); }) ==
+        "parallel.vpp: vpp 31 does not divide the 32 layers of the middle stage (Megatron-Core "
+        "splits each stage into vpp equal virtual stages)");
+  // the core alone runs it (uneven virtual stages), and Megatron's export refuses it
+  const Config any = llama405b(split31);
+  const Layout la = resolve_layout(any);
+  CHECK(test::error_of([&] { io::launch_export(any, la, "megatron"); }) ==
+        "parallel.vpp: vpp 31 does not divide the 32 layers of the middle stage (Megatron-Core "
+        "splits each stage into vpp equal virtual stages) (--format megatron)");
+  // 126 = 7 + 14 x 8 + 7 on 16 stages, as Meta ran it with interleaving (Dubey et al. 2024,
+  // sec. 3.3.2) on its own framework: 7 and 8 share no divisor but 1 for Megatron-Core
+  const char *meta_split = R"({"tp": 8, "pp": 16, "vpp": 2, "first_stage_layers": 7,
+    "last_stage_layers": 7})";
+  CHECK_NOTHROW(resolve_layout(llama405b(meta_split)));
+  CHECK(test::error_of([&] { resolve_layout(llama405b(meta_split, "megatron")); }) ==
+        "parallel.vpp: vpp 2 does not divide the 7 layers of the first stage (Megatron-Core "
+        "splits each stage into vpp equal virtual stages)");
+  // 32 | 31 x 2 ... : 128 - 2 x 32 = 62 = 2 x 31 on pp 4 with first and last 32: vpp 2 fails on
+  // 31; first/last 30 leave 66 = 2 x 33 (33 % 3 == 0, 30 % 3 == 0): vpp 3 launches
+  const Config ok = llama405b(R"({"tp": 8, "pp": 4, "vpp": 3, "first_stage_layers": 30,
+    "last_stage_layers": 30})",
+                              "megatron");
+  const Layout l = resolve_layout(ok);
+  CHECK(l.vpp == 3);
+  CHECK(check_framework(ok, l, Framework::megatron).ok());
+  const std::string mg = io::launch_export(ok, l, "megatron");
+  CHECK(has(mg, "--decoder-first-pipeline-num-layers 30"));
+  CHECK(has(mg, "--num-virtual-stages-per-pipeline-rank 3"));
+}
+
+TEST_CASE("frameworks: DeepSpeed's pipeline engine runs ZeRO 0-1 only; the planner for it "
+          "ranks none else",
+          "[frameworks][planner]") {
+  Config c = io::parse_config(json("llama3-70b-h100-1024"));
+  c.parallel.zero = 2;
+  const Layout l = resolve_layout(c); // the core runs it (pp 8 with ZeRO-2) ...
+  const LayoutCheck k = check_framework(c, l, Framework::deepspeed);
+  // ... DeepSpeed does not: deepspeed/runtime/pipe/engine.py asserts
+  // zero_optimization_stage() < ZeroStageEnum.gradients when the pipeline has stages
+  CHECK(k.path == "parallel.zero");
+  CHECK(test::error_of([&] { io::launch_export(c, l, "deepspeed"); }) ==
+        "parallel.zero: DeepSpeed's pipeline engine runs ZeRO stage 0 or 1 with pp 8 (ZeRO-2 and "
+        "ZeRO-3 are incompatible with pipeline parallelism) (--format deepspeed)");
+  CHECK(check_framework(c, l, Framework::megatron).ok());
+  CHECK_NOTHROW(io::launch_export(c, l, "megatron"));
+  // planned for DeepSpeed: zero and pp free, every plan launches there
+  c.parallel.zero.reset();
+  c.parallel.pp.reset();
+  c.parallel.vpp.reset();
+  c.parallel.dp.reset();
+  c.workload.framework = Framework::deepspeed;
+  PlanOptions o;
+  o.top = 20;
+  const PlanResult r = plan(c, o);
+  REQUIRE_FALSE(r.plans.empty());
+  CHECK(r.rejected.count("framework") == 1);
+  for (const Plan &p : r.plans) {
+    const Layout &pl = p.estimate.layout;
+    CHECK((pl.pp == 1 || pl.zero <= 1));
+    CHECK_NOTHROW(io::launch_export(c, pl, "deepspeed"));
+  }
+}
+
+TEST_CASE("frameworks: every plan the planner ranks for Megatron-LM exports to it",
+          "[frameworks]") {
+  Config c = llama405b(R"({"tp": 8})", "megatron");
+  PlanOptions o;
+  o.top = 10;
+  const PlanResult r = plan(c, o);
+  REQUIRE_FALSE(r.plans.empty());
+  for (const Plan &p : r.plans) {
+    INFO(p.estimate.layout.tp << " x pp " << p.estimate.layout.pp << " vpp "
+                              << p.estimate.layout.vpp);
+    CHECK(check_framework(c, p.estimate.layout, Framework::megatron).ok());
+    CHECK_NOTHROW(io::launch_export(c, p.estimate.layout, "megatron"));
+  }
+}
+
+TEST_CASE("export: Llama 3.x rope scaling, FP8 recipes in TorchTitan and DeepSpeed",
+          "[frameworks][export]") {
+  // meta-llama/Llama-3.1-70B config.json: rope_scaling {"rope_type": "llama3", "factor": 8.0}
+  const Config c = test::config(R"({"model": "llama3.1-70b", "hardware": "h100-sxm",
+    "cluster": {"base": "dgx-h100", "devices": 64}, "workload": {"mode": "train",
+    "global_batch": 128, "seq_len": 8192, "precision": "fp8", "fp8_recipe": "tensorwise"},
+    "parallel": {"tp": 8, "pp": 1, "zero": 1, "microbatch": 1, "recompute": "none"}})");
+  const Layout l = resolve_layout(c);
+  CHECK(has(io::launch_export(c, l, "megatron"), "--use-rope-scaling --rope-scaling-factor 8"));
+  // Llama 3 8k (meta-llama/Meta-Llama-3-70B): no rope scaling
+  const Config l3 = io::parse_config(json("llama3-70b-h100-1024"));
+  CHECK(!has(io::launch_export(l3, resolve_layout(l3), "megatron"), "rope-scaling"));
+  // TorchTitan: float8 as a model converter (torchtitan/config/job_config.py Quantize)
+  const std::string tt = io::launch_export(c, l, "torchtitan");
+  CHECK(has(tt, "--model.converters quantize.linear.float8"));
+  CHECK(has(tt, "--quantize.linear.float8.recipe_name tensorwise"));
+  // DeepSpeed's ds_config has no FP8 section: said, not silently bf16
+  CHECK(has(io::launch_export(c, l, "deepspeed"),
+            "# note: fp8 training is not expressible in ds_config.json"));
+  // a Hugging Face config.json's rope_scaling is read (llama3 type only)
+  const ModelSpec m =
+      io::parse_model(json::parse(R"({"hf_config": {"model_type": "llama", "hidden_size": 4096,
+        "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 131072,
+        "rope_theta": 500000.0, "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0, "original_max_position_embeddings": 8192,
+        "rope_type": "llama3"}}})"),
+                      "model");
+  CHECK(m.rope_scaling == 8.0);
+}
+
+TEST_CASE("export: serving engines carry attention DP, and say which checkpoint to load",
+          "[frameworks][export]") {
+  // DeepSeek-R1 FP4 on 8 B200: two engines of tp 2 x attention DP 2, experts over the 4 GPUs
+  const Config c = test::config(R"({"model": "deepseek-r1", "hardware": "b200",
+    "cluster": "dgx-b200", "workload": {"mode": "serve", "request_rate": 4, "requests": 100,
+    "prompt_len": 1024, "gen_len": 1024, "weight_dtype": "fp4", "kv_dtype": "fp8",
+    "precision": "fp4"}, "parallel": {"tp": 2, "attention_dp": 2, "ep": 4}})");
+  const Layout l = resolve_layout(c);
+  const std::string v = io::launch_export(c, l, "vllm");
+  // vllm/engine/arg_utils.py: --data-parallel-size, --enable-expert-parallel
+  CHECK(has(v, "--tensor-parallel-size 2"));
+  CHECK(has(v, "--data-parallel-size 2"));
+  CHECK(has(v, "--enable-expert-parallel"));
+  CHECK(has(v, "= 4 devices; run 2 of them")); // 8 / (2 x 2)
+  CHECK(has(v, "# note: fp4 weights: \"deepseek-ai/DeepSeek-R1\" is the checkpoint as published; "
+               "serve a checkpoint quantized to fp4 in its place"));
+  // SGLang (python/sglang/srt/server_args.py): --tp-size counts the engine's GPUs
+  const std::string sg = io::launch_export(c, l, "sglang");
+  CHECK(has(sg, "--tp-size 4"));
+  CHECK(has(sg, "--dp-size 2 --enable-dp-attention"));
+  CHECK(has(sg, "--ep-size 4"));
+  CHECK(has(sg, "--kv-cache-dtype fp8_e4m3"));
+  // TensorRT-LLM (tensorrt_llm/commands/serve.py)
+  const std::string tr = io::launch_export(c, l, "trtllm");
+  CHECK(has(tr, "trtllm-serve deepseek-ai/DeepSeek-R1"));
+  CHECK(has(tr, "--tp_size 4"));
+  CHECK(has(tr, "--ep_size 4"));
+  CHECK(has(tr, "enable_attention_dp: true"));
+}
+
+TEST_CASE("export: a name is never a second line of the launch", "[frameworks][export]") {
+  Config c = io::parse_config(json("llama3-70b-h100-serve"));
+  c.model.name = "x\ntouch /tmp/pwned\r";
+  c.model.hf_id.clear();
+  for (const char *f : {"vllm", "sglang", "trtllm"}) {
+    const std::string t = io::launch_export(c, resolve_layout(c), f);
+    std::istringstream in(t);
+    for (std::string line; std::getline(in, line);)
+      CHECK(line.rfind("touch", 0) != 0);
+    CHECK(t.find('\r') == std::string::npos);
+  }
+}
+
+TEST_CASE("cluster shape: a deployment rents whole nodes and NVLink domains", "[serve][planner]") {
+  ClusterSpec dgx;
+  dgx.devices = 8;
+  dgx.devices_per_node = 8;
+  CHECK(cluster_size_fault(dgx, 12).key == std::string("devices_per_node"));
+  CHECK(cluster_size_fault(dgx, 4).ok());
+  CHECK(cluster_size_fault(dgx, 16).ok());
+  CHECK(whole_node_instances(dgx, 4, 3) == 4);  // 12 GPUs -> 16: two nodes
+  CHECK(whole_node_instances(dgx, 4, 2) == 2);  // 8: one node
+  CHECK(whole_node_instances(dgx, 12, 1) == 2); // 12 -> 24: three nodes
+  ClusterSpec nvl = dgx;
+  nvl.devices_per_node = 4;
+  nvl.nvlink_domain = 72;
+  CHECK(whole_node_instances(nvl, 8, 10) == 18); // 80 -> 144: two NVL72 domains
+  CHECK(whole_node_instances(nvl, 8, 9) == 9);   // 72: one domain
+}
+
+TEST_CASE("serving planner: every deployment is a configuration that parses and exports",
+          "[serve][planner]") {
+  // DeepSeek-R1 on B200 at 20 req/s, 1k/1k: the cheapest was 3 replicas of 4 B200 (12 GPUs,
+  // "cluster.devices_per_node: 8 does not divide devices 12")
+  json c = json::parse(R"({"model": "deepseek-r1", "hardware": "b200", "cluster": "dgx-b200",
+    "workload": {"mode": "serve", "request_rate": 20, "requests": 400, "prompt_len": 1024,
+    "gen_len": 1024, "weight_dtype": "fp4", "kv_dtype": "fp8", "precision": "fp4",
+    "slo": {"ttft": 2.0, "tpot": 0.05, "attainment": 0.9}}, "parallel": {}})");
+  ServePlanOptions o;
+  o.sim_requests = 150;
+  o.verify_requests = 400;
+  o.top = 5;
+  const ServePlanResult r = plan_serving(io::planner_choices(c), o);
+  REQUIRE_FALSE(r.deployments.empty());
+  for (const Deployment &d : r.deployments) {
+    INFO(d.devices << " devices as " << d.instances << " instances");
+    CHECK(cluster_size_fault(d.config.cluster, d.devices).ok());
+    const Config back = io::parse_config(io::to_json(d.config));
+    CHECK(back.cluster.devices == d.devices);
+    CHECK_NOTHROW(io::launch_export(back, resolve_layout(back), "vllm"));
+  }
+}
+
+TEST_CASE("did you mean: the closest name within a few edits", "[schema]") {
+  const std::vector<std::string> names = {"estimate", "plan", "serve", "export"};
+  CHECK(schema::did_you_mean("estimte", names) == " (did you mean \"estimate\"?)");
+  CHECK(schema::did_you_mean("serv", names) == " (did you mean \"serve\"?)");
+  CHECK(schema::did_you_mean("zzzzzz", names).empty());
+  CHECK(schema::edit_distance("kitten", "sitting") == 3); // the textbook example
+  CHECK_THAT(test::error_of([] { io::parse_config(json("llama3-70b-h100-1024x")); }),
+             Catch::Contains("did you mean \"llama3-70b-h100-1024\"?"));
+  CHECK(test::error_of([] {
+          test::config(R"({"model": "llama3-8b", "hardware": "h100-sxm", "cluster":
+            {"base": "dgx-h100", "devices": 8}, "workload": {"mode": "train",
+            "global_batch": 8, "seq_len": 2048}, "parallel": {"tq": 2}})");
+        }) == "parallel.tq: unknown field (did you mean \"tp\"?)");
+}
+
+TEST_CASE("serve: a prompt past the model's context is an error naming the field", "[serve]") {
+  // Llama 3 8B: max_position_embeddings 8192 (meta-llama/Meta-Llama-3-8B config.json)
+  CHECK(test::error_of([] {
+          test::serve_config(R"({"mode": "serve", "request_rate": 1, "requests": 10,
+            "prompt_len": 1000000, "gen_len": 10})");
+        }) == "workload.prompt_len: 1000000 tokens exceed the model's context 8192 "
+              "(model.max_seq)");
+  CHECK_NOTHROW(test::serve_config(R"({"mode": "serve", "request_rate": 1, "requests": 10,
+    "prompt_len": 8192, "gen_len": 10})"));
+}
+
+TEST_CASE("plan on several chips: a device count one rack does not divide skips that chip only",
+          "[planner]") {
+  // 96 GPUs: whole 8-GPU DGX nodes, but not whole GB200 NVL72 racks (72 does not divide 96)
+  const json c = json::parse(R"({"model": "llama3-8b", "hardware": "h100-sxm",
+    "cluster": {"base": "dgx-h100", "devices": 64}, "workload": {"mode": "train",
+    "global_batch": 192, "seq_len": 4096, "hardware_options": ["h100-sxm", "gb200@gb200-nvl72"],
+    "device_options": [72, 96]}})");
+  const std::vector<Config> choices = io::planner_choices(c);
+  // h100 at 72 and 96 (9 and 12 nodes), gb200 at 72 (one rack); gb200 at 96 skipped
+  REQUIRE(choices.size() == 3);
+  CHECK(choices[2].hardware.name == "gb200");
+  CHECK(choices[2].cluster.devices == 72);
+  // only counts no chip takes: an error naming the field
+  json bad = c;
+  bad["workload"]["hardware_options"] = {"gb200@gb200-nvl72"};
+  bad["workload"]["device_options"] = {96};
+  CHECK_THAT(test::error_of([&] { io::planner_choices(bad); }),
+             Catch::StartsWith("workload.device_options: no hardware runs any of these counts"));
+}
+
+TEST_CASE("a one-item list may be given as its item (a link's hardware_options=b200)", "[url]") {
+  const json j = io::decode_url_query(
+      "scenario=deepseek-r1-b200-serve&workload.hardware_options=b200&workload.engine_options="
+      "vllm");
+  const Config c = io::parse_config(j);
+  CHECK(c.workload.hardware_options == std::vector<std::string>{"b200"});
+  CHECK(c.workload.engine_options == std::vector<std::string>{"vllm"});
+}
