@@ -163,6 +163,25 @@ TEST_CASE("app: the tab and the pinned configuration travel in the URL", "[app]"
   CHECK(t.user() == s.user());
 }
 
+TEST_CASE("app: the serve view's tab names, and a closed loop set over a rate scenario",
+          "[app][url]") {
+  AppState s;
+  s.load_from_url("?scenario=llama3-70b-h100-serve&tab=deployments");
+  CHECK(s.tab() == "planner"); // the Deployments tab is the planner's
+  CHECK(s.url_issues().empty());
+  s.load_from_url("?scenario=llama3-70b-h100-serve&tab=nosuchtab");
+  CHECK(s.tab().empty());
+  REQUIRE(s.url_issues().size() == 1);
+  CHECK(s.url_issues()[0].path == "tab");
+  // Concurrency typed over the scenario's request_rate: the closed loop alone, no null
+  s.load_from_url("?scenario=llama3-70b-h100-serve");
+  s.set_field("workload", "concurrency", 64);
+  CHECK(!s.error());
+  CHECK(s.url_query() == "scenario=llama3-70b-h100-serve&workload.concurrency=64");
+  REQUIRE(s.view_config());
+  CHECK(s.view_config()->workload.serve.concurrency == 64);
+}
+
 TEST_CASE("app: a link with overrides only applies over the default scenario", "[app][url]") {
   AppState s;
   s.load_from_url("?parallel.tp=4&parallel.tpp=2");

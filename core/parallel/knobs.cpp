@@ -108,4 +108,12 @@ std::vector<const KnobInfo *> free_knobs(Config &c, std::string_view list,
   return freed;
 }
 
+std::vector<i64> tp_candidates(const ClusterSpec &c, i64 devices) {
+  const i64 cap = c.topology == Topology::switched ? std::max<i64>(c.nvlink_devices(), 1) : 16;
+  std::vector<i64> out;
+  for (i64 t = 1; t <= std::min(devices, cap); t *= 2)
+    out.push_back(t);
+  return out;
+}
+
 } // namespace rl

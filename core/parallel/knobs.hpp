@@ -25,6 +25,11 @@ struct KnobInfo {
 
 // In the order the planner and the page list them.
 const std::vector<KnobInfo> &knobs();
+
+// The tensor-parallel degrees a search tries on a cluster, for at most `devices` devices:
+// powers of two within one NVLink domain (a node, or a rack's domain such as NVL72), on a
+// torus up to 16 chips. The layout planner and the serving planner both take them from here.
+std::vector<i64> tp_candidates(const ClusterSpec &c, i64 devices);
 const KnobInfo *knob_named(std::string_view name);
 
 // Whether a knob means anything for this configuration (vpp and ZeRO only when training,

@@ -35,13 +35,6 @@ std::vector<std::pair<i64, i64>> stage_splits(i64 layers, i64 pp) {
 
 namespace {
 
-std::vector<i64> powers_of_two_upto(i64 n) {
-  std::vector<i64> out;
-  for (i64 v = 1; v <= n; v *= 2)
-    out.push_back(v);
-  return out;
-}
-
 std::vector<i64> divisors(i64 n) {
   std::vector<i64> lo, hi;
   for (i64 d = 1; d * d <= n; ++d)
@@ -250,9 +243,6 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
   PlanResult &r = r_;
   const bool train = train_;
   const i64 devices = c.cluster.devices;
-  const i64 tp_cap = c.cluster.topology == Topology::switched
-                         ? std::min(devices, std::max<i64>(c.cluster.nvlink_devices(), 1))
-                         : std::min<i64>(devices, 16);
   for (const KnobInfo &k : knobs()) // the knobs the search chooses (core/parallel/knobs)
     if (!k.derived && knob_applies(k, c) && !knob_pinned(k, fixed))
       r.free_knobs.push_back(k.name);
@@ -260,7 +250,7 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
   // The model must be countable at all (ConfigError otherwise), once, before the search.
   mp_ = model_params(m);
   widths_ = state_widths(c.workload);
-  const auto tps = one_or(fixed.tp, powers_of_two_upto(tp_cap));
+  const auto tps = one_or(fixed.tp, tp_candidates(c.cluster, devices));
   const i64 seq = train ? c.workload.seq_len : c.workload.prompt_len;
   std::vector<i64> cp_free{1};
   if (seq >= 16384) // context parallelism pays only for long sequences

@@ -1,6 +1,7 @@
 #include "core/serve/serve_planner.hpp"
 
 #include "core/error.hpp"
+#include "core/parallel/knobs.hpp"
 #include "core/serve/iteration.hpp"
 
 #include <algorithm>
@@ -68,12 +69,10 @@ ServePlanSearch::ServePlanSearch(std::vector<Config> choices, const ServePlanOpt
   // restrict it. Smallest instances first, so that a budget cut drops the largest.
   for (std::size_t h = 0; h < choices_.size(); ++h) {
     const ClusterSpec &cl = choices_[h].cluster;
-    const i64 node = cl.topology == Topology::switched
-                         ? std::max<i64>(1, cl.nvlink_devices())
-                         : std::max<i64>(1, std::min<i64>(cl.devices, 16));
-    std::vector<i64> tps, pps{1, 2, 4}, adps{1};
-    for (i64 t = 1; t <= node; t *= 2)
-      tps.push_back(t);
+    // an instance's tp within one NVLink domain (a torus: its chips, at most 16)
+    std::vector<i64> tps = tp_candidates(cl, cl.topology == Topology::switched ? cl.nvlink_devices()
+                                                                               : cl.devices),
+                     pps{1, 2, 4}, adps{1};
     if (p.tp)
       tps = {*p.tp};
     if (p.pp)

@@ -105,16 +105,24 @@ struct Latency {
   double ttft = 0, tpot = 0;
   bool ttft_ok = true, tpot_ok = true;
 };
-// The steady state of a run: from the arrival of the first request the statistics count to
-// the arrival of the last (a closed loop's; an open loop leaves out the first tenth of the
-// arrivals, the ramp-up), when at least 20 requests lie inside; t1 <= t0 otherwise.
+// The steady state of a run: from the time the requests in flight have settled to the arrival
+// of the last request. Settled: one mean request lifetime (arrival to last token) after the
+// first arrival, when the first cohort has come and gone (Little's law holds from there), and
+// no earlier than the first request the statistics count (a closed loop's) or the first tenth
+// of the arrivals (an open loop's ramp-up). t1 <= t0 when fewer than 20 requests arrive inside.
 struct SteadyWindow {
   double t0 = 0, t1 = 0;
 };
 SteadyWindow steady_window(const std::vector<Track> &tr, const std::vector<char> &steady) {
   std::vector<double> arrivals;
   bool trimmed = false;
+  double life = 0, done = 0, first = tr.empty() ? 0 : tr.front().arrival;
   for (std::size_t i = 0; i < tr.size(); ++i) {
+    first = std::min(first, tr[i].arrival);
+    if (tr[i].finish >= 0) {
+      life += tr[i].finish - tr[i].arrival;
+      done += 1;
+    }
     if (steady[i])
       arrivals.push_back(tr[i].arrival);
     else
@@ -122,9 +130,13 @@ SteadyWindow steady_window(const std::vector<Track> &tr, const std::vector<char>
   }
   std::sort(arrivals.begin(), arrivals.end());
   const std::size_t skip = trimmed ? 0 : arrivals.size() / 10;
-  if (arrivals.size() < skip + 20)
+  if (arrivals.size() < skip + 20 || done == 0)
     return {};
-  return {arrivals[skip], arrivals.back()};
+  const double t0 = std::max(arrivals[skip], first + life / done);
+  const auto inside = arrivals.end() - std::lower_bound(arrivals.begin(), arrivals.end(), t0);
+  if (inside < 20)
+    return {};
+  return {t0, arrivals.back()};
 }
 
 // Output tokens of a completed request generated inside [t0, t1]: the first at r.first, the

@@ -408,6 +408,10 @@ browse dump "$base?scenario=llama3-70b-h100-1024&cluster.devices=512#e2e-flow=ty
 browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=type:cluster.devices:512" "$out/dom_type_devices.html" 30000 1280,720
 browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=type:model.layers:99999999999" "$out/dom_type_layers.html" 30000 1280,720
 browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=wheel" "$out/dom_wheel.html" 30000 1280,720
+# The closed loop from the serving tab: typing a concurrency (or its "+") with Latency vs load
+# open switches the sweep to clients without an exception (the page froze on it).
+browse dump "$base?scenario=llama3-70b-h100-serve&tab=serving#e2e-flow=type:workload.concurrency:64" "$out/dom_type_concurrency.html" 30000 1280,720
+browse dump "$base?scenario=llama3-70b-h100-serve&workload.concurrency=8&tab=serving#e2e-flow=plus:workload.concurrency" "$out/dom_plus_concurrency.html" 30000 1280,720
 "$cli" estimate "$("$cli" url --decode 'scenario=llama3-70b-h100-1024&cluster.devices=512&workload.global_batch=512')" --json >"$out/link_batch.json" ||
   fail "the CLI cannot estimate the batch link"
 "$cli" estimate "$("$cli" url --decode 'scenario=llama3-70b-h100-1024&cluster.devices=512')" --json >"$out/link_devices.json" ||
@@ -464,6 +468,14 @@ ly = flow_steps(out, "dom_type_layers.html")["enter"]
 c.expect("typing 99999999999 into Layers: an error naming model.layers, the link unchanged",
          (ly["status"]["error"] or {}).get("path") == "model.layers" and
          "model.layers" not in ly["url"], f'{ly["status"]["error"]} {ly["url"]}')
+cc = flow_steps(out, "dom_type_concurrency.html")["enter"]
+c.expect("typing 64 into Concurrency on Latency vs load: no error, a closed loop in the link",
+         cc["status"]["error"] is None and "workload.concurrency=64" in cc["url"] and
+         "null" not in cc["url"], f'{cc["status"]["error"]} {cc["url"]}')
+cp = flow_steps(out, "dom_plus_concurrency.html")["plus"]
+c.expect("Concurrency + on Latency vs load: no error, 9 clients, the page still running",
+         cp["status"]["error"] is None and "workload.concurrency=9" in cp["url"],
+         f'{cp["status"]["error"]} {cp["url"]}')
 dom = open(f"{out}/dom_wheel.html", encoding="utf-8").read()
 flow = json.loads(html.unescape(re.search(r'<pre id="e2e-flow"[^>]*>(.*?)</pre>', dom, re.S).group(1)))
 ys = [s["y"] for s in flow["scroll"]]
