@@ -167,6 +167,18 @@ TEST_CASE("calibrate: the compute overhead round trips from training-log step ti
   REQUIRE(r.runs.size() == 1);
   CHECK(std::fabs(r.runs[0].error) < 0.002);
   CHECK(r.runs[0].measured == Approx(step));
+  CHECK(std::none_of(r.notes.begin(), r.notes.end(), [](const std::string &n) {
+    return n.find("cannot have used this layout") != std::string::npos;
+  }));
+  // A base whose layout does not fit the memory could not have run: said in a note
+  Config big = base;
+  big.parallel.recompute = Recompute::none;
+  big.parallel.microbatch = 16;
+  REQUIRE_FALSE(estimate(big).memory.fits);
+  const CalibrationResult rb = calibrate(big, m);
+  CHECK(std::any_of(rb.notes.begin(), rb.notes.end(), [](const std::string &n) {
+    return n.find("the logged run cannot have used this layout") != std::string::npos;
+  }));
 }
 
 TEST_CASE("calibrate: a layer profile against the model's components of the same layer",

@@ -7,10 +7,12 @@
 #include "core/io/serve_json.hpp"
 #include "core/io/url_codec.hpp"
 #include "core/parallel/frameworks.hpp"
+#include "core/parallel/knobs.hpp"
 #include "core/planner/planner.hpp"
 #include "core/schema/suggest.hpp"
 #include "core/serve/serve_planner.hpp"
 
+#include <map>
 #include <sstream>
 
 using namespace rl;
@@ -283,4 +285,119 @@ TEST_CASE("a one-item list may be given as its item (a link's hardware_options=b
   const Config c = io::parse_config(j);
   CHECK(c.workload.hardware_options == std::vector<std::string>{"b200"});
   CHECK(c.workload.engine_options == std::vector<std::string>{"vllm"});
+}
+
+namespace {
+// A Megatron-LM launch read back as megatron/training/arguments.py reads it: each flag and its
+// values (a flag without values: empty), and the world size torchrun starts.
+struct MegatronArgs {
+  std::map<std::string, std::vector<std::string>> flags;
+  i64 world = 0;
+  i64 num(const std::string &f, i64 dflt = 0) const {
+    const auto it = flags.find(f);
+    return it == flags.end() || it->second.empty() ? dflt : std::stoll(it->second[0]);
+  }
+  bool has(const std::string &f) const { return flags.count(f) > 0; }
+};
+
+MegatronArgs read_megatron(const std::string &text) {
+  MegatronArgs a;
+  std::istringstream in(text);
+  std::string word, last;
+  i64 nproc = 0, nnodes = 0;
+  bool args = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("#", 0) == 0)
+      continue;
+    std::istringstream words(line);
+    while (words >> word) {
+      if (word == "\\")
+        continue;
+      if (word == "pretrain_gpt.py") {
+        args = true;
+        continue;
+      }
+      if (!args) {
+        if (last == "--nproc_per_node")
+          nproc = std::stoll(word);
+        if (last == "--nnodes")
+          nnodes = std::stoll(word);
+        last = word;
+        continue;
+      }
+      if (word.rfind("--", 0) == 0) {
+        REQUIRE(a.flags.count(word) == 0); // each flag once
+        a.flags[word];
+        last = word;
+      } else {
+        a.flags[last].push_back(word);
+      }
+    }
+  }
+  a.world = nproc * nnodes;
+  return a;
+}
+} // namespace
+
+TEST_CASE("frameworks: the top plans of dense, MoE and FP8 runs pass Megatron-LM's argument "
+          "checks",
+          "[frameworks][export]") {
+  // megatron/training/arguments.py validate_args (and TransformerConfig): the world is
+  // dp x tp x pp x cp; the global batch a multiple of micro-batch x dp; heads and query groups
+  // divisible by tp; layers split evenly over pp (or by the first/last stage counts) and each
+  // stage's layers by the virtual stages; experts divisible by the expert-parallel size.
+  const char *cases[] = {
+      R"({"scenario": "llama3-70b-h100-1024", "workload": {"framework": "megatron"}})",
+      R"({"scenario": "mixtral-8x7b-h100", "workload": {"framework": "megatron"}})",
+      R"({"model": "llama3-405b", "hardware": "h100-sxm", "cluster": {"base": "dgx-h100",
+        "devices": 8192}, "workload": {"mode": "train", "global_batch": 2048, "seq_len": 8192,
+        "precision": "fp8", "fp8_recipe": "tensorwise", "framework": "megatron"},
+        "parallel": {"tp": 8}})"};
+  for (const char *text : cases) {
+    Config c = io::parse_config(json::parse(text));
+    free_knobs(c, "all");
+    PlanOptions o;
+    o.top = 3;
+    const PlanResult r = plan(c, o);
+    REQUIRE_FALSE(r.plans.empty());
+    for (const Plan &p : r.plans) {
+      const MegatronArgs a = read_megatron(io::launch_export(c, p.estimate.layout, "megatron"));
+      INFO(text << "\nplan " << p.estimate.layout.tp << " x " << p.estimate.layout.pp);
+      const i64 L = a.num("--num-layers"), tp = a.num("--tensor-model-parallel-size", 1),
+                pp = a.num("--pipeline-model-parallel-size", 1),
+                cp = a.num("--context-parallel-size", 1);
+      REQUIRE(a.world % (tp * pp * cp) == 0);
+      const i64 dp = a.world / (tp * pp * cp);
+      CHECK(a.num("--global-batch-size") % (a.num("--micro-batch-size") * dp) == 0);
+      CHECK(a.num("--num-attention-heads") % tp == 0);
+      if (a.has("--num-query-groups"))
+        CHECK(a.num("--num-query-groups") % tp == 0);
+      const i64 first = a.num("--decoder-first-pipeline-num-layers"),
+                last = a.num("--decoder-last-pipeline-num-layers");
+      const i64 v = a.has("--num-virtual-stages-per-pipeline-rank")
+                        ? a.num("--num-virtual-stages-per-pipeline-rank")
+                    : a.has("--num-layers-per-virtual-pipeline-stage")
+                        ? L / pp / a.num("--num-layers-per-virtual-pipeline-stage")
+                        : 1;
+      if (first == 0 && last == 0) {
+        CHECK(L % pp == 0);
+        CHECK((L / pp) % v == 0);
+      } else {
+        const i64 middle = pp - (first > 0) - (last > 0);
+        const i64 rest = L - first - last;
+        REQUIRE(middle > 0);
+        CHECK(rest % middle == 0);
+        for (const i64 n : {first, last, rest / middle})
+          CHECK((n == 0 || n % v == 0));
+      }
+      if (a.has("--num-experts")) {
+        // megatron/core/parallel_state.py: the experts' groups tile tp x cp x dp as
+        // expert-tensor x expert-model x expert-data parallelism
+        const i64 ep = a.num("--expert-model-parallel-size", 1);
+        const i64 etp = a.num("--expert-tensor-parallel-size", tp);
+        CHECK(a.num("--num-experts") % ep == 0);
+        CHECK((tp * cp * dp) % (etp * ep) == 0);
+      }
+    }
+  }
 }

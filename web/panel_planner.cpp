@@ -434,9 +434,12 @@ void draw_knob_toggles(const AppState &s, PlannerUi &p, const Config &c) {
         }
     }
     same_line_or_wrap(label.c_str());
-    const ImVec4 on(0.20f, 0.40f, 0.66f, 1), off(0.17f, 0.19f, 0.23f, 1);
+    // searched: white on blue; pinned: the theme's own text on its field colour (readable in
+    // the light and the dark theme alike)
+    const ImVec4 on(0.20f, 0.40f, 0.66f, 1), off = ImGui::GetStyleColorVec4(ImGuiCol_FrameBg);
     ImGui::PushStyleColor(ImGuiCol_Button, fr ? on : off);
-    ImGui::PushStyleColor(ImGuiCol_Text, fr ? ImVec4(0.95f, 0.97f, 1, 1) : ui::color::dim);
+    ImGui::PushStyleColor(ImGuiCol_Text, fr ? ImVec4(0.95f, 0.97f, 1, 1)
+                                            : ImGui::GetStyleColorVec4(ImGuiCol_Text));
     ImGui::PushID(k.name);
     const bool clicked = ImGui::SmallButton(label.c_str());
     ImGui::PopID();

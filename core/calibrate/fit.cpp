@@ -1,5 +1,7 @@
 #include "core/calibrate/fit.hpp"
 
+#include "core/estimate/estimate.hpp"
+
 #include "core/error.hpp"
 #include "core/parallel/layout.hpp"
 #include "core/serve/simulate.hpp"
@@ -684,6 +686,13 @@ CalibrationResult calibrate(const Config &base, const Measurements &m,
     if (base.workload.mode != Mode::train)
       throw ConfigError("base", "training logs need a training configuration (workload.mode "
                                 "\"train\") to compare against");
+    // A layout that does not fit could not have run: the base is not what the log ran.
+    if (const MemorySummary mem = estimate(runs.front().config).memory; !mem.fits)
+      out.notes.push_back(
+          "the base configuration needs " + std::to_string(std::llround(mem.total / 1e9)) +
+          " GB a device of " + std::to_string(std::llround(mem.capacity / 1e9)) +
+          " GB: the logged run cannot have used this layout; set parallel (tp, pp, ZeRO, "
+          "recompute, micro-batch) as the log's run did");
     const std::vector<FitResult> fits = fit_compute_overhead(runs);
     const FitResult &f = fits.front(); // one hardware: the base's
     const double before = out.hardware.compute_overhead;

@@ -42,6 +42,9 @@ ReportTable plan_table(const Config &c, const PlanResult &r) {
   add({"rank", "#", U::plain, B::neither}, [](const Plan &, std::size_t i, i64) {
     return ReportCell{std::to_string(i + 1), static_cast<double>(i + 1)};
   });
+  // What each plan gives first (step or TPOT, MFU, time and cost to train, memory), then the
+  // layout that gives it: the outcome stays in view in a narrow window.
+  const std::size_t outcomes_at = defs.size();
   add({key<&P::dp>(), "dp"}, degree<&Layout::dp>);
   add({key<&P::tp>(), "tp"}, degree<&Layout::tp>);
   add({key<&P::pp>(), "pp"}, [](const Plan &p, std::size_t, i64 layers) {
@@ -75,6 +78,7 @@ ReportTable plan_table(const Config &c, const PlanResult &r) {
       const std::string o = order_label(p.estimate.layout);
       return ReportCell{o.empty() ? "tp-cp-dp-pp" : o, static_cast<double>(i + 1)};
     });
+  const std::size_t layout_end = defs.size();
   if (train) {
     add({"step", "step", U::seconds, B::lower}, [](const Plan &p, std::size_t, i64) {
       const double v = p.estimate.has_time ? p.estimate.time.step : p.objective;
@@ -107,6 +111,8 @@ ReportTable plan_table(const Config &c, const PlanResult &r) {
     const double v = p.estimate.memory.total;
     return ReportCell{format_value(v, Unit::bytes), v};
   });
+  std::rotate(defs.begin() + static_cast<std::ptrdiff_t>(outcomes_at),
+              defs.begin() + static_cast<std::ptrdiff_t>(layout_end), defs.end());
   add({"why", "why"}, [](const Plan &p, std::size_t i, i64) {
     return ReportCell{p.why, static_cast<double>(i + 1)};
   });
