@@ -523,6 +523,7 @@ void launch_export_contents(const Config &c) {
 void launch_export_button(const Config &c) {
   if (ImGui::Button("Export"))
     ImGui::OpenPopup("##launch-export");
+  note_rect("export"); // the e2e flows click it by this name
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("The launch for a framework (Megatron-LM, DeepSpeed, TorchTitan; vLLM, "
                       "SGLang, TensorRT-LLM) of this configuration, as `ridgeline export` "
