@@ -401,3 +401,14 @@ TEST_CASE("frameworks: the top plans of dense, MoE and FP8 runs pass Megatron-LM
     }
   }
 }
+
+TEST_CASE("frameworks: a training layout names a training framework", "[frameworks][config]") {
+  CHECK(test::error_of([] {
+          test::config(R"({"scenario": "llama3-70b-h100-1024",
+            "workload": {"framework": "vllm"}})");
+        }) == "workload.framework: vllm is a serving engine; a training layout launches on "
+              "megatron, deepspeed or torchtitan (or any)");
+  CHECK(test::config(R"({"scenario": "llama3-70b-h100-1024",
+    "workload": {"framework": "deepspeed"}})")
+            .workload.framework == Framework::deepspeed);
+}

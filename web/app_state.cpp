@@ -463,15 +463,9 @@ void AppState::rebase_scenario() {
       if (base.contains(sec) && base.at(sec).is_string() && diff.contains(sec) &&
           diff.at(sec).is_object() && diff.at(sec).value("base", json()) == base.at(sec))
         diff[sec].erase("base");
-    // The load given replaces the scenario's other one by itself (io::keep_one_load in
-    // expand_scenario): no "request_rate=null" beside a concurrency in the link.
-    if (auto w = diff.find("workload"); w != diff.end() && w->is_object())
-      for (const auto &[given, other] :
-           {std::pair<const char *, const char *>{"concurrency", "request_rate"},
-            {"request_rate", "concurrency"}})
-        if (w->contains(given) && !w->at(given).is_null() && w->contains(other) &&
-            w->at(other).is_null())
-          w->erase(other);
+    // The load given replaces the scenario's other one by itself: no null for it in the link.
+    if (auto w = diff.find("workload"); w != diff.end())
+      io::drop_replaced_load(*w);
     rebased.update(diff);
     user_ = rebased;
   }

@@ -13,6 +13,7 @@
 #include "core/io/presets.hpp"
 #include "core/io/schema_json.hpp"
 #include "core/model/params.hpp"
+#include "core/parallel/frameworks.hpp"
 #include "core/parallel/layout.hpp"
 #include "core/time/step_time.hpp"
 
@@ -873,6 +874,11 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
     read_fields(r, w, schema::workload_fields(), "", schema::mode_bit(Mode::train));
     w.fp32_grads = r.opt_bool("fp32_grads")
                        .value_or(w.precision == Dtype::bf16 || is_scaled_float(w.precision));
+    if (w.framework != Framework::any && !trains(w.framework))
+      throw ConfigError(r.path_of("framework"),
+                        std::string(schema::choice_name(w.framework)) +
+                            " is a serving engine; a training layout launches on megatron, "
+                            "deepspeed or torchtitan (or any)");
     if (w.fp8_params && w.precision != Dtype::fp8 && w.precision != Dtype::mxfp8)
       throw ConfigError(r.path_of("fp8_params"),
                         std::string("keeps the weights in the GEMMs' FP8: it needs precision "
@@ -1071,13 +1077,26 @@ json expand_scenario(const json &j) {
   return j;
 }
 
+// The two loads of a serving workload, each the other's replacement.
+constexpr const char *kLoads[2] = {"concurrency", "request_rate"};
+
 void keep_one_load(json &workload, const std::string &given) {
   if (!workload.is_object())
     return;
-  if (given == "concurrency")
-    workload.erase("request_rate");
-  else if (given == "request_rate")
-    workload.erase("concurrency");
+  for (int k = 0; k < 2; ++k)
+    if (given == kLoads[k])
+      workload.erase(kLoads[1 - k]);
+}
+
+void drop_replaced_load(json &workload_patch) {
+  if (!workload_patch.is_object())
+    return;
+  for (int k = 0; k < 2; ++k) {
+    const auto given = workload_patch.find(kLoads[k]), other = workload_patch.find(kLoads[1 - k]);
+    if (given != workload_patch.end() && !given->is_null() && other != workload_patch.end() &&
+        other->is_null())
+      workload_patch.erase(other);
+  }
 }
 
 std::string workload_mode_of(const json &config) {

@@ -38,6 +38,9 @@ json expand_scenario(const json &j);
 // A serving workload is driven by one load: the key just given (concurrency or request_rate)
 // replaces the other, so an override of a scenario's load, or a page edit, never leaves both.
 void keep_one_load(json &workload, const std::string &given);
+// A workload patch over a scenario: the other load's null beside the one given dropped (the
+// given one replaces it by itself, keep_one_load), so a link holds concurrency=64 alone.
+void drop_replaced_load(json &workload_patch);
 // workload.mode as a configuration object writes it ("" when it names none or is malformed).
 std::string workload_mode_of(const json &config);
 
