@@ -526,7 +526,9 @@ TEST_CASE("engine: the serve report names the engine and carries its band", "[se
   CHECK(j["engine"]["gemm"]["source"].get<std::string>().rfind(
             "scripts/fit_components.py gemm docs/data/aic/gemm.csv", 0) == 0);
   CHECK(j["engine"]["allreduce"]["source"].get<std::string>().rfind(
-            "scripts/fit_components.py allreduce docs/data/aic/custom_allreduce_h100.csv", 0) == 0);
+            "ridgeline calibrate docs/data/aic/custom_allreduce_h100.csv --base "
+            "docs/data/serving/vllm-base.json",
+            0) == 0);
   // a configuration written back and read again keeps them
   const Config back = io::parse_config(io::to_json(c));
   CHECK(back.workload.serve.engine.gemm_source == c.workload.serve.engine.gemm_source);
@@ -627,6 +629,47 @@ TEST_CASE("calibrate: dgx-b200's NVLink efficiency is what calibrate fits to mea
   CHECK(test::error_of([&] {
           io::calibrate_files(json("gb200@gb200-nvl72"), {{"nccl_b200_sxm.json", text.str()}});
         }).rfind("files: the rows read inform no parameter", 0) == 0);
+}
+
+TEST_CASE("calibrate: the shipped quantise-kernel and engine all-reduce fits are what calibrate "
+          "fits to AIConfigurator's tables",
+          "[calibrate]") {
+  const auto text = [](const std::string &rel) {
+    std::ifstream f(std::string(RIDGELINE_SOURCE_DIR) + "/" + rel, std::ios::binary);
+    REQUIRE(f.good());
+    std::ostringstream o;
+    o << f.rdbuf();
+    return o.str();
+  };
+  // presets/hardware/<chip>.json notes: ridgeline calibrate docs/data/aic/quantize.csv --base
+  // <chip> (the cast and amax kernels of TensorRT-LLM 1.3.0rc20 on each chip)
+  const std::string q = text("docs/data/aic/quantize.csv");
+  for (const std::string base : {"h100-sxm", "b200", "b300@dgx-b200"}) {
+    INFO(base);
+    const CalibrationResult r = io::calibrate_files(json(base), {{"quantize.csv", q}});
+    const json hw = io::preset_json("hardware", base.substr(0, base.find('@')), "hardware");
+    for (const char *f :
+         {"quantize_latency", "quantize_bw_efficiency", "amax_latency", "amax_bw_efficiency"}) {
+      INFO(f);
+      CHECK(param(r, std::string("hardware.") + f).value ==
+            Approx(hw.at(f).get<double>()).epsilon(0.005)); // the preset's three digits
+    }
+  }
+  // presets/engines/<engine>.json allreduce_source: ridgeline calibrate
+  // docs/data/aic/custom_allreduce_h100.csv --base docs/data/serving/<engine>-base.json
+  const std::string ar = text("docs/data/aic/custom_allreduce_h100.csv");
+  for (const char *e : {"vllm", "sglang", "trtllm"}) {
+    INFO(e);
+    const CalibrationResult r = io::calibrate_files(
+        io::parse_json_text(text(std::string("docs/data/serving/") + e + "-base.json")),
+        {{"custom_allreduce_h100.csv", ar}});
+    const json preset = io::preset_json("engine", e, "engine");
+    const FittedParameter &lat = param(r, "workload.engine.allreduce_latency");
+    CHECK(lat.value == Approx(preset.at("allreduce_latency").get<double>()).epsilon(0.005));
+    CHECK(lat.count == 48); // 2, 4 and 8 GPUs, messages up to 8 MiB
+    CHECK(param(r, "workload.engine.allreduce_bw").value ==
+          Approx(preset.at("allreduce_bw").get<double>()).epsilon(0.005));
+  }
 }
 
 TEST_CASE("calibrate: the shipped engine presets are what calibrate fits to their runs",

@@ -165,7 +165,7 @@ TEST_CASE("fp8 recipes: the presets' cast and amax fits are what the measured po
   // docs/data/aic/quantize.csv (AIConfigurator's measured FP8 casts and amax kernels, TensorRT-LLM
   // 1.3.0rc20) against t = latency + bytes / (bw_efficiency x hbm_bw) with each preset's fit,
   // over the fitted tensors (up to 1 MB and from 256 MB): the median |error| docs/calibration.md
-  // states (scripts/fit_components.py quantize).
+  // states (`ridgeline calibrate docs/data/aic/quantize.csv --base h100-sxm`).
   std::map<std::string, std::vector<double>> errors;
   // gpu,engine,version,op,m,k,latency_s
   for (const std::vector<std::string> &row : test::csv_rows("docs/data/aic/quantize.csv")) {

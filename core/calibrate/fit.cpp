@@ -312,8 +312,8 @@ Config serving_run_config(const Config &base, const ServingSample &s) {
     sv.request_rate = 0;
     // The run as the tool ran it: its own request count where the file gives it, and the
     // opening burst counted where its statistics count it (each client's first request).
-    sv.requests = s.requests >= s.concurrency ? s.requests
-                                              : std::clamp<i64>(4 * s.concurrency, 64, 4096);
+    sv.requests =
+        s.requests >= s.concurrency ? s.requests : std::clamp<i64>(4 * s.concurrency, 64, 4096);
     if (s.counts_warmup) // else as the base says (a benchmark's own convention)
       sv.count_warmup = true;
   } else if (s.request_rate > 0) {
@@ -478,8 +478,7 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
     if (used[i]->ttft.mean > 0)
       ttft_rows.push_back(serving_row(used[i]->name, "TTFT", used[i]->ttft.mean, fit.ttft[i]));
   }
-  out.engine = base.workload.serve.engine;
-  const double before = out.engine.iteration_overhead;
+  const double before = out.engine.iteration_overhead; // out.engine starts as the base's
   const double before_d = out.engine.request_overhead;
   out.engine.iteration_overhead = o;
   out.engine.request_overhead = d;
@@ -507,6 +506,177 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
     out.engine.ttft_uncertainty = q.band;
     out.params.push_back(q);
   }
+}
+
+// [SECTION] per-operation kernel tables (AIConfigurator systems/data; docs/data/aic/)
+
+// Two parameters minimising a cost on a grid of n x n points over [lo, hi] (each axis linear,
+// or logarithmic where `log_axis`), the grid shrunk around the best point `rounds` times, by
+// `shrink` of its width on either side (the search scripts/fit_components.py ran).
+struct GridAxis {
+  double lo, hi;
+  bool log_axis = false;
+  double floor = 0; // a linear axis never goes below this
+};
+std::pair<double, double> grid_fit_2d(const std::function<double(double, double)> &cost, GridAxis a,
+                                      GridAxis b, int n, int rounds) {
+  double best = INFINITY, x = a.lo, y = b.lo;
+  const auto at = [n](const GridAxis &g, int i) {
+    const double t = static_cast<double>(i) / (n - 1);
+    return g.log_axis ? g.lo * std::pow(g.hi / g.lo, t) : g.lo + (g.hi - g.lo) * t;
+  };
+  for (int r = 0; r < rounds; ++r) {
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        const double u = at(a, i), v = at(b, j), c = cost(u, v);
+        if (c < best) {
+          best = c;
+          x = u;
+          y = v;
+        }
+      }
+    const auto narrow = [](GridAxis &g, double centre) {
+      if (g.log_axis) {
+        const double w = std::pow(g.hi / g.lo, 0.1);
+        g.lo = centre / w;
+        g.hi = centre * w;
+      } else {
+        const double w = (g.hi - g.lo) / 8;
+        g.lo = std::max(g.floor, centre - w);
+        g.hi = centre + w;
+      }
+    };
+    narrow(a, x);
+    narrow(b, y);
+  }
+  return {x, y};
+}
+
+double log_sq(double predicted, double measured) {
+  const double l = std::log(predicted / measured);
+  return l * l;
+}
+
+// The cast and amax kernels of an FP8 recipe on the base's chip (docs/calibration.md "FP8
+// quantisation kernels"): each a fixed time per kernel plus its bytes (cast: read bf16, write
+// FP8, 3 B an element; amax: read, 2 B) over a share of HBM bandwidth, fitted on log t over the
+// tensors outside the L2's reach (up to 1 MB, where the fixed time shows, and from 256 MB,
+// where the bandwidth does); the tensors between are reported, not fitted.
+void fit_quantize_kernels(const std::vector<KernelTiming> &rows, const CalibrateOptions &opt,
+                          CalibrationResult &out) {
+  using Kind = KernelTiming::Kind;
+  const double bw = out.hardware.hbm_bw;
+  struct Op {
+    Kind kind;
+    double bytes_per_element;
+    double HardwareSpec::*latency, HardwareSpec::*efficiency;
+    const char *path, *label;
+  };
+  const Op ops[] = {{Kind::cast, 3, &HardwareSpec::quantize_latency,
+                     &HardwareSpec::quantize_bw_efficiency, "hardware.quantize",
+                     "FP8 cast kernel (bf16 in, fp8 out)"},
+                    {Kind::amax, 2, &HardwareSpec::amax_latency, &HardwareSpec::amax_bw_efficiency,
+                     "hardware.amax", "amax kernel (bf16 in)"}};
+  for (const Op &op : ops) {
+    std::vector<std::pair<double, const KernelTiming *>> fitted, between; // (bytes, row)
+    for (const KernelTiming &t : rows)
+      if (t.kind == op.kind && t.gpu == out.hardware.name) {
+        const double bytes = op.bytes_per_element * t.m * t.k;
+        (bytes <= 1e6 || bytes >= 256e6 ? fitted : between).push_back({bytes, &t});
+      }
+    const std::string lat = std::string(op.path) + "_latency",
+                      eff = std::string(op.path) + "_bw_efficiency";
+    if (fitted.empty() || opt.is_fixed(lat) || opt.is_fixed(eff))
+      continue;
+    const auto model = [bw](double a, double e, double bytes) { return a + bytes / (e * bw); };
+    const auto [a, e] = grid_fit_2d(
+        [&](double x, double y) {
+          double c = 0;
+          for (const auto &[b, t] : fitted)
+            c += log_sq(model(x, y, b), t->seconds);
+          return c;
+        },
+        {0.0, 20e-6, false, 0.0}, {0.1, 1.2, false, 0.05}, 21, 6);
+    std::vector<ComponentRow> res;
+    for (const auto &[b, t] : fitted)
+      res.push_back(seconds_row(t->name, ComponentKind::hbm, t->seconds, model(a, e, b), true));
+    for (const auto &[b, t] : between)
+      res.push_back(seconds_row(t->name + " (1-256 MB, in L2: not fitted)", ComponentKind::hbm,
+                                t->seconds, model(a, e, b), false));
+    std::vector<ComponentRow> used;
+    for (const ComponentRow &r : res)
+      if (r.fitted)
+        used.push_back(r);
+    FittedParameter pl = summarize_fit(lat, std::string(op.label) + ": time per kernel", "s",
+                                       out.hardware.*op.latency, a, used);
+    FittedParameter pe = summarize_fit(eff, std::string(op.label) + ": share of HBM bandwidth", "",
+                                       out.hardware.*op.efficiency, e, used);
+    pl.residuals = res; // every row, the unfitted ones marked
+    out.hardware.*op.latency = a;
+    out.hardware.*op.efficiency = e;
+    out.params.push_back(pl);
+    out.params.push_back(pe);
+  }
+}
+
+// The engine's own all-reduce kernel under CUDA graphs (vLLM's and SGLang's custom
+// all-reduce, TensorRT-LLM's AUTO strategy), as latency plus bus bytes over a bandwidth,
+//   t(M, n) = latency + 2 (n - 1) / n x M / bw          (nccl-tests' bus-bandwidth convention),
+// fitted on log t over messages up to allreduce_max_bytes (8 MiB: vLLM's custom all-reduce
+// limit, vllm/distributed/device_communicators/custom_all_reduce.py max_size) on 2-8 GPUs.
+void fit_engine_allreduce(const Config &base, const std::vector<KernelTiming> &rows,
+                          const CalibrateOptions &opt, CalibrationResult &out) {
+  EngineSpec &e = out.engine;
+  std::vector<const KernelTiming *> mine;
+  i64 others = 0;
+  const double max_bytes = e.allreduce_max_bytes > 0 ? e.allreduce_max_bytes : 8.0 * (1 << 20);
+  for (const KernelTiming &t : rows)
+    if (t.kind == KernelTiming::Kind::allreduce) {
+      if (t.engine != e.name)
+        ++others;
+      else if (t.m <= max_bytes)
+        mine.push_back(&t);
+    }
+  if (others > 0)
+    out.notes.push_back(std::to_string(others) +
+                        " all-reduce rows of other engines than the "
+                        "base's (" +
+                        e.name + ") left out");
+  if (mine.empty() || opt.is_fixed("workload.engine.allreduce_latency") ||
+      opt.is_fixed("workload.engine.allreduce_bw"))
+    return;
+  if (base.workload.mode != Mode::serve)
+    throw ConfigError("base", "an engine's all-reduce needs a serving configuration naming the "
+                              "engine (workload.engine)");
+  const auto model = [](double a, double b, const KernelTiming &t) {
+    return a + 2 * (t.n - 1) / t.n * t.m / b;
+  };
+  const auto [a, b] = grid_fit_2d(
+      [&](double x, double y) {
+        double c = 0;
+        for (const KernelTiming *t : mine)
+          c += log_sq(model(x, y, *t), t->seconds);
+        return c;
+      },
+      {1e-7, 1e-4, true}, {1e9, 2e12, true}, 41, 4);
+  std::vector<ComponentRow> res;
+  for (const KernelTiming *t : mine)
+    res.push_back(seconds_row(t->name + " n=" + std::to_string(static_cast<i64>(t->n)) + " " +
+                                  std::to_string(static_cast<i64>(t->m)) + " B",
+                              ComponentKind::collective, t->seconds, model(a, b, *t), true));
+  FittedParameter pl =
+      summarize_fit("workload.engine.allreduce_latency", "engine all-reduce: time per call", "s",
+                    e.allreduce_latency, a, res);
+  FittedParameter pb =
+      summarize_fit("workload.engine.allreduce_bw", "engine all-reduce: bus bandwidth", "B/s",
+                    e.allreduce_bw, b, res);
+  pb.residuals.clear(); // the rows once, under the latency
+  e.allreduce_latency = a;
+  e.allreduce_bw = b;
+  if (e.allreduce_max_bytes <= 0)
+    e.allreduce_max_bytes = max_bytes;
+  out.params.push_back(pl);
+  out.params.push_back(pb);
 }
 
 } // namespace
@@ -656,6 +826,8 @@ CalibrationResult calibrate(const Config &base, const Measurements &m,
                  "HBM bandwidth reached by element-wise kernels", &HardwareSpec::hbm_efficiency,
                  0.05, out.hardware.hbm_efficiency, out);
   fit_collectives(mine, opt, out);
+  fit_quantize_kernels(m.kernels, opt, out);
+  fit_engine_allreduce(base, m.kernels, opt, out);
   if (!opt.is_fixed("workload.engine.iteration_overhead"))
     fit_engine(base, m.serving, out);
 

@@ -8,6 +8,7 @@ void Measurements::append(const Measurements &o) {
   serving.insert(serving.end(), o.serving.begin(), o.serving.end());
   training.insert(training.end(), o.training.begin(), o.training.end());
   layers.insert(layers.end(), o.layers.begin(), o.layers.end());
+  kernels.insert(kernels.end(), o.kernels.begin(), o.kernels.end());
   files.insert(files.end(), o.files.begin(), o.files.end());
   if (o.files.size() != 1)
     return;

@@ -72,14 +72,30 @@ struct LayerProfile {
 // Everything read from one or more files. Component points carry no hardware or cluster
 // yet: the calibration fills them from its base configuration (`nodes` says how a
 // collective's ranks were spread).
+// One kernel timing of an engine from a per-operation database (AIConfigurator's
+// systems/data tables, as docs/data/aic/ holds them): its all-reduce, a dense GEMM, or an FP8
+// recipe's cast or amax kernel. The engine's and the chip's fits (calibrate/fit) read them.
+struct KernelTiming {
+  enum class Kind { allreduce, gemm, cast, amax };
+  Kind kind = Kind::gemm;
+  std::string name; // file:line
+  std::string gpu;  // the chip's preset name ("h100-sxm"; "" for the all-reduce table)
+  std::string engine, version;
+  Dtype dtype = Dtype::bf16;  // gemm
+  double m = 0, n = 0, k = 0; // gemm: m n k; cast / amax: m k; all-reduce: m bytes, n GPUs
+  double seconds = 0;
+};
+
 struct Measurements {
   std::vector<ComponentPoint> components;
   std::vector<ServingSample> serving;
   std::vector<TrainingSample> training;
   std::vector<LayerProfile> layers;
+  std::vector<KernelTiming> kernels;
   std::vector<std::string> files; // the names read, in order
   bool empty() const {
-    return components.empty() && serving.empty() && training.empty() && layers.empty();
+    return components.empty() && serving.empty() && training.empty() && layers.empty() &&
+           kernels.empty();
   }
   // Adds o's rows; when o is one file, its serving and training rows get o.files[0] as `file`.
   void append(const Measurements &o);

@@ -278,6 +278,54 @@ Measurements read_elementwise_csv(std::string_view text, const std::string &name
   return out;
 }
 
+// AIConfigurator's per-operation tables as docs/data/aic/ flattens them (systems/data/<gpu>/
+// .../*_perf.parquet): an engine's all-reduce kernel, its dense GEMMs, or an FP8 recipe's cast
+// and amax kernels, each row one timing in seconds.
+Measurements read_kernels_csv(std::string_view text, const std::string &name) {
+  using Kind = KernelTiming::Kind;
+  Csv csv(text, name);
+  const int ce = csv.need("engine"), cv = csv.need("version"), cs = csv.need("latency_s");
+  const bool allreduce = csv.find("message_bytes") >= 0;
+  const bool quantize = !allreduce && csv.find("op") >= 0;
+  const int cg = allreduce ? -1 : csv.need("gpu");
+  Measurements out;
+  while (csv.next()) {
+    KernelTiming t;
+    t.name = where(name, csv.line());
+    t.engine = lower(csv.text(ce));
+    t.version = csv.text(cv);
+    t.seconds = csv.positive(cs, 3600);
+    if (allreduce) {
+      t.kind = Kind::allreduce;
+      t.m = csv.count(csv.need("message_bytes"), 1e15);
+      t.n = csv.count(csv.need("num_gpus"), 1 << 16);
+    } else if (quantize) {
+      const int co = csv.need("op");
+      const std::string op = lower(csv.text(co));
+      if (op != "cast" && op != "amax")
+        csv.fail(co, quote_text(csv.cell(co)) + " is not one of cast, amax");
+      t.kind = op == "cast" ? Kind::cast : Kind::amax;
+      t.gpu = lower(csv.text(cg));
+      t.m = csv.count(csv.need("m"), kMaxMeasuredDim);
+      t.k = csv.count(csv.need("k"), kMaxMeasuredDim);
+    } else {
+      const int cd = csv.need("dtype");
+      const std::string d = lower(csv.text(cd));
+      if (d != "bf16" && d != "fp8" && d != "fp4")
+        csv.fail(cd, quote_text(csv.cell(cd)) + " is not one of bf16, fp8, fp4");
+      t.kind = Kind::gemm;
+      t.gpu = lower(csv.text(cg));
+      t.dtype = d == "bf16" ? Dtype::bf16 : d == "fp8" ? Dtype::fp8 : Dtype::nvfp4;
+      t.m = csv.count(csv.need("m"), kMaxMeasuredDim);
+      t.n = csv.count(csv.need("n"), kMaxMeasuredDim);
+      t.k = csv.count(csv.need("k"), kMaxMeasuredDim);
+    }
+    out.kernels.push_back(t);
+  }
+  csv.need_rows();
+  return out;
+}
+
 // tools/measure/layer_profile.py: kernel_class,calls,seconds and the layer's shape on every
 // row (hidden,heads,kv_heads,ffn,seq,micro_batch,dtype). One file is one layer's forward +
 // backward: each class at most once, the shape the same on every row.

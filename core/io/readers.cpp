@@ -42,6 +42,8 @@ const char *name_of_format(MeasurementFormat f) {
     return "torchtitan training log";
   case MeasurementFormat::components_json:
     return "components.json";
+  case MeasurementFormat::kernels_csv:
+    return "per-operation kernel CSV (AIConfigurator)";
   }
   return "?";
 }
@@ -246,7 +248,11 @@ std::optional<MeasurementFormat> csv_format(std::string_view line) {
        {"kernel_class", "calls", "seconds", "hidden", "heads", "kv_heads", "ffn", "seq",
         "micro_batch", "dtype"}},
       {MeasurementFormat::serving_csv,
-       {"isl", "osl", "concurrency", "request_rate", "ttft_ms", "tpot_ms"}}};
+       {"isl", "osl", "concurrency", "request_rate", "ttft_ms", "tpot_ms"}},
+      // the three tables share engine, version and latency_s; each adds its own columns
+      {MeasurementFormat::kernels_csv,
+       {"engine", "version", "latency_s", "gpu", "num_gpus", "message_bytes", "op", "dtype", "m",
+        "n", "k"}}};
   const std::vector<std::string> header = csv_header(line);
   const std::set<std::string> cols(header.begin(), header.end());
   std::optional<MeasurementFormat> best;
@@ -416,6 +422,9 @@ Measurements read_measurements(std::string_view text, const std::string &name,
     break;
   case MeasurementFormat::components_json:
     m = read_components_json(text, name);
+    break;
+  case MeasurementFormat::kernels_csv:
+    m = read_kernels_csv(text, name);
     break;
   }
   for (ServingSample &s : m.serving)

@@ -37,7 +37,8 @@ enum class MeasurementFormat {
   genai_perf_json,
   megatron_log,
   torchtitan_log,
-  components_json
+  components_json,
+  kernels_csv // AIConfigurator's per-operation tables (all-reduce, GEMM, quantise kernels)
 };
 const char *name_of_format(MeasurementFormat f);
 
@@ -102,6 +103,11 @@ Measurements read_nccl(std::string_view text, const std::string &name);
 Measurements read_gemm_csv(std::string_view text, const std::string &name);
 Measurements read_attention_csv(std::string_view text, const std::string &name);
 Measurements read_elementwise_csv(std::string_view text, const std::string &name);
+// docs/data/aic/*.csv (AIConfigurator systems/data, flattened): an engine's all-reduce
+// (engine,version,kernel,num_gpus,message_bytes,latency_s), dense GEMMs
+// (gpu,engine,version,dtype,m,n,k,latency_s) or FP8 quantise kernels
+// (gpu,engine,version,op,m,k,latency_s), by the header.
+Measurements read_kernels_csv(std::string_view text, const std::string &name);
 Measurements read_serving_csv(std::string_view text, const std::string &name);
 Measurements read_layer_profile_csv(std::string_view text, const std::string &name);
 Measurements read_serving_json(std::string_view text, const std::string &name, MeasurementFormat f);
