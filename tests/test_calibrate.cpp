@@ -604,20 +604,27 @@ TEST_CASE("closed loop: clients with fixed lengths are not in lockstep", "[serve
 }
 
 #ifndef __EMSCRIPTEN__ // (the WASM suite has no file system)
+namespace {
+// A file of the source tree, whole.
+std::string text(const std::string &rel) {
+  std::ifstream f(std::string(RIDGELINE_SOURCE_DIR) + "/" + rel, std::ios::binary);
+  REQUIRE(f.good());
+  std::ostringstream o;
+  o << f.rdbuf();
+  return o.str();
+}
+} // namespace
+
 TEST_CASE("calibrate: dgx-b200's NVLink efficiency is what calibrate fits to measured NCCL",
           "[calibrate][comm]") {
-  std::ifstream f(std::string(RIDGELINE_SOURCE_DIR) + "/docs/data/aic/nccl_b200_sxm.json",
-                  std::ios::binary);
-  REQUIRE(f.good());
-  std::ostringstream text;
-  text << f.rdbuf();
+  const std::string nccl = text("docs/data/aic/nccl_b200_sxm.json");
   // presets/clusters/dgx-b200.json: ridgeline calibrate docs/data/aic/nccl_b200_sxm.json
   // --base b200@dgx-b200 --fix cluster.intra_node.latency (AIConfigurator's NCCL 2.29.2 on 8
   // B200, the 16 points from 64 MiB fitted; docs/calibration.md)
   CalibrateOptions opt;
   opt.fixed = {"cluster.intra_node.latency"};
   const CalibrationResult r =
-      io::calibrate_files(json("b200@dgx-b200"), {{"nccl_b200_sxm.json", text.str()}}, opt);
+      io::calibrate_files(json("b200@dgx-b200"), {{"nccl_b200_sxm.json", nccl}}, opt);
   const FittedParameter &e = param(r, "cluster.intra_node.efficiency");
   const ClusterSpec cl = io::parse_cluster(json("dgx-b200"), "cluster");
   CHECK(e.value == Approx(cl.intra_node.efficiency).margin(1e-4));
@@ -627,20 +634,13 @@ TEST_CASE("calibrate: dgx-b200's NVLink efficiency is what calibrate fits to mea
   // a chip no shipped scenario runs on is calibrated on the cluster named (these B200 points
   // ran on another cluster, so nothing is informed: said as such)
   CHECK(test::error_of([&] {
-          io::calibrate_files(json("gb200@gb200-nvl72"), {{"nccl_b200_sxm.json", text.str()}});
+          io::calibrate_files(json("gb200@gb200-nvl72"), {{"nccl_b200_sxm.json", nccl}});
         }).rfind("files: the rows read inform no parameter", 0) == 0);
 }
 
 TEST_CASE("calibrate: the shipped quantise-kernel and engine all-reduce fits are what calibrate "
           "fits to AIConfigurator's tables",
           "[calibrate]") {
-  const auto text = [](const std::string &rel) {
-    std::ifstream f(std::string(RIDGELINE_SOURCE_DIR) + "/" + rel, std::ios::binary);
-    REQUIRE(f.good());
-    std::ostringstream o;
-    o << f.rdbuf();
-    return o.str();
-  };
   // presets/hardware/<chip>.json notes: ridgeline calibrate docs/data/aic/quantize.csv --base
   // <chip> (the cast and amax kernels of TensorRT-LLM 1.3.0rc20 on each chip)
   const std::string q = text("docs/data/aic/quantize.csv");
@@ -674,13 +674,6 @@ TEST_CASE("calibrate: the shipped quantise-kernel and engine all-reduce fits are
 
 TEST_CASE("calibrate: the shipped engine presets are what calibrate fits to their runs",
           "[calibrate][serve]") {
-  const auto text = [](const std::string &rel) {
-    std::ifstream f(std::string(RIDGELINE_SOURCE_DIR) + "/" + rel, std::ios::binary);
-    REQUIRE(f.good());
-    std::ostringstream o;
-    o << f.rdbuf();
-    return o.str();
-  };
   for (const char *e : {"vllm", "trtllm", "sglang"}) {
     INFO(e);
     // presets/engines/<e>.json "source": ridgeline calibrate docs/data/serving/<e>.csv
