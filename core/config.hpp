@@ -280,7 +280,7 @@ struct EngineSpec {
   // The engine's dense GEMM kernels at decode's small M (weight streaming), per dtype: a fixed
   // time per call (launch, tail and, for FP8, the activation's quantisation) and the share of
   // HBM bandwidth they stream weights at, fitted to measured per-operation data
-  // (scripts/fit_components.py gemm; docs/serving.md "GEMMs at small M"). latency 0: none
+  // (`ridgeline calibrate` on a GEMM table; docs/serving.md "GEMMs at small M"). latency 0: none
   // (the chip's hbm_efficiency, no per-call time). `gemm` is the calibrated chip's (H100 SXM),
   // used on chips without their own; `gemm_on` those measured on other chips, by preset name.
   struct SmallGemm {

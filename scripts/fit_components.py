@@ -2,11 +2,12 @@
 """Fits component parameters that ridgeline's engine presets carry from measured per-operation
 data, and prints each fit's residuals (docs/serving.md, "Custom all-reduce").
 
-The all-reduce and quantize fits now run in `ridgeline calibrate` (core/calibrate/fit.cpp;
-`ridgeline calibrate docs/data/aic/custom_allreduce_h100.csv --base
-docs/data/serving/<engine>-base.json`, `ridgeline calibrate docs/data/aic/quantize.csv --base
-<chip>`), which the presets cite; their modes stay here for comparison. gemm and gemm_ratio
-are still only here.
+The all-reduce, gemm and quantize fits now run in `ridgeline calibrate`
+(core/calibrate/fit.cpp: `ridgeline calibrate docs/data/aic/custom_allreduce_h100.csv --base
+docs/data/serving/<engine>-base.json`, `ridgeline calibrate docs/data/aic/gemm.csv --base` a
+serving configuration of the chip naming the engine, `ridgeline calibrate
+docs/data/aic/quantize.csv --base <chip>`), which the presets cite; their modes stay here for
+comparison. gemm_ratio is still only here.
 
   python3 scripts/fit_components.py allreduce docs/data/aic/custom_allreduce_h100.csv
 

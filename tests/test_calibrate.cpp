@@ -501,7 +501,7 @@ TEST_CASE("engine: the serve report names the engine and carries its band", "[se
   // worst), all from `ridgeline calibrate docs/data/serving/vllm.csv --base
   // docs/data/serving/vllm-base.json`; its own all-reduce up to 8 MiB (vLLM's custom
   // all-reduce max_size); bf16 GEMMs 3.63 us per call at 88.4% of HBM
-  // (scripts/fit_components.py gemm docs/data/aic/gemm.csv).
+  // (ridgeline calibrate docs/data/aic/gemm.csv).
   CHECK(rep.latency.note == "Band (vllm): measured TPOT +/-13%, TTFT up to 2x of these on its "
                             "calibration runs (docs/serving.md).");
   const auto engine = std::find_if(rep.summary.rows.begin(), rep.summary.rows.end(),
@@ -524,7 +524,7 @@ TEST_CASE("engine: the serve report names the engine and carries its band", "[se
   CHECK(j["engine"]["band"]["ttft"] == Approx(1.293705).epsilon(1e-12));
   // and the measured data each fit came from, as the preset names it
   CHECK(j["engine"]["gemm"]["source"].get<std::string>().rfind(
-            "scripts/fit_components.py gemm docs/data/aic/gemm.csv", 0) == 0);
+            "ridgeline calibrate docs/data/aic/gemm.csv --base", 0) == 0);
   CHECK(j["engine"]["allreduce"]["source"].get<std::string>().rfind(
             "ridgeline calibrate docs/data/aic/custom_allreduce_h100.csv --base "
             "docs/data/serving/vllm-base.json",
@@ -669,6 +669,37 @@ TEST_CASE("calibrate: the shipped quantise-kernel and engine all-reduce fits are
     CHECK(lat.count == 48); // 2, 4 and 8 GPUs, messages up to 8 MiB
     CHECK(param(r, "workload.engine.allreduce_bw").value ==
           Approx(preset.at("allreduce_bw").get<double>()).epsilon(0.005));
+  }
+}
+
+TEST_CASE("calibrate: the shipped small-M GEMM fits of each engine are what calibrate fits to "
+          "AIConfigurator's GEMM table",
+          "[calibrate][serve]") {
+  // presets/engines/<engine>.json gemm.source: ridgeline calibrate docs/data/aic/gemm.csv with
+  // a serving base naming the engine on each chip (H100 SXM's fit is the top-level default,
+  // the others under "on")
+  const std::string g = text("docs/data/aic/gemm.csv");
+  for (const char *e : {"vllm", "sglang", "trtllm"}) {
+    const json preset = io::preset_json("engine", e, "engine").at("gemm");
+    for (const char *chip : {"h100-sxm", "h200", "b200"}) {
+      INFO(e << " on " << chip);
+      const json want = std::string(chip) == "h100-sxm" ? preset : preset.at("on").at(chip);
+      const json base = {{"scenario", "llama3-70b-h100-serve"},
+                         {"hardware", chip},
+                         {"cluster", std::string(chip) == "b200" ? "dgx-b200" : "dgx-h100"},
+                         {"workload", {{"engine", e}}}};
+      const CalibrationResult r = io::calibrate_files(base, {{"gemm.csv", g}});
+      for (const char *dtype : {"bf16", "fp8", "fp4"}) {
+        if (!want.contains(dtype))
+          continue;
+        const std::string path = std::string("workload.engine.gemm.on.") + chip + "." + dtype;
+        CHECK(param(r, path + ".latency").value ==
+              Approx(want.at(dtype).at("latency").get<double>()).epsilon(0.005));
+        CHECK(param(r, path + ".bw_efficiency").value ==
+              Approx(want.at(dtype).at("bw_efficiency").get<double>()).epsilon(0.005));
+        CHECK(param(r, path + ".latency").count == 100); // M 1-64 by N and K 1024-16384
+      }
+    }
   }
 }
 

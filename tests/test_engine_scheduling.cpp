@@ -133,7 +133,7 @@ TEST_CASE("engine: a GEMM call costs its measured latency, weights stream at its
   // o_proj, fused gate_up, down_proj) of 12.75 us and 4096 x (4096 + 2 x 1024 + 4096) + 3 x
   // 4096 x 14336 = 218,103,808 FP8 weights, with the two RMSNorm vectors 218,112,000 bytes
   // streamed at 0.771 x 3.35 TB/s (presets/engines/vllm.json "gemm", fitted by
-  // scripts/fit_components.py gemm docs/data/aic/gemm.csv).
+  // ridgeline calibrate docs/data/aic/gemm.csv).
   Config c = serve_config(R"({"mode": "serve", "request_rate": 1, "prompt_len": 64,
     "gen_len": 8, "engine": "vllm", "weight_dtype": "fp8", "precision": "fp8"})",
                           R"({"tp": 1})", R"({"base": "dgx-h100", "devices": 1})");
@@ -160,7 +160,7 @@ TEST_CASE("engine: the presets' GEMM fits are what the measured points give",
   // B200 too; M 1-64,
   // N and K 1024-16384) against t = latency + (N K w + M K w + 2 M N) / (bw_efficiency x
   // hbm_bw) with each preset's fit for that chip: the median |error| docs/serving.md states
-  // (scripts/fit_components.py gemm).
+  // (ridgeline calibrate docs/data/aic/gemm.csv).
   std::map<std::string, std::vector<double>> errors;
   // gpu,engine,version,dtype,m,n,k,latency_s
   for (const std::vector<std::string> &row : test::csv_rows("docs/data/aic/gemm.csv")) {

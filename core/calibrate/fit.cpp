@@ -679,6 +679,64 @@ void fit_engine_allreduce(const Config &base, const std::vector<KernelTiming> &r
   out.params.push_back(pb);
 }
 
+// The engine's dense GEMMs at decode's small M (M <= 64: weight streaming) on the base's chip,
+// per dtype: a fixed time per call plus the operands' bytes over a share of HBM bandwidth,
+//   t(M, N, K) = latency + (N K w + M K w + 2 M N) / (bw_efficiency x hbm_bw)
+// (w: 2 bytes for bf16, 1 for fp8 with its per-tensor activation quantisation, 0.5625 for
+// NVFP4 with its scales), fitted on log t (docs/serving.md "GEMMs at small M"). Written under
+// workload.engine.gemm.on.<chip>, which the engine uses on that chip.
+void fit_engine_small_gemm(const Config &base, const std::vector<KernelTiming> &rows,
+                           const CalibrateOptions &opt, CalibrationResult &out) {
+  const std::string &chip = out.hardware.name;
+  struct Kind {
+    Dtype dtype;
+    const char *key;
+    double bytes;
+    EngineSpec::SmallGemm EngineSpec::GemmFits::*slot;
+  };
+  const Kind kinds[] = {{Dtype::bf16, "bf16", 2, &EngineSpec::GemmFits::bf16},
+                        {Dtype::fp8, "fp8", 1, &EngineSpec::GemmFits::fp8},
+                        {Dtype::nvfp4, "fp4", 0.5625, &EngineSpec::GemmFits::fp4}};
+  for (const Kind &k : kinds) {
+    std::vector<const KernelTiming *> mine;
+    for (const KernelTiming &t : rows)
+      if (t.kind == KernelTiming::Kind::gemm && t.m <= 64 && t.dtype == k.dtype && t.gpu == chip &&
+          t.engine == out.engine.name)
+        mine.push_back(&t);
+    const std::string path = "workload.engine.gemm.on." + chip + "." + k.key;
+    if (mine.empty() || opt.is_fixed(path + ".latency") || opt.is_fixed(path + ".bw_efficiency"))
+      continue;
+    if (base.workload.mode != Mode::serve)
+      throw ConfigError("base", "an engine's GEMMs need a serving configuration naming the "
+                                "engine (workload.engine)");
+    const double bw = out.hardware.hbm_bw, w = k.bytes;
+    const auto model = [bw, w](double a, double e, const KernelTiming &t) {
+      return a + (t.n * t.k * w + t.m * t.k * w + 2 * t.m * t.n) / (e * bw);
+    };
+    const auto [a, e] = grid_fit_2d(
+        [&](double x, double y) {
+          double c = 0;
+          for (const KernelTiming *t : mine)
+            c += log_sq(model(x, y, *t), t->seconds);
+          return c;
+        },
+        {0.0, 30e-6, false, 0.0}, {0.2, 1.2, false, 0.05}, 21, 5);
+    std::vector<ComponentRow> res;
+    for (const KernelTiming *t : mine)
+      res.push_back(seconds_row(t->name, ComponentKind::gemm, t->seconds, model(a, e, *t), true));
+    EngineSpec::SmallGemm &g = out.engine.gemm_on[chip].*k.slot;
+    const std::string what = "engine " + std::string(k.key) + " GEMM at M <= 64 on " + chip;
+    FittedParameter pl =
+        summarize_fit(path + ".latency", what + ": time per call", "s", g.latency, a, res);
+    FittedParameter pe = summarize_fit(path + ".bw_efficiency", what + ": share of HBM bandwidth",
+                                       "", g.bw_efficiency, e, res);
+    pe.residuals.clear(); // the rows once, under the latency
+    g = {a, e};
+    out.params.push_back(pl);
+    out.params.push_back(pe);
+  }
+}
+
 } // namespace
 
 // [SECTION] layer profiles (tools/measure/layer_profile.py)
@@ -828,6 +886,7 @@ CalibrationResult calibrate(const Config &base, const Measurements &m,
   fit_collectives(mine, opt, out);
   fit_quantize_kernels(m.kernels, opt, out);
   fit_engine_allreduce(base, m.kernels, opt, out);
+  fit_engine_small_gemm(base, m.kernels, opt, out);
   if (!opt.is_fixed("workload.engine.iteration_overhead"))
     fit_engine(base, m.serving, out);
 
