@@ -74,7 +74,8 @@ TEST_CASE("calibrate: the shipped A100 GEMM fit is reproduced from components.js
   // docs/calibration.md "GEMM": A100 gemm_efficiency 0.853, gemm_k_half 184 from 8 cuBLASLt
   // FP16 shapes + MAMF (rms 6%, max 13%); NVLink3 step latency 7.8 us with the efficiency
   // held at the NCCL team's 0.767.
-  const CalibrateOptions hold{{"cluster.intra_node.efficiency"}};
+  CalibrateOptions hold;
+  hold.fixed = {"cluster.intra_node.efficiency"};
   const CalibrationResult r =
       io::calibrate_files(json("a100-80gb@dgx-a100"), {components_file()}, hold);
   CHECK(param(r, "hardware.gemm_efficiency").value == Approx(0.853).epsilon(0.002));
@@ -93,7 +94,8 @@ TEST_CASE("calibrate: the shipped H100 FP8 GEMM and NVLink4 fits are reproduced"
   // docs/calibration.md: H100 gemm_efficiency_fp8 0.731 and gemm_k_half 268 from 7 cuBLASLt
   // FP8 shapes + MAMF; bf16 0.845 from MAMF's 794.5 TFLOP/s; NVLink4 step latency 6.0 us
   // (Azure ND H100 v5, 1 MB and 16 MB, efficiency held at 0.822).
-  const CalibrateOptions hold{{"cluster.intra_node.efficiency"}};
+  CalibrateOptions hold;
+  hold.fixed = {"cluster.intra_node.efficiency"};
   const CalibrationResult r =
       io::calibrate_files(json("h100-sxm@dgx-h100"), {components_file()}, hold);
   CHECK(param(r, "hardware.gemm_efficiency_fp8").value == Approx(0.731).epsilon(0.005));
@@ -701,6 +703,25 @@ TEST_CASE("calibrate: the shipped small-M GEMM fits of each engine are what cali
       }
     }
   }
+}
+
+TEST_CASE("calibrate: B200's FP8 and FP4 GEMM efficiencies are what calibrate fits to the "
+          "large-shape GEMM table",
+          "[calibrate]") {
+  // presets/hardware/b200.json: ridgeline calibrate docs/data/aic/gemm_large.csv --base b200
+  // (TensorRT-LLM 1.2.0rc5's GEMMs at M, N, K 4096-16384: median fp8/bf16 and fp4/bf16 rate
+  // ratios 0.691 and 0.566, times the table's bias on H100, 0.865 / 0.738 = 1.173)
+  const CalibrationResult r =
+      io::calibrate_files(json("b200"), {{"gemm_large.csv", text("docs/data/aic/gemm_large.csv")}});
+  const json hw = io::preset_json("hardware", "b200", "hardware");
+  CHECK(param(r, "hardware.gemm_efficiency_fp8").value ==
+        Approx(hw.at("gemm_efficiency_fp8").get<double>()).epsilon(0.005));
+  CHECK(param(r, "hardware.gemm_efficiency_fp4").value ==
+        Approx(hw.at("gemm_efficiency_fp4").get<double>()).epsilon(0.005));
+  CHECK(param(r, "hardware.gemm_efficiency_fp8").count == 27);
+  // 0.776 x 0.691 x 1.173 = 0.629: the same product by hand, to the table's three digits
+  CHECK(param(r, "hardware.gemm_efficiency_fp8").value ==
+        Approx(0.776 * 0.691 * 1.173).epsilon(0.002));
 }
 
 TEST_CASE("calibrate: the shipped engine presets are what calibrate fits to their runs",

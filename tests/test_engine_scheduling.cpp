@@ -60,7 +60,7 @@ TEST_CASE("scheduler: join_at_completion adds one interval between completions t
 }
 
 TEST_CASE("engine: its own all-reduce is latency plus bus bytes over its bandwidth", "[serve]") {
-  // presets/engines/vllm.json, fitted by scripts/fit_components.py to AIConfigurator's
+  // presets/engines/vllm.json, fitted by `ridgeline calibrate` to AIConfigurator's
   // measured vLLM 0.14.0 custom all-reduce on H100 SXM (docs/data/aic/custom_allreduce_h100.csv):
   // 4.73 us + 2 x 7/8 x 65536 B / 203.6 GB/s = 5.293 us for 64 KiB over 8 GPUs, where the
   // measurement says 6.29 us (docs/serving.md "Custom all-reduce": median |error| 8.2%).

@@ -264,7 +264,8 @@ TEST_CASE("B200's FP8 and FP4 GEMM efficiencies are the measured rates relative 
   // docs/data/aic/gemm_large.csv (AIConfigurator's TensorRT-LLM 1.2.0rc5 GEMMs, M, N, K
   // 4096-16384): the median over shapes of (t_bf16 / t_dtype) x (peak_bf16 / peak_dtype), and
   // the table's bias on H100 (its fitted fp8/bf16 over the table's), as
-  // scripts/fit_components.py gemm_ratio computes them (docs/calibration.md)
+  // `ridgeline calibrate docs/data/aic/gemm_large.csv --base b200` computes them
+  // (docs/calibration.md)
   std::map<std::string, std::map<std::string, std::map<std::string, double>>> t; // gpu shape dtype
   // gpu,engine,version,dtype,m,n,k,latency_s
   for (const std::vector<std::string> &row : test::csv_rows("docs/data/aic/gemm_large.csv")) {

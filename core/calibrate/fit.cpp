@@ -11,6 +11,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <tuple>
 
 namespace rl {
 
@@ -512,7 +513,7 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
 
 // Two parameters minimising a cost on a grid of n x n points over [lo, hi] (each axis linear,
 // or logarithmic where `log_axis`), the grid shrunk around the best point `rounds` times, by
-// `shrink` of its width on either side (the search scripts/fit_components.py ran).
+// `shrink` of its width on either side (the search the shipped fits were first made with).
 struct GridAxis {
   double lo, hi;
   bool log_axis = false;
@@ -737,6 +738,78 @@ void fit_engine_small_gemm(const Config &base, const std::vector<KernelTiming> &
   }
 }
 
+// A chip's FP8 and FP4 GEMM efficiency from a table's compute-bound shapes: the median over
+// shapes of (t_bf16 / t_dtype) x (peak_bf16 / peak_dtype) on the base's chip, times the
+// table's bias on the reference chip (its fitted fp8/bf16 efficiency over the table's own
+// median there), times the chip's bf16 efficiency:
+//   gemm_efficiency_<dtype> = gemm_efficiency x ratio x bias
+// (docs/calibration.md "FP8 and FP4 GEMMs on B200"). The residuals are each shape's ratio
+// against the median, as the dtype's time that ratio predicts from the shape's bf16 time.
+void fit_gemm_ratio(const std::vector<KernelTiming> &rows, const CalibrateOptions &opt,
+                    CalibrationResult &out) {
+  if (!opt.ratio_reference || opt.ratio_reference->name == out.hardware.name)
+    return;
+  const HardwareSpec &ref = *opt.ratio_reference;
+  // seconds by (m, n, k) then dtype, on one chip
+  using Shape = std::tuple<double, double, double>;
+  const auto table = [&](const std::string &chip) {
+    std::map<Shape, std::map<Dtype, const KernelTiming *>> t;
+    for (const KernelTiming &r : rows)
+      if (is_large_gemm(r) && r.gpu == chip)
+        t[{r.m, r.n, r.k}][r.dtype] = &r;
+    return t;
+  };
+  const auto peak = [](const HardwareSpec &h, Dtype d) {
+    return d == Dtype::fp8 ? h.peak.fp8 : d == Dtype::nvfp4 ? h.peak.fp4 : h.peak.bf16;
+  };
+  const auto ratios =
+      [&](const HardwareSpec &h, Dtype d,
+          std::vector<std::pair<const KernelTiming *, const KernelTiming *>> *pairs) {
+        std::vector<double> out_r;
+        if (peak(h, d) <= 0)
+          return out_r;
+        for (const auto &[shape, by] : table(h.name)) {
+          const auto b = by.find(Dtype::bf16), x = by.find(d);
+          if (b == by.end() || x == by.end())
+            continue;
+          out_r.push_back(b->second->seconds / x->second->seconds * h.peak.bf16 / peak(h, d));
+          if (pairs)
+            pairs->push_back({b->second, x->second});
+        }
+        return out_r;
+      };
+  const std::vector<double> ref_fp8 = ratios(ref, Dtype::fp8, nullptr);
+  if (ref_fp8.empty() || ref.gemm_efficiency <= 0 || ref.gemm_efficiency_fp8 <= 0)
+    return;
+  const double bias = ref.gemm_efficiency_fp8 / ref.gemm_efficiency / median(ref_fp8);
+  const struct {
+    Dtype d;
+    const char *path;
+    double HardwareSpec::*field;
+  } fits[] = {{Dtype::fp8, "hardware.gemm_efficiency_fp8", &HardwareSpec::gemm_efficiency_fp8},
+              {Dtype::nvfp4, "hardware.gemm_efficiency_fp4", &HardwareSpec::gemm_efficiency_fp4}};
+  for (const auto &f : fits) {
+    std::vector<std::pair<const KernelTiming *, const KernelTiming *>> pairs;
+    const std::vector<double> r = ratios(out.hardware, f.d, &pairs);
+    if (r.empty() || opt.is_fixed(f.path))
+      continue;
+    const double ratio = median(r);
+    const double value = out.hardware.gemm_efficiency * ratio * bias;
+    std::vector<ComponentRow> res;
+    for (const auto &[b, x] : pairs)
+      res.push_back(
+          seconds_row(x->name, ComponentKind::gemm, x->seconds,
+                      b->seconds * out.hardware.peak.bf16 / peak(out.hardware, f.d) / ratio, true));
+    FittedParameter p = summarize_fit(
+        f.path,
+        std::string(f.d == Dtype::fp8 ? "FP8" : "FP4") + " GEMM efficiency (bf16's x the " +
+            "table's median rate ratio x its bias on " + ref.name + ")",
+        "", out.hardware.*f.field, value, res);
+    out.hardware.*f.field = value;
+    out.params.push_back(p);
+  }
+}
+
 } // namespace
 
 // [SECTION] layer profiles (tools/measure/layer_profile.py)
@@ -887,6 +960,7 @@ CalibrationResult calibrate(const Config &base, const Measurements &m,
   fit_quantize_kernels(m.kernels, opt, out);
   fit_engine_allreduce(base, m.kernels, opt, out);
   fit_engine_small_gemm(base, m.kernels, opt, out);
+  fit_gemm_ratio(m.kernels, opt, out);
   if (!opt.is_fixed("workload.engine.iteration_overhead"))
     fit_engine(base, m.serving, out);
 

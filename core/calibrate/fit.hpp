@@ -13,6 +13,7 @@
 #include "core/config.hpp"
 #include "core/time/layer_budget.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,10 @@ Config serving_run_config(const Config &base, const ServingSample &s);
 struct CalibrateOptions {
   std::vector<std::string> fixed;
   bool is_fixed(const std::string &path) const;
+  // The chip whose own FP8/bf16 GEMM fit (to cuBLAS sweeps) corrects a GEMM table's large-shape
+  // ratios on other chips (the table's FP8 rows carry their activation quantisation and the
+  // engine's kernel choice): the io layer sets its preset when a table has such rows.
+  std::optional<HardwareSpec> ratio_reference;
 };
 
 // Fits what the measurements inform, starting from base.hardware and base.cluster; the

@@ -23,4 +23,8 @@ void Measurements::append(const Measurements &o) {
       layers[i].file = o.files[0];
 }
 
+bool is_large_gemm(const KernelTiming &t) {
+  return t.kind == KernelTiming::Kind::gemm && t.m >= 4096 && t.n >= 4096 && t.k >= 4096;
+}
+
 } // namespace rl

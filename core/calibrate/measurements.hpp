@@ -86,6 +86,10 @@ struct KernelTiming {
   double seconds = 0;
 };
 
+// A GEMM of a table's compute-bound shapes (M, N and K each 4096 or more): its rate, not its
+// weight streaming, is what it measures.
+bool is_large_gemm(const KernelTiming &t);
+
 struct Measurements {
   std::vector<ComponentPoint> components;
   std::vector<ServingSample> serving;

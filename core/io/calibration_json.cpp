@@ -94,7 +94,12 @@ CalibrationResult calibrate_files(const json &base, const std::vector<Measuremen
   Measurements m;
   for (const MeasurementFile &f : files)
     m.append(read_measurements(f.text, f.name));
-  return calibrate(cfg, m, opt);
+  // H100 SXM's FP8/bf16 GEMM efficiency is fitted to cuBLAS sweeps (docs/calibration.md): the
+  // reference a GEMM table's large-shape ratios are corrected by on other chips.
+  CalibrateOptions o = opt;
+  if (!o.ratio_reference && std::any_of(m.kernels.begin(), m.kernels.end(), is_large_gemm))
+    o.ratio_reference = parse_hardware(json("h100-sxm"), "hardware");
+  return calibrate(cfg, m, o);
 }
 
 json calibrated_overrides(const CalibrationResult &r) {
