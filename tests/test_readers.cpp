@@ -1006,3 +1006,37 @@ TEST_CASE("Readers: what no reader takes", "[readers]") {
   REQUIRE_THROWS_WITH(read(rows.c_str(), "e.csv"),
                       "e.csv:100002: more than 100000 rows; the limit is 100000 a file");
 }
+
+TEST_CASE("Readers: AIConfigurator's per-operation kernel tables", "[readers]") {
+  // docs/data/aic/: the three headers (an engine's all-reduce, dense GEMMs, FP8 quantise
+  // kernels) are one format; a GEMM sweep of tools/measure stays a GEMM sweep
+  const std::string ar = "engine,version,kernel,num_gpus,message_bytes,latency_s\n"
+                         "vllm,0.14.0,vLLM_custom_graph,8,65536,6.3e-06\n";
+  const std::string gemm = "gpu,engine,version,dtype,m,n,k,latency_s\n"
+                           "b200,vllm,0.19.0,fp4,16,8192,8192,1.2e-05\n";
+  const std::string quant = "gpu,engine,version,op,m,k,latency_s\n"
+                            "h100-sxm,trtllm,1.3.0rc20,amax,4096,8192,3.1e-05\n";
+  for (const std::string *t : {&ar, &gemm, &quant})
+    CHECK(io::detect_format(*t, "aic.csv") == io::MeasurementFormat::kernels_csv);
+  CHECK(io::detect_format("m,n,k,dtype,seconds\n1,2,3,bf16,1e-3\n", "g.csv") ==
+        io::MeasurementFormat::gemm_csv);
+  const Measurements a = io::read_measurements(ar, "ar.csv");
+  REQUIRE(a.kernels.size() == 1);
+  CHECK(a.kernels[0].kind == KernelTiming::Kind::allreduce);
+  CHECK(a.kernels[0].m == 65536); // message bytes
+  CHECK(a.kernels[0].n == 8);     // GPUs
+  const Measurements g = io::read_measurements(gemm, "gemm.csv");
+  REQUIRE(g.kernels.size() == 1);
+  CHECK(g.kernels[0].dtype == Dtype::nvfp4); // fp4: NVFP4
+  CHECK(g.kernels[0].gpu == "b200");
+  const Measurements q = io::read_measurements(quant, "q.csv");
+  REQUIRE(q.kernels.size() == 1);
+  CHECK(q.kernels[0].kind == KernelTiming::Kind::amax);
+  CHECK(q.kernels[0].seconds == 3.1e-05);
+  // a row that is none of them names its column
+  CHECK(test::error_of([] {
+          io::read_measurements("gpu,engine,version,op,m,k,latency_s\n"
+                                "h100-sxm,trtllm,1,scale,1,1,1e-6\n",
+                                "q.csv");
+        }) == "q.csv:2: column 'op': 'scale' is not one of cast, amax");
+}
