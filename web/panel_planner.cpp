@@ -196,7 +196,7 @@ void sort_rows(PlannerUi &p, const ReportTable &t) {
 void plan_tooltip(const Plan &p, bool train, double capacity) {
   const Estimate &e = p.estimate;
   ImGui::BeginTooltip();
-  ImGui::TextColored(ui::color::accent, "Click to apply this layout");
+  ImGui::TextColored(ui::color::accent, "Click to apply this layout; right-click for its launch");
   ui::text_dim(p.why);
   if (train && e.has_time) {
     const StepTime &t = e.time;
@@ -229,7 +229,7 @@ int draw_plans(const AppState &s, PlannerUi &p, const Config &c, bool train, flo
   const PlanResult &r = *p.result;
   const ReportTable t = plan_table(c, r);
   const std::optional<Estimate> &now = s.estimate();
-  int clicked = -1;
+  int clicked = -1, export_row = -1;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_ScrollX | ImGuiTableFlags_Sortable |
@@ -267,12 +267,8 @@ int draw_plans(const AppState &s, PlannerUi &p, const Config &c, bool train, flo
                               ImGuiSelectableFlags_AllowItemOverlap))
       clicked = static_cast<int>(i);
     const bool hovered = ImGui::IsItemHovered();
-    if (ImGui::BeginPopupContextItem("##plan-export")) { // right click: this plan's launch
-      Config k = c;
-      k.parallel = pl.parallel;
-      ui::launch_export_contents(k);
-      ImGui::EndPopup();
-    }
+    if (hovered && ImGui::IsMouseClicked(ImGuiMouseButton_Right))
+      export_row = static_cast<int>(i); // right click: this plan's launch (below the table)
     ui::note_rect("plan " +
                   std::to_string(static_cast<i64>(i) + 1)); // the e2e test clicks rows by rank
     ImGui::PopID();
@@ -294,6 +290,18 @@ int draw_plans(const AppState &s, PlannerUi &p, const Config &c, bool train, flo
   ImGui::EndTable();
   ui::note_rect("plans"); // the table's visible area (the e2e test counts rows in it)
   ui::table_export_end();
+  if (export_row >= 0) {
+    p.export_row = export_row;
+    ImGui::OpenPopup("##plan-export");
+  }
+  if (ImGui::BeginPopup("##plan-export")) {
+    if (p.export_row >= 0 && p.export_row < static_cast<int>(r.plans.size())) {
+      Config k = c;
+      k.parallel = r.plans[static_cast<std::size_t>(p.export_row)].parallel;
+      ui::launch_export_contents(k);
+    }
+    ImGui::EndPopup();
+  }
   return clicked;
 }
 

@@ -269,7 +269,7 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
     return;
   }
   ImGui::SameLine();
-  ui::text_dim("cheapest meeting the SLO; click a row to apply it");
+  ui::text_dim("cheapest meeting the SLO; click a row to apply it, right-click for its launch");
   ImGui::SameLine();
   ui::help_marker("Hardware, engines and weight precisions from workload.hardware_options, "
                   "engine_options and precision_options (none: the configuration's own); for "
@@ -295,8 +295,20 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
     return;
   }
   // The report layer's table (core/report/serve_report), the one `ridgeline plan` prints.
-  const int clicked =
-      ui::report_table(deployment_table(r), {ImGui::GetContentRegionAvail().y, true});
+  int hovered = -1;
+  ui::TableView view{ImGui::GetContentRegionAvail().y, true};
+  view.hovered = &hovered;
+  const int clicked = ui::report_table(deployment_table(r), view);
+  // Right click: the row's launch (`ridgeline export` of its configuration), as a plan row's.
+  if (hovered >= 0 && ImGui::IsMouseClicked(ImGuiMouseButton_Right)) {
+    su.export_row = hovered;
+    ImGui::OpenPopup("##deployment-export");
+  }
+  if (ImGui::BeginPopup("##deployment-export")) {
+    if (su.export_row >= 0 && su.export_row < static_cast<int>(r.deployments.size()))
+      ui::launch_export_contents(r.deployments[static_cast<std::size_t>(su.export_row)].config);
+    ImGui::EndPopup();
+  }
   std::optional<std::size_t> apply;
   if (clicked >= 0)
     apply = static_cast<std::size_t>(clicked);

@@ -24,6 +24,7 @@ struct PlannerUi {
   int top = 10;
   Objective objective = Objective::step; // what the plans are ranked by (training)
   double headroom_gb = -1;               // memory each plan leaves free; < 0: the default
+  int export_row = -1;                   // the plan whose launch the right-click popup shows
   bool search = false;                   // "Search" pressed this frame
   std::string signature;                 // configuration + freed + top of the last search
   std::optional<PlanResult> result;
@@ -57,6 +58,7 @@ struct ServeUi {
   std::optional<ServePlanSearch> search; // a plan in progress (a candidate per frame)
   std::optional<ServePlanResult> plan;
   double plan_seconds = 0;
+  int export_row = -1; // the deployment whose launch the right-click popup shows
 };
 
 // The Calibrate tab: the measurement files dropped or pasted, and the last fit (re-run when

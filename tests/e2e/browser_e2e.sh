@@ -412,6 +412,10 @@ browse dump "$base?scenario=llama3-70b-h100-1024#e2e-flow=wheel" "$out/dom_wheel
 # open switches the sweep to clients without an exception (the page froze on it).
 browse dump "$base?scenario=llama3-70b-h100-serve&tab=serving#e2e-flow=type:workload.concurrency:64" "$out/dom_type_concurrency.html" 30000 1280,720
 browse dump "$base?scenario=llama3-70b-h100-serve&workload.concurrency=8&tab=serving#e2e-flow=plus:workload.concurrency" "$out/dom_plus_concurrency.html" 30000 1280,720
+# The launch of a plan row and of a deployment row (right-click), and of the page (Export).
+browse dump "$base?scenario=llama3-70b-h100-1024&tab=planner&free=all#e2e-flow=rclick:plan%201" "$out/dom_rclick_plan.html" 30000 1280,720
+browse dump "$base?scenario=deepseek-r1-b200-serve&tab=planner#e2e-flow=rclick:deployments%201" "$out/dom_rclick_deployment.html" 60000 1280,720
+browse dump "$base?scenario=llama3-70b-h100-serve#e2e-flow=click:export" "$out/dom_click_export.html" 30000 1280,720
 "$cli" estimate "$("$cli" url --decode 'scenario=llama3-70b-h100-1024&cluster.devices=512&workload.global_batch=512')" --json >"$out/link_batch.json" ||
   fail "the CLI cannot estimate the batch link"
 "$cli" estimate "$("$cli" url --decode 'scenario=llama3-70b-h100-1024&cluster.devices=512')" --json >"$out/link_devices.json" ||
@@ -476,6 +480,13 @@ cp = flow_steps(out, "dom_plus_concurrency.html")["plus"]
 c.expect("Concurrency + on Latency vs load: no error, 9 clients, the page still running",
          cp["status"]["error"] is None and "workload.concurrency=9" in cp["url"],
          f'{cp["status"]["error"]} {cp["url"]}')
+for name, what in (("dom_rclick_plan.html", "right-click on plan 1"),
+                   ("dom_rclick_deployment.html", "right-click on deployment 1"),
+                   ("dom_click_export.html", "Export")):
+    st = flow_steps(out, name)["click"]
+    c.expect(f"{what}: the launch popup opens, without an error",
+             st["status"]["error"] is None and st["rects"]["launch"] is not None,
+             f'{st["status"]} {st["rects"]["launch"]}')
 dom = open(f"{out}/dom_wheel.html", encoding="utf-8").read()
 flow = json.loads(html.unescape(re.search(r'<pre id="e2e-flow"[^>]*>(.*?)</pre>', dom, re.S).group(1)))
 ys = [s["y"] for s in flow["scroll"]]
