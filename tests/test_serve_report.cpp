@@ -52,3 +52,19 @@ TEST_CASE("serve report: the rate sweep, one row per rate", "[report]") {
   CHECK(t.rows[0][static_cast<std::size_t>(t.column("slo"))].value ==
         rows[0]["slo_attainment"].get<double>());
 }
+
+TEST_CASE("serve report: a fixed-length closed loop says why its percentiles coincide",
+          "[report][serve]") {
+  // 16 clients of fixed 1024/128 requests, staggered over a cycle: the same state for all
+  const Config c = test::serve_config(R"({"mode": "serve", "concurrency": 16, "requests": 200,
+    "prompt_len": 1024, "gen_len": 128})");
+  const ServeResult r = simulate_serving(c);
+  REQUIRE(r.ttft.p99 - r.ttft.p50 <= 1e-3 * r.ttft.p50);
+  CHECK(serve_report(c, r).latency.note.find("p50, p90 and p99 coincide") != std::string::npos);
+  // exponential lengths spread them, and the report says nothing of it
+  Config e = c;
+  e.workload.serve.length_dist = LengthDist::exponential;
+  const ServeResult re = simulate_serving(e);
+  CHECK(re.ttft.p99 > 1.05 * re.ttft.p50);
+  CHECK(serve_report(e, re).latency.note.find("coincide") == std::string::npos);
+}
