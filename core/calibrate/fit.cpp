@@ -558,6 +558,29 @@ double log_sq(double predicted, double measured) {
   return l * l;
 }
 
+// A kernel model's two parameters fitted on log t over the kernel timings (grid_fit_2d).
+using KernelModel = std::function<double(double, double, const KernelTiming &)>;
+std::pair<double, double> fit_kernel_model(const std::vector<const KernelTiming *> &rows,
+                                           const KernelModel &model, GridAxis a, GridAxis b, int n,
+                                           int rounds) {
+  return grid_fit_2d(
+      [&](double x, double y) {
+        double c = 0;
+        for (const KernelTiming *t : rows)
+          c += log_sq(model(x, y, *t), t->seconds);
+        return c;
+      },
+      a, b, n, rounds);
+}
+
+// An engine's kernels are fitted for the engine a serving base names.
+void need_engine_base(const Config &base, const char *what) {
+  if (base.workload.mode != Mode::serve)
+    throw ConfigError("base", std::string("an engine's ") + what +
+                                  " a serving configuration naming the engine "
+                                  "(workload.engine)");
+}
+
 // The cast and amax kernels of an FP8 recipe on the base's chip (docs/calibration.md "FP8
 // quantisation kernels"): each a fixed time per kernel plus its bytes (cast: read bf16, write
 // FP8, 3 B an element; amax: read, 2 B) over a share of HBM bandwidth, fitted on log t over the
@@ -646,20 +669,11 @@ void fit_engine_allreduce(const Config &base, const std::vector<KernelTiming> &r
   if (mine.empty() || opt.is_fixed("workload.engine.allreduce_latency") ||
       opt.is_fixed("workload.engine.allreduce_bw"))
     return;
-  if (base.workload.mode != Mode::serve)
-    throw ConfigError("base", "an engine's all-reduce needs a serving configuration naming the "
-                              "engine (workload.engine)");
+  need_engine_base(base, "all-reduce needs");
   const auto model = [](double a, double b, const KernelTiming &t) {
     return a + 2 * (t.n - 1) / t.n * t.m / b;
   };
-  const auto [a, b] = grid_fit_2d(
-      [&](double x, double y) {
-        double c = 0;
-        for (const KernelTiming *t : mine)
-          c += log_sq(model(x, y, *t), t->seconds);
-        return c;
-      },
-      {1e-7, 1e-4, true}, {1e9, 2e12, true}, 41, 4);
+  const auto [a, b] = fit_kernel_model(mine, model, {1e-7, 1e-4, true}, {1e9, 2e12, true}, 41, 4);
   std::vector<ComponentRow> res;
   for (const KernelTiming *t : mine)
     res.push_back(seconds_row(t->name + " n=" + std::to_string(static_cast<i64>(t->n)) + " " +
@@ -707,21 +721,13 @@ void fit_engine_small_gemm(const Config &base, const std::vector<KernelTiming> &
     const std::string path = "workload.engine.gemm.on." + chip + "." + k.key;
     if (mine.empty() || opt.is_fixed(path + ".latency") || opt.is_fixed(path + ".bw_efficiency"))
       continue;
-    if (base.workload.mode != Mode::serve)
-      throw ConfigError("base", "an engine's GEMMs need a serving configuration naming the "
-                                "engine (workload.engine)");
+    need_engine_base(base, "GEMMs need");
     const double bw = out.hardware.hbm_bw, w = k.bytes;
     const auto model = [bw, w](double a, double e, const KernelTiming &t) {
       return a + (t.n * t.k * w + t.m * t.k * w + 2 * t.m * t.n) / (e * bw);
     };
-    const auto [a, e] = grid_fit_2d(
-        [&](double x, double y) {
-          double c = 0;
-          for (const KernelTiming *t : mine)
-            c += log_sq(model(x, y, *t), t->seconds);
-          return c;
-        },
-        {0.0, 30e-6, false, 0.0}, {0.2, 1.2, false, 0.05}, 21, 5);
+    const auto [a, e] =
+        fit_kernel_model(mine, model, {0.0, 30e-6, false, 0.0}, {0.2, 1.2, false, 0.05}, 21, 5);
     std::vector<ComponentRow> res;
     for (const KernelTiming *t : mine)
       res.push_back(seconds_row(t->name, ComponentKind::gemm, t->seconds, model(a, e, *t), true));

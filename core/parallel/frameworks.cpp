@@ -6,8 +6,10 @@
 namespace rl {
 
 namespace {
-LayoutCheck framework_refusal(const std::string &path, const std::string &message) {
-  return {LayoutFault::framework, path, message};
+// The refusal; its message is built only when explained (the planner counts kinds alone).
+template <class Message>
+LayoutCheck framework_refusal(const std::string &path, bool explain, Message &&message) {
+  return {LayoutFault::framework, path, explain ? message() : std::string()};
 }
 std::string n_of(i64 v) {
   return std::to_string(v);
@@ -18,7 +20,7 @@ bool trains(Framework f) {
   return f == Framework::megatron || f == Framework::deepspeed || f == Framework::torchtitan;
 }
 
-LayoutCheck check_framework(const Config &c, const Layout &l, Framework f) {
+LayoutCheck check_framework(const Config &c, const Layout &l, Framework f, bool explain) {
   const i64 layers = c.model.layers;
   switch (f) {
   case Framework::megatron: {
@@ -26,11 +28,12 @@ LayoutCheck check_framework(const Config &c, const Layout &l, Framework f) {
     // layers split evenly over pp x vpp; an uneven split is expressed only by the first and
     // last stage counts.
     if (l.uneven_pp && layers % (l.pp * l.vpp) != 0)
-      return framework_refusal("parallel.uneven_pp",
-                               "Megatron-Core splits " + n_of(layers) + " layers evenly over pp " +
-                                   n_of(l.pp) + " x vpp " + n_of(l.vpp) +
-                                   " or by --decoder-first/last-pipeline-num-layers: set "
-                                   "parallel.first_stage_layers / last_stage_layers instead");
+      return framework_refusal("parallel.uneven_pp", explain, [&] {
+        return "Megatron-Core splits " + n_of(layers) + " layers evenly over pp " + n_of(l.pp) +
+               " x vpp " + n_of(l.vpp) +
+               " or by --decoder-first/last-pipeline-num-layers: set "
+               "parallel.first_stage_layers / last_stage_layers instead";
+      });
     // megatron/core/transformer/transformer_config.py (__post_init__): with interleaving, the
     // first, the last and each middle stage's layer count must each be divisible by the
     // virtual pipeline degree ("number of layers at middle stage: 32 must be divisible by
@@ -43,10 +46,10 @@ LayoutCheck check_framework(const Config &c, const Layout &l, Framework f) {
           {"first", l.first_layers}, {"middle", share}, {"last", l.last_layers}};
       for (const auto &[which, n] : stages)
         if (n > 0 && n % l.vpp != 0)
-          return framework_refusal("parallel.vpp", "vpp " + n_of(l.vpp) + " does not divide the " +
-                                                       n_of(n) + " layers of the " + which +
-                                                       " stage (Megatron-Core splits each stage "
-                                                       "into vpp equal virtual stages)");
+          return framework_refusal("parallel.vpp", explain, [&, n = n, which = which] {
+            return "vpp " + n_of(l.vpp) + " does not divide the " + n_of(n) + " layers of the " +
+                   which + " stage (Megatron-Core splits each stage into vpp equal virtual stages)";
+          });
     }
     break;
   }
@@ -55,14 +58,14 @@ LayoutCheck check_framework(const Config &c, const Layout &l, Framework f) {
     // parallelism" (asserted when the pipeline has more than one stage); its schedule
     // (deepspeed/runtime/pipe/schedule.py TrainSchedule) is 1F1B without interleaving.
     if (l.pp > 1 && l.zero >= 2)
-      return framework_refusal("parallel.zero",
-                               "DeepSpeed's pipeline engine runs ZeRO stage 0 or 1 with pp " +
-                                   n_of(l.pp) +
-                                   " (ZeRO-2 and ZeRO-3 are incompatible with pipeline "
-                                   "parallelism)");
+      return framework_refusal("parallel.zero", explain, [&] {
+        return "DeepSpeed's pipeline engine runs ZeRO stage 0 or 1 with pp " + n_of(l.pp) +
+               " (ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism)";
+      });
     if (l.vpp > 1)
-      return framework_refusal("parallel.vpp",
-                               "DeepSpeed's pipeline engine has no interleaved schedule");
+      return framework_refusal("parallel.vpp", explain, [] {
+        return std::string("DeepSpeed's pipeline engine has no interleaved schedule");
+      });
     break;
   case Framework::any:
   case Framework::torchtitan:

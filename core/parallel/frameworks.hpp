@@ -13,7 +13,8 @@ namespace rl {
 bool trains(Framework f);
 
 // Whether f launches l as it is; the field to change and why when it does not (fault
-// LayoutFault::framework). Framework::any launches everything the core accepts.
-LayoutCheck check_framework(const Config &c, const Layout &l, Framework f);
+// LayoutFault::framework). Framework::any launches everything the core accepts. explain =
+// false leaves the message empty (the planner counts faults by kind only).
+LayoutCheck check_framework(const Config &c, const Layout &l, Framework f, bool explain = true);
 
 } // namespace rl

@@ -295,7 +295,7 @@ LayoutCheck complete_layout(const Config &c, Layout &l, bool explain) {
   LayoutCheck r = check_layout(c, l, explain);
   // the framework the plan is for (workload.framework): its own launch rules too
   if (r.ok() && c.workload.framework != Framework::any)
-    r = check_framework(c, l, c.workload.framework);
+    r = check_framework(c, l, c.workload.framework, explain);
   if (!explain)
     r.message.clear();
   return r;
