@@ -26,6 +26,7 @@
 #include "core/tx8/request.hpp"
 #include "shell/format.hpp"
 #include "shell/serve_command.hpp"
+#include "shell/terminal.hpp"
 #include "shell/tx8_command.hpp"
 
 #include <algorithm>
@@ -216,37 +217,72 @@ scenarios), or
 prints one preset's JSON.
 )";
 
-// The text of the file at `path`; nullopt when nothing exists there. A directory, an
-// unreadable file or one over the input limit is an error, found before reading.
-std::optional<std::string> read_file(const std::string &path,
+// What stands at `path` when it is not a regular file, in words ("a FIFO (named pipe)");
+// "" for a regular file.
+std::string not_regular(const std::filesystem::file_status &st) {
+  namespace fs = std::filesystem;
+  switch (st.type()) {
+  case fs::file_type::regular:
+    return "";
+  case fs::file_type::directory:
+    return "a directory";
+  case fs::file_type::fifo:
+    return "a FIFO (named pipe)";
+  case fs::file_type::character:
+    return "a character device";
+  case fs::file_type::block:
+    return "a block device";
+  case fs::file_type::socket:
+    return "a socket";
+  default:
+    return "not a regular file";
+  }
+}
+
+// The text of the regular file at `path`; nullopt when nothing is there (the name may be a
+// preset's). Anything else is refused before it is read, in an error at `field` (a
+// configuration field, or "" for an operand) naming the cause: a symbolic-link loop, a link
+// to nothing, a directory, a FIFO, device or socket (reading one can block forever or never
+// end), a file over `limit` bytes, one that cannot be read.
+std::optional<std::string> read_file(const std::string &path, const std::string &field = "",
                                      std::size_t limit = io::kMaxInputBytes) {
   namespace fs = std::filesystem;
+  const std::string at = "\"" + path + "\"";
   std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (ec || !fs::exists(st))
+  const fs::file_status link = fs::symlink_status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    throw ConfigError(field, at + ": " + ec.message());
+  if (!fs::exists(link))
     return std::nullopt;
-  if (fs::is_directory(st))
-    throw ConfigError("", "\"" + path + "\" is a directory, not a JSON file");
-  if (fs::is_regular_file(st)) {
-    const auto size = fs::file_size(path, ec);
-    if (!ec && size > limit)
-      throw ConfigError("", "\"" + path + "\" is " + std::to_string(size) +
-                                " bytes; the limit is " + std::to_string(limit) + " bytes (" +
-                                std::to_string(limit >> 20) + " MiB)");
-  }
+  const fs::file_status st = fs::status(path, ec);
+  if (ec == std::errc::too_many_symbolic_link_levels)
+    throw ConfigError(field, at + ": a symbolic-link loop");
+  if (ec == std::errc::no_such_file_or_directory || (!ec && !fs::exists(st)))
+    throw ConfigError(field, at + ": a symbolic link to nothing");
+  if (ec)
+    throw ConfigError(field, at + ": " + ec.message());
+  if (const std::string what = not_regular(st); !what.empty())
+    throw ConfigError(field, at + " is " + what + "; only regular files are read");
+  const auto size = fs::file_size(path, ec);
+  if (ec)
+    throw ConfigError(field, at + ": " + ec.message());
+  if (size > limit)
+    throw ConfigError(field, at + " is " + std::to_string(size) + " bytes; the limit is " +
+                                 std::to_string(limit) + " bytes (" + std::to_string(limit >> 20) +
+                                 " MiB)");
   std::ifstream f(path, std::ios::binary);
   if (!f)
-    throw ConfigError("", "cannot read \"" + path + "\"");
+    throw ConfigError(field, "cannot read " + at);
   std::string text;
   char buf[1 << 16];
   while (f.read(buf, sizeof buf) || f.gcount() > 0) {
     text.append(buf, static_cast<std::size_t>(f.gcount()));
-    if (text.size() > limit) // a pipe or device: stop at the limit
-      throw ConfigError("", "\"" + path + "\" is over the limit of " + std::to_string(limit) +
-                                " bytes (" + std::to_string(limit >> 20) + " MiB)");
+    if (text.size() > limit) // grew while read
+      throw ConfigError(field, at + " is over the limit of " + std::to_string(limit) + " bytes (" +
+                                   std::to_string(limit >> 20) + " MiB)");
   }
   if (f.bad())
-    throw ConfigError("", "cannot read \"" + path + "\"");
+    throw ConfigError(field, "cannot read " + at);
   return text;
 }
 
@@ -271,14 +307,14 @@ bool is_json_path(const std::string &name) {
 json preset_file_in_place(const json &value, const std::string &path) {
   if (value.is_string() && is_json_path(value.get<std::string>())) {
     const std::string name = value.get<std::string>();
-    const auto text = read_file(name);
+    const auto text = read_file(name, path);
     if (!text)
       throw ConfigError(path, "\"" + name + "\": no such preset file");
     return parse_file_json(name, *text);
   }
   if (value.is_object())
-    if (const auto b = value.find("base"); b != value.end() && b->is_string() &&
-                                           is_json_path(b->get<std::string>())) {
+    if (const auto b = value.find("base");
+        b != value.end() && b->is_string() && is_json_path(b->get<std::string>())) {
       json merged = preset_file_in_place(*b, path + ".base");
       json patch = value;
       patch.erase("base");
@@ -451,14 +487,10 @@ int cmd_serve(const Args &a) {
   json cfg = load_config(one_positional(a, "CFG"));
   if (a.has("--trace")) {
     const std::string path = a.options.at("--trace");
-    const auto text = read_file(path);
+    const auto text = read_file(path, "--trace");
     if (!text)
-      throw ConfigError("--trace", "\"" + path + "\" is not a readable file");
-    try {
-      cfg = io::with_trace(cfg, io::trace_from_text(*text));
-    } catch (const ConfigError &e) {
-      throw ConfigError(e.path().empty() ? "--trace" : e.path(), path + ": " + e.message());
-    }
+      throw ConfigError("--trace", "\"" + path + "\": no such file");
+    cfg = io::with_trace(cfg, io::trace_from_text(*text, path));
   }
   return shell::run_serve(cfg, a.has("--json"), a.has("--sweep") ? a.options.at("--sweep") : "",
                           std::cout);
@@ -622,7 +654,7 @@ int cmd_validate(const Args &a) {
   const std::string runs_file =
       a.has("--runs") ? a.options.at("--runs") : (a.positional.empty() ? "" : a.positional[0]);
   if (!runs_file.empty()) { // one file of runs
-    const auto text = read_file(runs_file);
+    const auto text = read_file(runs_file, "--runs");
     if (!text)
       throw ConfigError("", "cannot read \"" + runs_file + "\": no such file");
     json runs_json = parse_file_json(runs_file, *text);
@@ -687,9 +719,26 @@ int cmd_validate(const Args &a) {
 int cmd_calibrate(const Args &a) {
   if (a.positional.empty())
     throw Usage("`calibrate` needs at least one measurement FILE");
+  // The files' count, kinds, sizes and sameness are checked before any is read.
+  io::check_measurement_files(a.positional.size(), 0);
+  namespace fs = std::filesystem;
+  std::uintmax_t total = 0;
+  for (std::size_t i = 0; i < a.positional.size(); ++i) {
+    const std::string &path = a.positional[i];
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(path, ec)))
+      throw ConfigError("", "cannot read \"" + path + "\": no such file");
+    for (std::size_t j = 0; j < i; ++j)
+      if (fs::equivalent(path, a.positional[j], ec))
+        throw ConfigError("", "\"" + path + "\" is the same file as \"" + a.positional[j] +
+                                  "\": given twice, its rows would count twice");
+    if (const auto size = fs::file_size(path, ec); !ec)
+      total += size;
+  }
+  io::check_measurement_files(a.positional.size(), total);
   std::vector<io::MeasurementFile> files;
   for (const std::string &path : a.positional) {
-    const auto text = read_file(path, io::kMaxMeasurementBytes);
+    const auto text = read_file(path, "", io::kMaxMeasurementBytes);
     if (!text)
       throw ConfigError("", "cannot read \"" + path + "\": no such file");
     files.push_back({path, *text});
@@ -698,7 +747,7 @@ int cmd_calibrate(const Args &a) {
   json base;
   if (!base_arg.empty() && base_arg.front() == '{')
     base = inline_preset_files(io::parse_json_text(base_arg));
-  else if (const auto text = read_file(base_arg))
+  else if (const auto text = read_file(base_arg, "--base"))
     base = inline_preset_files(parse_file_json(base_arg, *text));
   else
     base = json(base_arg);
@@ -749,9 +798,9 @@ int cmd_calibrate(const Args &a) {
     std::string uses;
     for (const auto &[section, obj] : presets.items()) {
       const std::string file = a.options.at("--out") + "/" + section + ".json";
-      uses += (uses.empty() ? "" : ", ") +
-              (section == "engine" ? "\"workload\": {\"engine\": \"" + file + "\"}"
-                                   : "\"" + section + "\": \"" + file + "\"");
+      uses += (uses.empty() ? "" : ", ") + (section == "engine"
+                                                ? "\"workload\": {\"engine\": \"" + file + "\"}"
+                                                : "\"" + section + "\": \"" + file + "\"");
     }
     std::cout << "a configuration names them by path (" << uses
               << "; or as a base: {\"base\": \"FILE\", \"devices\": N}); `ridgeline validate "
@@ -1070,12 +1119,20 @@ int run(int argc, char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
-  const int rc = run(argc, argv);
+  // Every character written goes through the printable filter (shell/terminal.hpp): no
+  // control character from input reaches a terminal raw.
+  rl::shell::PrintableBuf out(std::cout.rdbuf()), err(std::cerr.rdbuf());
+  std::streambuf *const was_out = std::cout.rdbuf(&out);
+  std::streambuf *const was_err = std::cerr.rdbuf(&err);
+  int rc = run(argc, argv);
   // A closed or full stdout fails here (or at the writes before): never report success.
   std::cout.flush();
   if (!std::cout) {
     std::cerr << "ridgeline: cannot write the output (standard output closed or full)\n";
-    return rc == 0 ? 1 : rc;
+    rc = rc == 0 ? 1 : rc;
   }
+  std::cerr.flush();
+  std::cout.rdbuf(was_out);
+  std::cerr.rdbuf(was_err);
   return rc;
 }

@@ -694,7 +694,7 @@ TEST_CASE("Readers: GEMM sweep CSV", "[readers]") {
   }
 
   SECTION("errors") {
-    REQUIRE_THROWS_WITH(read("m,n,k,dtype,seconds\n1,2,3,bf16,1\n4,5,6,bf16,abc\n", "g.csv"),
+    REQUIRE_THROWS_WITH(read("m,n,k,dtype,seconds\n1,2,3,bf16,1e-6\n4,5,6,bf16,abc\n", "g.csv"),
                         "g.csv:3: column 'seconds': expected a positive number, got 'abc'");
     REQUIRE_THROWS_WITH(read("m,n,k,dtype,seconds\n1,2,3,bf16,-1\n", "g.csv"),
                         "g.csv:2: column 'seconds': expected a positive number, got '-1'");
@@ -858,8 +858,8 @@ TEST_CASE("Readers: vLLM bench serve results", "[readers]") {
   }
   SECTION("errors name the line of the field") {
     const std::string bad =
-        "{\n \"model_id\": \"m\",\n \"completed\": 10,\n \"total_input_tokens\": 1,\n"
-        " \"total_output_tokens\": 1,\n \"mean_ttft_ms\": \"abc\"\n}\n";
+        "{\n \"model_id\": \"m\",\n \"completed\": 10,\n \"total_input_tokens\": 10,\n"
+        " \"total_output_tokens\": 10,\n \"mean_ttft_ms\": \"abc\"\n}\n";
     REQUIRE_THROWS_WITH(read(bad.c_str(), "v.json"),
                         "v.json:6: field 'mean_ttft_ms': expected a number, got a string");
     REQUIRE_THROWS_WITH(read(R"({"model_id": "m", "completed": 0, "total_input_tokens": 1,
@@ -1002,7 +1002,7 @@ TEST_CASE("Readers: what no reader takes", "[readers]") {
                       "e.csv:2: the line is 1048583 bytes; the limit is 1 MiB");
   std::string rows = "kernel,bytes,seconds\n";
   for (std::size_t i = 0; i <= io::kMaxMeasurementRows; ++i)
-    rows += "k,1,1\n";
+    rows += "k,1000000000,1\n";
   REQUIRE_THROWS_WITH(read(rows.c_str(), "e.csv"),
                       "e.csv:100002: more than 100000 rows; the limit is 100000 a file");
 }

@@ -264,7 +264,17 @@ TEST_CASE("Trace files: CSV with a header and comments, or JSON", "[serve]") {
   CHECK(io::trace_from_text("[[0, 1, 2]]") == json::parse("[[0, 1, 2]]"));
   CHECK(test::error_of([] {
           io::trace_from_text("0,1,2\n1,2\n");
-        }).rfind("trace line 2: expected arrival_s,prompt_len,gen_len", 0) == 0);
+        }).rfind("trace:2: expected arrival_s,prompt_len,gen_len", 0) == 0);
+  // a fourth column and hex or infinite values are refused by file and line
+  CHECK(test::error_of([] {
+          io::trace_from_text("0,1,2,3\n", "t.csv");
+        }).rfind("t.csv:1: expected arrival_s,prompt_len,gen_len", 0) == 0);
+  CHECK(test::error_of([] {
+          io::trace_from_text("0,1,2\n0x1p3,1,2\n", "t.csv");
+        }).rfind("t.csv:2:", 0) == 0);
+  CHECK(test::error_of([] {
+          io::trace_from_text("0,1,2\n1,inf,2\n", "t.csv");
+        }).rfind("t.csv:2:", 0) == 0);
   // the trace replaces the Poisson stream of a scenario
   const Config c = io::parse_config(io::with_trace(json("llama3-70b-h100-serve"), t));
   CHECK(c.workload.serve.trace.size() == 2);

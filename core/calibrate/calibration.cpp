@@ -147,7 +147,7 @@ ErrorSummary summarize(const std::vector<ValidationRow> &rows) {
 }
 
 namespace {
-constexpr int kGridLo = 0, kGridHi = 1500; // compute_overhead k / 1000
+constexpr int kGridLo = 0, kGridHi = static_cast<int>(kMaxFittedOverhead * 1000); // k / 1000
 
 // Every run's prediction at every grid efficiency, computed once: the fit and each
 // leave-one-out refit only sum these.

@@ -68,8 +68,11 @@ struct FitResult {
   i64 rows = 0;
 };
 
-// Per hardware name: the compute overhead in [0, 1.5] (step 0.001) minimising the summed
-// squared log-ratio of predicted to measured. ConfigError at "runs" past kCalibrationBudget
+// The largest compute overhead a fit tries: a fit that reaches it stopped at its bound.
+constexpr double kMaxFittedOverhead = 1.5;
+
+// Per hardware name: the compute overhead in [0, kMaxFittedOverhead] (step 0.001) minimising the
+// summed squared log-ratio of predicted to measured. ConfigError at "runs" past kCalibrationBudget
 // or when no value gives positive predictions.
 std::vector<FitResult> fit_compute_overhead(const std::vector<ValidationRun> &runs);
 

@@ -43,7 +43,8 @@ double bus_bandwidth_factor(Collective op, i64 n) {
 }
 
 double moe_experts_flops(const ComponentPoint &p) {
-  return 6 * p.tokens * static_cast<double>(p.top_k * p.hidden * p.expert_ffn);
+  return 6 * p.tokens * static_cast<double>(p.top_k) * static_cast<double>(p.hidden) *
+         static_cast<double>(p.expert_ffn);
 }
 
 namespace {

@@ -4,11 +4,14 @@
 
 #include "core/error.hpp"
 #include "core/parallel/layout.hpp"
+#include "core/schema/fields.hpp"
+#include "core/schema/suggest.hpp"
 #include "core/serve/simulate.hpp"
 #include "core/time/layer_budget.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <tuple>
@@ -16,6 +19,13 @@
 namespace rl {
 
 namespace {
+
+// A number for a note, 4 significant digits.
+std::string shown(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
 
 // [SECTION] one-dimensional least squares on log(predicted / measured)
 
@@ -34,9 +44,15 @@ double log_cost(const std::vector<ComponentRow> &rows) {
 // The x in [lo, hi] minimising cost: a grid of 121 points (geometric when `geometric`), then a
 // golden-section search between the best point's neighbours. Costs need not be unimodal over
 // the whole range, only near the best grid point.
+constexpr int kGrid = 120, kGolden = 40;
+// The cost evaluations of one minimize_1d.
+constexpr i64 kMinimizeEvaluations = kGrid + 1 + 2 + kGolden + 1;
+// gemm_k_half's grid: 0..kKHalfMax by kKHalfCoarse, then by kKHalfFine around the best.
+constexpr int kKHalfMax = 2048, kKHalfCoarse = 64, kKHalfFine = 8;
+constexpr i64 kKHalfPoints = kKHalfMax / kKHalfCoarse + 1 + 2 * (kKHalfCoarse / kKHalfFine - 1);
+
 double minimize_1d(const std::function<double(double)> &cost, double lo, double hi,
                    bool geometric) {
-  constexpr int kGrid = 120;
   auto at = [&](double t) { return geometric ? lo * std::pow(hi / lo, t) : lo + (hi - lo) * t; };
   int best = 0;
   double best_cost = INFINITY;
@@ -52,7 +68,7 @@ double minimize_1d(const std::function<double(double)> &cost, double lo, double 
   const double g = (std::sqrt(5.0) - 1) / 2;
   double x1 = b - g * (b - a), x2 = a + g * (b - a);
   double c1 = cost(at(x1)), c2 = cost(at(x2));
-  for (int it = 0; it < 40; ++it) {
+  for (int it = 0; it < kGolden; ++it) {
     if (c1 < c2) {
       b = x2;
       x2 = x1;
@@ -161,10 +177,10 @@ void fit_gemm(const std::vector<ComponentPoint> &all, const CalibrateOptions &op
       continue;
     if (!k_half_fitted && !opt.is_fixed("hardware.gemm_k_half") && pts.size() >= 3 &&
         kmax >= 4 * kmin) {
-      // Two parameters: the efficiency for each k_half on a grid of 0..2048 (step 8).
+      // Two parameters: the efficiency for each k_half on a grid of 0..2048, by 64 and then
+      // by 8 around the best.
       double best_cost = INFINITY, best_k = before_k;
-      for (int step = 0; step <= 256; ++step) {
-        const double kh = 8.0 * step;
+      auto try_k = [&](double kh) {
         for (ComponentPoint &p : pts)
           p.hardware.gemm_k_half = kh;
         fit_hardware_field(pts, hw, g.field, 0.02);
@@ -173,7 +189,13 @@ void fit_gemm(const std::vector<ComponentPoint> &all, const CalibrateOptions &op
           best_cost = c;
           best_k = kh;
         }
-      }
+      };
+      for (int kh = 0; kh <= kKHalfMax; kh += kKHalfCoarse)
+        try_k(kh);
+      const double coarse = best_k;
+      for (int d = -kKHalfCoarse + kKHalfFine; d < kKHalfCoarse; d += kKHalfFine)
+        if (d != 0 && coarse + d >= 0 && coarse + d <= kKHalfMax)
+          try_k(coarse + d);
       for (ComponentPoint &p : pts)
         p.hardware.gemm_k_half = best_k;
       hw.gemm_k_half = best_k;
@@ -183,11 +205,13 @@ void fit_gemm(const std::vector<ComponentPoint> &all, const CalibrateOptions &op
           summarize_fit("hardware.gemm_k_half",
                         std::string("GEMM half-efficiency K (bf16 units, from ") + g.label + ")",
                         "", before_k, best_k, check_components(pts)));
+      out.params.back().range = {0, kKHalfMax};
     } else {
       fit_hardware_field(pts, hw, g.field, 0.02);
     }
     out.params.push_back(summarize_fit(eff_path, std::string("GEMM efficiency (") + g.label + ")",
                                        "", before_eff, hw.*(g.field), check_components(pts)));
+    out.params.back().range = {0.02, 1.0};
   }
 }
 
@@ -204,6 +228,7 @@ void fit_efficiency(const std::vector<ComponentPoint> &all, const CalibrateOptio
     p.hardware = hw;
   fit_hardware_field(pts, hw, field, lo);
   out.params.push_back(summarize_fit(path, label, "", before, hw.*field, check_components(pts)));
+  out.params.back().range = {lo, 1.0};
 }
 
 // The cluster a collective point ran on: the base's links, its ranks over its nodes.
@@ -270,14 +295,17 @@ void fit_link(std::vector<ComponentPoint> pts, Link ClusterSpec::*tier, const ch
   (cl.*tier).latency = lat;
   (cl.*tier).efficiency = eff;
   const auto rows = check_components(pts);
-  if (!eff_held)
+  if (!eff_held) {
     out.params.push_back(summarize_fit(
         base + ".efficiency", std::string(name) + " collective efficiency (busbw / line rate)", "",
         before.efficiency, eff, rows));
-  if (fit_latency)
+    out.params.back().range = {0.02, 1.0};
+  }
+  if (fit_latency) {
     out.params.push_back(summarize_fit(base + ".latency", std::string(name) + " step latency", "s",
                                        before.latency, lat, rows));
-  else
+    out.params.back().range = {1e-7, 1e-4};
+  } else
     out.notes.push_back(base + ".latency: kept (held, or the sizes do not span 64x down to 1 MiB)");
 }
 
@@ -295,6 +323,68 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// [SECTION] the work a fit costs, counted before it starts
+
+// Component predictions (or kernel-model evaluations) the fits make for these rows: each
+// row's share of its fit's grid (minimize_1d's evaluations; gemm_k_half's grid of them; a
+// link's latency grid of efficiency searches; a kernel table's 2-D grid).
+double fit_evaluations(const std::vector<ComponentPoint> &points,
+                       const std::vector<KernelTiming> &kernels) {
+  constexpr double one = kMinimizeEvaluations + 1;
+  double n = 0;
+  for (const ComponentPoint &p : points) {
+    switch (p.kind) {
+    case ComponentKind::gemm:
+      n += kKHalfPoints * (one + 1) + 2 * one;
+      break;
+    case ComponentKind::collective:
+      n += one * one + 2 * one;
+      break;
+    default:
+      n += 2 * one;
+    }
+  }
+  // the kernel tables' grids (41 x 41 x 4 at most, fit_kernel_model)
+  n += static_cast<double>(kernels.size()) * 41 * 41 * 4;
+  return n;
+}
+
+} // namespace
+
+void check_fit_work(const Measurements &m) {
+  const double n = fit_evaluations(m.components, m.kernels);
+  if (n > kMaxFitEvaluations) {
+    const double per_row = n / static_cast<double>(m.components.size() + m.kernels.size());
+    throw ConfigError("files", "the fits would make " + std::to_string(std::llround(n / 1e6)) +
+                                   " million model evaluations for " +
+                                   std::to_string(m.components.size() + m.kernels.size()) +
+                                   " rows; the limit is " +
+                                   std::to_string(std::llround(kMaxFitEvaluations / 1e6)) +
+                                   " million (a few seconds): give at most about " +
+                                   std::to_string(std::llround(kMaxFitEvaluations / per_row)) +
+                                   " rows of these kinds");
+  }
+}
+
+namespace {
+
+// The serving fit's simulations, counted before the first: every run's simulated requests x
+// output tokens, times the simulations the fit makes of each.
+void check_serving_fit_work(const std::vector<Config> &runs) {
+  double tokens = 0;
+  for (const Config &c : runs)
+    tokens += static_cast<double>(simulated_requests(c.workload.serve)) *
+              static_cast<double>(c.workload.gen_len);
+  if (tokens * kServingFitSimulations > kMaxFitSimulatedTokens)
+    throw ConfigError("files", std::to_string(runs.size()) + " serving runs of " +
+                                   std::to_string(std::llround(tokens)) +
+                                   " simulated output tokens in all, each simulated " +
+                                   std::to_string(kServingFitSimulations) +
+                                   " times by the fit; the limit is " +
+                                   std::to_string(std::llround(kMaxFitSimulatedTokens / 1e6)) +
+                                   " million simulated tokens: give fewer or shorter runs");
 }
 
 } // namespace
@@ -332,6 +422,11 @@ Config serving_run_config(const Config &base, const ServingSample &s) {
 }
 
 namespace {
+
+// The engine fit's ranges: the per-iteration host time on [0, 50 ms], the per-request
+// front-end time on [0, 0.5 s] by 0.1 ms.
+constexpr double kMaxIterationOverhead = 0.05, kMaxRequestOverhead = 0.5;
+constexpr int kRequestOverheadSteps = 5000;
 
 // TPOT (and TTFT) of every serving sample at an engine iteration overhead.
 struct ServingPrediction {
@@ -402,7 +497,15 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
     c.hardware = out.hardware;
     c.cluster.intra_node = out.cluster.intra_node;
     c.cluster.inter_node = out.cluster.inter_node;
-    if (!serve_memory(c, resolve_layout(c)).fits) {
+    Layout layout;
+    try { // a run's own tp (or lengths) the base's model cannot take: the file's row is named
+      layout = resolve_layout(c);
+    } catch (const ConfigError &e) {
+      throw ConfigError(s.file + ": " + s.name,
+                        "this run cannot be set on the base configuration: " +
+                            (e.path().empty() ? "" : e.path() + ": ") + e.message());
+    }
+    if (!serve_memory(c, layout).fits) {
       out.notes.push_back(s.name + ": the weights leave no room for the KV cache at tp " +
                           std::to_string(c.parallel.tp.value_or(1)) + "; not fitted");
       continue;
@@ -412,6 +515,7 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
   }
   if (runs.empty())
     return;
+  check_serving_fit_work(runs);
   constexpr double kProbe = 0.005;
   const ServingPrediction p0 = predict_serving(runs, 0), p1 = predict_serving(runs, kProbe);
   auto measured_tpot = [&](std::size_t i) {
@@ -429,7 +533,7 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
         }
         return c;
       },
-      0, 0.05, false);
+      0, kMaxIterationOverhead, false);
   // The per-request front-end time from TTFT, with the iteration overhead fitted: TTFT moves
   // by it one for one, so the runs' TTFT at zero are shifted and the shift whose median
   // |relative error| is least is taken (a median: TTFT holds queueing regimes the model does
@@ -449,11 +553,11 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
   double d = 0;
   if (!with_ttft.empty()) {
     double best = INFINITY;
-    for (int k = 0; k <= 5000; ++k) {
-      const double m = median_ttft_error(at_o, 1e-4 * k);
+    for (int k = 0; k <= kRequestOverheadSteps; ++k) {
+      const double m = median_ttft_error(at_o, kMaxRequestOverhead / kRequestOverheadSteps * k);
       if (m < best - 1e-12) {
         best = m;
-        d = 1e-4 * k;
+        d = kMaxRequestOverhead / kRequestOverheadSteps * k;
       }
     }
   }
@@ -496,6 +600,7 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
     out.notes.push_back("one serving run: the TPOT fit matches it by construction; its band "
                         "stays the base engine's");
   }
+  p.range = {0, kMaxIterationOverhead};
   out.engine.tpot_uncertainty = p.band;
   out.params.push_back(p);
   if (!ttft_rows.empty()) {
@@ -504,6 +609,7 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
                       "s", before_d, d, ttft_rows);
     if (q.count < 2)
       q.band = std::max(q.band, was.ttft_uncertainty);
+    q.range = {0, kMaxRequestOverhead};
     out.engine.ttft_uncertainty = q.band;
     out.params.push_back(q);
   }
@@ -878,11 +984,13 @@ void fit_layer_profiles(const std::vector<LayerProfile> &profiles, bool training
     return;
   }
   const double before = out.hardware.compute_overhead;
-  const double o = minimize_1d([&](double x) { return log_cost(rows_at(x, true)); }, 0, 1.5, false);
+  const double o = minimize_1d([&](double x) { return log_cost(rows_at(x, true)); }, 0,
+                               kMaxFittedOverhead, false);
   out.hardware.compute_overhead = o;
   out.params.push_back(summarize_fit("hardware.compute_overhead",
                                      "compute overhead (one layer alone, layer profiles)", "",
                                      before, o, rows_at(o, true)));
+  out.params.back().range = {0, kMaxFittedOverhead};
 }
 
 // [SECTION] training logs
@@ -919,6 +1027,37 @@ TrainingRun training_run(const std::vector<TrainingSample> &rows, const Config &
 
 // [SECTION] calibrate
 
+std::vector<std::string> fittable_parameters() {
+  return {"hardware.gemm_efficiency",         "hardware.gemm_efficiency_fp8",
+          "hardware.gemm_efficiency_fp4",     "hardware.gemm_k_half",
+          "hardware.attention_efficiency",    "hardware.hbm_efficiency",
+          "hardware.compute_overhead",        "hardware.quantize_latency",
+          "hardware.quantize_bw_efficiency",  "hardware.amax_latency",
+          "hardware.amax_bw_efficiency",      "cluster.intra_node.efficiency",
+          "cluster.intra_node.latency",       "cluster.inter_node.efficiency",
+          "cluster.inter_node.latency",       "workload.engine.iteration_overhead",
+          "workload.engine.request_overhead", "workload.engine.allreduce_latency",
+          "workload.engine.allreduce_bw"};
+}
+
+bool is_fittable(const std::string &path) {
+  const auto ends = [&](const std::string &tail) {
+    return path.size() > tail.size() &&
+           path.compare(path.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  if (path.rfind("workload.engine.gemm.on.", 0) == 0)
+    return ends(".latency") || ends(".bw_efficiency");
+  const auto all = fittable_parameters();
+  return std::find(all.begin(), all.end(), path) != all.end();
+}
+
+bool FittedParameter::at_bound() const {
+  if (!(range.second > range.first))
+    return false;
+  const double tol = 1e-6 * (range.second - range.first);
+  return value <= range.first + tol || value >= range.second - tol;
+}
+
 bool CalibrateOptions::is_fixed(const std::string &path) const {
   return std::find(fixed.begin(), fixed.end(), path) != fixed.end();
 }
@@ -931,6 +1070,11 @@ CalibrationResult calibrate(const Config &base, const Measurements &m,
   out.engine = base.workload.serve.engine;
   if (m.empty())
     throw ConfigError("files", "no measurement rows were read: nothing to fit");
+  check_fit_work(m);
+  for (const std::string &f : opt.fixed)
+    if (!is_fittable(f))
+      throw ConfigError("--fix", "\"" + f + "\" is not a parameter calibrate fits" +
+                                     schema::did_you_mean(f, fittable_parameters()));
   // A file of several chips (components.json) calibrates the base's: rows naming another
   // hardware (or, for collectives, another cluster) are left out and counted.
   std::vector<ComponentPoint> mine;
@@ -1028,12 +1172,39 @@ CalibrationResult calibrate(const Config &base, const Measurements &m,
     FittedParameter p =
         summarize_fit("hardware.compute_overhead", "compute overhead (end to end, training logs)",
                       "", before, f.overhead, rows);
+    p.range = {0, kMaxFittedOverhead};
     p.band = out.hardware.time_uncertainty;
     out.params.push_back(p);
   }
   if (out.params.empty())
     throw ConfigError("files", "the rows read inform no parameter (components need a measured "
                                "value and, for collectives, more than one rank)");
+  i64 moe_fitted = 0;
+  for (const ComponentPoint &p : mine)
+    moe_fitted += p.kind == ComponentKind::moe && p.fitted;
+  if (moe_fitted > 0)
+    out.notes.push_back(std::to_string(moe_fitted) +
+                        " MoE points marked fitted: no parameter is fitted to MoE layers; "
+                        "they are checked (shown with the unfitted rows)");
+  for (const FittedParameter &p : out.params)
+    if (p.at_bound())
+      out.notes.push_back(p.path + ": the fit stopped at the end of its range (" + shown(p.value) +
+                          " in [" + shown(p.range.first) + ", " + shown(p.range.second) +
+                          "]): the rows would take it further; its residuals say how far "
+                          "the model is from them");
+  // A band wider than a hardware preset may hold (schema kMaxUncertainty: every band's lower
+  // bound stays positive) is written at that limit, with a note.
+  double &band = out.hardware.time_uncertainty;
+  const bool overhead_fitted =
+      std::any_of(out.params.begin(), out.params.end(),
+                  [](const FittedParameter &p) { return p.path == "hardware.compute_overhead"; });
+  if (overhead_fitted && band > schema::kMaxUncertainty) {
+    out.notes.push_back("hardware.time_uncertainty: the fit's band " + shown(100 * band) +
+                        "% is over the " + shown(100 * schema::kMaxUncertainty) +
+                        "% a preset holds; written as " + shown(100 * schema::kMaxUncertainty) +
+                        "%: the model does not describe these runs");
+    band = schema::kMaxUncertainty;
+  }
   return out;
 }
 

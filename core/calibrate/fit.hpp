@@ -15,6 +15,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rl {
@@ -31,6 +32,10 @@ struct FittedParameter {
   double max_abs_error = 0; // the largest |predicted / measured - 1|
   double band = 0;          // relative band of predictions resting on it (max error, >= 2%)
   std::vector<ComponentRow> residuals; // every row it was fitted to, at the fitted value
+  // The interval searched ({0, 0}: none). A value at either end is a fit that stopped at its
+  // bound: the rows ask for more than the model's parameter can give (calibrate notes it).
+  std::pair<double, double> range{0, 0};
+  bool at_bound() const;
 };
 
 // A training log's steady state, as one run against the base configuration.
@@ -79,6 +84,20 @@ Config serving_run_config(const Config &base, const ServingSample &s);
 // Parameters held at the base's value: their dotted paths ("cluster.intra_node.efficiency").
 // A link with its efficiency held fits its latency alone (and the other way round); a GEMM
 // with gemm_k_half held fits its efficiency alone.
+// The parameters calibrate fits, by path (what `--fix` may name); the engine's small-M GEMM
+// fits, workload.engine.gemm.on.<chip>.<dtype>.{latency,bw_efficiency}, go by pattern.
+std::vector<std::string> fittable_parameters();
+bool is_fittable(const std::string &path);
+
+// The most model evaluations the component fits may make (about 4 s natively), and the most
+// output tokens the serving fit may simulate (its runs x the simulations it makes of each),
+// counted before any fit starts; over them, ConfigError at "files".
+constexpr double kMaxFitEvaluations = 4e7;
+constexpr double kMaxFitSimulatedTokens = 1e9;
+constexpr int kServingFitSimulations = 5;
+// Refuses measurements whose fits would pass those limits.
+void check_fit_work(const Measurements &m);
+
 struct CalibrateOptions {
   std::vector<std::string> fixed;
   bool is_fixed(const std::string &path) const;

@@ -83,17 +83,41 @@ void set_path(json &obj, const std::string &dotted, const json &v) {
 
 } // namespace
 
+void check_measurement_files(std::size_t count, std::uintmax_t total_bytes) {
+  if (count > kMaxMeasurementFiles)
+    throw ConfigError("files", std::to_string(count) + " files; the limit is " +
+                                   std::to_string(kMaxMeasurementFiles));
+  if (total_bytes > kMaxMeasurementTotalBytes)
+    throw ConfigError("files", std::to_string(total_bytes) + " bytes in all; the limit is " +
+                                   std::to_string(kMaxMeasurementTotalBytes >> 20) + " MiB");
+}
+
 CalibrationResult calibrate_files(const json &base, const std::vector<MeasurementFile> &files,
                                   const CalibrateOptions &opt) {
   if (files.empty())
     throw ConfigError("files", "give at least one measurement file");
-  if (files.size() > kMaxMeasurementFiles)
-    throw ConfigError("files", std::to_string(files.size()) + " files; the limit is " +
-                                   std::to_string(kMaxMeasurementFiles));
+  std::uintmax_t total = 0;
+  for (const MeasurementFile &f : files)
+    total += f.text.size();
+  check_measurement_files(files.size(), total);
+  // The same text twice (one file given under two names, or a copy) would count every row
+  // twice and narrow every band.
+  for (std::size_t i = 0; i < files.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (files[i].text == files[j].text)
+        throw ConfigError("files", "\"" + files[i].name + "\" holds the same text as \"" +
+                                       files[j].name +
+                                       "\": given twice, its rows would count twice");
   const Config cfg = parse_config(base_config(base));
   Measurements m;
   for (const MeasurementFile &f : files)
     m.append(read_measurements(f.text, f.name));
+  if (!m.training.empty() && base.is_string() && !is_preset("scenario", base.get<std::string>()))
+    throw ConfigError("base", "a training log is compared with the run it logged: give --base a "
+                              "configuration (a file or a scenario) with the log's model, "
+                              "cluster, layout and batch; \"" +
+                                  base.get<std::string>() +
+                                  "\" alone stands for an unrelated shipped scenario");
   // H100 SXM's FP8/bf16 GEMM efficiency is fitted to cuBLAS sweeps (docs/calibration.md): the
   // reference a GEMM table's large-shape ratios are corrected by on other chips.
   CalibrateOptions o = opt;

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,13 @@ struct MeasurementFile {
   std::string text;
 };
 
-// Files at most; with kMaxMeasurementBytes each (core/io/readers.hpp).
+// Files at most; with kMaxMeasurementBytes each (core/io/readers.hpp) and
+// kMaxMeasurementTotalBytes in all.
 constexpr std::size_t kMaxMeasurementFiles = 64;
+constexpr std::uintmax_t kMaxMeasurementTotalBytes = std::uintmax_t{256} << 20;
+// Refuses more than kMaxMeasurementFiles files or more than kMaxMeasurementTotalBytes in all,
+// at "files": what a reader of paths checks before reading any (and calibrate_files again).
+void check_measurement_files(std::size_t count, std::uintmax_t total_bytes);
 
 // Reads every file (format detected from its text) and fits from `base`: a configuration
 // object, or a scenario name; a bare hardware preset name is taken with its default cluster

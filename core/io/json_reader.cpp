@@ -153,6 +153,13 @@ std::string plain_json_message(const std::string &what) {
   return s;
 }
 
+json parse_json_strict(std::string_view text) {
+  json result;
+  CheckedSax sax(result);
+  json::sax_parse(text.begin(), text.end(), &sax);
+  return result;
+}
+
 json parse_json_text(const std::string &text) {
   if (text.size() > kMaxInputBytes)
     throw ConfigError("", "the text is " + std::to_string(text.size()) + " bytes; the limit is " +

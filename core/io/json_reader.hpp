@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace rl::io {
@@ -29,6 +30,11 @@ constexpr int kMaxDepth = 64;
 // syntax errors with line and column, duplicate keys and numbers that overflow a double
 // named by their path, text too large or nested too deep.
 json parse_json_text(const std::string &text);
+
+// JSON text parsed as parse_json_text parses it (duplicate keys and numbers beyond a double
+// are ConfigErrors at their path) with no size or nesting limit (the caller checks its own)
+// and nlohmann's parse_error left to the caller (a reader that knows the file's lines).
+json parse_json_strict(std::string_view text);
 
 // nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 2: ..." in
 // plain words: "at line 1, column 2: ...".

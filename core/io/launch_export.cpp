@@ -1,5 +1,7 @@
 #include "core/io/launch_export.hpp"
 
+#include "core/schema/printable.hpp"
+
 #include "core/schema/choices.hpp"
 #include "core/schema/fields.hpp"
 
@@ -30,13 +32,9 @@ std::string s(i64 v) {
 }
 
 // Text for a comment line: a control character (a newline would end the comment and start
-// a command when the launch is pasted into a shell) is written as '?'.
+// a command when the launch is pasted into a shell) is written as a visible escape.
 std::string comment_text(const std::string &t) {
-  std::string out = t;
-  for (char &ch : out)
-    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
-      ch = '?';
-  return out;
+  return schema::printable(t);
 }
 
 std::string name_of_cp(const Layout &l) {

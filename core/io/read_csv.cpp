@@ -8,12 +8,16 @@
 #include <cctype>
 #include <cmath>
 #include <iterator>
+#include <set>
 
 namespace rl::io::readers_detail {
 
 namespace {
 
-constexpr double kMaxRate = 1e30;      // FLOP/s or B/s: far beyond any device, still finite
+constexpr double kMaxRate = 1e30; // FLOP/s or B/s: far beyond any device, still finite
+// ... and at least this, as a preset's peaks and bandwidths (a slower rate is a unit slip, and
+// its log-ratio would swamp every fit)
+constexpr double kMinRate = 1e6;
 constexpr double kMaxTokens = 1 << 30; // a prompt or output length
 
 // The cells of one CSV line (RFC 4180 quoting); false on an unterminated quote.
@@ -65,13 +69,17 @@ public:
         continue;
       if (!split_cells(t, header_))
         throw ConfigError(where(name, l.number), "an unterminated quote in the header");
-      for (std::string &h : header_)
+      if (header_.size() > kMaxMeasurementColumns)
+        throw ConfigError(where(name, l.number),
+                          "the header has " + std::to_string(header_.size()) +
+                              " columns; the limit is " + std::to_string(kMaxMeasurementColumns));
+      std::set<std::string> seen;
+      for (std::string &h : header_) {
         h = lower(h);
-      for (std::size_t i = 0; i < header_.size(); ++i)
-        for (std::size_t j = 0; j < i; ++j)
-          if (!header_[i].empty() && header_[i] == header_[j])
-            throw ConfigError(where(name, l.number),
-                              "column '" + header_[i] + "' is named twice in the header");
+        if (!h.empty() && !seen.insert(h).second)
+          throw ConfigError(where(name, l.number),
+                            "column " + quote_text(h) + " is named twice in the header");
+      }
       header_line_ = l.number;
       return;
     }
@@ -147,10 +155,11 @@ public:
       fail(c, "is empty");
     return cell(c);
   }
-  // A rate computed from this row's cells, checked finite and within kMaxRate.
+  // A rate computed from this row's cells, checked within [kMinRate, kMaxRate].
   double rate(int c, double v, const char *unit) const {
-    if (!(v > 0 && v <= kMaxRate))
-      fail(c, "gives " + number_text(v) + " " + unit + ", beyond the limit of 1e30");
+    if (!(v >= kMinRate && v <= kMaxRate))
+      fail(c, "gives " + number_text(v) + " " + unit + ", outside [1e6, 1e30]: not a measured " +
+                  "rate (check the units)");
     return v;
   }
   void need_rows() const {

@@ -191,7 +191,10 @@ json parse_record(std::string_view t, const std::string &name, long long line) {
     sanitized = python_literals_as_null(t);
   const std::string_view text = python ? std::string_view(sanitized) : t;
   try {
-    return json::parse(text.begin(), text.end());
+    return parse_json_strict(text);
+  } catch (const ConfigError &e) { // a duplicate key or a number beyond a double, at its path
+    throw ConfigError(where(name, line),
+                      (e.path().empty() ? "" : "\"" + e.path() + "\": ") + e.message());
   } catch (const json::parse_error &e) {
     const std::size_t at = e.byte > 0 ? e.byte - 1 : 0;
     const std::size_t line_start = text.rfind('\n', at);
@@ -358,8 +361,9 @@ ServingSample bench_serving_run(const Record &r, const std::string &name, bool v
     f.fail("completed", "is 0: the run completed no request");
   s.requests = static_cast<i64>(done);
   s.counts_warmup = true; // statistics over every completed request
-  s.input_len = f.need(j, "", "total_input_tokens", 0, kMaxCount) / done;
-  s.output_len = f.need(j, "", "total_output_tokens", 0, kMaxCount) / done;
+  // a token at least a request, in and out
+  s.input_len = f.need(j, "", "total_input_tokens", done, kMaxCount) / done;
+  s.output_len = f.need(j, "", "total_output_tokens", done, kMaxCount) / done;
   s.concurrency = static_cast<i64>(f.count(j, "", "max_concurrency", 1, kMaxRequests).value_or(0));
   s.request_rate = request_rate(f, j);
   if (s.concurrency == 0 && s.request_rate == 0) {
@@ -438,9 +442,9 @@ ServingSample genai_perf_run(const Record &r, const std::string &name) {
     s.p99 = f.num(*m, key, "p99", 0, kMaxMeasuredMs).value_or(0) * k;
     return s;
   };
-  auto average = [&](const char *key, bool required, double hi) {
+  auto average = [&](const char *key, bool required, double hi, double lo = 0) {
     const json *m = metric(key, required);
-    return m ? f.need(*m, key, "avg", 0, hi) : 0.0;
+    return m ? f.need(*m, key, "avg", lo, hi) : 0.0;
   };
   ServingSample s;
   s.ttft = latency("time_to_first_token", true);
@@ -450,20 +454,22 @@ ServingSample genai_perf_run(const Record &r, const std::string &name) {
   // request: the time per output token.
   s.tpot = latency("inter_token_latency", false);
   s.e2e = latency("request_latency", false);
-  s.input_len = average("input_sequence_length", true, kMaxCount);
-  s.output_len = average("output_sequence_length", true, kMaxCount);
+  s.input_len = average("input_sequence_length", true, kMaxCount, 1); // a token at least
+  s.output_len = average("output_sequence_length", true, kMaxCount, 1);
   s.output_tokens_per_s = average("output_token_throughput", false, 1e12);
   s.requests_per_s = average("request_throughput", false, 1e9);
   s.requests = static_cast<i64>(std::floor(average("request_count", false, kMaxRequests)));
   const bool aiperf = Fields::child(j, "aiperf_version") != nullptr;
   if (const json *config = Fields::child(j, "input_config"); config && config->is_object()) {
     const std::string base = "input_config";
-    const auto read = [&](const json *v, const char *what, double hi) {
+    const auto read = [&](const json *v, const char *what, double hi, bool whole) {
       if (!v)
         return 0.0;
-      if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() <= 0 ||
-          v->get<double>() > hi)
-        f.fail(base, std::string(what) + ": expected a positive number, got " +
+      const bool number = v->is_number() && std::isfinite(v->get<double>());
+      if (!number || v->get<double>() <= 0 || v->get<double>() > hi ||
+          (whole && v->get<double>() != std::floor(v->get<double>())))
+        f.fail(base, std::string(what) + ": expected a positive " +
+                         (whole ? "whole number" : "number") + ", got " +
                          (v->is_number() ? number_text(v->get<double>()) : json_type_name(*v)));
       return v->get<double>();
     };
@@ -473,8 +479,8 @@ ServingSample genai_perf_run(const Record &r, const std::string &name) {
     const json *rate = first_of(*config, {{"request_rate"},
                                           {"perf_analyzer", "stimulus", "request_rate"},
                                           {"loadgen", "request_rate"}});
-    s.concurrency = static_cast<i64>(std::floor(read(conc, "concurrency", kMaxRequests)));
-    s.request_rate = s.concurrency > 0 ? 0 : read(rate, "request_rate", 1e9);
+    s.concurrency = static_cast<i64>(read(conc, "concurrency", kMaxRequests, true));
+    s.request_rate = s.concurrency > 0 ? 0 : read(rate, "request_rate", 1e9, false);
     if (const json *model =
             first_of(*config, {{"model"}, {"model_names"}, {"endpoint", "model_names"}})) {
       if (model->is_string())

@@ -1,6 +1,7 @@
 #include "core/io/readers.hpp"
 
 #include "core/error.hpp"
+#include "core/schema/printable.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -77,7 +78,7 @@ std::string where(const std::string &name, long long line) {
 std::string quote_text(std::string_view s) {
   constexpr std::size_t kShown = 40;
   std::string out = "'";
-  out.append(s.substr(0, kShown));
+  out.append(schema::printable(s.substr(0, kShown)));
   out.append(s.size() > kShown ? "...'" : "'");
   return out;
 }
@@ -332,15 +333,30 @@ std::string_view without_bom(std::string_view text) {
   return starts(text, "\xEF\xBB\xBF") ? text.substr(3) : text;
 }
 
-void check_size(std::string_view text, const std::string &name) {
+// Refuses what no reader can take, before any is tried: text over the size limit, UTF-16 or
+// UTF-32 (a byte-order mark, or NUL bytes: a binary file), lines ended by CR alone.
+void check_text(std::string_view text, const std::string &name) {
   if (text.size() > kMaxMeasurementBytes)
     throw ConfigError(name, "is " + std::to_string(text.size()) + " bytes; the limit is 64 MiB");
+  if (starts(text, "\xFF\xFE") || starts(text, "\xFE\xFF"))
+    throw ConfigError(name, "is UTF-16 or UTF-32 text (a byte-order mark " +
+                                std::string(text[0] == '\xFF' ? "FF FE" : "FE FF") +
+                                "): save it as UTF-8");
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(nul), '\n');
+    throw ConfigError(where(name, line), "a NUL byte: a binary file or UTF-16 text, not a "
+                                         "measurement file (save it as UTF-8)");
+  }
+  if (text.find('\n') == std::string_view::npos && text.find('\r') != std::string_view::npos &&
+      text.find('\r') + 1 < trim(text).size())
+    throw ConfigError(name, "its lines end in CR alone (classic Mac OS line ends): convert them "
+                            "to LF or CRLF");
 }
 
 } // namespace
 
 MeasurementFormat detect_format(std::string_view text, const std::string &name) {
-  check_size(text, name);
+  check_text(text, name);
   text = without_bom(text);
   const std::string_view body = trim(text);
   if (body.empty())
@@ -387,7 +403,7 @@ Measurements read_measurements(std::string_view text, const std::string &name) {
 
 Measurements read_measurements(std::string_view text, const std::string &name,
                                MeasurementFormat f) {
-  check_size(text, name);
+  check_text(text, name);
   text = without_bom(text);
   Measurements m;
   switch (f) {

@@ -24,6 +24,8 @@ constexpr double kMaxMeasuredMs = 1e9;      // a latency in ms (11 days)
 constexpr std::size_t kMaxMeasurementRows = 100000;
 // Longest line a reader takes (bytes).
 constexpr std::size_t kMaxMeasurementLineBytes = std::size_t{1} << 20;
+// Columns a CSV header may name.
+constexpr std::size_t kMaxMeasurementColumns = 256;
 
 enum class MeasurementFormat {
   nccl_tests,

@@ -1,5 +1,7 @@
 #include "core/io/serve_json.hpp"
 
+#include "core/io/readers.hpp"
+
 #include "core/parallel/layout.hpp"
 
 #include "core/io/config_json.hpp"
@@ -200,53 +202,55 @@ std::vector<Config> planner_choices(const json &config) {
   return out;
 }
 
-json trace_from_text(const std::string &text) {
+json trace_from_text(const std::string &text, const std::string &name) {
+  using readers_detail::parse_number;
   const auto first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && text[first] == '[')
-    return parse_json_text(text);
+  if (first != std::string::npos && text[first] == '[') {
+    try {
+      return parse_json_text(text);
+    } catch (const ConfigError &e) {
+      throw ConfigError(name, (e.path().empty() ? "" : e.path() + ": ") + e.message());
+    }
+  }
   json out = json::array();
   std::size_t pos = 0;
   i64 line_no = 0;
   while (pos <= text.size()) {
     const auto end = std::min(text.find('\n', pos), text.size());
-    std::string line = text.substr(pos, end - pos);
+    std::string_view line = std::string_view(text).substr(pos, end - pos);
     pos = end + 1;
     ++line_no;
+    const std::string at = readers_detail::where(name, line_no);
     if (!line.empty() && line.back() == '\r')
-      line.pop_back();
+      line.remove_suffix(1);
     const auto s0 = line.find_first_not_of(" \t");
     if (s0 == std::string::npos || line[s0] == '#')
       continue;
-    double v[3];
-    int n = 0;
-    std::size_t at = 0;
-    bool ok = true;
-    while (ok && n < 3) {
-      const auto comma = line.find(',', at);
-      const std::string cell =
-          line.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-      char *stop = nullptr;
-      v[n] = std::strtod(cell.c_str(), &stop);
-      ok = stop != cell.c_str() && std::string(stop).find_first_not_of(" \t") == std::string::npos;
-      ++n;
-      if (comma == std::string::npos)
+    // three cells, each a plain decimal number (no hex, inf or nan)
+    std::vector<std::string_view> cells;
+    for (std::size_t start = 0;;) {
+      const auto comma = line.find(',', start);
+      cells.push_back(line.substr(start, comma == std::string_view::npos ? comma : comma - start));
+      if (comma == std::string_view::npos)
         break;
-      at = comma + 1;
+      start = comma + 1;
     }
-    if (!ok || n != 3) {
-      if (out.empty() && line_no == 1 && n >= 1 && !ok)
+    double v[3];
+    bool ok = cells.size() == 3;
+    for (std::size_t k = 0; ok && k < 3; ++k)
+      ok = parse_number(cells[k], v[k]);
+    if (!ok) {
+      double ignored = 0;
+      if (out.empty() && line_no == 1 && !parse_number(cells[0], ignored))
         continue; // a header line
-      throw ConfigError("trace line " + std::to_string(line_no),
-                        "expected arrival_s,prompt_len,gen_len (three numbers), got \"" +
-                            line.substr(0, 80) + "\"");
+      throw ConfigError(
+          at, "expected arrival_s,prompt_len,gen_len (three decimal numbers), got " +
+                  readers_detail::quote_text(line) +
+                  (cells.size() > 3 ? " (" + std::to_string(cells.size()) + " columns)" : ""));
     }
-    if (!std::isfinite(v[0]) || !std::isfinite(v[1]) || !std::isfinite(v[2]))
-      throw ConfigError("trace line " + std::to_string(line_no),
-                        "holds a number that is not finite");
     out.push_back({v[0], v[1], v[2]});
     if (out.size() > 1'000'000)
-      throw ConfigError("trace line " + std::to_string(line_no),
-                        "over the limit of 1,000,000 requests");
+      throw ConfigError(at, "over the limit of 1,000,000 requests");
   }
   return out;
 }

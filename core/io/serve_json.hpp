@@ -30,7 +30,7 @@ nlohmann::json to_json(const LoadSweep &sweep);
 // A request trace from a file's text: a JSON array of [arrival_s, prompt_len, gen_len], or
 // CSV lines "arrival_s,prompt_len,gen_len" (a header line and '#' comments allowed). Errors
 // name "trace line N". The result goes into workload.trace (checked there).
-nlohmann::json trace_from_text(const std::string &text);
+nlohmann::json trace_from_text(const std::string &text, const std::string &name = "trace");
 // `config` (a scenario name or object) with its workload's request stream replaced by the
 // trace: request_rate, requests, prompt_len, gen_len, length_dist and seed are dropped.
 nlohmann::json with_trace(const nlohmann::json &config, const nlohmann::json &trace);

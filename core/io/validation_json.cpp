@@ -5,6 +5,7 @@
 #include "core/io/json_reader.hpp"
 #include "core/io/presets.hpp"
 #include "core/io/readers.hpp"
+#include "core/model/params.hpp"
 
 namespace rl::io {
 
@@ -160,7 +161,8 @@ std::vector<ComponentPoint> parse_components(const json &j0) {
       throw ConfigError(r.path_of("kind"), "is required (gemm, attention, collective, hbm, moe)");
     p.kind = *kind;
     p.fitted = r.opt_bool("fitted").value_or(false);
-    p.measured = r.req_num("measured", 1e-6, 1e30);
+    // A rate (FLOP/s, B/s) at least 1e6 a second, as a preset's peaks and bandwidths.
+    p.measured = r.req_num("measured", 1e6, 1e30);
     if (p.kind == ComponentKind::collective) {
       const json *cl = r.opt_child("cluster");
       if (!cl)
@@ -195,6 +197,15 @@ std::vector<ComponentPoint> parse_components(const json &j0) {
         p.experts = r.req_int("experts", 1, 4096);
         p.top_k = r.req_int("top_k", 1, p.experts);
         p.tokens = static_cast<double>(r.req_int("tokens", 1, static_cast<i64>(kMaxMeasuredDim)));
+        // The experts' weights within the model limit (10^15 parameters): every count the
+        // layer's time multiplies stays exact.
+        const double weights = 3.0 * static_cast<double>(p.experts) *
+                               static_cast<double>(p.hidden) * static_cast<double>(p.expert_ffn);
+        if (weights > static_cast<double>(kMaxParams))
+          throw ConfigError(r.path_of("expert_ffn"),
+                            "the layer's experts hold " + readers_detail::number_text(weights) +
+                                " parameters (3 x experts x hidden x expert_ffn); the limit is "
+                                "1e15");
       }
     }
     r.finish();

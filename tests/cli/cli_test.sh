@@ -126,7 +126,7 @@ check "serve trace" 0 "$rl" serve llama3-70b-h100-serve --trace "$tmp/trace.csv"
   expect_in "serve trace" "$tmp/out" '"completed": 2'
 printf '0,2048,128\n0.1,abc,256\n' >"$tmp/bad_trace.csv"
 check "serve bad trace" 2 "$rl" serve llama3-70b-h100-serve --trace "$tmp/bad_trace.csv" &&
-  expect_in "serve bad trace" "$tmp/err" 'trace line 2:'
+  expect_in "serve bad trace" "$tmp/err" 'bad_trace.csv:2: expected arrival_s,prompt_len,gen_len'
 check "serve train config" 2 "$rl" serve llama3-70b-h100-1024 &&
   expect_in "serve train config" "$tmp/err" 'workload.mode: `ridgeline serve` needs mode "serve"'
 check "serve bad sweep" 2 "$rl" serve llama3-70b-h100-serve --sweep batch
@@ -158,6 +158,31 @@ check "calibrate vllm out" 0 "$rl" calibrate "$samples/vllm_llama31_70b_tp8_c16.
   expect_in "calibrate vllm out" "$tmp/out" "\"workload\": {\"engine\": \"$tmp/eng/engine.json\"}"
 check "engine file by path" 0 "$rl" serve "{\"scenario\": \"llama3-70b-h100-serve\",
   \"workload\": {\"requests\": 100, \"engine\": \"$tmp/eng/engine.json\"}}"
+# Only regular files are read, each refused with its cause and the field that named it; a
+# FIFO as a preset path blocked forever (issue 35).
+mkfifo "$tmp/fifo.json" && check "fifo preset" 2 timeout 10 "$rl" estimate \
+  "{\"scenario\": \"llama3-70b-h100-1024\", \"hardware\": \"$tmp/fifo.json\"}" &&
+  expect_in "fifo preset" "$tmp/err" "hardware: \"$tmp/fifo.json\" is a FIFO (named pipe); only regular files are read"
+ln -s "$tmp/loop_b" "$tmp/loop_a" && ln -s "$tmp/loop_a" "$tmp/loop_b" &&
+  check "symlink loop" 2 "$rl" estimate "$tmp/loop_a" &&
+  expect_in "symlink loop" "$tmp/err" "\"$tmp/loop_a\": a symbolic-link loop"
+mkdir -p "$tmp/dir.json" && check "directory preset" 2 "$rl" estimate \
+  "{\"scenario\": \"llama3-70b-h100-1024\", \"cluster\": {\"base\": \"$tmp/dir.json\"}}" &&
+  expect_in "directory preset" "$tmp/err" "cluster.base: \"$tmp/dir.json\" is a directory"
+check "calibrate same file twice" 2 "$rl" calibrate "$samples/elementwise_h100.csv" \
+  "$samples/elementwise_h100.csv" && expect_in "calibrate same file twice" "$tmp/err" "given twice"
+check "calibrate char device" 2 "$rl" calibrate /dev/zero &&
+  expect_in "calibrate char device" "$tmp/err" '"/dev/zero" is a character device'
+# A kernel name's escape sequences (clear screen, window title) reach no terminal raw.
+printf 'kernel,bytes,seconds\ncopy,2147483648,0.00074\n\033]0;pwned\007\033[2Jx,1000000,0.001\n' \
+  >"$tmp/esc.csv"
+check "escapes shown" 0 "$rl" calibrate "$tmp/esc.csv" --base h100-sxm &&
+  expect_in "escapes shown" "$tmp/out" '\x1b]0;pwned\x07\x1b[2Jx'
+if grep -q "$(printf '\033')" "$tmp/out" "$tmp/err"; then
+  echo "FAIL escapes shown: a raw ESC reached the output"; fails=$((fails + 1))
+fi
+check "fix unknown" 2 "$rl" calibrate "$samples/elementwise_h100.csv" --fix hardware.hbm_eficiency &&
+  expect_in "fix unknown" "$tmp/err" 'did you mean "hardware.hbm_efficiency"?'
 for c in plan collective validate tx8 export serve fields; do
   check "help $c" 0 "$rl" "$c" --help && expect_in "help $c" "$tmp/out" "usage: ridgeline $c"
 done
