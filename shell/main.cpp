@@ -654,7 +654,7 @@ int cmd_validate(const Args &a) {
   const std::string runs_file =
       a.has("--runs") ? a.options.at("--runs") : (a.positional.empty() ? "" : a.positional[0]);
   if (!runs_file.empty()) { // one file of runs
-    const auto text = read_file(runs_file, "--runs");
+    const auto text = read_file(runs_file, a.has("--runs") ? "--runs" : "");
     if (!text)
       throw ConfigError("", "cannot read \"" + runs_file + "\": no such file");
     json runs_json = parse_file_json(runs_file, *text);

@@ -39,9 +39,9 @@ row 2 '--group: expected a whole number of devices in [1, 1024], got "0"' collec
 row 2 '--bytes: expected a number in' collective dgx-h100-1024 --op allreduce --bytes nan
 row 2 '--bytes: expected a number in' collective dgx-h100-1024 --op allreduce --bytes 1e999
 row 2 '--op: "scatter" is not one of allreduce' collective dgx-h100-1024 --op scatter --bytes 1e9
-row 2 "\"$tmp/dir\" is a directory, not a JSON file" estimate "$tmp/dir"
-row 2 "\"$tmp/dir\" is a directory, not a JSON file" validate "$tmp/dir"
-row 2 "\"$tmp/dir\" is a directory, not a JSON file" collective "$tmp/dir" --op p2p --bytes 1
+row 2 "\"$tmp/dir\" is a directory; only regular files are read" estimate "$tmp/dir"
+row 2 "\"$tmp/dir\" is a directory; only regular files are read" validate "$tmp/dir"
+row 2 "\"$tmp/dir\" is a directory; only regular files are read" collective "$tmp/dir" --op p2p --bytes 1
 row 2 "deep.json: arrays and objects nested deeper than 64 levels" estimate "$tmp/deep.json"
 row 2 "bytes; the limit is 4194304 bytes (4 MiB)" estimate "$tmp/big.json"
 row 2 "model: duplicate key (given twice in one object)" plan "$tmp/dup.json"
