@@ -11,6 +11,8 @@
 #include "core/schema/printable.hpp"
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 using namespace rl;
@@ -230,3 +232,59 @@ TEST_CASE("Calibrate: a training log beyond the model's reach stops at the bound
   cfg["hardware"] = io::calibrated_presets(base, r, "slow", "test")["hardware"];
   CHECK_NOTHROW(io::parse_config(cfg));
 }
+
+#ifndef __EMSCRIPTEN__ // (the WASM suite has no file system)
+namespace {
+std::string source_text(const std::string &rel) {
+  std::ifstream f(std::string(RIDGELINE_SOURCE_DIR) + "/" + rel, std::ios::binary);
+  REQUIRE(f.good());
+  std::ostringstream o;
+  o << f.rdbuf();
+  return o.str();
+}
+} // namespace
+
+TEST_CASE("Calibrate in pieces: the page's stepped fit equals calibrate to the last digit",
+          "[hostile][calibrate]") {
+  struct Case {
+    json base;
+    std::vector<io::MeasurementFile> files;
+  };
+  const std::string samples = "tests/data/samples/";
+  const Case cases[] = {
+      // GEMMs with gemm_k_half, attention, element-wise, all-reduce links, a layer profile
+      {json("h100-sxm"),
+       {{"gemm.csv", gemm_rows(300)},
+        {"attention.csv", source_text(samples + "attention_h100_bf16.csv")},
+        {"elementwise.csv", source_text(samples + "elementwise_h100.csv")},
+        {"nccl.txt", source_text(samples + "nccl_all_reduce_h100x8.txt")},
+        {"layer.csv", source_text(samples + "layer_profile_llama3_8b_h100.csv")}}},
+      // an engine's serving runs (simulations) and its kernel tables (2-D grids)
+      {io::parse_json_text(source_text("docs/data/serving/vllm-base.json")),
+       {{"vllm.csv", source_text("docs/data/serving/vllm.csv")},
+        {"ar.csv", source_text("docs/data/aic/custom_allreduce_h100.csv")}}},
+      {json("h100-sxm"), {{"quantize.csv", source_text("docs/data/aic/quantize.csv")}}}};
+  for (const Case &c : cases) {
+    INFO(c.files.front().name);
+    const json whole = io::to_json(io::calibrate_files(c.base, c.files));
+    // pieces of 20,000 units (~2 ms): hundreds of replays of each fit
+    io::CalibrationJob job(c.base, c.files, {}, 2e4);
+    int steps = 0;
+    double last = 0;
+    while (job.step()) {
+      ++steps;
+      CHECK(job.progress() >= last); // the bar never goes back
+      CHECK(job.progress() <= 1);
+      last = job.progress();
+    }
+    CHECK(steps > static_cast<int>(c.files.size())); // the fit itself took several pieces
+    CHECK(io::to_json(job.result()) == whole);
+  }
+  // an error is kept until result(), as calibrate_files throws it
+  io::CalibrationJob bad(json("h100-sxm"), {{"g.csv", gemm_rows(5000)}});
+  while (bad.step()) {
+  }
+  CHECK_THAT(test::error_of([&] { bad.result(); }),
+             Contains("files: the fits would make 41 million model evaluations"));
+}
+#endif

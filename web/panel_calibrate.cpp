@@ -4,6 +4,7 @@
 // and a measured-against-predicted plot, and Apply sets the fitted fields over the
 // configuration's presets, so the link carries them.
 #include "core/error.hpp"
+#include "core/io/calibration_json.hpp"
 #include "core/io/readers.hpp"
 #include "core/report/calibration_report.hpp"
 #include "web/panels.hpp"
@@ -89,25 +90,35 @@ std::string fit_key(const AppState &s, const CalibrateUi &c) {
   return key;
 }
 
-// Re-fits when the files or the configuration changed (not when Apply changed it).
+// Starts a fit when the files or the configuration changed (not when Apply changed it): the
+// job reads a file or fits a piece (~50 ms natively) a frame, so the page stays live.
 void refit(AppState &s, CalibrateUi &c) {
   const std::string key = fit_key(s, c);
   if (key == c.key)
     return;
   c.applied = false;
+  c.cancelled = false;
   c.key = key;
   c.result.reset();
+  c.running.reset();
   c.error.clear();
-  if (c.files.empty())
+  if (!c.files.empty())
+    c.running.emplace(s.user(), c.files);
+}
+
+// One step of the fit in progress; its result or error once done.
+void step_fit(CalibrateUi &c) {
+  if (!c.running || c.running->step())
     return;
   try {
-    c.result = io::calibrate_files(s.user(), c.files);
-    c.shown = std::min<int>(c.shown, static_cast<int>(c.result->params.size()) - 1);
+    c.result = c.running->result();
+    c.shown = std::clamp(c.shown, 0, std::max(0, static_cast<int>(c.result->params.size()) - 1));
   } catch (const ConfigError &e) {
     c.error = e.path().empty() ? e.message() : e.path() + ": " + e.message();
   } catch (const std::exception &e) {
     c.error = std::string("internal error: ") + e.what();
   }
+  c.running.reset();
 }
 
 } // namespace
@@ -165,6 +176,30 @@ void draw_calibrate_panel(AppState &s, UiState &ui) {
     return;
   }
   refit(s, c);
+  if (c.running) {
+    ImGui::ProgressBar(static_cast<float>(c.running->progress()),
+                       ImVec2(ImGui::GetFontSize() * 16, 0));
+    ImGui::SameLine();
+    const bool cancel = ImGui::SmallButton("Cancel");
+    ui::note_rect("calibrate.cancel");
+    ImGui::SameLine();
+    ui::text_dim(c.running->stage() + "...");
+    if (cancel) {
+      c.running.reset();
+      c.cancelled = true;
+      return;
+    }
+    step_fit(c);
+    if (c.running)
+      return;
+  }
+  if (c.cancelled) {
+    ui::text_dim("The fit was cancelled.");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Fit again"))
+      c.key.clear();
+    return;
+  }
   if (!c.error.empty()) {
     ui::text_colored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), c.error);
     return;

@@ -68,6 +68,9 @@ struct CalibrateUi {
   std::string paste_name = "pasted.txt", paste_text;
   std::string key, error;
   std::optional<CalibrationResult> result;
+  // The fit in progress, a piece a frame (progress bar and Cancel); dropped when cancelled.
+  std::optional<io::CalibrationJob> running;
+  bool cancelled = false;
   bool applied = false; // the fit shown is the one Apply set (its "before" the old values)
   int shown = 0;        // the parameter whose residuals are drawn
 };

@@ -1,5 +1,7 @@
 #include "core/calibrate/fit.hpp"
 
+#include "core/calibrate/replay.hpp"
+
 #include "core/estimate/estimate.hpp"
 
 #include "core/error.hpp"
@@ -39,6 +41,12 @@ double log_cost(const std::vector<ComponentRow> &rows) {
     c += l * l;
   }
   return c;
+}
+
+// The work of one evaluation of these points' predictions, in replay units (core/calibrate/
+// replay.hpp): one a component prediction.
+double units_of(const std::vector<ComponentPoint> &pts) {
+  return static_cast<double>(pts.size());
 }
 
 // The x in [lo, hi] minimising cost: a grid of 121 points (geometric when `geometric`), then a
@@ -125,11 +133,13 @@ std::vector<ComponentPoint> select(const std::vector<ComponentPoint> &all, Compo
 // A one-parameter hardware fit: `field` of every point's hardware (and of hw) set to the x in
 // [lo, 1] that fits them best.
 void fit_hardware_field(std::vector<ComponentPoint> &pts, HardwareSpec &hw,
-                        double HardwareSpec::*field, double lo) {
+                        double HardwareSpec::*field, double lo, Replay *replay) {
   auto cost = [&](double x) {
-    for (ComponentPoint &p : pts)
-      p.hardware.*field = x;
-    return log_cost(check_components(pts));
+    return replayed(replay, units_of(pts), [&] {
+      for (ComponentPoint &p : pts)
+        p.hardware.*field = x;
+      return log_cost(check_components(pts));
+    });
   };
   const double x = minimize_1d(cost, lo, 1.0, false);
   for (ComponentPoint &p : pts)
@@ -183,8 +193,9 @@ void fit_gemm(const std::vector<ComponentPoint> &all, const CalibrateOptions &op
       auto try_k = [&](double kh) {
         for (ComponentPoint &p : pts)
           p.hardware.gemm_k_half = kh;
-        fit_hardware_field(pts, hw, g.field, 0.02);
-        const double c = log_cost(check_components(pts));
+        fit_hardware_field(pts, hw, g.field, 0.02, opt.replay);
+        const double c =
+            replayed(opt.replay, units_of(pts), [&] { return log_cost(check_components(pts)); });
         if (c < best_cost) {
           best_cost = c;
           best_k = kh;
@@ -200,14 +211,14 @@ void fit_gemm(const std::vector<ComponentPoint> &all, const CalibrateOptions &op
         p.hardware.gemm_k_half = best_k;
       hw.gemm_k_half = best_k;
       k_half_fitted = true;
-      fit_hardware_field(pts, hw, g.field, 0.02);
+      fit_hardware_field(pts, hw, g.field, 0.02, opt.replay);
       out.params.push_back(
           summarize_fit("hardware.gemm_k_half",
                         std::string("GEMM half-efficiency K (bf16 units, from ") + g.label + ")",
                         "", before_k, best_k, check_components(pts)));
       out.params.back().range = {0, kKHalfMax};
     } else {
-      fit_hardware_field(pts, hw, g.field, 0.02);
+      fit_hardware_field(pts, hw, g.field, 0.02, opt.replay);
     }
     out.params.push_back(summarize_fit(eff_path, std::string("GEMM efficiency (") + g.label + ")",
                                        "", before_eff, hw.*(g.field), check_components(pts)));
@@ -226,7 +237,7 @@ void fit_efficiency(const std::vector<ComponentPoint> &all, const CalibrateOptio
   HardwareSpec &hw = out.hardware;
   for (ComponentPoint &p : pts)
     p.hardware = hw;
-  fit_hardware_field(pts, hw, field, lo);
+  fit_hardware_field(pts, hw, field, lo, opt.replay);
   out.params.push_back(summarize_fit(path, label, "", before, hw.*field, check_components(pts)));
   out.params.back().range = {lo, 1.0};
 }
@@ -273,8 +284,10 @@ void fit_link(std::vector<ComponentPoint> pts, Link ClusterSpec::*tier, const ch
       return before.efficiency;
     return minimize_1d(
         [&](double e) {
-          set(l, e);
-          return log_cost(check_components(pts));
+          return replayed(opt.replay, units_of(pts), [&] {
+            set(l, e);
+            return log_cost(check_components(pts));
+          });
         },
         0.02, 1.0, false);
   };
@@ -285,8 +298,9 @@ void fit_link(std::vector<ComponentPoint> pts, Link ClusterSpec::*tier, const ch
   if (fit_latency) {
     lat = minimize_1d(
         [&](double l) {
-          set(l, eff_for(l));
-          return log_cost(check_components(pts));
+          set(l, eff_for(l)); // (its evaluations replayed one by one, never nested)
+          return replayed(opt.replay, units_of(pts),
+                          [&] { return log_cost(check_components(pts)); });
         },
         1e-7, 1e-4, true);
   }
@@ -327,11 +341,10 @@ double median(std::vector<double> v) {
 
 // [SECTION] the work a fit costs, counted before it starts
 
-// Component predictions (or kernel-model evaluations) the fits make for these rows: each
-// row's share of its fit's grid (minimize_1d's evaluations; gemm_k_half's grid of them; a
-// link's latency grid of efficiency searches; a kernel table's 2-D grid).
-double fit_evaluations(const std::vector<ComponentPoint> &points,
-                       const std::vector<KernelTiming> &kernels) {
+// Component predictions the fits make for these points: each point's share of its fit's grid
+// (minimize_1d's evaluations; gemm_k_half's grid of them; a link's latency grid of efficiency
+// searches).
+double component_evaluations(const std::vector<ComponentPoint> &points) {
   constexpr double one = kMinimizeEvaluations + 1;
   double n = 0;
   for (const ComponentPoint &p : points) {
@@ -346,15 +359,19 @@ double fit_evaluations(const std::vector<ComponentPoint> &points,
       n += 2 * one;
     }
   }
-  // the kernel tables' grids (41 x 41 x 4 at most, fit_kernel_model)
-  n += static_cast<double>(kernels.size()) * 41 * 41 * 4;
   return n;
+}
+
+// Kernel-model evaluations: each row over the largest of the kernel fits' grids (41 x 41 x 4,
+// fit_engine_allreduce).
+double kernel_evaluations(const std::vector<KernelTiming> &kernels) {
+  return static_cast<double>(kernels.size()) * 41 * 41 * 4;
 }
 
 } // namespace
 
 void check_fit_work(const Measurements &m) {
-  const double n = fit_evaluations(m.components, m.kernels);
+  const double n = component_evaluations(m.components) + kernel_evaluations(m.kernels);
   if (n > kMaxFitEvaluations) {
     const double per_row = n / static_cast<double>(m.components.size() + m.kernels.size());
     throw ConfigError("files", "the fits would make " + std::to_string(std::llround(n / 1e6)) +
@@ -370,13 +387,18 @@ void check_fit_work(const Measurements &m) {
 
 namespace {
 
+// The output tokens a serving run's simulation produces: its requests x output length.
+double simulated_tokens(const Config &c) {
+  return static_cast<double>(simulated_requests(c.workload.serve)) *
+         static_cast<double>(c.workload.gen_len);
+}
+
 // The serving fit's simulations, counted before the first: every run's simulated requests x
 // output tokens, times the simulations the fit makes of each.
 void check_serving_fit_work(const std::vector<Config> &runs) {
   double tokens = 0;
   for (const Config &c : runs)
-    tokens += static_cast<double>(simulated_requests(c.workload.serve)) *
-              static_cast<double>(c.workload.gen_len);
+    tokens += simulated_tokens(c);
   if (tokens * kServingFitSimulations > kMaxFitSimulatedTokens)
     throw ConfigError("files", std::to_string(runs.size()) + " serving runs of " +
                                    std::to_string(std::llround(tokens)) +
@@ -432,16 +454,25 @@ constexpr int kRequestOverheadSteps = 5000;
 struct ServingPrediction {
   std::vector<double> tpot, ttft;
 };
-ServingPrediction predict_serving(const std::vector<Config> &runs, double overhead,
+ServingPrediction predict_serving(const std::vector<Config> &runs, Replay *replay, double overhead,
                                   double request_overhead = 0) {
   // (runs hold only deployments whose weights fit: fit_engine checked each)
   ServingPrediction p;
   for (Config c : runs) {
     c.workload.serve.engine.iteration_overhead = overhead;
     c.workload.serve.engine.request_overhead = request_overhead;
-    const ServeResult r = simulate_serving(c);
-    p.tpot.push_back(r.tpot.mean);
-    p.ttft.push_back(r.ttft.mean);
+    double v[2];
+    const auto simulate = [&](double *out) {
+      const ServeResult r = simulate_serving(c);
+      out[0] = r.tpot.mean;
+      out[1] = r.ttft.mean;
+    };
+    if (replay)
+      replay->values(kUnitsPerSimulatedToken * simulated_tokens(c), 2, v, simulate);
+    else
+      simulate(v);
+    p.tpot.push_back(v[0]);
+    p.ttft.push_back(v[1]);
   }
   return p;
 }
@@ -471,7 +502,7 @@ ComponentRow serving_row(const std::string &name, const char *what, double measu
 // residuals. TTFT is reported beside it, not fitted (it holds queueing the overhead alone
 // does not explain).
 void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
-                CalibrationResult &out) {
+                const CalibrateOptions &opt, CalibrationResult &out) {
   if (samples.empty())
     return;
   if (base.workload.mode != Mode::serve)
@@ -517,7 +548,8 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
     return;
   check_serving_fit_work(runs);
   constexpr double kProbe = 0.005;
-  const ServingPrediction p0 = predict_serving(runs, 0), p1 = predict_serving(runs, kProbe);
+  const ServingPrediction p0 = predict_serving(runs, opt.replay, 0),
+                          p1 = predict_serving(runs, opt.replay, kProbe);
   auto measured_tpot = [&](std::size_t i) {
     return used[i]->tpot.mean > 0 ? used[i]->tpot.mean : used[i]->itl.mean;
   };
@@ -538,7 +570,7 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
   // by it one for one, so the runs' TTFT at zero are shifted and the shift whose median
   // |relative error| is least is taken (a median: TTFT holds queueing regimes the model does
   // not reach, which a least-squares fit would chase), on [0, 0.5 s] by 0.1 ms.
-  const ServingPrediction at_o = predict_serving(runs, o);
+  const ServingPrediction at_o = predict_serving(runs, opt.replay, o);
   std::vector<std::size_t> with_ttft;
   for (std::size_t i = 0; i < runs.size(); ++i)
     if (used[i]->ttft.mean > 0)
@@ -563,10 +595,10 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
   }
   // The shift is one for one only where a request is taken as it arrives; the simulation
   // decides between it, half of it and none (join_at_completion absorbs part of it).
-  ServingPrediction fit = predict_serving(runs, o, d);
+  ServingPrediction fit = predict_serving(runs, opt.replay, o, d);
   if (d > 0) {
     double best = median_ttft_error(fit, 0);
-    const ServingPrediction half = predict_serving(runs, o, d / 2);
+    const ServingPrediction half = predict_serving(runs, opt.replay, o, d / 2);
     if (const double h = median_ttft_error(half, 0); h < best) {
       best = h;
       fit = half;
@@ -659,6 +691,20 @@ std::pair<double, double> grid_fit_2d(const std::function<double(double, double)
   return {x, y};
 }
 
+// grid_fit_2d's result through `replay` (one value pair: the fit is the piece), `rows` the
+// rows each cost evaluation goes over.
+std::pair<double, double> replayed_grid_fit(Replay *replay, double rows,
+                                            const std::function<double(double, double)> &cost,
+                                            GridAxis a, GridAxis b, int n, int rounds) {
+  if (!replay)
+    return grid_fit_2d(cost, a, b, n, rounds);
+  double v[2];
+  replay->values(kUnitsPerKernelEvaluation * rows * n * n * rounds, 2, v, [&](double *out) {
+    std::tie(out[0], out[1]) = grid_fit_2d(cost, a, b, n, rounds);
+  });
+  return {v[0], v[1]};
+}
+
 double log_sq(double predicted, double measured) {
   const double l = std::log(predicted / measured);
   return l * l;
@@ -668,8 +714,9 @@ double log_sq(double predicted, double measured) {
 using KernelModel = std::function<double(double, double, const KernelTiming &)>;
 std::pair<double, double> fit_kernel_model(const std::vector<const KernelTiming *> &rows,
                                            const KernelModel &model, GridAxis a, GridAxis b, int n,
-                                           int rounds) {
-  return grid_fit_2d(
+                                           int rounds, Replay *replay) {
+  return replayed_grid_fit(
+      replay, static_cast<double>(rows.size()),
       [&](double x, double y) {
         double c = 0;
         for (const KernelTiming *t : rows)
@@ -719,7 +766,8 @@ void fit_quantize_kernels(const std::vector<KernelTiming> &rows, const Calibrate
     if (fitted.empty() || opt.is_fixed(lat) || opt.is_fixed(eff))
       continue;
     const auto model = [bw](double a, double e, double bytes) { return a + bytes / (e * bw); };
-    const auto [a, e] = grid_fit_2d(
+    const auto [a, e] = replayed_grid_fit(
+        opt.replay, static_cast<double>(fitted.size()),
         [&](double x, double y) {
           double c = 0;
           for (const auto &[b, t] : fitted)
@@ -779,7 +827,8 @@ void fit_engine_allreduce(const Config &base, const std::vector<KernelTiming> &r
   const auto model = [](double a, double b, const KernelTiming &t) {
     return a + 2 * (t.n - 1) / t.n * t.m / b;
   };
-  const auto [a, b] = fit_kernel_model(mine, model, {1e-7, 1e-4, true}, {1e9, 2e12, true}, 41, 4);
+  const auto [a, b] =
+      fit_kernel_model(mine, model, {1e-7, 1e-4, true}, {1e9, 2e12, true}, 41, 4, opt.replay);
   std::vector<ComponentRow> res;
   for (const KernelTiming *t : mine)
     res.push_back(seconds_row(t->name + " n=" + std::to_string(static_cast<i64>(t->n)) + " " +
@@ -832,8 +881,8 @@ void fit_engine_small_gemm(const Config &base, const std::vector<KernelTiming> &
     const auto model = [bw, w](double a, double e, const KernelTiming &t) {
       return a + (t.n * t.k * w + t.m * t.k * w + 2 * t.m * t.n) / (e * bw);
     };
-    const auto [a, e] =
-        fit_kernel_model(mine, model, {0.0, 30e-6, false, 0.0}, {0.2, 1.2, false, 0.05}, 21, 5);
+    const auto [a, e] = fit_kernel_model(mine, model, {0.0, 30e-6, false, 0.0},
+                                         {0.2, 1.2, false, 0.05}, 21, 5, opt.replay);
     std::vector<ComponentRow> res;
     for (const KernelTiming *t : mine)
       res.push_back(seconds_row(t->name, ComponentKind::gemm, t->seconds, model(a, e, *t), true));
@@ -984,8 +1033,12 @@ void fit_layer_profiles(const std::vector<LayerProfile> &profiles, bool training
     return;
   }
   const double before = out.hardware.compute_overhead;
-  const double o = minimize_1d([&](double x) { return log_cost(rows_at(x, true)); }, 0,
-                               kMaxFittedOverhead, false);
+  const double units = static_cast<double>(profiles.size());
+  const double o = minimize_1d(
+      [&](double x) {
+        return replayed(opt.replay, units, [&] { return log_cost(rows_at(x, true)); });
+      },
+      0, kMaxFittedOverhead, false);
   out.hardware.compute_overhead = o;
   out.params.push_back(summarize_fit("hardware.compute_overhead",
                                      "compute overhead (one layer alone, layer profiles)", "",
@@ -1058,6 +1111,55 @@ bool FittedParameter::at_bound() const {
   return value <= range.first + tol || value >= range.second - tol;
 }
 
+// [SECTION] in pieces
+
+CalibrationSteps::CalibrationSteps(Config base, Measurements m, CalibrateOptions opt, double budget)
+    : base_(std::move(base)), m_(std::move(m)), opt_(std::move(opt)), budget_(budget), total_(0),
+      replay_(std::make_unique<Replay>()) {
+  opt_.replay = replay_.get();
+  // the work as check_fit_work counts it; a serving run's requests as a benchmark's (at least
+  // 64): for the progress bar only
+  total_ = component_evaluations(m_.components) +
+           kUnitsPerKernelEvaluation * kernel_evaluations(m_.kernels);
+  for (const ServingSample &s : m_.serving)
+    total_ += kServingFitSimulations * kUnitsPerSimulatedToken * std::max(0.0, s.output_len) *
+              static_cast<double>(std::max<i64>(s.requests, 64));
+}
+
+CalibrationSteps::~CalibrationSteps() = default;
+CalibrationSteps::CalibrationSteps(CalibrationSteps &&) noexcept = default;
+CalibrationSteps &CalibrationSteps::operator=(CalibrationSteps &&) noexcept = default;
+
+bool CalibrationSteps::step() {
+  if (done_)
+    return false;
+  replay_->begin(budget_);
+  try {
+    result_ = calibrate(base_, m_, opt_);
+    done_ = true;
+  } catch (const Replay::Suspend &) {
+    return true;
+  } catch (const ConfigError &e) {
+    error_ = {e.path(), e.message()};
+    done_ = true;
+  }
+  return false;
+}
+
+double CalibrationSteps::progress() const {
+  if (done_)
+    return 1;
+  return total_ > 0 ? std::min(0.99, replay_->done() / total_) : 0;
+}
+
+CalibrationResult CalibrationSteps::result() const {
+  if (error_)
+    throw ConfigError(error_->first, error_->second);
+  if (!result_)
+    throw ConfigError("", "the fit has not finished");
+  return *result_;
+}
+
 bool CalibrateOptions::is_fixed(const std::string &path) const {
   return std::find(fixed.begin(), fixed.end(), path) != fixed.end();
 }
@@ -1112,7 +1214,7 @@ CalibrationResult calibrate(const Config &base, const Measurements &m,
   fit_engine_small_gemm(base, m.kernels, opt, out);
   fit_gemm_ratio(m.kernels, opt, out);
   if (!opt.is_fixed("workload.engine.iteration_overhead"))
-    fit_engine(base, m.serving, out);
+    fit_engine(base, m.serving, opt, out);
 
   fit_layer_profiles(m.layers, !m.training.empty(), opt, out);
 

@@ -13,6 +13,7 @@
 #include "core/config.hpp"
 #include "core/time/layer_budget.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -81,30 +82,41 @@ struct CalibrationResult {
 // instance; the closed loop runs 4 requests per client (64 to 4096).
 Config serving_run_config(const Config &base, const ServingSample &s);
 
-// Parameters held at the base's value: their dotted paths ("cluster.intra_node.efficiency").
-// A link with its efficiency held fits its latency alone (and the other way round); a GEMM
-// with gemm_k_half held fits its efficiency alone.
 // The parameters calibrate fits, by path (what `--fix` may name); the engine's small-M GEMM
 // fits, workload.engine.gemm.on.<chip>.<dtype>.{latency,bw_efficiency}, go by pattern.
 std::vector<std::string> fittable_parameters();
 bool is_fittable(const std::string &path);
 
 // The most model evaluations the component fits may make (about 4 s natively), and the most
-// output tokens the serving fit may simulate (its runs x the simulations it makes of each),
-// counted before any fit starts; over them, ConfigError at "files".
+// output tokens the serving fit may simulate (its runs x the simulations it makes of each,
+// about 2.5 s natively), counted before any fit starts; over them, ConfigError at "files".
 constexpr double kMaxFitEvaluations = 4e7;
 constexpr double kMaxFitSimulatedTokens = 1e9;
 constexpr int kServingFitSimulations = 5;
-// Refuses measurements whose fits would pass those limits.
+// Refuses component and kernel rows whose fits would pass kMaxFitEvaluations (the serving
+// runs are counted when the fit has set them on the base: simulated requests x tokens).
 void check_fit_work(const Measurements &m);
 
+// The fits' work in replay units (core/calibrate/replay.hpp): one component prediction is 1
+// (about 100 ns natively); a kernel-model evaluation and a simulated output token in the
+// same units.
+constexpr double kUnitsPerKernelEvaluation = 0.1;
+constexpr double kUnitsPerSimulatedToken = 0.025;
+
+class Replay;
+
 struct CalibrateOptions {
+  // Parameters held at the base's value: their dotted paths ("cluster.intra_node.efficiency").
+  // A link with its efficiency held fits its latency alone (and the other way round); a GEMM
+  // with gemm_k_half held fits its efficiency alone.
   std::vector<std::string> fixed;
   bool is_fixed(const std::string &path) const;
   // The chip whose own FP8/bf16 GEMM fit (to cuBLAS sweeps) corrects a GEMM table's large-shape
   // ratios on other chips (the table's FP8 rows carry their activation quantisation and the
   // engine's kernel choice): the io layer sets its preset when a table has such rows.
   std::optional<HardwareSpec> ratio_reference;
+  // Set by CalibrationSteps: the fits' costly evaluations go through it (nullptr: directly).
+  Replay *replay = nullptr;
 };
 
 // Fits what the measurements inform, starting from base.hardware and base.cluster; the
@@ -113,5 +125,36 @@ struct CalibrateOptions {
 // parameter.
 CalibrationResult calibrate(const Config &base, const Measurements &m,
                             const CalibrateOptions &opt = {});
+
+// calibrate() in pieces of about `budget` replay units each (kUnitsPerStep: ~50 ms natively),
+// for a page that keeps drawing (and can drop it: Cancel) while it runs. Its result is
+// calibrate()'s, to the last digit: each piece reruns the fit from the start, taking the
+// costly evaluations earlier pieces made from their record (core/calibrate/replay.hpp).
+constexpr double kUnitsPerStep = 5e5;
+class CalibrationSteps {
+public:
+  CalibrationSteps(Config base, Measurements m, CalibrateOptions opt,
+                   double budget = kUnitsPerStep);
+  ~CalibrationSteps();
+  CalibrationSteps(CalibrationSteps &&) noexcept;
+  CalibrationSteps &operator=(CalibrationSteps &&) noexcept;
+  // One piece; false once the fit has finished (or failed).
+  bool step();
+  bool done() const { return done_; }
+  // The work recorded over the work counted before the start, in [0, 1].
+  double progress() const;
+  // The fit's result once done; the ConfigError calibrate() would throw, rethrown.
+  CalibrationResult result() const;
+
+private:
+  Config base_;
+  Measurements m_;
+  CalibrateOptions opt_;
+  double budget_, total_;
+  std::unique_ptr<Replay> replay_;
+  bool done_ = false;
+  std::optional<CalibrationResult> result_;
+  std::optional<std::pair<std::string, std::string>> error_; // (path, message)
+};
 
 } // namespace rl

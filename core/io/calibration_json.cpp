@@ -92,38 +92,107 @@ void check_measurement_files(std::size_t count, std::uintmax_t total_bytes) {
                                    std::to_string(kMaxMeasurementTotalBytes >> 20) + " MiB");
 }
 
-CalibrationResult calibrate_files(const json &base, const std::vector<MeasurementFile> &files,
-                                  const CalibrateOptions &opt) {
+namespace {
+
+// Checks before any file is read: at least one, within the count and byte limits, no text
+// twice (one file under two names, or a copy: every row would count twice and narrow every
+// band).
+void check_files(const std::vector<MeasurementFile> &files) {
   if (files.empty())
     throw ConfigError("files", "give at least one measurement file");
   std::uintmax_t total = 0;
   for (const MeasurementFile &f : files)
     total += f.text.size();
   check_measurement_files(files.size(), total);
-  // The same text twice (one file given under two names, or a copy) would count every row
-  // twice and narrow every band.
   for (std::size_t i = 0; i < files.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (files[i].text == files[j].text)
         throw ConfigError("files", "\"" + files[i].name + "\" holds the same text as \"" +
                                        files[j].name +
                                        "\": given twice, its rows would count twice");
-  const Config cfg = parse_config(base_config(base));
-  Measurements m;
-  for (const MeasurementFile &f : files)
-    m.append(read_measurements(f.text, f.name));
+}
+
+// The options once every file is read: a training log needs its run as the base; a GEMM
+// table's large-shape ratios are corrected by H100 SXM's own FP8/bf16 fit (to cuBLAS sweeps,
+// docs/calibration.md).
+CalibrateOptions options_for(const json &base, const Measurements &m, CalibrateOptions o) {
   if (!m.training.empty() && base.is_string() && !is_preset("scenario", base.get<std::string>()))
     throw ConfigError("base", "a training log is compared with the run it logged: give --base a "
                               "configuration (a file or a scenario) with the log's model, "
                               "cluster, layout and batch; \"" +
                                   base.get<std::string>() +
                                   "\" alone stands for an unrelated shipped scenario");
-  // H100 SXM's FP8/bf16 GEMM efficiency is fitted to cuBLAS sweeps (docs/calibration.md): the
-  // reference a GEMM table's large-shape ratios are corrected by on other chips.
-  CalibrateOptions o = opt;
   if (!o.ratio_reference && std::any_of(m.kernels.begin(), m.kernels.end(), is_large_gemm))
     o.ratio_reference = parse_hardware(json("h100-sxm"), "hardware");
-  return calibrate(cfg, m, o);
+  return o;
+}
+
+} // namespace
+
+CalibrationResult calibrate_files(const json &base, const std::vector<MeasurementFile> &files,
+                                  const CalibrateOptions &opt) {
+  check_files(files);
+  const Config cfg = parse_config(base_config(base));
+  Measurements m;
+  for (const MeasurementFile &f : files)
+    m.append(read_measurements(f.text, f.name));
+  return calibrate(cfg, m, options_for(base, m, opt));
+}
+
+CalibrationJob::CalibrationJob(json base, std::vector<MeasurementFile> files, CalibrateOptions opt,
+                               double budget)
+    : base_(std::move(base)), files_(std::move(files)), opt_(std::move(opt)), budget_(budget) {
+  try {
+    check_files(files_);
+    cfg_ = parse_config(base_config(base_));
+  } catch (const ConfigError &e) {
+    error_ = {e.path(), e.message()};
+  }
+}
+
+bool CalibrationJob::step() {
+  if (done())
+    return false;
+  try {
+    if (next_ < files_.size()) {
+      const MeasurementFile &f = files_[next_++];
+      m_.append(read_measurements(f.text, f.name));
+      return true;
+    }
+    if (!fit_) {
+      CalibrateOptions o = options_for(base_, m_, opt_);
+      check_fit_work(m_); // refused here, not at the first piece
+      fit_.emplace(cfg_, std::move(m_), std::move(o), budget_);
+    }
+    return fit_->step();
+  } catch (const ConfigError &e) {
+    error_ = {e.path(), e.message()};
+    return false;
+  }
+}
+
+bool CalibrationJob::done() const {
+  return error_.has_value() || (fit_ && fit_->done());
+}
+
+double CalibrationJob::progress() const {
+  // reading a file counts as a tenth of the fit's progress bar between files
+  const double read = files_.empty() ? 1 : static_cast<double>(next_) / files_.size();
+  return done() ? 1 : 0.1 * read + 0.9 * (fit_ ? fit_->progress() : 0);
+}
+
+std::string CalibrationJob::stage() const {
+  if (next_ < files_.size())
+    return "reading " + files_[next_].name;
+  return "fitting";
+}
+
+CalibrationResult CalibrationJob::result() const {
+  if (error_)
+    throw ConfigError(error_->first, error_->second);
+  if (!fit_)
+    throw ConfigError("", "the calibration has not finished");
+  return fit_->result();
 }
 
 json calibrated_overrides(const CalibrationResult &r) {

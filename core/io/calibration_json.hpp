@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,32 @@ void check_measurement_files(std::size_t count, std::uintmax_t total_bytes);
 CalibrationResult calibrate_files(const nlohmann::json &base,
                                   const std::vector<MeasurementFile> &files,
                                   const CalibrateOptions &opt = {});
+
+// calibrate_files in steps, for the page: a file read at each of the first steps, then the fit
+// in pieces (CalibrationSteps, ~50 ms each). Errors are kept, not thrown, until result().
+class CalibrationJob {
+public:
+  CalibrationJob(nlohmann::json base, std::vector<MeasurementFile> files, CalibrateOptions opt = {},
+                 double budget = kUnitsPerStep);
+  // One file read or one piece of the fit; false once done (finished or failed).
+  bool step();
+  bool done() const;
+  double progress() const;   // in [0, 1]
+  std::string stage() const; // "reading NAME", "fitting"
+  // calibrate_files's result; its ConfigError rethrown.
+  CalibrationResult result() const;
+
+private:
+  nlohmann::json base_;
+  std::vector<MeasurementFile> files_;
+  CalibrateOptions opt_;
+  Config cfg_;
+  Measurements m_;
+  std::size_t next_ = 0;
+  double budget_;
+  std::optional<CalibrationSteps> fit_;
+  std::optional<std::pair<std::string, std::string>> error_; // (path, message)
+};
 
 // The fitted values as configuration overrides, one dotted path each
 // ({"hardware.gemm_efficiency": 0.81, "cluster.intra_node.latency": 3.1e-06, ...}).

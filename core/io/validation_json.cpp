@@ -134,6 +134,9 @@ template <class F> auto nested(const ObjectReader &r, const char *key, F parse) 
 }
 } // namespace
 
+// A component point's name or source (a citation) at most this long.
+constexpr std::size_t kMaxLabelBytes = 1000;
+
 std::vector<ComponentPoint> parse_components(const json &j0) {
   json j = j0;
   if (j.is_string())
@@ -156,6 +159,12 @@ std::vector<ComponentPoint> parse_components(const json &j0) {
     ComponentPoint p;
     p.name = r.opt_str("name").value_or(r.path());
     p.source = r.opt_str("source").value_or("");
+    // labels, copied into every row a fit evaluates: a citation's length at most
+    for (const auto &[key, text] : {std::pair{"name", &p.name}, std::pair{"source", &p.source}})
+      if (text->size() > kMaxLabelBytes)
+        throw ConfigError(r.path_of(key), std::to_string(text->size()) +
+                                              " bytes; the limit is " +
+                                              std::to_string(kMaxLabelBytes));
     const auto kind = r.opt_enum("kind", kComponentKinds);
     if (!kind)
       throw ConfigError(r.path_of("kind"), "is required (gemm, attention, collective, hbm, moe)");
