@@ -1278,9 +1278,19 @@ CalibrationResult calibrate(const Config &base, const Measurements &m,
     p.band = out.hardware.time_uncertainty;
     out.params.push_back(p);
   }
-  if (out.params.empty())
-    throw ConfigError("files", "the rows read inform no parameter (components need a measured "
-                               "value and, for collectives, more than one rank)");
+  if (out.params.empty()) {
+    // what was read and why none of it is fitted
+    std::string why;
+    for (const std::string &n : out.notes)
+      why += "; " + n;
+    if (!mine.empty() &&
+        std::none_of(mine.begin(), mine.end(), [](const ComponentPoint &p) { return p.fitted; }))
+      why += "; no component point is marked \"fitted\": true";
+    throw ConfigError("files", "the " + std::to_string(m.rows()) +
+                                   " rows read inform no parameter (components need a measured "
+                                   "value and, for collectives, more than one rank)" +
+                                   why);
+  }
   i64 moe_fitted = 0;
   for (const ComponentPoint &p : mine)
     moe_fitted += p.kind == ComponentKind::moe && p.fitted;

@@ -101,6 +101,10 @@ struct Measurements {
     return components.empty() && serving.empty() && training.empty() && layers.empty() &&
            kernels.empty();
   }
+  // Rows of every kind.
+  std::size_t rows() const {
+    return components.size() + serving.size() + training.size() + layers.size() + kernels.size();
+  }
   // Adds o's rows; when o is one file, its serving and training rows get o.files[0] as `file`.
   void append(const Measurements &o);
 };
