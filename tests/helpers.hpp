@@ -81,6 +81,15 @@ inline std::vector<std::vector<std::string>> csv_rows(const std::string &rel) {
   }
   return rows;
 }
+
+// A file of the repository (a path from its root), whole.
+inline std::string source_text(const std::string &rel) {
+  std::ifstream f(std::string(RIDGELINE_SOURCE_DIR) + "/" + rel, std::ios::binary);
+  REQUIRE(f.good());
+  std::ostringstream o;
+  o << f.rdbuf();
+  return o.str();
+}
 #endif
 
 } // namespace rl::test

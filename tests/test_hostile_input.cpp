@@ -234,15 +234,7 @@ TEST_CASE("Calibrate: a training log beyond the model's reach stops at the bound
 }
 
 #ifndef __EMSCRIPTEN__ // (the WASM suite has no file system)
-namespace {
-std::string source_text(const std::string &rel) {
-  std::ifstream f(std::string(RIDGELINE_SOURCE_DIR) + "/" + rel, std::ios::binary);
-  REQUIRE(f.good());
-  std::ostringstream o;
-  o << f.rdbuf();
-  return o.str();
-}
-} // namespace
+using test::source_text;
 
 TEST_CASE("Calibrate in pieces: the page's stepped fit equals calibrate to the last digit",
           "[hostile][calibrate]") {
