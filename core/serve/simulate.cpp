@@ -86,6 +86,36 @@ ServeMemory serve_memory(const Config &c, const Layout &l) {
   return m;
 }
 
+ServeWork serve_work(const WorkloadSpec &w, i64 requests) {
+  const ServeSpec &s = w.serve;
+  const auto chunks = [&](double prompt) {
+    return std::ceil(prompt / static_cast<double>(std::max<i64>(1, s.chunk)));
+  };
+  ServeWork out;
+  if (!s.trace.empty()) { // make_requests takes the whole trace
+    for (const auto &e : s.trace)
+      out.steps += chunks(e[1]) + e[2];
+    out.requests = static_cast<double>(s.trace.size());
+    return out;
+  }
+  out.requests = static_cast<double>(requests);
+  out.steps =
+      out.requests * (chunks(static_cast<double>(w.prompt_len)) + static_cast<double>(w.gen_len));
+  return out;
+}
+
+ServeWork serve_work(const Config &c) {
+  const ServeSpec &s = c.workload.serve;
+  const i64 n = simulated_requests(s);
+  ServeWork out = serve_work(c.workload, n);
+  if (s.count_warmup && s.concurrency > 0) {
+    const ServeWork burst = serve_work(c.workload, std::min(n, s.concurrency));
+    out.requests += burst.requests;
+    out.steps += burst.steps;
+  }
+  return out;
+}
+
 namespace {
 
 enum class Role { both, prefill, decode };
