@@ -130,6 +130,15 @@ int main(int argc, char **argv) {
       "engine": "vllm"}, "parallel": {"tp": 4}})"));
   rl::ServeResult cr;
   const double closed_us = time_per_call_us(3, [&] { cr = rl::simulate_serving(closed); });
+  // The accepted extreme of a closed loop (issue 35): 1,000,000 clients of 16 + 4 tokens on
+  // 2 x TP4 H100, one request each (quadratic in clients before: past a minute).
+  const rl::Config million = rl::io::parse_config(nlohmann::json::parse(
+      R"({"model": "llama3-70b", "hardware": "h100-sxm", "cluster": "dgx-h100",
+      "workload": {"mode": "serve", "concurrency": 1000000, "requests": 1000000,
+      "prompt_len": 16, "gen_len": 4, "weight_dtype": "fp8", "kv_dtype": "fp8",
+      "precision": "fp8", "engine": "vllm"}, "parallel": {"tp": 4}})"));
+  rl::ServeResult mr;
+  const double million_us = time_per_call_us(1, [&] { mr = rl::simulate_serving(million); });
   std::printf("ridgeline bench (%d iterations)\n", n);
   std::printf("  parse_config (scenario preset)          %10.2f us/call\n", parse_us);
   std::printf("  estimate, memory only (llama3-70b)      %10.2f us/call\n", mem_us);
@@ -166,5 +175,7 @@ int main(int argc, char **argv) {
   std::printf("  calibrate: the shipped A100 component points  %10.2f ms/call\n", cal_us / 1e3);
   std::printf("  serve closed loop: 64 clients, 256 requests (%lld iterations) %10.2f ms/call\n",
               static_cast<long long>(cr.iterations), closed_us / 1e3);
+  std::printf("  serve closed loop: 1,000,000 clients (%lld iterations) %10.2f ms/call\n",
+              static_cast<long long>(mr.iterations), million_us / 1e3);
   return 0;
 }

@@ -56,21 +56,50 @@ double predicted_metric(const Estimate &e, Metric m) {
 
 namespace {
 // Work of one estimate of a run, in the planner's units (one per model layer, plus one); a
-// serving run's simulation, one unit per 100 output tokens it simulates.
+// serving run's simulation by what it costs: its requests (clients' too, and a counted
+// opening burst) and every request's prefill chunks and decode steps (serve_work).
 i64 estimate_work(const ValidationRun &r) {
   const Config &c = r.config;
   if (c.workload.mode == Mode::serve)
-    return 1 + c.workload.serve.requests * (c.workload.gen_len + 1) / 100;
+    return 1 + static_cast<i64>(std::ceil(serve_work(c).units()));
   return 1 + c.model.layers;
 }
 
-void check_work(i64 work, const char *what) {
-  if (work > kCalibrationBudget)
-    throw ConfigError("runs", std::string(what) + " needs " + std::to_string(work) +
-                                  " units of work (one per model layer and estimate); the limit "
-                                  "is " +
-                                  std::to_string(kCalibrationBudget) +
-                                  ": give fewer runs or smaller models");
+// The field that sets a run's work: a serving run's requests (or trace), else its model.
+std::string work_field(const ValidationRun &r, std::size_t i) {
+  const std::string run = "runs[" + std::to_string(i) + "].config.";
+  const ServeSpec &s = r.config.workload.serve;
+  if (r.config.workload.mode != Mode::serve)
+    return run + "model";
+  if (!s.trace.empty())
+    return run + "workload.trace";
+  return run + (s.requests_per_client > 0 && s.concurrency > 0 ? "workload.requests_per_client"
+                                                               : "workload.requests");
+}
+
+// Before any estimate: `estimates` of every run (validate: 1, the fit: one per grid point)
+// within kCalibrationBudget. Past it, the error names the costliest run, at its field when
+// that run alone is past it.
+void check_work(const std::vector<ValidationRun> &runs, i64 estimates, const char *what) {
+  i64 work = 0, most = -1;
+  std::size_t worst = 0;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const i64 w = estimates * estimate_work(runs[i]);
+    work += w;
+    if (w > most) {
+      most = w;
+      worst = i;
+    }
+  }
+  if (work <= kCalibrationBudget)
+    return;
+  throw ConfigError(most > kCalibrationBudget ? work_field(runs[worst], worst) : "runs",
+                    std::string(what) + " needs " + std::to_string(work) +
+                        " units of work (one per model layer and estimate; a serving run 5 per "
+                        "request and 1 per 5 prefill chunks and decode steps), \"" +
+                        runs[worst].name + "\" " + std::to_string(most) +
+                        " of them; the limit is " + std::to_string(kCalibrationBudget) +
+                        ": give fewer runs, smaller models or fewer requests");
 }
 } // namespace
 
@@ -90,10 +119,7 @@ ValidationRow row_of(const ValidationRun &r, double predicted, double band) {
 } // namespace
 
 std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs) {
-  i64 work = 0;
-  for (const auto &r : runs)
-    work += estimate_work(r);
-  check_work(work, "predicting these runs");
+  check_work(runs, 1, "predicting these runs");
   std::vector<ValidationRow> out;
   for (const auto &r : runs) {
     if (r.config.workload.mode == Mode::serve) {
@@ -198,10 +224,7 @@ std::vector<FitResult> fit_compute_overhead(const std::vector<ValidationRun> &ru
     if (r.config.workload.mode == Mode::serve)
       throw ConfigError("runs", r.name + ": a serving run informs the engine (ridgeline "
                                          "calibrate), not the compute overhead");
-  i64 work = 0;
-  for (const auto &r : runs)
-    work += (kGridHi - kGridLo + 1) * estimate_work(r);
-  check_work(work, "the fit");
+  check_work(runs, kGridHi - kGridLo + 1, "the fit");
   std::map<std::string, std::vector<ValidationRun>> by_chip;
   for (const auto &r : runs)
     by_chip[r.config.hardware.name].push_back(r);

@@ -44,7 +44,8 @@ struct ValidationRow {
 };
 
 // Bounded work, checked before any estimate: units of one per model layer per estimate
-// (the planner's unit). validate() costs one estimate per run, the fit 1501 per run.
+// (the planner's unit). validate() costs one estimate per run, the fit 1501 per run; a
+// serving run its simulation's serve_work (5 per request, 1 per 5 sequence steps).
 constexpr i64 kCalibrationBudget = 4'000'000;
 
 double predicted_metric(const Estimate &e, Metric m);

@@ -120,6 +120,7 @@ json to_json(const ServePlanResult &r) {
             {"evaluated", r.evaluated},
             {"feasible", r.feasible},
             {"simulations", r.simulations},
+            {"iterations", r.iterations},
             {"rejected", rej}}}};
 }
 

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
+#include <string>
 
 namespace rl {
 
@@ -37,6 +39,33 @@ template <class F> std::optional<i64> fewest(i64 hi, F ok) {
     (ok(mid) ? good : bad) = mid;
   }
   return good;
+}
+
+// The simulations fewest(hi, ...) runs at most: ok(1), the doublings, the bisection.
+i64 fewest_calls(i64 hi) {
+  i64 doublings = 0;
+  for (i64 n = 1; n < hi; n *= 2)
+    ++doublings;
+  return 1 + 2 * doublings;
+}
+
+// The scheduler settings a candidate takes: max batch, prefill chunk.
+constexpr i64 kMaxBatches[] = {64, 256};
+constexpr i64 kChunks[] = {512, 2048};
+constexpr int kVerifyTries = 5; // a deployment's whole simulation, growing a pool 4 times
+
+// The field that makes a request's simulation long: the trace, the outputs or the prompts.
+const char *longest_field(const WorkloadSpec &w, i64 chunk) {
+  if (!w.serve.trace.empty())
+    return "workload.trace";
+  return w.gen_len >= (w.prompt_len + chunk - 1) / chunk ? "workload.gen_len"
+                                                         : "workload.prompt_len";
+}
+
+std::string count_text(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, x < 1e7 ? "%.0f" : "%.2g", x);
+  return buf;
 }
 
 } // namespace
@@ -93,8 +122,8 @@ ServePlanSearch::ServePlanSearch(std::vector<Config> choices, const ServePlanOpt
           eps = {*p.ep};
         for (const i64 ep : eps)
           for (const i64 pp : pps)
-            for (const i64 mb : {i64{64}, i64{256}})
-              for (const i64 ch : {i64{512}, i64{2048}})
+            for (const i64 mb : kMaxBatches)
+              for (const i64 ch : kChunks)
                 for (const bool disagg : {false, true})
                   space_.push_back({h, tp, adp, pp, ep, mb, ch, disagg});
       }
@@ -103,6 +132,44 @@ ServePlanSearch::ServePlanSearch(std::vector<Config> choices, const ServePlanOpt
     return a.tp * a.adp * a.pp < b.tp * b.adp * b.pp;
   });
   result_.candidates = static_cast<i64>(space_.size());
+  check_work();
+}
+
+i64 ServePlanSearch::sim_requests() const {
+  return std::min(o_.sim_requests, std::max<i64>(1, choices_.front().workload.serve.requests));
+}
+
+i64 ServePlanSearch::verify_requests() const {
+  return std::min(choices_.front().workload.serve.requests, o_.verify_requests);
+}
+
+// Before any simulation: --top, and the most work the search may do (every pool of the
+// candidates it may size taking fewest()'s most runs, every kept deployment every try), its
+// requests at their mean lengths in the smallest chunks.
+void ServePlanSearch::check_work() const {
+  if (o_.top < 1 || o_.top > kMaxServePlanTop)
+    throw ConfigError(
+        "--top", "the serving planner shows 1 to " + std::to_string(kMaxServePlanTop) +
+                     " deployments (it keeps and verifies 3 x top), not " + std::to_string(o_.top));
+  WorkloadSpec w = choices_.front().workload;
+  w.serve.chunk = kChunks[0];
+  i64 pools = 0; // sized apart: one per candidate, two disaggregated
+  for (const Candidate &x : space_)
+    pools += x.disagg ? 2 : 1;
+  const double sizing = static_cast<double>(std::min(pools, 2 * o_.candidate_budget) *
+                                            fewest_calls(o_.max_instances));
+  const double checks = static_cast<double>(3 * o_.top * kVerifyTries);
+  const ServeWork one = serve_work(w, sim_requests()), whole = serve_work(w, verify_requests());
+  const double work = sizing * one.units() + checks * whole.units();
+  if (work > kServePlanWork)
+    throw ConfigError(longest_field(w, kChunks[0]),
+                      "the serving planner may run " + count_text(sizing) +
+                          " sizing simulations of " + count_text(one.requests) + " requests and " +
+                          count_text(checks) + " checks of " + count_text(whole.requests) + " (" +
+                          count_text(one.steps / std::max(one.requests, 1.0)) +
+                          " prefill chunks and decode steps a request): " + count_text(work) +
+                          " units of work, over the limit of " + count_text(kServePlanWork) +
+                          "; plan shorter requests");
 }
 
 // The cheapest (cost per hour, devices) found so far, at most 3 x top of them, ascending.
@@ -123,7 +190,7 @@ bool ServePlanSearch::beaten(double cost, i64 devices) const {
 bool ServePlanSearch::step(i64 candidates) {
   const Config &c0 = choices_.front();
   const ServeSpec &s0 = c0.workload.serve;
-  const i64 sim_n = std::min(o_.sim_requests, std::max<i64>(1, s0.requests));
+  const i64 sim_n = sim_requests();
   for (i64 done = 0; done < candidates && next_ < space_.size(); ++done) {
     const Candidate x = space_[next_++];
     ServePlanResult &out = result_;
@@ -187,6 +254,7 @@ bool ServePlanSearch::step(i64 candidates) {
         ++out.simulations;
         const ServeResult r = simulate_serving(k, l, reqs_at(rate_ / static_cast<double>(n)), 1, 0,
                                                kServeIterationBudget, true);
+        out.iterations += r.iterations;
         const bool met = meets_slo(k.workload.serve, r);
         if (met)
           tokens[n] = r.output_tokens_per_s;
@@ -219,6 +287,7 @@ bool ServePlanSearch::step(i64 candidates) {
         ++out.simulations;
         const ServeResult r = simulate_pool(k, l, reqs_at(rate_ / static_cast<double>(n)), 1, pool,
                                             kServeIterationBudget, true);
+        out.iterations += r.iterations;
         const bool met = !r.truncated && !r.stopped_at_miss && r.dropped == 0 &&
                          (pool == Pool::prefill ? r.attainment_ttft : r.attainment_tpot) >= att;
         if (met && pool == Pool::decode)
@@ -253,7 +322,7 @@ ServePlanResult ServePlanSearch::finish() {
   ServePlanResult out = result_;
   std::vector<Deployment> found = found_;
   const ServeSpec &s0 = choices_.front().workload.serve;
-  const i64 verify_n = std::min(s0.requests, o_.verify_requests);
+  const i64 verify_n = verify_requests();
   // cheapest first (devices when no price; then the higher output rate of the sizing runs,
   // which ranks the many deployments of one price by their likely cost per token); the
   // cheapest few are simulated whole at the full rate and ties go to the lower p90 TTFT,
@@ -284,7 +353,8 @@ ServePlanResult ServePlanSearch::finish() {
       d.result = simulate_serving(k, l, make_requests(k.workload, rate_, verify_n), d.instances,
                                   d.prefill_instances);
       ++out.simulations;
-      if (meets_slo(s0, d.result) || tries == 4)
+      out.iterations += d.result.iterations;
+      if (meets_slo(s0, d.result) || tries == kVerifyTries - 1)
         break;
       if (!d.disaggregated)
         d.instances += 1;

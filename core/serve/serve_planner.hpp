@@ -35,8 +35,17 @@ struct Deployment {
                  // engine, weight_dtype and precision among them
 };
 
+// Bounded work (README "Limits"), checked before the search: at most kMaxServePlanTop
+// deployments shown (the search keeps and verifies 3 x top), and the simulations it may run
+// (the candidates it sizes x the sizing runs of each, plus the verifications) at most
+// kServePlanWork units of serve_work (requests and prefill chunks and decode steps). Measured
+// natively, 0.5-2 ns of search a unit of this bound: the README's two plans 0.6e9 and 1.1e9
+// (0.6 s, 1 s), 2,048 output tokens of 4,096-token prompts 3.4e9 (4 s); 8,192 refused.
+constexpr i64 kMaxServePlanTop = 20;
+constexpr double kServePlanWork = 4e9;
+
 struct ServePlanOptions {
-  i64 top = 10;
+  i64 top = 10;               // 1 to kMaxServePlanTop
   i64 max_instances = 4096;   // per pool
   i64 sim_requests = 500;     // requests per sizing simulation (at most the workload's)
   i64 candidate_budget = 400; // instance candidates simulated
@@ -46,6 +55,7 @@ struct ServePlanOptions {
 struct ServePlanResult {
   std::vector<Deployment> deployments; // cheapest first, each meeting the SLO
   i64 candidates = 0, evaluated = 0, feasible = 0, simulations = 0;
+  i64 iterations = 0;                  // engine iterations of all the simulations
   std::map<std::string, i64> rejected; // layout | memory | slo | dominated | budget
 };
 
@@ -83,6 +93,9 @@ private:
       decode_memo_;
   std::vector<Deployment> found_;
   std::vector<std::pair<double, i64>> cheapest_; // (cost per hour, devices), 3 x top at most
+  i64 sim_requests() const;                      // requests of a sizing simulation
+  i64 verify_requests() const;                   // requests of a whole-deployment check
+  void check_work() const; // ConfigError past kMaxServePlanTop or kServePlanWork
   void keep_cheapest(double cost, i64 devices);
   bool beaten(double cost, i64 devices) const;
   ServePlanResult result_;

@@ -86,6 +86,36 @@ ServeMemory serve_memory(const Config &c, const Layout &l) {
   return m;
 }
 
+ServeWork serve_work(const WorkloadSpec &w, i64 requests) {
+  const ServeSpec &s = w.serve;
+  const auto chunks = [&](double prompt) {
+    return std::ceil(prompt / static_cast<double>(std::max<i64>(1, s.chunk)));
+  };
+  ServeWork out;
+  if (!s.trace.empty()) { // make_requests takes the whole trace
+    for (const auto &e : s.trace)
+      out.steps += chunks(e[1]) + e[2];
+    out.requests = static_cast<double>(s.trace.size());
+    return out;
+  }
+  out.requests = static_cast<double>(requests);
+  out.steps =
+      out.requests * (chunks(static_cast<double>(w.prompt_len)) + static_cast<double>(w.gen_len));
+  return out;
+}
+
+ServeWork serve_work(const Config &c) {
+  const ServeSpec &s = c.workload.serve;
+  const i64 n = simulated_requests(s);
+  ServeWork out = serve_work(c.workload, n);
+  if (s.count_warmup && s.concurrency > 0) {
+    const ServeWork burst = serve_work(c.workload, std::min(n, s.concurrency));
+    out.requests += burst.requests;
+    out.steps += burst.steps;
+  }
+  return out;
+}
+
 namespace {
 
 enum class Role { both, prefill, decode };
@@ -96,6 +126,7 @@ struct Track {
   i64 generated = 0;
   double first = -1;  // first output token
   double finish = -1; // last output token (prefill role: prefill done)
+  i64 resume = 0;     // prefill target after a preemption (0: the prompt), in this phase
   bool dropped = false;
 };
 
@@ -181,24 +212,97 @@ i64 ceil_div(i64 a, i64 b) {
   return (a + b - 1) / b;
 }
 
+constexpr std::size_t kNone = SIZE_MAX;
+
+// A binary min-heap of positions (in an engine's `ids`) whose keys may change: the least in
+// O(1), a position added, the least taken, or a key moved in O(log n). `less` orders two
+// positions by their keys at the time of each call.
+class PositionHeap {
+public:
+  bool empty() const { return heap_.empty(); }
+  std::size_t top() const { return heap_.front(); }
+  bool contains(std::size_t p) const { return p < slot_.size() && slot_[p] != kNone; }
+  template <class Less> void push(std::size_t p, Less less) {
+    if (slot_.size() <= p)
+      slot_.resize(p + 1, kNone);
+    heap_.push_back(p);
+    slot_[p] = heap_.size() - 1;
+    up(heap_.size() - 1, less);
+  }
+  template <class Less> void pop(Less less) {
+    const std::size_t last = heap_.back();
+    slot_[heap_.front()] = kNone;
+    heap_.pop_back();
+    if (heap_.empty())
+      return;
+    put(0, last);
+    down(0, less);
+  }
+  // p's key became smaller.
+  template <class Less> void lowered(std::size_t p, Less less) { up(slot_[p], less); }
+  // The entry of position `from` stands for position `to` now (not in the heap), whose key is
+  // no smaller.
+  template <class Less> void moved(std::size_t from, std::size_t to, Less less) {
+    if (slot_.size() <= to)
+      slot_.resize(to + 1, kNone);
+    const std::size_t h = slot_[from];
+    slot_[from] = kNone;
+    put(h, to);
+    down(h, less);
+  }
+
+private:
+  void put(std::size_t h, std::size_t p) {
+    heap_[h] = p;
+    slot_[p] = h;
+  }
+  template <class Less> void up(std::size_t h, Less less) {
+    const std::size_t p = heap_[h];
+    for (; h > 0 && less(p, heap_[(h - 1) / 2]); h = (h - 1) / 2)
+      put(h, heap_[(h - 1) / 2]);
+    put(h, p);
+  }
+  template <class Less> void down(std::size_t h, Less less) {
+    const std::size_t p = heap_[h], n = heap_.size();
+    for (std::size_t c = 2 * h + 1; c < n; h = c, c = 2 * h + 1) {
+      if (c + 1 < n && less(heap_[c + 1], heap_[c]))
+        ++c;
+      if (!less(heap_[c], p))
+        break;
+      put(h, heap_[c]);
+    }
+    put(h, p);
+  }
+  std::vector<std::size_t> heap_, slot_; // slot_[position]: its index in heap_, or kNone
+};
+
+// Positions in an engine's ids by (arrival, position): the first of equal arrivals in ids
+// comes first.
+struct Sooner {
+  const std::vector<i64> &ids;
+  const std::vector<double> &arrive;
+  bool operator()(std::size_t a, std::size_t b) const {
+    const double x = arrive[static_cast<std::size_t>(ids[a])],
+                 y = arrive[static_cast<std::size_t>(ids[b])];
+    return x < y || (x == y && a < b);
+  }
+};
+
 // One engine serving the requests `ids` (sorted by their arrival at this engine, `arrive`):
 // the scheduler loop of vLLM-like continuous batching, one pass per step(), so a simulation
 // can be spread over a page's frames.
 class Engine {
 public:
-  // clients > 0: a closed loop; the first `clients` of `order` arrive at 0 and each completion
-  // releases the next think_time later (the others' arrivals are set then).
+  // clients > 0: a closed loop; the first `clients` of `order` arrive as *arrivals says (the
+  // caller staggers them) and each completion releases the next think_time later (the others'
+  // arrivals are set then).
   Engine(const ServeSpec &spec, i64 blocks, Role r, std::vector<i64> order,
-         std::vector<double> *arrivals, std::size_t tracks, i64 clients = 0, double stagger = 0)
+         std::vector<double> *arrivals, i64 clients = 0)
       : s(spec), total_blocks(blocks), role(r), ids(std::move(order)), arrive(arrivals),
         is_static(spec.policy == SchedulerPolicy::static_batch), bs(spec.block_size), free(blocks),
-        resume(tracks, 0), closed(clients > 0) {
-    if (!closed)
-      return;
-    for (std::size_t i = 0; i < ids.size(); ++i)
-      (*arrive)[static_cast<std::size_t>(ids[i])] =
-          i < static_cast<std::size_t>(clients) ? static_cast<double>(i) * stagger : INFINITY;
-    released = std::min(ids.size(), static_cast<std::size_t>(clients));
+        closed(clients > 0) {
+    for (; closed && released < std::min(ids.size(), static_cast<std::size_t>(clients)); ++released)
+      pending.push(released, sooner());
   }
   bool finished() const { return done; }
   // One pass of the loop; false once this engine has served everything (or the budget ran
@@ -221,34 +325,49 @@ private:
   void complete(double at, std::vector<Track> &tr) {
     if (!closed)
       return;
-    if (held >= 0) { // the request the previous completion released joins now
-      (*arrive)[static_cast<std::size_t>(held)] =
-          std::max(at, tr[static_cast<std::size_t>(held)].arrival);
-      held = -1;
-    }
+    join_held(at, tr); // the request the previous completion released joins now
     if (released >= ids.size())
       return;
-    const i64 next_id = ids[released++];
-    const auto id = static_cast<std::size_t>(next_id);
+    const std::size_t p = released++;
+    const auto id = static_cast<std::size_t>(ids[p]);
     const double send = at + s.engine.request_overhead + s.think_time; // the client saw it
     tr[id].arrival = send;
     if (s.join_at_completion)
-      held = next_id; // its engine arrival stays unset (infinite) until then
+      held = p; // its engine arrival stays unset (infinite) until then
     else
       (*arrive)[id] = send;
+    pending.push(p, sooner());
   }
+  // join_at_completion: the held request arrives at `at` (or when its client sent it, if
+  // later).
+  void join_held(double at, const std::vector<Track> &tr) {
+    if (held == kNone)
+      return;
+    const auto id = static_cast<std::size_t>(ids[held]);
+    (*arrive)[id] = std::max(at, tr[id].arrival);
+    if (pending.contains(held))
+      pending.lowered(held, sooner());
+    held = kNone;
+  }
+  double arrival_at(std::size_t p) const { return (*arrive)[static_cast<std::size_t>(ids[p])]; }
+  Sooner sooner() const { return {ids, *arrive}; }
   // The position in ids of the next request to arrive (next < ids.size()): `next` itself with
   // arrivals in order (open loop); in a closed loop the earliest of those released and not
-  // yet arrived, since a client's first request (staggered) may come after another client's
-  // second.
-  std::size_t earliest() const {
-    std::size_t j = next;
-    if (closed)
-      for (std::size_t i = next + 1; i < released; ++i)
-        if ((*arrive)[static_cast<std::size_t>(ids[i])] <
-            (*arrive)[static_cast<std::size_t>(ids[j])])
-          j = i;
-    return j;
+  // yet arrived (the heap's least), since a client's first request (staggered) may come after
+  // another client's second.
+  std::size_t earliest() const { return closed && !pending.empty() ? pending.top() : next; }
+  // The request at position j = earliest() arrives: it takes position `next` and the request
+  // there takes j, as the closed loop's linear scan did (the order that breaks its ties).
+  void take(std::size_t j) {
+    if (closed) {
+      pending.pop(sooner());
+      std::swap(ids[next], ids[j]);
+      if (j != next)
+        pending.moved(next, j, sooner());
+      held = held == next ? j : held;
+      return;
+    }
+    std::swap(ids[next], ids[j]);
   }
   // A request completed: whether it missed the target its role answers for (prefill: TTFT;
   // decode: TPOT; both: either), as Impl::finish judges it.
@@ -268,13 +387,13 @@ private:
     Seq q = running.back();
     running.pop_back();
     release(q);
-    resume[static_cast<std::size_t>(q.id)] =
-        tr[static_cast<std::size_t>(q.id)].prompt + tr[static_cast<std::size_t>(q.id)].generated;
+    Track &r = tr[static_cast<std::size_t>(q.id)];
+    r.resume = r.prompt + r.generated;
     waiting.push_front(q.id);
     ++st.preemptions;
   }
 
-  ServeSpec s;
+  const ServeSpec &s;
   i64 total_blocks;
   Role role;
   std::vector<i64> ids;
@@ -283,7 +402,6 @@ private:
   i64 bs;
   i64 free;
   std::deque<i64> waiting;
-  std::vector<i64> resume; // prefill target after a preemption
   std::vector<Seq> running;
   std::size_t next = 0;
   double t = 0;
@@ -291,7 +409,9 @@ private:
   bool done = false;
   bool closed = false;      // closed loop
   std::size_t released = 0; // closed loop: requests of `ids` given an arrival so far
-  i64 held = -1;            // join_at_completion: the request waiting for the next completion
+  PositionHeap pending;     // closed loop: positions [next, released) of ids, by arrival
+  std::size_t held = kNone; // join_at_completion: the position in ids of the request waiting
+                            // for the next completion
   // scratch of one pass, kept to spare the allocations: the prefill chunks (running index,
   // tokens), the decoding sequences, the sequences that stay, a run's new blocks
   std::vector<std::pair<std::size_t, i64>> chunks;
@@ -304,14 +424,11 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
   if (done)
     return false;
   auto preempt = [&] { preempt_last(tr, st); };
-  if (held >= 0 && running.empty() && waiting.empty()) { // no completion to wait for
-    (*arrive)[static_cast<std::size_t>(held)] =
-        std::max(t, tr[static_cast<std::size_t>(held)].arrival);
-    held = -1;
-  }
+  if (running.empty() && waiting.empty())
+    join_held(t, tr); // no completion to wait for
   for (std::size_t j = 0;
        next < ids.size() && (*arrive)[static_cast<std::size_t>(ids[j = earliest()])] <= t;) {
-    std::swap(ids[next], ids[j]);
+    take(j);
     st.area += t - (*arrive)[static_cast<std::size_t>(ids[next])];
     waiting.push_back(ids[next++]);
   }
@@ -400,8 +517,7 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
     const Track &r = tr[static_cast<std::size_t>(id)];
     Seq q;
     q.id = id;
-    q.target =
-        resume[static_cast<std::size_t>(id)] > 0 ? resume[static_cast<std::size_t>(id)] : r.prompt;
+    q.target = r.resume > 0 ? r.resume : r.prompt;
     const i64 longest = r.prompt + r.gen;
     if (ceil_div(longest, bs) > total_blocks) { // can never fit: dropped
       waiting.pop_front();
@@ -439,7 +555,10 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
       return true;
     }
     if (running.empty() && next < ids.size()) {
-      t = std::max(t, (*arrive)[static_cast<std::size_t>(ids[earliest()])]);
+      // the next arrival; none known (a held request, every request before it dropped):
+      // it joins at the next pass, having no completion to wait for
+      const double a = arrival_at(earliest());
+      t = std::isfinite(a) ? std::max(t, a) : t;
       return true;
     }
     if (running.empty())
@@ -581,7 +700,16 @@ struct ServeSimulation::Impl {
   std::vector<i64> order;
   std::optional<SplitMix64> route;
   EngineStats st;
-  std::vector<Engine> engines;
+  // The current phase's instances that have requests, each one's engine built when its turn
+  // comes: one engine's state at a time, and nothing for an instance without a request.
+  struct Part {
+    std::vector<i64> ids;
+    i64 clients = 0; // closed loop: the instance's clients
+  };
+  std::vector<Part> parts;
+  Role role = Role::both;
+  std::vector<double> *arr = nullptr; // the phase's arrivals
+  std::optional<Engine> engine;       // parts[current]'s
   std::size_t current = 0;
   int phase = 0; // disaggregated: 0 the prefill pool, 1 the decode pool
   i64 engines_total = 1, engines_done = 0;
@@ -591,14 +719,33 @@ struct ServeSimulation::Impl {
   // request at 0 on an empty engine, simulated on its own, all counted.
   bool burst = false;
 
-  // Uniform random routing of `ids` over n instances.
-  std::vector<std::vector<i64>> spread(i64 n, const std::vector<i64> &ids) {
-    std::vector<std::vector<i64>> o(static_cast<std::size_t>(n));
+  // Uniform random routing of `ids` over n instances: the parts of those that get any, in
+  // the order of the instances, each in the order of `ids`.
+  void spread(i64 n, const std::vector<i64> &ids) {
+    std::vector<std::pair<i64, i64>> routed; // (instance, id)
+    routed.reserve(ids.size());
     for (const i64 id : ids)
-      o[static_cast<std::size_t>(
-            std::min<i64>(n - 1, static_cast<i64>(route->uniform() * static_cast<double>(n))))]
-          .push_back(id);
-    return o;
+      routed.emplace_back(
+          std::min<i64>(n - 1, static_cast<i64>(route->uniform() * static_cast<double>(n))), id);
+    std::stable_sort(routed.begin(), routed.end(),
+                     [](const auto &a, const auto &b) { return a.first < b.first; });
+    for (std::size_t i = 0; i < routed.size(); ++i) {
+      if (i == 0 || routed[i].first != routed[i - 1].first)
+        parts.emplace_back();
+      parts.back().ids.push_back(routed[i].second);
+    }
+  }
+  // Closed loop: request i is client (i mod C)'s, and client k talks to instance k mod n, its
+  // requests in turn; an instance without a client gets no request.
+  void split_clients(i64 n, const std::vector<i64> &ids, i64 clients) {
+    const i64 m = std::min(n, clients);
+    parts.resize(static_cast<std::size_t>(m));
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      parts[(i % static_cast<std::size_t>(clients)) % static_cast<std::size_t>(m)].ids.push_back(
+          ids[i]);
+    for (i64 j = 0; j < m; ++j)
+      parts[static_cast<std::size_t>(j)].clients = clients / n + (j < clients % n ? 1 : 0);
+    std::erase_if(parts, [](const Part &p) { return p.ids.empty(); });
   }
   // Closed loop, clients out of phase: the gap between the first requests of an engine's k
   // clients, one request's cycle over k. Real clients drift apart (a benchmark's network,
@@ -630,28 +777,33 @@ struct ServeSimulation::Impl {
                          w.serve.think_time;
     return cycle / static_cast<double>(k);
   }
-  void add_engines(i64 n, const std::vector<i64> &ids, Role role, std::vector<double> *arr) {
-    engines.clear();
+  // The phase's requests `ids` over n instances of this role, arriving at *a; the instances
+  // without a request count as served.
+  void add_engines(i64 n, const std::vector<i64> &ids, Role r, std::vector<double> *a) {
+    parts.clear();
     current = 0;
+    role = r;
+    arr = a;
     const i64 clients = c.workload.serve.concurrency;
-    if (clients > 0 && role == Role::both) {
-      // Closed loop: request i is client (i mod C)'s, and client k talks to instance k mod n,
-      // its requests in turn; an instance without a client gets no request.
-      std::vector<std::vector<i64>> parts(static_cast<std::size_t>(n));
-      for (std::size_t i = 0; i < ids.size(); ++i)
-        parts[(i % static_cast<std::size_t>(clients)) % static_cast<std::size_t>(n)].push_back(
-            ids[i]);
-      for (i64 j = 0; j < n; ++j) {
-        const i64 k = clients / n + (j < clients % n ? 1 : 0);
-        engines.emplace_back(c.workload.serve, res.memory.kv_blocks, role,
-                             std::move(parts[static_cast<std::size_t>(j)]), arr, tr.size(), k,
-                             c.workload.serve.mixed_prefill && !burst ? client_stagger(k) : 0.0);
-      }
-      return;
+    if (clients > 0 && role == Role::both)
+      split_clients(n, ids, clients);
+    else
+      spread(n, ids);
+    engines_done += n - static_cast<i64>(parts.size());
+  }
+  // The engine of parts[current]. A closed loop's first request of each client arrives
+  // (staggered), the others once released.
+  void open_engine() {
+    Part &p = parts[current];
+    const double stagger =
+        p.clients > 0 && c.workload.serve.mixed_prefill && !burst ? client_stagger(p.clients) : 0;
+    for (std::size_t i = 0; p.clients > 0 && i < p.ids.size(); ++i) {
+      const auto id = static_cast<std::size_t>(p.ids[i]);
+      (*arr)[id] =
+          i < static_cast<std::size_t>(p.clients) ? static_cast<double>(i) * stagger : INFINITY;
+      tr[id].arrival = (*arr)[id];
     }
-    for (auto &part : spread(n, ids))
-      engines.emplace_back(c.workload.serve, res.memory.kv_blocks, role, std::move(part), arr,
-                           tr.size());
+    engine.emplace(c.workload.serve, res.memory.kv_blocks, role, std::move(p.ids), arr, p.clients);
   }
   void start();
   void next_phase();
@@ -721,8 +873,6 @@ void ServeSimulation::Impl::start() {
   if (mode == ServeRun::aggregated || mode == ServeRun::prefill_pool) {
     add_engines(instances, order, mode == ServeRun::aggregated ? Role::both : Role::prefill,
                 &arrive);
-    for (std::size_t i = 0; i < tr.size(); ++i) // a closed loop set the arrivals
-      tr[i].arrival = arrive[i];
   } else if (mode == ServeRun::decode_pool) {
     std::vector<i64> ready;
     for (Track &r : tr) {
@@ -738,13 +888,15 @@ void ServeSimulation::Impl::start() {
   } else {
     add_engines(prefill_instances, order, Role::prefill, &arrive);
   }
-  engines_total = mode == ServeRun::disaggregated ? instances : static_cast<i64>(engines.size());
+  engines_total = instances;
 }
 
 // Disaggregated: the prefill pool is done; the KV of each prompt crosses the network (every
 // chip sending its shard in parallel) and the decode pool takes over.
 void ServeSimulation::Impl::next_phase() {
   phase = 1;
+  for (Track &r : tr)
+    r.resume = 0; // the decode pool's engines start afresh
   const Link &net = c.cluster.inter_node.bw > 0 ? c.cluster.inter_node : c.cluster.dcn;
   double transfer_sum = 0;
   std::vector<i64> ready;
@@ -947,7 +1099,7 @@ ServeSimulation &ServeSimulation::operator=(ServeSimulation &&) noexcept = defau
 bool ServeSimulation::Impl::advance(i64 passes) {
   Impl &m = *this;
   for (i64 k = 0; k < passes && !m.finished; ++k) {
-    if (m.current >= m.engines.size()) {
+    if (m.current >= m.parts.size()) {
       if (m.mode == ServeRun::disaggregated && m.phase == 0) {
         m.next_phase();
         continue;
@@ -955,7 +1107,10 @@ bool ServeSimulation::Impl::advance(i64 passes) {
       m.end();
       break;
     }
-    if (!m.engines[m.current].step(*m.model, m.tr, m.st, m.left)) {
+    if (!m.engine)
+      m.open_engine();
+    if (!m.engine->step(*m.model, m.tr, m.st, m.left)) {
+      m.engine.reset();
       ++m.current;
       ++m.engines_done;
     }

@@ -32,6 +32,8 @@ python3 -c "print('['*100 + ']'*100)" >"$tmp/deep.json"
 python3 -c "print('{\"junk\": [' + ','.join(['0']*2500000) + ']}')" >"$tmp/big.json"
 printf '{"model": "llama3-70b", "model": "llama3-8b"}' >"$tmp/dup.json"
 printf '{"runs": [{"name": "a", "config": "%s", "measured": {"mfu": 1e999}}]}' $S >"$tmp/runs.json"
+# issue 35: a closed loop of 1,000,000 clients, 6,000,000 units of simulation, past the limit
+printf '{"runs": [{"name": "c", "config": {"model": "llama3-70b", "hardware": "h100-sxm", "cluster": "dgx-h100", "parallel": {"tp": 4}, "workload": {"mode": "serve", "concurrency": 1000000, "requests": 1000000, "prompt_len": 16, "gen_len": 4, "weight_dtype": "fp8", "kv_dtype": "fp8", "precision": "fp8"}}, "measured": {"ttft": 0.1}}]}' >"$tmp/clients.json"
 
 row 2 '--group: expected a whole number of devices in [1, 1024], got "1.5"' collective dgx-h100-1024 --op allreduce --bytes 1e9 --group 1.5
 row 2 '--stride: expected a whole number of devices in [1, 1024], got "2.5"' collective dgx-h100-1024 --op allreduce --bytes 1e9 --stride 2.5
@@ -46,11 +48,14 @@ row 2 "deep.json: arrays and objects nested deeper than 64 levels" estimate "$tm
 row 2 "bytes; the limit is 4194304 bytes (4 MiB)" estimate "$tmp/big.json"
 row 2 "model: duplicate key (given twice in one object)" plan "$tmp/dup.json"
 row 2 "runs[0].measured.mfu: number out of range (beyond a double's 1.8e308)" validate "$tmp/runs.json"
+row 2 "runs[0].config.workload.requests: predicting these runs needs 6000001 units" validate --runs "$tmp/clients.json"
 row 2 "model: number out of range (beyond a double's 1.8e308)" estimate '{"model": 1e999}'
 row 2 "model: number out of range" tx8 '{"model": 1e999}'
 row 2 "url: a key nested deeper than 64 levels" url --decode "model$(printf '.a%.0s' $(seq 1 100))=1"
 row 2 "--top: expected a positive integer, got \"1.5\"" plan $S --top 1.5
 row 2 "--top: expected a positive integer, got \"0\"" plan $S --top 0
+row 2 "--top: the serving planner shows 1 to 20 deployments" plan llama3-70b-h100-serve --top 21
+row 2 "--top: the serving planner shows 1 to 20 deployments" plan llama3-70b-h100-serve --top 9999
 row 2 "--degree: expected a positive integer, got \"-2\"" estimate $S --compare-sp --degree -2
 row 2 "--sweep takes \`batch\`" estimate llama2-13b-v5e-infer --sweep rate
 row 2 "--decode needs a value" url --decode
