@@ -99,7 +99,7 @@ selective, full) and the axis order (pipeline outside or inside data parallelism
 follows from the device count. Illegal layouts are counted by reason; a layout fits when it
 leaves the memory headroom free. Plans are ranked by the objective (training) or time per
 output token (inference); the time/memory Pareto front comes with them.
-  --top N         plans to show (default 10)
+  --top N         plans to show (default 10; a serving plan shows 1 to 20)
   --objective O   training: step (default), tokens (tokens/s), time-to-train (needs
                   workload.train_tokens), cost (needs hardware.price_per_hour: cost to train
                   the token budget, or per token without one)

@@ -155,3 +155,36 @@ TEST_CASE("serving sizing: stopping at the first sure miss gives the whole run's
   CHECK(failed > 0); // the rates span both verdicts
   CHECK(passed > 0);
 }
+
+TEST_CASE("serving planner in steps: the page's search (a candidate, then a verification a "
+          "call) ranks what plan_serving ranks",
+          "[serve][planner]") {
+  const json c = {{"model", "llama3-8b"},
+                  {"hardware", "h100-sxm"},
+                  {"cluster", "dgx-h100"},
+                  {"workload", serve_workload(R"("weight_dtype": "fp8", "precision": "fp8")")}};
+  ServePlanOptions o;
+  o.sim_requests = 200;
+  o.top = 3;
+  const std::vector<Config> choices = io::planner_choices(c);
+  const ServePlanResult whole = plan_serving(choices, o);
+  ServePlanSearch s(choices, o);
+  int calls = 0;
+  double last = 0;
+  while (!s.step(1)) {
+    ++calls;
+    CHECK(s.progress() >= last);
+    last = s.progress();
+  }
+  const ServePlanResult stepped = s.finish();
+  // each verification is a call of its own: at least one simulation a pick
+  CHECK(calls >= static_cast<int>(whole.candidates));
+  CHECK(stepped.simulations == whole.simulations);
+  REQUIRE(stepped.deployments.size() == whole.deployments.size());
+  for (std::size_t i = 0; i < whole.deployments.size(); ++i) {
+    CHECK(stepped.deployments[i].devices == whole.deployments[i].devices);
+    CHECK(stepped.deployments[i].cost_per_million_tokens ==
+          whole.deployments[i].cost_per_million_tokens);
+    CHECK(stepped.deployments[i].result.ttft.p90 == whole.deployments[i].result.ttft.p90);
+  }
+}

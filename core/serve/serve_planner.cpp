@@ -18,6 +18,13 @@ bool meets_slo(const ServeSpec &s, const ServeResult &r) {
 
 namespace {
 
+// Cheaper to run: the lower cost per hour, then (no price, or equal) the fewer devices.
+bool cheaper(const Deployment &a, const Deployment &b) {
+  if (a.cost_per_hour != b.cost_per_hour)
+    return a.cost_per_hour < b.cost_per_hour;
+  return a.devices < b.devices;
+}
+
 // The fewest instances n in [lo, hi] with ok(n), assuming ok is monotone in n; nullopt
 // when even hi fails. Doubling from lo, then bisection.
 template <class F> std::optional<i64> fewest(i64 hi, F ok) {
@@ -315,64 +322,80 @@ bool ServePlanSearch::step(i64 candidates) {
     found_.push_back(d);
     keep_cheapest(d.cost_per_hour, d.devices);
   }
-  return next_ >= space_.size();
+  if (next_ < space_.size())
+    return false;
+  // then the picks verified whole, one simulation a call (a page frame stays short)
+  if (!verify_started_)
+    begin_verify();
+  if (verified_ < verify_.size() && candidates > 0)
+    verify_try();
+  return verified_ >= verify_.size();
 }
 
-ServePlanResult ServePlanSearch::finish() {
-  ServePlanResult out = result_;
-  std::vector<Deployment> found = found_;
-  const ServeSpec &s0 = choices_.front().workload.serve;
-  const i64 verify_n = verify_requests();
-  // cheapest first (devices when no price; then the higher output rate of the sizing runs,
-  // which ranks the many deployments of one price by their likely cost per token); the
-  // cheapest few are simulated whole at the full rate and ties go to the lower p90 TTFT,
-  // then p90 TPOT
-  auto cheaper = [](const Deployment &a, const Deployment &b) {
-    if (a.cost_per_hour != b.cost_per_hour)
-      return a.cost_per_hour < b.cost_per_hour;
-    return a.devices < b.devices;
-  };
-  auto first = [&](const Deployment &a, const Deployment &b) {
+double ServePlanSearch::progress() const {
+  const double verify = static_cast<double>(verify_started_ ? verify_.size() : 3 * o_.top);
+  const double total = static_cast<double>(space_.size()) + verify;
+  return total > 0 ? (static_cast<double>(next_) + static_cast<double>(verified_)) / total : 1.0;
+}
+
+// The deployments to verify: the cheapest first (devices when no price; then the higher output
+// rate of the sizing runs, which ranks the many deployments of one price by their likely cost
+// per token), 3 x top of them.
+void ServePlanSearch::begin_verify() {
+  verify_started_ = true;
+  verify_ = found_;
+  auto first = [](const Deployment &a, const Deployment &b) {
     if (cheaper(a, b) || cheaper(b, a))
       return cheaper(a, b);
     return a.sized_tokens_per_s > b.sized_tokens_per_s;
   };
-  std::stable_sort(found.begin(), found.end(), first);
-  if (static_cast<i64>(found.size()) > 3 * o_.top)
-    found.resize(static_cast<std::size_t>(3 * o_.top));
-  // the chosen deployments simulated whole, at the full rate and request count
-  // Each is then verified whole: when the full simulation misses the attainment (sizing ran
-  // one instance on fewer requests), the short pool grows by one instance, up to 4 times.
-  for (Deployment &d : found) {
-    Config &k = d.config;
-    for (int tries = 0;; ++tries) {
-      k.cluster.devices = d.devices;
-      k.parallel.dp = d.instances * (d.layout.ep_in_instance ? 1 : d.layout.ep);
-      k.workload.serve.prefill_instances = d.prefill_instances;
-      const Layout l = resolve_layout(k);
-      d.result = simulate_serving(k, l, make_requests(k.workload, rate_, verify_n), d.instances,
-                                  d.prefill_instances);
-      ++out.simulations;
-      out.iterations += d.result.iterations;
-      if (meets_slo(s0, d.result) || tries == kVerifyTries - 1)
-        break;
-      if (!d.disaggregated)
-        d.instances += 1;
-      else if (d.result.attainment_ttft < d.result.attainment_tpot)
-        d.prefill_instances += 1;
-      else
-        d.decode_instances += 1;
-      if (d.disaggregated)
-        d.instances = d.prefill_instances + d.decode_instances;
-      const i64 whole = whole_node_instances(k.cluster, d.layout.instance_devices(), d.instances);
-      d.decode_instances += d.disaggregated ? whole - d.instances : 0;
-      d.instances = whole;
-      d.devices = d.instances * d.layout.instance_devices();
-      d.cost_per_hour = static_cast<double>(d.devices) * k.hardware.price_per_hour;
-    }
+  std::stable_sort(verify_.begin(), verify_.end(), first);
+  if (static_cast<i64>(verify_.size()) > 3 * o_.top)
+    verify_.resize(static_cast<std::size_t>(3 * o_.top));
+}
+
+// One whole-deployment simulation of the next pick, at the full rate and request count: when
+// it misses the attainment (sizing ran one instance on fewer requests), the short pool grows
+// by one instance and the pick is simulated again, up to kVerifyTries times.
+void ServePlanSearch::verify_try() {
+  Deployment &d = verify_[verified_];
+  Config &k = d.config;
+  const ServeSpec &s0 = choices_.front().workload.serve;
+  k.cluster.devices = d.devices;
+  k.parallel.dp = d.instances * (d.layout.ep_in_instance ? 1 : d.layout.ep);
+  k.workload.serve.prefill_instances = d.prefill_instances;
+  const Layout l = resolve_layout(k);
+  d.result = simulate_serving(k, l, make_requests(k.workload, rate_, verify_requests()),
+                              d.instances, d.prefill_instances);
+  ++result_.simulations;
+  result_.iterations += d.result.iterations;
+  if (meets_slo(s0, d.result) || ++tries_ == kVerifyTries) {
     // per million output tokens: the simulation's own figure (ServeResult), one definition
     d.cost_per_million_tokens = d.result.cost_per_million_tokens;
+    ++verified_;
+    tries_ = 0;
+    return;
   }
+  if (!d.disaggregated)
+    d.instances += 1;
+  else if (d.result.attainment_ttft < d.result.attainment_tpot)
+    d.prefill_instances += 1;
+  else
+    d.decode_instances += 1;
+  if (d.disaggregated)
+    d.instances = d.prefill_instances + d.decode_instances;
+  const i64 whole = whole_node_instances(k.cluster, d.layout.instance_devices(), d.instances);
+  d.decode_instances += d.disaggregated ? whole - d.instances : 0;
+  d.instances = whole;
+  d.devices = d.instances * d.layout.instance_devices();
+  d.cost_per_hour = static_cast<double>(d.devices) * k.hardware.price_per_hour;
+}
+
+ServePlanResult ServePlanSearch::finish() {
+  while (!step(1)) { // what the steps have not done yet
+  }
+  ServePlanResult out = result_;
+  std::vector<Deployment> found = verify_;
   // Ranked by what the table shows under "cheapest": the cost per million output tokens of
   // the whole simulation (equal $/h can serve the rate at different simulated throughputs);
   // without a price (0 $/M for all), by devices; ties to the lower p90 TTFT, then p90 TPOT.

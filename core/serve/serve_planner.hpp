@@ -68,10 +68,11 @@ bool meets_slo(const ServeSpec &s, const ServeResult &r);
 class ServePlanSearch {
 public:
   ServePlanSearch(std::vector<Config> choices, const ServePlanOptions &o = {});
+  // Up to `candidates` candidates sized, then (the space done) one whole-deployment
+  // verification simulation a call; true once both are done.
   bool step(i64 candidates);
-  double progress() const {
-    return space_.empty() ? 1.0 : static_cast<double>(next_) / static_cast<double>(space_.size());
-  }
+  double progress() const;
+  // The ranked deployments (what the steps have not done yet is done first).
   ServePlanResult finish();
 
 private:
@@ -98,6 +99,12 @@ private:
   void check_work() const; // ConfigError past kMaxServePlanTop or kServePlanWork
   void keep_cheapest(double cost, i64 devices);
   bool beaten(double cost, i64 devices) const;
+  void begin_verify();
+  void verify_try();
+  bool verify_started_ = false;
+  std::vector<Deployment> verify_; // the picks, cheapest first, 3 x top at most
+  std::size_t verified_ = 0;
+  int tries_ = 0; // of the pick being verified
   ServePlanResult result_;
 };
 
