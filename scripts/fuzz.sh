@@ -7,14 +7,15 @@
 # under ASan). Failing inputs are left in build/fuzz/findings/; copy each one (renamed) to
 # fuzz/regressions/<target>/ so that the test suite replays it.
 #   bash scripts/fuzz.sh [SECONDS] [TARGET...]
-#   targets: estimate plan url tx8 validate hf serve trace readers
+#   targets: estimate plan url tx8 validate hf serve trace readers calibrate export closed_loop
+#   (validate is `ridgeline validate --runs FILE`: training and serving runs, closed loops too)
 # Every run appends "target executions coverage features" to build/fuzz/runs.log.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 secs=${1:-60}
 shift || true
-all=(estimate plan url tx8 validate hf serve trace readers)
+all=(estimate plan url tx8 validate hf serve trace readers calibrate export closed_loop)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 jobs=${JOBS:-$(nproc)}
@@ -48,16 +49,21 @@ status=0
 for t in "${targets[@]}"; do
   case $t in
   estimate | plan | tx8 | serve) seed "$t" "${configs[@]}" ;;
-  validate) seed "$t" presets/validation/*.json ;;
+  validate) seed "$t" presets/validation/*.json fuzz/seeds/validate/* ;;
   hf) seed "$t" fuzz/seeds/hf/* presets/models/*.json ;;
   url) seed "$t" fuzz/seeds/url/* ;;
   trace) seed "$t" fuzz/seeds/trace/* ;;
   readers) seed "$t" fuzz/seeds/readers/* tests/data/samples/*.{txt,csv,json,jsonl,log} ;;
+  calibrate) seed "$t" fuzz/seeds/calibrate/* fuzz/seeds/readers/* tests/data/samples/*.{txt,csv,json,jsonl,log} ;;
+  export) seed "$t" fuzz/seeds/export/* ;;
+  closed_loop) seed "$t" fuzz/seeds/closed_loop/* presets/scenarios/*-serve.json docs/examples/*-serve.json ;;
   esac
   seed "$t" fuzz/regressions/"$t"/*
   dict=fuzz/json.dict
   [ "$t" = url ] && dict=fuzz/url.dict
   [ "$t" = trace ] && dict=fuzz/trace.dict
+  [ "$t" = calibrate ] && dict=fuzz/measure.dict
+  [ "$t" = export ] && dict=fuzz/shell.dict
   # Each run logs to its own file, renamed to findings/<target>.log at its end: two runs of
   # one target side by side must not write into one file (the second's truncation left the
   # first's statistics behind a hole of NUL bytes, and its executions went uncounted).
