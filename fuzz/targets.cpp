@@ -1,10 +1,10 @@
 #include "fuzz/targets.hpp"
 
+#include "core/schema/printable.hpp"
+
 #include "core/calibrate/calibration.hpp"
 #include "core/calibrate/fit.hpp"
 #include "core/error.hpp"
-#include "core/jobs/api.hpp"
-#include "core/jobs/export.hpp"
 #include "core/io/calibration_json.hpp"
 #include "core/io/config_json.hpp"
 #include "core/io/estimate_json.hpp"
@@ -15,6 +15,8 @@
 #include "core/io/tx8_json.hpp"
 #include "core/io/url_codec.hpp"
 #include "core/io/validation_json.hpp"
+#include "core/jobs/api.hpp"
+#include "core/jobs/export.hpp"
 #include "core/planner/planner.hpp"
 #include "core/serve/load_sweep.hpp"
 #include "core/tx8/request.hpp"
@@ -468,15 +470,6 @@ void calibrate_target(const std::string &in) {
 
 // [SECTION] export: a hostile name in every launch
 
-// The model argument as a launch writes it: a control character shown as '?'
-// (core/io/launch_export comment_text).
-std::string without_controls(std::string s) {
-  for (char &ch : s)
-    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
-      ch = '?';
-  return s;
-}
-
 // The words a format's one command starts with (the checkpoint argument as `model`).
 std::vector<std::string> command_prefix(const std::string &format, const std::string &model) {
   if (format == "vllm")
@@ -511,9 +504,9 @@ void export_target(const std::string &in) {
 // 4 requests a client (64 to kSweepRequests), the configured point its own requests.
 double sweep_iterations(const Config &c) {
   const ServeSpec &s = c.workload.serve;
-  const double per = static_cast<double>(c.workload.prompt_len) /
-                         static_cast<double>(std::max<i64>(1, s.chunk)) +
-                     static_cast<double>(c.workload.gen_len);
+  const double per =
+      static_cast<double>(c.workload.prompt_len) / static_cast<double>(std::max<i64>(1, s.chunk)) +
+      static_cast<double>(c.workload.gen_len);
   double n = 0;
   for (i64 k = 1; k <= std::max<i64>(2 * s.concurrency, 8); k *= 2)
     n += k == s.concurrency ? static_cast<double>(simulated_requests(s))
@@ -563,14 +556,18 @@ void closed_loop_target(const std::string &in) {
 
 std::vector<ExportCase> export_cases(const std::string &name, int only) {
   // Training: a model and a chip named `name`, every parallel knob set (no planning).
-  const json train = {
-      {"model", {{"base", "llama3-8b"}, {"name", name}}},
-      {"hardware", {{"base", "h100-sxm"}, {"name", name}}},
-      {"cluster", {{"base", "dgx-h100"}, {"devices", 8}}},
-      {"workload", {{"mode", "train"}, {"global_batch", 16}, {"seq_len", 4096}}},
-      {"parallel",
-       {{"tp", 2}, {"pp", 2}, {"vpp", 1}, {"cp", 1}, {"zero", 1}, {"microbatch", 1},
-        {"recompute", "selective"}}}};
+  const json train = {{"model", {{"base", "llama3-8b"}, {"name", name}}},
+                      {"hardware", {{"base", "h100-sxm"}, {"name", name}}},
+                      {"cluster", {{"base", "dgx-h100"}, {"devices", 8}}},
+                      {"workload", {{"mode", "train"}, {"global_batch", 16}, {"seq_len", 4096}}},
+                      {"parallel",
+                       {{"tp", 2},
+                        {"pp", 2},
+                        {"vpp", 1},
+                        {"cp", 1},
+                        {"zero", 1},
+                        {"microbatch", 1},
+                        {"recompute", "selective"}}}};
   // Serving: the model without an hf_id, so its name is the checkpoint argument.
   static const json model = [] {
     json m = io::preset_json("model", "llama3-8b", "model");
@@ -579,8 +576,8 @@ std::vector<ExportCase> export_cases(const std::string &name, int only) {
   }();
   json named = model;
   named["name"] = name;
-  const json load = {{"mode", "serve"}, {"concurrency", 4}, {"requests", 16},
-                     {"prompt_len", 128}, {"gen_len", 16}, {"engine", "vllm"}};
+  const json load = {{"mode", "serve"},   {"concurrency", 4}, {"requests", 16},
+                     {"prompt_len", 128}, {"gen_len", 16},    {"engine", "vllm"}};
   const json serve = {{"model", named},
                       {"hardware", {{"base", "h100-sxm"}, {"name", name}}},
                       {"cluster", {{"base", "dgx-h100"}, {"devices", 8}}},
@@ -622,7 +619,7 @@ std::vector<ExportCase> export_cases(const std::string &name, int only) {
       continue;
     }
     const std::string model_word =
-        c.model.hf_id.empty() ? without_controls(c.model.name) : c.model.hf_id;
+        c.model.hf_id.empty() ? schema::printable(c.model.name) : c.model.hf_id;
     for (const char *format : cfg.formats) {
       ExportCase x{cfg.label, format, "", "", "", model_word};
       try {
@@ -721,10 +718,12 @@ std::vector<std::vector<std::string>> shell_commands(const std::string &text) {
 
 void check_export_case(const ExportCase &c) {
   const std::string where = c.config + " --format " + c.format + ": ";
-  // Pasted into a terminal, a launch shows as it is: no control character but the line ends.
-  for (const char ch : c.text)
-    if ((static_cast<unsigned char>(ch) < 0x20 && ch != '\n') || ch == 0x7f)
-      breach("a control character in a launch", where + c.text);
+  // Pasted into a terminal, a launch shows as it is: no control character but the line ends
+  // (C0 but '\n', DEL, C1, line separators, bidi overrides: core/schema/printable).
+  std::string without_tabs = c.text;
+  std::replace(without_tabs.begin(), without_tabs.end(), '\t', '\x01');
+  if (schema::has_control(without_tabs, true))
+    breach("a control character in a launch", where + c.text);
   if (c.format == "deepspeed") {
     // A ds_config.json behind comment lines: the lines that are not comments are the JSON.
     std::string body;
@@ -750,8 +749,8 @@ void check_export_case(const ExportCase &c) {
   }
   const auto commands = shell_commands(c.text);
   if (commands.size() != 1)
-    breach("a launch is not one command", where + std::to_string(commands.size()) +
-                                             " commands: " + c.text);
+    breach("a launch is not one command",
+           where + std::to_string(commands.size()) + " commands: " + c.text);
   const std::vector<std::string> &words = commands.front();
   const std::vector<std::string> prefix = command_prefix(c.format, c.model_word);
   if (words.size() < prefix.size() || !std::equal(prefix.begin(), prefix.end(), words.begin()))
@@ -765,10 +764,12 @@ void check_export_case(const ExportCase &c) {
 
 const std::vector<Target> &targets() {
   static const std::vector<Target> all = {
-      {"estimate", estimate_target}, {"plan", plan_target},         {"url", url_target},
-      {"tx8", tx8_target},           {"validate", validate_target}, {"hf", hf_target},
-      {"serve", serve_target},       {"trace", trace_target},       {"readers", readers_target},
-      {"calibrate", calibrate_target}, {"export", export_target},   {"closed_loop", closed_loop_target}};
+      {"estimate", estimate_target}, {"plan", plan_target},
+      {"url", url_target},           {"tx8", tx8_target},
+      {"validate", validate_target}, {"hf", hf_target},
+      {"serve", serve_target},       {"trace", trace_target},
+      {"readers", readers_target},   {"calibrate", calibrate_target},
+      {"export", export_target},     {"closed_loop", closed_loop_target}};
   return all;
 }
 

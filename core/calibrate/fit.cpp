@@ -289,7 +289,7 @@ void fit_link(std::vector<ComponentPoint> pts, Link ClusterSpec::*tier, const ch
             return log_cost(check_components(pts));
           });
         },
-        0.02, 1.0, false);
+        schema::kMinLinkEfficiency, 1.0, false);
   };
   // The latency is fitted unless held, and alone (the efficiency held) or with the efficiency
   // when the sizes reach down to the latency regime and span 64x.
@@ -313,7 +313,7 @@ void fit_link(std::vector<ComponentPoint> pts, Link ClusterSpec::*tier, const ch
     out.params.push_back(summarize_fit(
         base + ".efficiency", std::string(name) + " collective efficiency (busbw / line rate)", "",
         before.efficiency, eff, rows));
-    out.params.back().range = {0.02, 1.0};
+    out.params.back().range = {schema::kMinLinkEfficiency, 1.0};
   }
   if (fit_latency) {
     out.params.push_back(summarize_fit(base + ".latency", std::string(name) + " step latency", "s",
@@ -655,14 +655,16 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
 struct GridAxis {
   double lo, hi;
   bool log_axis = false;
-  double floor = 0; // a linear axis never goes below this
+  double floor = 0;          // a linear axis never goes below this
+  double ceiling = INFINITY; // nor is a point tried above this (an efficiency: 1)
 };
 std::pair<double, double> grid_fit_2d(const std::function<double(double, double)> &cost, GridAxis a,
                                       GridAxis b, int n, int rounds) {
   double best = INFINITY, x = a.lo, y = b.lo;
   const auto at = [n](const GridAxis &g, int i) {
     const double t = static_cast<double>(i) / (n - 1);
-    return g.log_axis ? g.lo * std::pow(g.hi / g.lo, t) : g.lo + (g.hi - g.lo) * t;
+    return std::min(g.ceiling,
+                    g.log_axis ? g.lo * std::pow(g.hi / g.lo, t) : g.lo + (g.hi - g.lo) * t);
   };
   for (int r = 0; r < rounds; ++r) {
     for (int i = 0; i < n; ++i)
@@ -774,7 +776,7 @@ void fit_quantize_kernels(const std::vector<KernelTiming> &rows, const Calibrate
             c += log_sq(model(x, y, b), t->seconds);
           return c;
         },
-        {0.0, 20e-6, false, 0.0}, {0.1, 1.2, false, 0.05}, 21, 6);
+        {0.0, 20e-6, false, 0.0}, {0.1, 1.2, false, 0.05, 1.0}, 21, 6);
     std::vector<ComponentRow> res;
     for (const auto &[b, t] : fitted)
       res.push_back(seconds_row(t->name, ComponentKind::hbm, t->seconds, model(a, e, b), true));

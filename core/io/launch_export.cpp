@@ -49,8 +49,8 @@ std::string megatron(const Config &c, const Layout &l) {
   const i64 nodes =
       std::max<i64>(1, c.cluster.devices / std::max<i64>(c.cluster.devices_per_node, 1));
   o << "# Megatron-LM (Megatron-Core) launch for " << comment_text(m.name) << " on "
-    << c.cluster.devices << " x " << c.hardware.name << ", layout dp " << l.dp << " x tp " << l.tp
-    << " x pp " << l.pp << " x cp " << l.cp << "\n";
+    << c.cluster.devices << " x " << comment_text(c.hardware.name) << ", layout dp " << l.dp
+    << " x tp " << l.tp << " x pp " << l.pp << " x cp " << l.cp << "\n";
   o << "torchrun --nproc_per_node " << std::min(c.cluster.devices, c.cluster.devices_per_node)
     << " --nnodes " << nodes << " pretrain_gpt.py \\\n";
   std::vector<std::string> a;
@@ -419,6 +419,11 @@ ServingLaunch serving_launch(const Config &c, const Layout &l) {
   x.longest = longest_request(w);
   x.clamped = m.max_seq > 0 && x.longest > m.max_seq;
   x.max_len = x.clamped ? m.max_seq : x.longest;
+  // the checkpoint is the command's first operand: a name read as an option would change it
+  if (m.hf_id.empty() && !m.name.empty() && m.name.front() == '-')
+    throw ConfigError("model.name", "\"" + comment_text(m.name) +
+                                        "\" starts with '-': an engine would read it as an "
+                                        "option; set model.hf_id to the checkpoint");
   x.model = m.hf_id.empty() ? shell_word(comment_text(m.name)) : m.hf_id;
   // fp8: vLLM and SGLang quantize a bf16 checkpoint when loading it (--quantization fp8)
   // and read an FP8 one's own config; the other dtypes need a checkpoint quantized to them.
@@ -447,7 +452,7 @@ ServingLaunch serving_launch(const Config &c, const Layout &l) {
 std::string launch_text(const std::string &header, const std::string &command,
                         const ServingLaunch &x, const Config &c) {
   std::ostringstream o;
-  o << "# " << header << "\n" << command << (x.args.empty() ? "\n" : " \\\n");
+  o << "# " << comment_text(header) << "\n" << command << (x.args.empty() ? "\n" : " \\\n");
   for (std::size_t i = 0; i < x.args.size(); ++i)
     o << "  " << x.args[i] << (i + 1 < x.args.size() ? " \\\n" : "\n");
   for (const auto *list : {&x.notes, &x.shared_notes})
@@ -462,9 +467,9 @@ std::string launch_text(const std::string &header, const std::string &command,
 std::string serving_header(const char *engine, const Config &c, const Layout &l,
                            const ServingLaunch &x) {
   return std::string(engine) + " launch for " + comment_text(c.model.name) + " on " +
-         s(c.cluster.devices) + " x " + c.hardware.name + ": one engine of tp " + s(l.tp) +
-         (l.attention_dp > 1 ? " x attention DP " + s(l.attention_dp) : "") + " x pp " + s(l.pp) +
-         " = " + s(x.instance) + " devices; run " + s(x.replicas) +
+         s(c.cluster.devices) + " x " + comment_text(c.hardware.name) + ": one engine of tp " +
+         s(l.tp) + (l.attention_dp > 1 ? " x attention DP " + s(l.attention_dp) : "") + " x pp " +
+         s(l.pp) + " = " + s(x.instance) + " devices; run " + s(x.replicas) +
          " of them behind a load balancer";
 }
 

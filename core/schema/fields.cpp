@@ -555,7 +555,7 @@ const std::vector<Field<Link>> &link_fields() {
           {"", "latency", N, 0.0, kMaxLatency, "s", "lat. us", 1e6, "%.2f",
            "Per step of a collective (alpha of the alpha-beta model).", "", kAllModes}),
       num(&Link::efficiency,
-          {"", "efficiency", N, 0.05, 1.0, "", "eff.", 100, "%.1f %%",
+          {"", "efficiency", N, kMinLinkEfficiency, 1.0, "", "eff.", 100, "%.1f %%",
            "Share of the line rate NCCL delivers (nccl-tests bus bandwidth over the link's "
            "rate; docs/calibration.md 'Collectives').",
            "", kAllModes}),

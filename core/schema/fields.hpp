@@ -25,16 +25,17 @@ namespace rl::schema {
 
 // Physical limits of the accepted ranges: beyond these a value is a typo, not a machine.
 constexpr i64 kMaxLayers = 100000;
-constexpr i64 kMaxDim = i64{1} << 24;   // hidden, ffn, vocab, head sizes
-constexpr i64 kMaxCount = i64{1} << 30; // devices, batch, tokens
-constexpr double kMaxFlops = 1e18;      // FLOP/s per device
-constexpr double kMaxBytes = 1e15;      // bytes per device
-constexpr double kMaxBw = 1e15;         // bytes/s
-constexpr double kMaxLatency = 1.0;     // s
-constexpr double kMinFlops = 1e6;       // FLOP/s (a peak of 0 means "not supported")
-constexpr double kMinBw = 1e6;          // bytes/s
-constexpr double kMinBytes = 1e6;       // bytes of device memory
-constexpr double kMaxUncertainty = 0.5; // relative band: lower bound t*(1-u) stays > 0
+constexpr i64 kMaxDim = i64{1} << 24;       // hidden, ffn, vocab, head sizes
+constexpr i64 kMaxCount = i64{1} << 30;     // devices, batch, tokens
+constexpr double kMaxFlops = 1e18;          // FLOP/s per device
+constexpr double kMaxBytes = 1e15;          // bytes per device
+constexpr double kMaxBw = 1e15;             // bytes/s
+constexpr double kMaxLatency = 1.0;         // s
+constexpr double kMinLinkEfficiency = 0.05; // a link's busbw / line rate at least
+constexpr double kMinFlops = 1e6;           // FLOP/s (a peak of 0 means "not supported")
+constexpr double kMinBw = 1e6;              // bytes/s
+constexpr double kMinBytes = 1e6;           // bytes of device memory
+constexpr double kMaxUncertainty = 0.5;     // relative band: lower bound t*(1-u) stays > 0
 
 // choice: one of named values (an enum, by the names of core/schema/choices).
 enum class FieldType { number, integer, boolean, choice };
