@@ -1306,19 +1306,25 @@ CalibrationResult calibrate(const Config &base, const Measurements &m,
                           " in [" + shown(p.range.first) + ", " + shown(p.range.second) +
                           "]): the rows would take it further; its residuals say how far "
                           "the model is from them");
-  // A band wider than a hardware preset may hold (schema kMaxUncertainty: every band's lower
-  // bound stays positive) is written at that limit, with a note.
-  double &band = out.hardware.time_uncertainty;
-  const bool overhead_fitted =
-      std::any_of(out.params.begin(), out.params.end(),
-                  [](const FittedParameter &p) { return p.path == "hardware.compute_overhead"; });
-  if (overhead_fitted && band > schema::kMaxUncertainty) {
-    out.notes.push_back("hardware.time_uncertainty: the fit's band " + shown(100 * band) +
-                        "% is over the " + shown(100 * schema::kMaxUncertainty) +
-                        "% a preset holds; written as " + shown(100 * schema::kMaxUncertainty) +
-                        "%: the model does not describe these runs");
-    band = schema::kMaxUncertainty;
-  }
+  // A band wider than a preset may hold (schema: a hardware time band at most kMaxUncertainty,
+  // so that every band's lower bound stays positive; an engine's at most kMaxEngineUncertainty)
+  // is written at that limit, with a note.
+  const auto cap = [&](double &band, const char *fitted, const char *path, double limit) {
+    const bool was_fitted = std::any_of(out.params.begin(), out.params.end(),
+                                        [&](const FittedParameter &p) { return p.path == fitted; });
+    if (!was_fitted || band <= limit)
+      return;
+    out.notes.push_back(std::string(path) + ": the fit's band " + shown(100 * band) +
+                        "% is over the " + shown(100 * limit) + "% a preset holds; written as " +
+                        shown(100 * limit) + "%: the model does not describe these rows");
+    band = limit;
+  };
+  cap(out.hardware.time_uncertainty, "hardware.compute_overhead", "hardware.time_uncertainty",
+      schema::kMaxUncertainty);
+  cap(out.engine.tpot_uncertainty, "workload.engine.iteration_overhead",
+      "workload.engine.tpot_uncertainty", schema::kMaxEngineUncertainty);
+  cap(out.engine.ttft_uncertainty, "workload.engine.request_overhead",
+      "workload.engine.ttft_uncertainty", schema::kMaxEngineUncertainty);
   return out;
 }
 

@@ -454,8 +454,10 @@ EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *sche
   e.name = r.opt_str("name").value_or("custom");
   e.version = r.opt_str("version").value_or("");
   e.iteration_overhead = r.opt_num("iteration_overhead", 0.0, 1.0).value_or(0);
-  e.tpot_uncertainty = r.opt_num("tpot_uncertainty", 0.0, 100.0).value_or(e.tpot_uncertainty);
-  e.ttft_uncertainty = r.opt_num("ttft_uncertainty", 0.0, 100.0).value_or(e.ttft_uncertainty);
+  e.tpot_uncertainty = r.opt_num("tpot_uncertainty", 0.0, schema::kMaxEngineUncertainty)
+                           .value_or(e.tpot_uncertainty);
+  e.ttft_uncertainty = r.opt_num("ttft_uncertainty", 0.0, schema::kMaxEngineUncertainty)
+                           .value_or(e.ttft_uncertainty);
   e.request_overhead = r.opt_num("request_overhead", 0.0, 10.0).value_or(0);
   e.allreduce_latency = r.opt_num("allreduce_latency", 0.0, 1e-2).value_or(0);
   e.allreduce_bw = r.opt_num("allreduce_bw", 0.0, kMaxBw).value_or(0);

@@ -36,6 +36,8 @@ constexpr double kMinFlops = 1e6;           // FLOP/s (a peak of 0 means "not su
 constexpr double kMinBw = 1e6;              // bytes/s
 constexpr double kMinBytes = 1e6;           // bytes of device memory
 constexpr double kMaxUncertainty = 0.5;     // relative band: lower bound t*(1-u) stays > 0
+// An engine's TPOT / TTFT band (above the prediction: a latency band keeps no lower bound)
+constexpr double kMaxEngineUncertainty = 100;
 
 // choice: one of named values (an enum, by the names of core/schema/choices).
 enum class FieldType { number, integer, boolean, choice };
