@@ -93,12 +93,15 @@ bool check_answer(const std::string &answer) {
   return false;
 }
 
-// Runs f; a ConfigError is the contract's answer to bad input, anything else a breach.
-template <class F> bool expected(F &&f) {
+// Runs f; a ConfigError is the contract's answer to bad input (one naming where it is, a file
+// and line or a field, when `located`), anything else a breach.
+template <class F> bool expected(F &&f, bool located = false) {
   try {
     f();
     return true;
   } catch (const ConfigError &e) {
+    if (located && e.path().empty())
+      breach("error without a path", e.message());
     check_message(e.path(), e.message());
     return false;
   } catch (const Breach &) {
@@ -314,23 +317,6 @@ void readers_target(const std::string &in) {
 
 // [SECTION] calibrate: a measurement file read and fitted
 
-// An error of the calibrate path: a ConfigError naming where (file and line, or the field).
-template <class F> bool expected_with_path(F &&f) {
-  try {
-    f();
-    return true;
-  } catch (const ConfigError &e) {
-    if (e.path().empty())
-      breach("error without a path", e.message());
-    check_message(e.path(), e.message());
-    return false;
-  } catch (const Breach &) {
-    throw;
-  } catch (const std::exception &e) {
-    breach("foreign exception", e.what());
-  }
-}
-
 // The scenario a base names as core/io/calibration_json's base_config reads it: a scenario as
 // itself, a bare hardware preset as the first shipped scenario on that hardware.
 std::string scenario_of_base(const std::string &base) {
@@ -397,7 +383,7 @@ void calibrate_target(const std::string &in) {
   static const std::string train_scenario = scenario_of_base("h100-sxm");
   static const std::string serve_scenario = "llama3-70b-h100-serve";
   Measurements m; // as calibrate_files gathers them (append names the rows' file)
-  if (!expected_with_path([&] { m.append(io::read_measurements(in, "fuzz.txt")); }))
+  if (!expected([&] { m.append(io::read_measurements(in, "fuzz.txt")); }, true))
     return;
   const bool serving = !m.serving.empty() || !m.kernels.empty();
   const json base = serving ? json(serve_scenario) : json("h100-sxm");
@@ -408,26 +394,30 @@ void calibrate_target(const std::string &in) {
   const Config &base_config = serving ? serve_config : train_config;
   CalibrationResult r;
   const bool capped = cap_rows(m, base_config);
-  if (!expected_with_path([&] {
-        if (!capped) {
-          r = io::calibrate_files(base, {{"fuzz.txt", in}});
-          return;
-        }
-        CalibrateOptions o;
-        if (std::any_of(m.kernels.begin(), m.kernels.end(), is_large_gemm))
-          o.ratio_reference = io::parse_hardware(json("h100-sxm"), "hardware");
-        r = calibrate(base_config, m, o);
-      }))
+  if (!expected(
+          [&] {
+            if (!capped) {
+              r = io::calibrate_files(base, {{"fuzz.txt", in}});
+              return;
+            }
+            CalibrateOptions o;
+            if (std::any_of(m.kernels.begin(), m.kernels.end(), is_large_gemm))
+              o.ratio_reference = io::parse_hardware(json("h100-sxm"), "hardware");
+            r = calibrate(base_config, m, o);
+          },
+          true))
     return;
   // what `ridgeline calibrate --json` prints
   json out;
   json presets;
-  if (!expected_with_path([&] {
-        out = io::to_json(r);
-        presets = io::calibrated_presets(base, r, r.hardware.name + "-calibrated",
-                                         "ridgeline calibrate fuzz.txt");
-        out["presets"] = presets;
-      }))
+  if (!expected(
+          [&] {
+            out = io::to_json(r);
+            presets = io::calibrated_presets(base, r, r.hardware.name + "-calibrated",
+                                             "ridgeline calibrate fuzz.txt");
+            out["presets"] = presets;
+          },
+          true))
     breach("the calibration cannot be written", io::dump(io::to_json(r)));
   check_numbers(out, "calibrate");
   if (!expected([&] { io::dump(out, 2); }))
