@@ -192,6 +192,10 @@ TEST_CASE("Calibrate: a fit at its bound says so; presets it writes parse back",
                              "(1 in [0.02, 1])",
                              0) == 0;
   CHECK(noted);
+  const json eff = io::to_json(r.params.back()); // what --json and the page's API say
+  CHECK(eff.at("path") == "hardware.gemm_efficiency");
+  CHECK(eff.at("at_bound") == true);
+  CHECK(eff.at("range") == json::array({0.02, 1.0}));
   const json presets = io::calibrated_presets(json("h100-sxm"), r, "fast", "test");
   json cfg = io::expand_scenario(json("llama3-70b-h100-1024"));
   cfg["hardware"] = presets["hardware"];

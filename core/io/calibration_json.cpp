@@ -269,11 +269,16 @@ json calibrated_presets(const json &base, const CalibrationResult &r, const std:
 }
 
 json to_json(const FittedParameter &p) {
-  return {{"path", p.path},           {"label", p.label},
-          {"unit", p.unit},           {"before", p.before},
-          {"value", p.value},         {"count", p.count},
-          {"rms_error", p.rms_error}, {"max_abs_error", p.max_abs_error},
-          {"band", p.band},           {"residuals", to_json(p.residuals)}};
+  json j = {{"path", p.path},           {"label", p.label},
+            {"unit", p.unit},           {"before", p.before},
+            {"value", p.value},         {"count", p.count},
+            {"rms_error", p.rms_error}, {"max_abs_error", p.max_abs_error},
+            {"band", p.band},           {"residuals", to_json(p.residuals)}};
+  if (p.range.second > p.range.first) { // the interval searched, and whether it stopped at an end
+    j["range"] = {p.range.first, p.range.second};
+    j["at_bound"] = p.at_bound();
+  }
+  return j;
 }
 
 // A layer budget's components, seconds.
