@@ -299,10 +299,11 @@ private:
     for (int v = 0; v < 2; ++v) {
       const std::string where_v = std::string(" (") + variants[v] + ")";
       double time_us = 0, busbw = 0, wrong = 0;
-      if (!parse_number(w[c.time[v]], time_us) || time_us <= 0)
+      // at most kMaxMeasuredMs (11 days): a slower "time" is a corrupt row, and its bandwidth
+      // (bytes / time, 1e-301 B/s for 1e300 us) would make every fit's cost infinite
+      if (!parse_number(w[c.time[v]], time_us) || time_us <= 0 || time_us > kMaxMeasuredMs * 1e3)
         fail(line, "column 'time'" + where_v +
-                       ": expected a positive number of microseconds, "
-                       "got " +
+                       ": expected a positive number of microseconds up to 1e12, got " +
                        quote_text(w[c.time[v]]));
       if (!parse_number(w[c.busbw[v]], busbw) || busbw < 0)
         fail(line, "column 'busbw'" + where_v + ": expected a number of GB/s, got " +
