@@ -443,8 +443,15 @@ Measurements read_measurements(std::string_view text, const std::string &name,
     m = read_kernels_csv(text, name);
     break;
   }
-  for (ServingSample &s : m.serving)
+  for (ServingSample &s : m.serving) {
     s.file = name;
+    // A latency under a nanosecond is a corrupt cell (7.5e-300 ms made a fit's cost infinite).
+    for (const auto &[what, v] : {std::pair{"TTFT", s.ttft.mean}, std::pair{"TPOT", s.tpot.mean},
+                                  std::pair{"ITL", s.itl.mean}, std::pair{"E2E", s.e2e.mean}})
+      if (v > 0 && v < kMinMeasuredSeconds)
+        throw ConfigError(name, s.name + ": mean " + what + " " + number_text(v) +
+                                    " s is under 1 ns: not a measured latency");
+  }
   for (TrainingSample &t : m.training)
     t.file = name;
   for (LayerProfile &p : m.layers)

@@ -18,8 +18,9 @@ namespace rl::io {
 constexpr std::size_t kMaxMeasurementBytes = std::size_t{64} << 20;
 // The largest values a measurement file may give: beyond these a number is a typo or a unit
 // slip, not a measurement.
-constexpr double kMaxMeasuredDim = 1 << 30; // a GEMM or attention dimension
-constexpr double kMaxMeasuredMs = 1e9;      // a latency in ms (11 days)
+constexpr double kMaxMeasuredDim = 1 << 30;  // a GEMM or attention dimension
+constexpr double kMaxMeasuredMs = 1e9;       // a latency in ms (11 days)
+constexpr double kMinMeasuredSeconds = 1e-9; // ... and at least a nanosecond
 // Rows one file may give.
 constexpr std::size_t kMaxMeasurementRows = 100000;
 // Longest line a reader takes (bytes).
