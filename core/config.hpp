@@ -191,7 +191,12 @@ struct ClusterSpec {
   // GPUs on one NVLink switch fabric when it spans several nodes (GB200/GB300 NVL72: 72 over
   // 18 compute trays of 4); 0: the node. Collectives run on intra_node inside it.
   i64 nvlink_domain = 0;
-  i64 nvlink_devices() const { return nvlink_domain > 0 ? nvlink_domain : devices_per_node; }
+  // GPUs the job holds in each NVLink domain (Megatron-Bridge's GB200 runs use 64 of each
+  // NVL72 rack's 72 for 256 GPUs); 0: derived (domain_devices_of).
+  i64 devices_per_domain = 0;
+  // The GPUs one NVLink fabric joins for this job: the node, the whole domain when the job
+  // fits in one, else the GPUs it holds in each domain.
+  i64 nvlink_devices() const;
   Link intra_node;              // NVLink/NVSwitch class, per device
   Link inter_node;              // InfiniBand/RoCE class, per device
   std::vector<i64> torus_axes;  // TPU slice axes, e.g. {16, 16}
@@ -203,6 +208,26 @@ struct ClusterSpec {
   Link d2d;                     // tx8 die-to-die link
   std::string source;
 };
+
+// The GPUs a job of `devices` holds in each NVLink domain when it spans several and does not
+// set cluster.devices_per_domain: the most whole nodes of one domain that divide devices
+// (256 GPUs on NVL72 racks of 4-GPU trays: 64 in each of 4 racks).
+inline i64 domain_devices_of(const ClusterSpec &c, i64 devices) {
+  if (c.nvlink_domain <= 0)
+    return c.devices_per_node;
+  if (c.devices_per_domain > 0)
+    return c.devices_per_domain;
+  if (devices <= c.nvlink_domain)
+    return c.nvlink_domain;
+  const i64 node = c.devices_per_node > 0 ? c.devices_per_node : 1;
+  for (i64 d = c.nvlink_domain / node * node; d > node; d -= node)
+    if (devices % d == 0)
+      return d;
+  return node;
+}
+inline i64 ClusterSpec::nvlink_devices() const {
+  return domain_devices_of(*this, devices);
+}
 
 enum class Mode { train, infer, tx8_op, video, serve };
 // nvfp4 (named "fp4"): E2M1 values with an E4M3 scale per 16; mxfp4 / mxfp8: OCP MX, E2M1 /

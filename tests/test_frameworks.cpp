@@ -205,7 +205,9 @@ TEST_CASE("cluster shape: a deployment rents whole nodes and NVLink domains", "[
   ClusterSpec nvl = dgx;
   nvl.devices_per_node = 4;
   nvl.nvlink_domain = 72;
-  CHECK(whole_node_instances(nvl, 8, 10) == 18); // 80 -> 144: two NVL72 domains
+  nvl.devices = 8;
+  CHECK(whole_node_instances(nvl, 8, 10) == 10); // 80: 40 GPUs in each of two NVL72 domains
+  CHECK(whole_node_instances(nvl, 6, 3) == 4);   // 18 -> 24: whole 4-GPU trays
   CHECK(whole_node_instances(nvl, 8, 9) == 9);   // 72: one domain
 }
 
@@ -258,22 +260,25 @@ TEST_CASE("serve: a prompt past the model's context is an error naming the field
     "prompt_len": 8192, "gen_len": 10})"));
 }
 
-TEST_CASE("plan on several chips: a device count one rack does not divide skips that chip only",
+TEST_CASE("plan on several chips: a device count one chip's nodes do not make skips that chip "
+          "only",
           "[planner]") {
-  // 96 GPUs: whole 8-GPU DGX nodes, but not whole GB200 NVL72 racks (72 does not divide 96)
+  // 6 GPUs: part of one 8-GPU DGX node, but not whole GB200 compute trays of 4; 96 GPUs are
+  // 12 DGX nodes, and on NVL72 racks 48 in each of two (a job may hold part of each rack)
   const json c = json::parse(R"({"model": "llama3-8b", "hardware": "h100-sxm",
     "cluster": {"base": "dgx-h100", "devices": 64}, "workload": {"mode": "train",
     "global_batch": 192, "seq_len": 4096, "hardware_options": ["h100-sxm", "gb200@gb200-nvl72"],
-    "device_options": [72, 96]}})");
+    "device_options": [6, 96]}})");
   const std::vector<Config> choices = io::planner_choices(c);
-  // h100 at 72 and 96 (9 and 12 nodes), gb200 at 72 (one rack); gb200 at 96 skipped
+  // h100 at 6 and 96, gb200 at 96; gb200 at 6 skipped
   REQUIRE(choices.size() == 3);
   CHECK(choices[2].hardware.name == "gb200");
-  CHECK(choices[2].cluster.devices == 72);
+  CHECK(choices[2].cluster.devices == 96);
+  CHECK(choices[2].cluster.nvlink_devices() == 48);
   // only counts no chip takes: an error naming the field
   json bad = c;
   bad["workload"]["hardware_options"] = {"gb200@gb200-nvl72"};
-  bad["workload"]["device_options"] = {96};
+  bad["workload"]["device_options"] = {6};
   CHECK_THAT(test::error_of([&] { io::planner_choices(bad); }),
              Catch::StartsWith("workload.device_options: no hardware runs any of these counts"));
 }

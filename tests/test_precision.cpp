@@ -215,13 +215,54 @@ TEST_CASE("NVL72: a 72-GPU NVLink domain over trays of 4 (cluster.nvlink_domain)
           io::parse_cluster(json::parse(R"({"base": "gb200-nvl72", "nvlink_domain": 6})"),
                             "cluster");
         }) == "cluster.nvlink_domain: 6 is not a whole number of nodes of 4");
-  CHECK(test::error_of([] {
-          io::parse_cluster(
-              json::parse(R"({"base": "gb200-nvl72", "devices": 80, "nvlink_domain": 72})"),
-              "cluster");
-        }) == "cluster.nvlink_domain: 72 does not divide devices 80");
   // the planners may put TP across the whole domain
   CHECK(c.nvlink_devices() == 72);
+}
+
+TEST_CASE("NVL72 racks as jobs hold them: part of each rack (cluster.devices_per_domain)",
+          "[presets][comm]") {
+  auto rack = [](const char *j) { return io::parse_cluster(json::parse(j), "cluster"); };
+  // Megatron-Bridge 25.11 runs Qwen3-235B-A22B on 256 GB200: 64 GPUs (16 trays) in each of 4
+  // NVL72 racks (256 = 4 x 64; 72 does not divide it)
+  const ClusterSpec q = rack(R"({"base": "gb200-nvl72", "devices": 256})");
+  CHECK(q.nvlink_devices() == 64);
+  CHECK(rack(R"({"base": "gb200-nvl72", "devices": 144})").nvlink_devices() == 72);
+  CHECK(rack(R"({"base": "gb200-nvl72", "devices": 80})").nvlink_devices() == 40);
+  CHECK(rack(R"({"base": "gb200-nvl72", "devices": 64})").nvlink_devices() == 72); // one rack
+  // a 64-GPU group (TP 8 x EP 8, or DP 64 inside one rack) stays on NVLink; 128 crosses
+  const double M = 1e9;
+  CHECK(collective_time(q, Collective::allreduce, M, {64, 1}).time ==
+        Approx(flat_collective(Collective::allreduce, M, 64, q.intra_node).time));
+  CHECK(std::string(collective_time(q, Collective::allreduce, M, {128, 1}).algorithm) ==
+        "hierarchical");
+  CHECK(collective_time(q, Collective::p2p, M, {2, 64}).time ==
+        Approx(p2p_send(M, q.inter_node).time));
+  // set by hand: whole trays, at most the rack, dividing the devices
+  const ClusterSpec set =
+      rack(R"({"base": "gb200-nvl72", "devices": 256, "devices_per_domain": 32})");
+  CHECK(set.nvlink_devices() == 32);
+  CHECK(io::to_json(set)["devices_per_domain"] == 32);
+  CHECK(test::error_of([&] {
+          rack(R"({"base": "gb200-nvl72", "devices": 80, "devices_per_domain": 72})");
+        }) == "cluster.devices_per_domain: 72 does not divide devices 80");
+  CHECK(test::error_of([&] {
+          rack(R"({"base": "gb200-nvl72", "devices": 256, "devices_per_domain": 6})");
+        }) == "cluster.devices_per_domain: 6 is not a whole number of nodes of 4");
+  CHECK(test::error_of([&] {
+          rack(R"({"base": "gb200-nvl72", "devices": 256, "devices_per_domain": 76})");
+        }) == "cluster.devices_per_domain: 76 is more than the NVLink domain's 72");
+  CHECK(test::error_of([&] {
+          rack(R"({"base": "dgx-h100", "devices": 16, "devices_per_domain": 8})");
+        }) == "cluster.devices_per_domain: needs cluster.nvlink_domain (GPUs on one NVLink "
+              "fabric)");
+  // the launch places 16 trays in each of 4 racks
+  const Config c = io::parse_config(json::parse(R"({"model": "llama3-8b", "hardware": "gb200",
+    "cluster": {"base": "gb200-nvl72", "devices": 256}, "workload": {"mode": "train",
+    "global_batch": 512, "seq_len": 4096}, "parallel": {"tp": 1, "pp": 1, "microbatch": 1}})"));
+  const std::string cmd = io::launch_export(c, resolve_layout(c), "megatron");
+  CHECK(cmd.find("--nnodes 64") != std::string::npos);
+  CHECK(cmd.find("64 GPUs (16 nodes) in each of 4 NVLink domains of 72 (Slurm: --segment=16)") !=
+        std::string::npos);
 }
 
 TEST_CASE("Megatron's FP4/MXFP8 recipe flags in the launch export", "[precision][export]") {

@@ -220,9 +220,10 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
   // overlap_schedule, mixed_prefill, join_at_completion among them) + 17 tx8-op
   // + 4 rows for each of 5 links (bw, latency, efficiency, uncertainty) + 28 parallel
   // (attention_dp, moe_tp and the three recompute modules among them) + 37 the parser reads itself
-  // (12 model, 8 hardware with peak_flops.fp4, 8 cluster with nvlink_domain, 9 workload with
+  // (12 model, 8 hardware with peak_flops.fp4, 9 cluster with nvlink_domain and
+  // devices_per_domain, 9 workload with
   // engine_options and precision_options: schema::parsed_fields)
-  CHECK(rows == 17 + 6 + 32 + 18 + 14 + 21 + 17 + 4 * 5 + 28 + 37);
+  CHECK(rows == 17 + 6 + 32 + 18 + 14 + 21 + 17 + 4 * 5 + 28 + 38);
   CHECK(modes_of.size() == rows - 2); // request_rate and batch twice
   CHECK(io::fields_json().size() == rows);
 }

@@ -681,11 +681,18 @@ void AppState::repair_layout(const std::string &keep) {
             ". The planner's fastest with the pinned knobs kept.";
 }
 
+i64 AppState::device_step() const {
+  if (!view_config_)
+    return 1;
+  const ClusterSpec &c = view_config_->cluster;
+  return std::max<i64>(1, c.nvlink_domain > 0 ? c.devices_per_node : c.nvlink_devices());
+}
+
 i64 AppState::step_devices(i64 from, int direction) const {
   if (!view_config_ || direction == 0)
     return 0;
   Config y = *view_config_;
-  const i64 node = std::max<i64>(1, y.cluster.nvlink_devices()); // a node or an NVL72 rack
+  const i64 node = device_step();
   const auto legal = [&](i64 n) {
     y.cluster.devices = n;
     y.parallel.dp.reset(); // a pinned dp follows the device count (rederive_dp)

@@ -153,6 +153,9 @@ public:
   // of the node size (or a divisor of it) that tp x pp x cp divides and whose dp divides the
   // batch (0 when none within reach).
   i64 step_devices(i64 from, int direction) const;
+  // The unit the device count steps by: a node, or on NVL72 racks a compute tray (a job may
+  // hold part of each rack); 1 without a resolved configuration.
+  i64 device_step() const;
   // Calibrated fields ({"hardware.gemm_efficiency": 0.8, ...}, io::calibrated_overrides) set
   // over the configuration's presets (a preset name becomes {"base": name, ...}).
   void apply_overrides(const json &overrides);

@@ -347,9 +347,9 @@ void draw_hardware_section(AppState &s) {
     ui::section_error("cluster");
     return;
   }
-  // +/- step by the NVLink domain (a node, or an NVL72 rack of 4-GPU trays).
+  // +/- step by a node (an NVL72 rack's 4-GPU compute tray).
   const i64 per_node = s.view_config()
-                           ? std::max<i64>(1, s.view_config()->cluster.nvlink_devices())
+                           ? s.device_step()
                            : std::max<i64>(1, as_int(s.field("cluster", "devices_per_node"), 1));
   {
     // +/- step through the counts the layout allows (whole nodes that tp x pp x cp divides,
@@ -374,6 +374,18 @@ void draw_hardware_section(AppState &s) {
               "Devices one NVLink switch fabric joins across nodes (GB200/GB300 NVL72: 72 "
               "GPUs in 18 trays of 4); the intra-node link serves the whole domain.",
               as_int(s.field("cluster", "devices_per_node"), 1));
+  if (as_int(s.field("cluster", "nvlink_domain"), 0) > 0) {
+    // Shown as the job holds it: set, or derived from the device count (domain_devices_of).
+    const json set = s.field("cluster", "devices_per_domain");
+    i64 v = set.is_null() && s.view_config() ? s.view_config()->cluster.nvlink_devices()
+                                             : as_int(set, 0);
+    if (ui::input_int("GPUs per domain", "cluster.devices_per_domain", v,
+                      "GPUs the job holds in each NVLink domain, whole nodes: 256 GPUs on NVL72 "
+                      "racks run as 64 in each of 4 racks. Unset, it is the most whole nodes "
+                      "of one domain that divide the devices.",
+                      as_int(s.field("cluster", "devices_per_node"), 1)))
+      s.set_field("cluster", "devices_per_domain", v);
+  }
   link_rows(s, "intra_node", "Intra-node");
   link_rows(s, "inter_node", "Inter-node");
   link_rows(s, "ici", "ICI link");
@@ -551,7 +563,8 @@ void draw_workload_section(AppState &s) {
                 "train: one optimizer step over the global batch (forward + backward). infer: "
                 "prefill a prompt, then generate tokens with a KV cache. video: an Open-Sora "
                 "STDiT3 request mapped on tx8 dies (`ridgeline tx8`; tx8 is a tiled AI "
-                "accelerator: dies of 16 tiles with their own SRAM on a ring network-on-chip). Switching between a "
+                "accelerator: dies of 16 tiles with their own SRAM on a ring network-on-chip). "
+                "Switching between a "
                 "language model and the video model loads a scenario of the other kind "
                 "(default, llama2-13b-v5e-infer, sora-720m-tx8-2x2).");
   int m = mode == "infer"    ? 1

@@ -642,6 +642,18 @@ ClusterSpec parse_cluster(const json &j0, const std::string &path) {
                                                         " is not a whole number of nodes of " +
                                                         std::to_string(c.devices_per_node));
   }
+  if (const auto d = r.opt_int("devices_per_domain", 1, 1 << 16)) {
+    const std::string at = r.path_of("devices_per_domain");
+    if (c.nvlink_domain <= 0)
+      throw ConfigError(at, "needs cluster.nvlink_domain (GPUs on one NVLink fabric)");
+    if (*d > c.nvlink_domain)
+      throw ConfigError(at, std::to_string(*d) + " is more than the NVLink domain's " +
+                                std::to_string(c.nvlink_domain));
+    if (*d % c.devices_per_node != 0)
+      throw ConfigError(at, std::to_string(*d) + " is not a whole number of nodes of " +
+                                std::to_string(c.devices_per_node));
+    c.devices_per_domain = *d;
+  }
   if (const ClusterSizeFault f = cluster_size_fault(c, c.devices); !f.ok())
     throw ConfigError(r.path_of(f.key), f.message);
   auto link = [&](const char *key, Link &out) {
@@ -1220,6 +1232,8 @@ json to_json(const ClusterSpec &c) {
             {"devices_per_node", c.devices_per_node}};
   if (c.nvlink_domain > 0)
     j["nvlink_domain"] = c.nvlink_domain;
+  if (c.devices_per_domain > 0)
+    j["devices_per_domain"] = c.devices_per_domain;
   if (c.intra_node.bw > 0)
     j["intra_node"] = link(c.intra_node);
   if (c.inter_node.bw > 0)

@@ -41,18 +41,33 @@ std::string name_of_cp(const Layout &l) {
   return l.cp_kind == CpKind::ulysses ? "Ulysses" : l.cp_kind == CpKind::usp ? "USP" : "ring";
 }
 
+// `torchrun --nproc_per_node N --nnodes M` for a training launch.
+std::string torchrun_line(const ClusterSpec &c) {
+  const i64 per_node = std::max<i64>(c.devices_per_node, 1);
+  return "torchrun --nproc_per_node " + s(std::min(c.devices, per_node)) + " --nnodes " +
+         s(std::max<i64>(1, c.devices / per_node));
+}
+
+// Where the nodes go when the job holds part of each NVLink domain: that many nodes per domain
+// (Slurm's --segment on a block topology, as GB200 NVL72 clusters are scheduled); "" otherwise.
+std::string placement_note(const ClusterSpec &c) {
+  const i64 held = c.nvlink_devices(), per_node = std::max<i64>(c.devices_per_node, 1);
+  if (c.nvlink_domain <= held || c.devices <= held)
+    return "";
+  return "# placement: " + s(held) + " GPUs (" + s(held / per_node) + " nodes) in each of " +
+         s(c.devices / held) + " NVLink domains of " + s(c.nvlink_domain) +
+         " (Slurm: --segment=" + s(held / per_node) + ")\n";
+}
+
 std::string megatron(const Config &c, const Layout &l) {
   const ModelSpec &m = c.model;
   const WorkloadSpec &w = c.workload;
   std::ostringstream o;
   std::vector<std::string> notes;
-  const i64 nodes =
-      std::max<i64>(1, c.cluster.devices / std::max<i64>(c.cluster.devices_per_node, 1));
   o << "# Megatron-LM (Megatron-Core) launch for " << comment_text(m.name) << " on "
     << c.cluster.devices << " x " << comment_text(c.hardware.name) << ", layout dp " << l.dp
     << " x tp " << l.tp << " x pp " << l.pp << " x cp " << l.cp << "\n";
-  o << "torchrun --nproc_per_node " << std::min(c.cluster.devices, c.cluster.devices_per_node)
-    << " --nnodes " << nodes << " pretrain_gpt.py \\\n";
+  o << placement_note(c.cluster) << torchrun_line(c.cluster) << " pretrain_gpt.py \\\n";
   std::vector<std::string> a;
   auto add = [&](const std::string &x) { a.push_back(x); };
   // model
@@ -337,10 +352,7 @@ std::string torchtitan(const Config &c, const Layout &l) {
   o << "# TorchTitan overrides for " << comment_text(c.model.name)
     << " (pick the matching model flavour in "
     << "your train config)\n";
-  o << "torchrun --nproc_per_node " << std::min(c.cluster.devices, c.cluster.devices_per_node)
-    << " --nnodes "
-    << std::max<i64>(1, c.cluster.devices / std::max<i64>(c.cluster.devices_per_node, 1))
-    << " -m torchtitan.train \\\n";
+  o << placement_note(c.cluster) << torchrun_line(c.cluster) << " -m torchtitan.train \\\n";
   for (std::size_t i = 0; i < a.size(); ++i)
     o << "  " << a[i] << (i + 1 < a.size() ? " \\\n" : "\n");
   if (l.cp > 1 && l.cp_kind != CpKind::ring)

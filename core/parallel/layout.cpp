@@ -241,8 +241,12 @@ std::vector<StageLayerCount> stage_layer_mix(const ModelSpec &m, const Layout &l
 ClusterSizeFault cluster_size_fault(const ClusterSpec &c, i64 devices) {
   if (c.devices_per_node > 0 && devices > c.devices_per_node && devices % c.devices_per_node != 0)
     return {"devices_per_node", s(c.devices_per_node) + " does not divide devices " + s(devices)};
-  if (c.nvlink_domain > 0 && devices > c.nvlink_domain && devices % c.nvlink_domain != 0)
-    return {"nvlink_domain", s(c.nvlink_domain) + " does not divide devices " + s(devices)};
+  // A job may hold part of each NVLink domain (domain_devices_of): only a count it sets must
+  // divide the devices.
+  if (c.devices_per_domain > 0 && devices > c.devices_per_domain &&
+      devices % c.devices_per_domain != 0)
+    return {"devices_per_domain",
+            s(c.devices_per_domain) + " does not divide devices " + s(devices)};
   return {};
 }
 

@@ -628,7 +628,11 @@ EstimateReport estimate_report(const Config &c, const Estimate &e) {
   const WorkloadSpec &w = c.workload;
   EstimateReport r;
   r.title = c.model.name + " on " + str(c.cluster.devices) + " x " + c.hardware.name;
-  r.title += " (" + c.cluster.name + ")";
+  r.title += " (" + c.cluster.name;
+  if (const i64 held = c.cluster.nvlink_devices();
+      c.cluster.nvlink_domain > held && c.cluster.devices > held)
+    r.title += ", " + str(held) + " GPUs in each NVLink domain of " + str(c.cluster.nvlink_domain);
+  r.title += ")";
   if (w.mode == Mode::train) {
     r.workload = "train: global batch " + str(w.global_batch) + " x seq " + str(w.seq_len);
     r.workload += " = " + units::grouped(static_cast<i64>(e.tokens_per_step));

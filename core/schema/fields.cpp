@@ -925,6 +925,11 @@ const std::vector<ParsedField> &parsed_fields() {
         "GPUs on one NVLink switch fabric spanning several nodes (GB200/GB300 NVL72: 72); "
         "collectives run on intra_node inside it, inter_node across. Absent: the node.",
         "", kAllModes, true}},
+      {"cluster",
+       {"", "devices_per_domain", FieldType::integer, 1, 1 << 16, "", "devices_per_domain", 1, "",
+        "GPUs the job holds in each NVLink domain, whole nodes (256 GPUs on NVL72 racks: 64 "
+        "in each of 4). Absent: the most whole nodes of one domain that divide devices.",
+        "", kAllModes, true}},
       {"cluster", choice_of("", "topology", choices<Topology>(),
                             "switched (GPU nodes), torus (TPU) or mesh (tx8 dies); torus and "
                             "mesh set it.")},
