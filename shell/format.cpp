@@ -141,7 +141,11 @@ void print_fit(std::ostream &os, const std::vector<FitResult> &fits) {
     std::snprintf(mx, sizeof mx, "%.1f%%", 100 * f.max_abs_error);
     std::snprintf(rms, sizeof rms, "%.1f%%", 100 * f.rms_error);
     std::snprintf(loo, sizeof loo, "%.1f%%", 100 * f.loo_max_error);
-    t.rows.push_back({f.hardware, std::to_string(f.rows), e, mx, rms, loo});
+    std::string chips;
+    for (const auto &c : f.chips)
+      chips += (chips.empty() ? "" : ", ") + c;
+    t.rows.push_back({f.hardware == chips ? f.hardware : f.hardware + " (" + chips + ")",
+                      std::to_string(f.rows), e, mx, rms, loo});
   }
   t.print(os);
 }

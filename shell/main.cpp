@@ -163,7 +163,9 @@ the relative error and the band ridgeline reports for that chip. FILE holds {"ru
 components against published microbenchmarks (cuBLAS GEMMs, FlashAttention, NCCL bus
 bandwidth, STREAM), the calibration runs and the held-out runs (docs/calibration.md).
 --fit refits each chip's compute_overhead to the runs (least squares on the log-ratio;
-without FILE, to the calibration runs) and prints the fitted values and residuals.
+without FILE, to the calibration runs) and prints the fitted values and residuals. A run's
+"fit_group" pools chips into one fit ("blackwell": B200 and GB200, one die); "fit": false
+predicts a run without fitting to it.
 With --runs FILE each run also shows the predicted step by component (compute, exposed
 communication, pipeline bubble, optimizer), the step the measurement implies, and whether
 the measurement falls inside the band. A run's configuration may name preset files written

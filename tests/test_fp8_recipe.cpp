@@ -294,4 +294,51 @@ TEST_CASE("B200's FP8 and FP4 GEMM efficiencies are the measured rates relative 
   CHECK(b.gemm_efficiency_fp8 == Approx(b.gemm_efficiency * b8 * bias).margin(0.001));
   CHECK(b.gemm_efficiency_fp4 == Approx(b.gemm_efficiency * b4 * bias).margin(0.001));
 }
+
+TEST_CASE("GB200, GB300 and B300 GEMM efficiencies are B200's times their measured speed-ups",
+          "[precision][calibrate]") {
+  // docs/data/aic/gemm_large_rc10.csv (AIConfigurator's TensorRT-LLM 1.3.0rc10 GEMMs, one
+  // version for every chip, M, N, K 4096-16384): the median over shapes of t_b200 / t_chip,
+  // times B200's efficiency and B200's peak over the chip's (docs/calibration.md "Blackwell
+  // GEMMs")
+  std::map<std::string, std::map<std::string, std::map<std::string, double>>> t; // gpu dtype shape
+  for (const std::vector<std::string> &row : test::csv_rows("docs/data/aic/gemm_large_rc10.csv")) {
+    REQUIRE(row.size() == 8);
+    REQUIRE(row[2] == "1.3.0rc10");
+    t[row[0]][row[3]][row[4] + "x" + row[5] + "x" + row[6]] = std::stod(row[7]);
+  }
+  const auto speedup = [&](const std::string &gpu, const std::string &ref, const char *dtype) {
+    std::vector<double> r;
+    for (const auto &[shape, s] : t[gpu][dtype])
+      r.push_back(t[ref][dtype].at(shape) / s);
+    std::sort(r.begin(), r.end());
+    REQUIRE(r.size() == 27);
+    return r[r.size() / 2];
+  };
+  const HardwareSpec b = io::parse_hardware(json("b200"), "hardware");
+  struct Want {
+    const char *gpu;
+    double bf16, fp8, fp4; // measured median speed-ups over B200
+  };
+  for (const Want &w : {Want{"gb200", 1.089, 1.041, 1.081}, Want{"gb300", 1.215, 1.161, 1.248},
+                        Want{"b300", 1.030, 1.045, 1.177}}) {
+    CAPTURE(w.gpu);
+    const HardwareSpec h = io::parse_hardware(json(w.gpu), "hardware");
+    const double s16 = speedup(w.gpu, "b200", "bf16"), s8 = speedup(w.gpu, "b200", "fp8"),
+                 s4 = speedup(w.gpu, "b200", "fp4");
+    CHECK(s16 == Approx(w.bf16).margin(0.001));
+    CHECK(s8 == Approx(w.fp8).margin(0.001));
+    CHECK(s4 == Approx(w.fp4).margin(0.001));
+    CHECK(h.gemm_efficiency ==
+          Approx(b.gemm_efficiency * s16 * b.peak.bf16 / h.peak.bf16).margin(0.001));
+    CHECK(h.gemm_efficiency_fp8 ==
+          Approx(b.gemm_efficiency_fp8 * s8 * b.peak.fp8 / h.peak.fp8).margin(0.001));
+    CHECK(h.gemm_efficiency_fp4 ==
+          Approx(b.gemm_efficiency_fp4 * s4 * b.peak.fp4 / h.peak.fp4).margin(0.001));
+  }
+  // H200 is H100's compute: the same table reads it at H100's speed, so it keeps H100's fit
+  CHECK(speedup("h200", "h100-sxm", "bf16") == Approx(1.0).margin(0.01));
+  CHECK(io::parse_hardware(json("h200"), "hardware").gemm_efficiency ==
+        io::parse_hardware(json("h100-sxm"), "hardware").gemm_efficiency);
+}
 #endif

@@ -173,17 +173,59 @@ TEST_CASE("Overlap and sharding change exposed communication the way they should
 TEST_CASE("Calibration: the fit gives the presets' compute overheads, every row within its band",
           "[time][calibration]") {
   const auto runs = io::parse_validation(json("calibration"));
-  REQUIRE(runs.size() == 6); // ../shared/calibration.md: 3 A100, 2 H100 bf16, 1 H100 FP8
+  // ../shared/calibration.md: 3 A100, 2 H100 bf16, 1 H100 FP8, 4 Megatron-Bridge 25.11 on
+  // B200 and GB200 (two dense FP8 runs pooled as one Blackwell fit, two MoE runs predicted)
+  REQUIRE(runs.size() == 10);
+  CHECK(std::count_if(runs.begin(), runs.end(), [](const auto &r) { return !r.fit; }) == 2);
   for (const auto &row : validate(runs)) {
     INFO(row.name << " error " << row.error);
     CHECK(std::fabs(row.error) <= row.band);
   }
-  for (const auto &f : fit_compute_overhead(runs)) {
-    INFO(f.hardware);
-    const HardwareSpec hw = io::parse_hardware(json(f.hardware), "hardware");
-    CHECK(f.overhead == Approx(hw.compute_overhead).margin(1e-9));
-    CHECK(f.loo_max_error <= hw.time_uncertainty);
+  const std::vector<FitResult> fits = fit_compute_overhead(runs);
+  REQUIRE(fits.size() == 3); // a100-80gb, blackwell (b200, gb200), h100-sxm
+  for (const auto &f : fits) {
+    for (const std::string &chip : f.chips) {
+      INFO(f.hardware << ": " << chip);
+      const HardwareSpec hw = io::parse_hardware(json(chip), "hardware");
+      CHECK(f.overhead == Approx(hw.compute_overhead).margin(1e-9));
+      CHECK(f.loo_max_error <= hw.time_uncertainty);
+    }
   }
+  CHECK(fits[1].chips == std::vector<std::string>{"b200", "gb200"});
+}
+
+TEST_CASE("Calibration: fit groups pool chips, runs held out of the fit are still validated",
+          "[time][calibration]") {
+  const json run = json::parse(R"({"name": "r", "config": "megatron-1p7b-a100",
+    "measured": {"hardware_tflops_per_device": 137e12}})");
+  auto runs_of = [&](const json &extra) {
+    json r = run;
+    r.update(extra);
+    return io::parse_validation(json{{"runs", json::array({r})}});
+  };
+  CHECK(runs_of(json::object()).front().fit);
+  CHECK(runs_of({{"fit_group", "ampere"}}).front().fit_group == "ampere");
+  CHECK(fit_compute_overhead(runs_of({{"fit", false}})).empty()); // predicted only
+  CHECK(validate(runs_of({{"fit", false}})).size() == 1);
+  CHECK(test::error_of([&] {
+          runs_of({{"fit_group", ""}});
+        }) == "runs[0].fit_group: a name of 1 to 64 printable characters");
+  CHECK(test::error_of([&] {
+          runs_of({{"fit_group", "a\x1b[2Jb"}});
+        }) == "runs[0].fit_group: a name of 1 to 64 printable characters");
+  CHECK(test::error_of([&] { runs_of({{"fit", "no"}}); }).rfind("runs[0].fit:", 0) == 0);
+  // one group over two chips: one overhead, both chips named
+  json two = run;
+  two["name"] = "s";
+  two["config"] = "megatron-18b-a100";
+  json a = run, b = two;
+  a["fit_group"] = b["fit_group"] = "g";
+  b["config"] = json::parse(R"({"scenario": "megatron-18b-a100", "hardware": "a100-40gb"})");
+  const auto fits = fit_compute_overhead(io::parse_validation(json{{"runs", {a, b}}}));
+  REQUIRE(fits.size() == 1);
+  CHECK(fits[0].hardware == "g");
+  CHECK(fits[0].chips == std::vector<std::string>{"a100-40gb", "a100-80gb"});
+  CHECK(fits[0].rows == 2);
 }
 
 TEST_CASE("Axis order places the groups: TP outside the node costs the network", "[time][layout]") {

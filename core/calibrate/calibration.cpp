@@ -227,12 +227,17 @@ std::vector<FitResult> fit_compute_overhead(const std::vector<ValidationRun> &ru
   check_work(runs, kGridHi - kGridLo + 1, "the fit");
   std::map<std::string, std::vector<ValidationRun>> by_chip;
   for (const auto &r : runs)
-    by_chip[r.config.hardware.name].push_back(r);
+    if (r.fit)
+      by_chip[r.fit_group.empty() ? r.config.hardware.name : r.fit_group].push_back(r);
   std::vector<FitResult> out;
   for (const auto &[chip, rows] : by_chip) {
     const Predictions p = predict_grid(rows);
     FitResult f;
     f.hardware = chip;
+    for (const auto &r : rows)
+      if (std::find(f.chips.begin(), f.chips.end(), r.config.hardware.name) == f.chips.end())
+        f.chips.push_back(r.config.hardware.name);
+    std::sort(f.chips.begin(), f.chips.end());
     f.rows = static_cast<i64>(rows.size());
     const int k = best_grid_point(p, rows, chip);
     f.overhead = k / 1000.0;

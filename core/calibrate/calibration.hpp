@@ -28,6 +28,11 @@ struct ValidationRun {
   Config config;
   Metric metric = Metric::mfu;
   double measured = 0;
+  // The compute-overhead fit: runs of one group share one overhead (empty: the chip's name;
+  // "blackwell" pools B200 and GB200, one die); a run with fit false is predicted, not fitted
+  // to (an MoE run whose layer machinery the model lacks would sink into the overhead).
+  std::string fit_group;
+  bool fit = true;
 };
 
 struct ValidationRow {
@@ -61,9 +66,10 @@ struct ErrorSummary {
 ErrorSummary summarize(const std::vector<ValidationRow> &rows);
 
 struct FitResult {
-  std::string hardware;
-  double overhead = 0;      // hardware.compute_overhead
-  double max_abs_error = 0; // max |predicted/measured - 1| at the fitted overhead
+  std::string hardware;           // the fit group: a chip, or a group of chips
+  std::vector<std::string> chips; // the chips its runs are on, sorted
+  double overhead = 0;            // hardware.compute_overhead
+  double max_abs_error = 0;       // max |predicted/measured - 1| at the fitted overhead
   double rms_error = 0;
   double loo_max_error = 0; // leave-one-out: max error predicting a run not fitted to
   i64 rows = 0;

@@ -6,6 +6,7 @@
 #include "core/io/presets.hpp"
 #include "core/io/readers.hpp"
 #include "core/model/params.hpp"
+#include "core/schema/printable.hpp"
 
 namespace rl::io {
 
@@ -74,6 +75,12 @@ std::vector<ValidationRun> parse_validation(const json &j0) {
                                    "tflops_per_device, hardware_tflops_per_device, tokens_per_s; "
                                    "serving: ttft or tpot)");
     mr.finish();
+    if (const auto g = r.opt_str("fit_group")) {
+      if (g->empty() || g->size() > 64 || schema::has_control(*g))
+        throw ConfigError(r.path_of("fit_group"), "a name of 1 to 64 printable characters");
+      v.fit_group = *g;
+    }
+    v.fit = r.opt_bool("fit").value_or(true);
     r.opt_str("source");
     r.opt_str("notes");
     r.finish();
@@ -107,6 +114,7 @@ json to_json(const std::vector<FitResult> &fits) {
   json out = json::array();
   for (const auto &f : fits)
     out.push_back({{"hardware", f.hardware},
+                   {"chips", f.chips},
                    {"compute_overhead", f.overhead},
                    {"max_abs_error", f.max_abs_error},
                    {"rms_error", f.rms_error},
@@ -162,8 +170,7 @@ std::vector<ComponentPoint> parse_components(const json &j0) {
     // labels, copied into every row a fit evaluates: a citation's length at most
     for (const auto &[key, text] : {std::pair{"name", &p.name}, std::pair{"source", &p.source}})
       if (text->size() > kMaxLabelBytes)
-        throw ConfigError(r.path_of(key), std::to_string(text->size()) +
-                                              " bytes; the limit is " +
+        throw ConfigError(r.path_of(key), std::to_string(text->size()) + " bytes; the limit is " +
                                               std::to_string(kMaxLabelBytes));
     const auto kind = r.opt_enum("kind", kComponentKinds);
     if (!kind)
