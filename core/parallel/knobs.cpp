@@ -22,6 +22,9 @@ const std::vector<KnobInfo> &knobs() {
     const char *moe_tp = parallel_key<&P::moe_tp>(), *zero = parallel_key<&P::zero>(),
                *mb = parallel_key<&P::microbatch>(), *rc = parallel_key<&P::recompute>(),
                *order = parallel_key<&P::order>(), *sp = parallel_key<&P::sp>();
+    const char *rc_norm = parallel_key<&P::recompute_norm>(),
+               *rc_mla = parallel_key<&P::recompute_mla_up>(),
+               *rc_moe = parallel_key<&P::recompute_moe_act>();
     return std::vector<KnobInfo>{
         {tp, "tp", false, false, false, {tp}, {tp, sp, dp}},
         {pp, "pp", false, false, false, {pp}, {pp, sched, uneven, first, last, dp}},
@@ -39,7 +42,8 @@ const std::vector<KnobInfo> &knobs() {
         {moe_tp, "expert tp", true, true, false, {moe_tp}, {moe_tp}},
         {zero, "ZeRO", true, false, false, {zero}, {zero}},
         {mb, "micro-batch", true, false, false, {mb}, {mb}},
-        {rc, "recompute", true, false, false, {rc}, {rc}},
+        // freeing recompute frees its modules too: the search picks them with it
+        {rc, "recompute", true, false, false, {rc}, {rc, rc_norm, rc_mla, rc_moe}},
         {order, "order", false, false, false, {order}, {order}},
         {dp, "dp", false, false, true, {dp}, {dp}},
     };

@@ -269,10 +269,18 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
   // reaches every candidate through the configuration).
   const bool fold = train && m.moe && !fixed.moe_tp;
   zeros_ = one_or(fixed.zero, train ? std::vector<i64>{0, 1, 2, 3} : std::vector<i64>{0});
-  rcs_ =
-      one_or(fixed.recompute,
-             train ? std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full}
-                   : std::vector<Recompute>{Recompute::none});
+  rcs_.clear();
+  for (const Recompute rc :
+       one_or(fixed.recompute,
+              train ? std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full}
+                    : std::vector<Recompute>{Recompute::none})) {
+    rcs_.push_back({rc, false});
+    // the modules as a second selective choice, when any applies and is not pinned
+    const bool free_modules = (!fixed.recompute_norm) || (m.mla && !fixed.recompute_mla_up) ||
+                              (m.moe && !fixed.recompute_moe_act);
+    if (rc == Recompute::selective && free_modules)
+      rcs_.push_back({rc, true});
+  }
   const i64 batch = train ? c.workload.global_batch : c.workload.batch;
 
   // Every (tp, cp, kind, ulysses, ep, pp, split, order) in search order, each with the vpp
@@ -460,7 +468,8 @@ void PlanSearch::evaluate(const std::vector<StageLayerCount> &mix, Layout &l) {
                        s_cp,
                        s_dp,
                        l.expert_folding ? l.moe_tp : 0,
-                       static_cast<int>(l.recompute),
+                       static_cast<int>(l.recompute) * 8 + l.recompute_norm * 4 +
+                           l.recompute_mla_up * 2 + l.recompute_moe_act,
                        l.sp,
                        l.flash,
                        l.overlap_tp,
@@ -519,7 +528,7 @@ bool PlanSearch::step(i64 units) {
                                   : std::vector<StageLayerCount>{};
       for (const i64 mb : g.mbs)
         for (const i64 z : zeros_)
-          for (const Recompute rc : rcs_) {
+          for (const RecomputeChoice &rc : rcs_) {
             if (r_.work + unit > o_.budget) {
               done_ = true; // the budget ran out: what is left is reported as skipped
               return true;
@@ -538,7 +547,11 @@ bool PlanSearch::step(i64 units) {
             l.vpp = vpp;
             l.microbatch = mb;
             l.zero = z;
-            l.recompute = rc;
+            l.recompute = rc.rc;
+            l.recompute_norm = fixed.recompute_norm.value_or(rc.modules);
+            l.recompute_mla_up = fixed.recompute_mla_up.value_or(rc.modules && c_.model.mla);
+            l.recompute_moe_act =
+                fixed.recompute_moe_act.value_or(rc.modules && c_.model.moe.has_value());
             l.sp = fixed.sp.value_or(g.tp > 1);
             l.schedule = fixed.pp_schedule.value_or(vpp > 1 ? PpSchedule::interleaved
                                                             : PpSchedule::one_f_one_b);

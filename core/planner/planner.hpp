@@ -131,7 +131,14 @@ private:
   PlanOptions o_;
   bool train_ = true, done_ = false;
   std::vector<i64> zeros_;
-  std::vector<Recompute> rcs_;
+  // A recompute choice: none, selective (the attention core), selective with the modules the
+  // model has (Megatron-LM --recompute-modules: norms, MLA's up-projections, the experts'
+  // activation; DeepSeek-V3's production recompute), full.
+  struct RecomputeChoice {
+    Recompute rc;
+    bool modules;
+  };
+  std::vector<RecomputeChoice> rcs_;
   std::vector<Group> groups_;
   std::size_t next_ = 0;
   PlanResult r_;
