@@ -13,7 +13,8 @@ using nlohmann::json;
 namespace {
 // A valid value of each optional parallel key, for parse_parallel.
 json valid_value(const std::string &key) {
-  if (key == "sp" || key == "uneven_pp")
+  if (key == "sp" || key == "uneven_pp" || key == "recompute_norm" || key == "recompute_mla_up" ||
+      key == "recompute_moe_act")
     return true;
   if (key == "cp_kind")
     return "usp";

@@ -286,43 +286,56 @@ TEST_CASE("planner: the production layouts of Llama 3 405B and DeepSeek-V3 are m
   // Its pp 16 plans use Megatron's uneven split of 61 layers (ceil 4 on the middle stages).
   const Layout &dl = dpinned.plans[0].estimate.layout;
   CHECK(dl.first_layers + dl.last_layers == 5);
-  // DeepSeek-V3's recompute as it ran: RMSNorm and the MLA up-projections (sec. 3.2.3,
-  // Megatron-LM --recompute-modules layernorm mla_up_proj). The free search reaches the modules
-  // too, so its best is at least as fast as that layout.
-  Config dprod = dsv3;
+  // DeepSeek-V3 as it ran: FP8 with 1x128 / 128x128 scaling tiles (sec. 3.3), and the
+  // recompute of RMSNorm and the MLA up-projections (sec. 3.2.3, Megatron-LM --recompute-modules
+  // layernorm mla_up_proj). The free search reaches the modules too, so its best is at least as
+  // fast as that layout.
+  const char *ds8 = R"({"model": "deepseek-v3", "hardware": "h800",
+    "cluster": {"base": "dgx-h100", "devices": 2048},
+    "workload": {"mode": "train", "global_batch": 15360, "seq_len": 4096, "precision": "fp8",
+    "fp8_recipe": "blockwise"}})";
+  Config dfree8 = test::config(ds8);
+  Config dprod = dfree8;
+  dprod.parallel.tp = 1;
+  dprod.parallel.pp = 16;
+  dprod.parallel.ep = 64;
   dprod.parallel.recompute = Recompute::selective;
   dprod.parallel.recompute_norm = true;
   dprod.parallel.recompute_mla_up = true;
-  const PlanResult dmod = plan(dprod);
+  const PlanResult dbest8 = plan(dfree8), dmod = plan(dprod);
+  REQUIRE(!dbest8.plans.empty());
   REQUIRE(!dmod.plans.empty());
-  CHECK(dbest.plans[0].objective <= dmod.plans[0].objective);
+  CHECK(dbest8.plans[0].objective <= dmod.plans[0].objective);
 }
 
 TEST_CASE("planner: recompute modules are a searched choice", "[planner]") {
-  // DeepSeek-V3's MLA and MoE layers: selective recompute with the norms, MLA's up-projections
-  // and the experts' activation is one of the layouts the search times
+  // DeepSeek-V3's MLA and MoE layers: with recompute free, selective recompute with the norms,
+  // MLA's up-projections and the experts' activation is a fourth choice beside none,
+  // selective and full
   Config c = test::config(R"({"model": "deepseek-v3", "hardware": "h800",
     "cluster": {"base": "dgx-h100", "devices": 2048},
     "workload": {"mode": "train", "global_batch": 15360, "seq_len": 4096},
-    "parallel": {"tp": 1, "pp": 16, "ep": 64, "recompute": "selective", "zero": 1,
-    "microbatch": 1}})");
-  const PlanResult r = plan(c);
-  const PlanResult plain = [&] {
-    Config p = c;
-    p.parallel.recompute_norm = false;
-    p.parallel.recompute_mla_up = false;
-    p.parallel.recompute_moe_act = false;
-    return plan(p);
-  }();
-  // twice the layouts: with and without the modules
-  CHECK(r.candidates == 2 * plain.candidates);
-  // On 80 GB this layout fits only with the modules recomputed (no micro-batch or ZeRO stage
-  // fits without), which is why DeepSeek-V3 recomputes them: the search finds it
-  CHECK(plain.plans.empty());
+    "parallel": {"tp": 1, "pp": 16, "ep": 64, "zero": 1, "microbatch": 1}})");
+  Config plain = c; // the modules pinned off: three choices
+  plain.parallel.recompute_norm = false;
+  plain.parallel.recompute_mla_up = false;
+  plain.parallel.recompute_moe_act = false;
+  Config pinned = c; // a pinned recompute keeps the modules as given (off): one choice
+  pinned.parallel.recompute = Recompute::selective;
+  const PlanResult r = plan(c), p = plan(plain), one = plan(pinned);
+  CHECK(3 * r.candidates == 4 * p.candidates);
+  CHECK(3 * one.candidates == p.candidates);
   REQUIRE(!r.plans.empty());
-  CHECK(r.plans[0].parallel.recompute_norm.value_or(false));
-  CHECK(r.plans[0].parallel.recompute_mla_up.value_or(false));
-  CHECK(r.plans[0].parallel.recompute_moe_act.value_or(false));
+  REQUIRE(!p.plans.empty());
+  CHECK(r.plans[0].objective <= p.plans[0].objective);
+  // selective without the modules does not fit this layout on 80 GB; with them it does
+  CHECK(one.plans.empty());
+  bool modules = false;
+  for (const Plan &x : r.plans)
+    modules |=
+        x.parallel.recompute == Recompute::selective && x.parallel.recompute_norm.value_or(false) &&
+        x.parallel.recompute_mla_up.value_or(false) && x.parallel.recompute_moe_act.value_or(false);
+  CHECK(modules);
 }
 
 TEST_CASE("planner: what to run on (hardware x devices, a deadline)", "[planner]") {

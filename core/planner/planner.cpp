@@ -275,9 +275,11 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
               train ? std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full}
                     : std::vector<Recompute>{Recompute::none})) {
     rcs_.push_back({rc, false});
-    // the modules as a second selective choice, when any applies and is not pinned
-    const bool free_modules = (!fixed.recompute_norm) || (m.mla && !fixed.recompute_mla_up) ||
-                              (m.moe && !fixed.recompute_moe_act);
+    // the modules as a second selective choice while the recompute knob is free (a pinned
+    // recompute keeps the modules as given) and any module applies and is not pinned
+    const bool free_modules =
+        !fixed.recompute && ((!fixed.recompute_norm) || (m.mla && !fixed.recompute_mla_up) ||
+                             (m.moe && !fixed.recompute_moe_act));
     if (rc == Recompute::selective && free_modules)
       rcs_.push_back({rc, true});
   }
