@@ -550,4 +550,17 @@ Layout resolve_layout(const Config &c) {
   return l;
 }
 
+std::string recompute_modules_label(const Layout &l) {
+  if (l.recompute != Recompute::selective)
+    return "";
+  std::string s;
+  if (l.recompute_norm)
+    s += " +norm";
+  if (l.recompute_mla_up)
+    s += " +mla_up";
+  if (l.recompute_moe_act)
+    s += " +moe_act";
+  return s;
+}
+
 } // namespace rl

@@ -98,6 +98,10 @@ ParallelSpec spec_of(const Layout &l);
 // other knobs (a pinned dp is released) so that each knob can be judged on its own.
 std::string knob_error(const Config &c, const std::string &knob, i64 value);
 
+// Selective recompute's modules the layout reruns beyond the attention core, as " +norm",
+// " +mla_up", " +moe_act" (Megatron-LM's layernorm, mla_up_proj, moe_act); "" for none.
+std::string recompute_modules_label(const Layout &l);
+
 // Distance in device order between neighbours of one axis ("tp", "cp", "dp", "pp"): the
 // product of the degrees of the axes placed inside it.
 i64 axis_stride(const Layout &l, const std::string &axis);

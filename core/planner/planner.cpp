@@ -83,13 +83,14 @@ std::string describe(const Layout &l, bool train) {
     pp += 'v';
     pp += std::to_string(l.vpp);
   }
-  std::snprintf(buf, sizeof buf, "dp%lld tp%lld %s cp%lld ep%lld z%lld mb%lld %s%s",
+  std::snprintf(buf, sizeof buf, "dp%lld tp%lld %s cp%lld ep%lld z%lld mb%lld %s%s%s",
                 static_cast<long long>(l.dp), static_cast<long long>(l.tp), pp.c_str(),
                 static_cast<long long>(l.cp), static_cast<long long>(l.ep),
                 static_cast<long long>(l.zero), static_cast<long long>(l.microbatch),
                 l.recompute == Recompute::none        ? "no-rc"
                 : l.recompute == Recompute::selective ? "sel-rc"
                                                       : "full-rc",
+                recompute_modules_label(l).c_str(),
                 l.order == kDefaultOrder ? "" : " pp-inside-dp");
   return buf;
 }

@@ -618,6 +618,7 @@ std::string layout_line(const Estimate &e) {
   if (train) {
     s += ", recompute ";
     s += io::name_of(l.recompute);
+    s += recompute_modules_label(l);
   }
   if (l.flash)
     s += ", FlashAttention";

@@ -69,8 +69,9 @@ ReportTable plan_table(const Config &c, const PlanResult &r) {
     add({key<&P::zero>(), "ZeRO"}, degree<&Layout::zero>);
     add({key<&P::microbatch>(), "mb"}, degree<&Layout::microbatch>);
     add({key<&P::recompute>(), "recompute"}, [](const Plan &p, std::size_t, i64) {
-      const Recompute v = p.estimate.layout.recompute;
-      return ReportCell{io::name_of(v), static_cast<double>(v)};
+      const Layout &l = p.estimate.layout;
+      return ReportCell{io::name_of(l.recompute) + recompute_modules_label(l),
+                        static_cast<double>(l.recompute)};
     });
   }
   if (orders)
