@@ -50,13 +50,27 @@ TEST_CASE("frameworks: Megatron-Core's virtual stages divide every stage's layer
         "parallel.vpp: vpp 31 does not divide the 32 layers of the middle stage (Megatron-Core "
         "splits each stage into vpp equal virtual stages) (--format megatron)");
   // 126 = 7 + 14 x 8 + 7 on 16 stages, as Meta ran it with interleaving (Dubey et al. 2024,
-  // sec. 3.3.2) on its own framework: 7 and 8 share no divisor but 1 for Megatron-Core
+  // sec. 3.3.2): 7 and 8 share no divisor but 1, yet Megatron-Core launches it by counting the
+  // embedding and the loss as layers (126 + 2 = 16 x 8, 4 a virtual stage, the first and the
+  // last one short: megatron/core/transformer/transformer_block.py get_num_layers_to_build)
   const char *meta_split = R"({"tp": 8, "pp": 16, "vpp": 2, "first_stage_layers": 7,
     "last_stage_layers": 7})";
   CHECK_NOTHROW(resolve_layout(llama405b(meta_split)));
-  CHECK(test::error_of([&] { resolve_layout(llama405b(meta_split, "megatron")); }) ==
-        "parallel.vpp: vpp 2 does not divide the 7 layers of the first stage (Megatron-Core "
-        "splits each stage into vpp equal virtual stages)");
+  const Config meta = llama405b(meta_split, "megatron");
+  const Layout lm = resolve_layout(meta);
+  CHECK(megatron_split_flags(126, lm).embedding);
+  CHECK(megatron_split_flags(126, lm).loss);
+  const std::string ml = io::launch_export(meta, lm, "megatron");
+  CHECK(has(ml, "--account-for-embedding-in-pipeline-split"));
+  CHECK(has(ml, "--account-for-loss-in-pipeline-split"));
+  CHECK(has(ml, "--num-virtual-stages-per-pipeline-rank 2"));
+  CHECK_FALSE(has(ml, "--decoder-first-pipeline-num-layers"));
+  // a split those flags do not give stays refused: 5 + 14 x 8 + 9
+  CHECK(test::error_of([&] {
+          resolve_layout(llama405b(R"({"tp": 8, "pp": 16, "vpp": 2, "first_stage_layers": 5,
+            "last_stage_layers": 9})",
+                                   "megatron"));
+        }).rfind("parallel.vpp: vpp 2 does not divide", 0) == 0);
   // 32 | 31 x 2 ... : 128 - 2 x 32 = 62 = 2 x 31 on pp 4 with first and last 32: vpp 2 fails on
   // 31; first/last 30 leave 66 = 2 x 33 (33 % 3 == 0, 30 % 3 == 0): vpp 3 launches
   const Config ok = llama405b(R"({"tp": 8, "pp": 4, "vpp": 3, "first_stage_layers": 30,
@@ -344,6 +358,37 @@ MegatronArgs read_megatron(const std::string &text) {
 }
 } // namespace
 
+TEST_CASE("frameworks: Megatron-Bridge's Qwen3-235B-A22B split exports as its recipe writes it",
+          "[frameworks][export]") {
+  // 94 layers + embedding + loss over pp 8 x vpp 3 (Megatron-Bridge 25.11 on 256 GB200, its
+  // recipe's account_for_embedding/loss_in_pipeline_split): 11 layers on the first and last
+  // stage, 12 on the others
+  const Config c = io::parse_config(json::parse(R"({"model": "qwen3-235b-a22b",
+    "hardware": "gb200", "cluster": {"base": "gb200-nvl72", "devices": 256},
+    "workload": {"mode": "train", "global_batch": 8192, "seq_len": 4096,
+    "framework": "megatron"}, "parallel": {"tp": 1, "pp": 8, "vpp": 3, "ep": 32,
+    "microbatch": 1, "first_stage_layers": 11, "last_stage_layers": 11}})"));
+  const Layout l = resolve_layout(c);
+  const MegatronArgs a = read_megatron(io::launch_export(c, l, "megatron"));
+  CHECK(a.has("--account-for-embedding-in-pipeline-split"));
+  CHECK(a.has("--account-for-loss-in-pipeline-split"));
+  CHECK(a.num("--num-virtual-stages-per-pipeline-rank") == 3);
+  CHECK(a.num("--pipeline-model-parallel-size") == 8);
+  CHECK(a.world == 256);
+  // (94 + 2) / 8 = 12 a rank, 4 a virtual stage: what Megatron-Core asserts
+  CHECK((94 + 2) % 8 == 0);
+  CHECK((94 + 2) / 8 % 3 == 0);
+  // one flag: the embedding alone (95 = 5 x 19 on pp 5, vpp 1: 18 on the first stage)
+  Layout one;
+  one.pp = 5;
+  one.vpp = 1;
+  one.first_layers = 18;
+  CHECK(megatron_split_flags(94, one).embedding);
+  CHECK_FALSE(megatron_split_flags(94, one).loss);
+  one.first_layers = 17;
+  CHECK_FALSE(megatron_split_flags(94, one).any());
+}
+
 TEST_CASE("frameworks: the top plans of dense, MoE and FP8 runs pass Megatron-LM's argument "
           "checks",
           "[frameworks][export]") {
@@ -385,8 +430,11 @@ TEST_CASE("frameworks: the top plans of dense, MoE and FP8 runs pass Megatron-LM
                         ? L / pp / a.num("--num-layers-per-virtual-pipeline-stage")
                         : 1;
       if (first == 0 && last == 0) {
-        CHECK(L % pp == 0);
-        CHECK((L / pp) % v == 0);
+        // the embedding and the loss count as layers when their flags are given
+        const i64 n = L + a.has("--account-for-embedding-in-pipeline-split") +
+                      a.has("--account-for-loss-in-pipeline-split");
+        CHECK(n % pp == 0);
+        CHECK((n / pp) % v == 0);
       } else {
         const i64 middle = pp - (first > 0) - (last > 0);
         const i64 rest = L - first - last;

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/io/config_json.hpp"
 #include "core/io/json_reader.hpp"
+#include "core/parallel/frameworks.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -147,10 +148,21 @@ std::string megatron(const Config &c, const Layout &l) {
   if (l.schedule == PpSchedule::gpipe)
     notes.push_back(
         "GPipe has no Megatron flag: Megatron runs 1F1B (fewer micro-batches in flight)");
-  if (l.first_layers > 0)
-    add("--decoder-first-pipeline-num-layers " + s(l.first_layers));
-  if (l.last_layers > 0)
-    add("--decoder-last-pipeline-num-layers " + s(l.last_layers));
+  // The first and last stage counts: with interleaving, a split of layers + 2 that counts the
+  // embedding and the loss as layers is written as Megatron-Bridge's recipes write it (each
+  // stage's vpp virtual stages equal, the first and last one layer short); otherwise as counts.
+  const PipelineSplitFlags split = megatron_split_flags(m.layers, l);
+  if (split.any() && l.vpp > 1) {
+    if (split.embedding)
+      add("--account-for-embedding-in-pipeline-split");
+    if (split.loss)
+      add("--account-for-loss-in-pipeline-split");
+  } else {
+    if (l.first_layers > 0)
+      add("--decoder-first-pipeline-num-layers " + s(l.first_layers));
+    if (l.last_layers > 0)
+      add("--decoder-last-pipeline-num-layers " + s(l.last_layers));
+  }
   if (l.uneven_pp)
     notes.push_back("uneven stages: set --decoder-first-pipeline-num-layers / "
                     "--decoder-last-pipeline-num-layers to the split you want");

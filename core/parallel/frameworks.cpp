@@ -1,5 +1,6 @@
 #include "core/parallel/frameworks.hpp"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -15,6 +16,19 @@ std::string n_of(i64 v) {
   return std::to_string(v);
 }
 } // namespace
+
+PipelineSplitFlags megatron_split_flags(i64 layers, const Layout &l) {
+  const bool a = l.first_layers > 0, b = l.last_layers > 0;
+  if ((!a && !b) || l.pp < 2)
+    return {};
+  const i64 n = layers + (a ? 1 : 0) + (b ? 1 : 0), v = std::max<i64>(l.vpp, 1);
+  if (n % l.pp != 0 || (n / l.pp) % v != 0)
+    return {};
+  const i64 per = n / l.pp;
+  if ((a && l.first_layers != per - 1) || (b && l.last_layers != per - 1))
+    return {};
+  return {a, b};
+}
 
 bool trains(Framework f) {
   return f == Framework::megatron || f == Framework::deepspeed || f == Framework::torchtitan;
@@ -38,7 +52,9 @@ LayoutCheck check_framework(const Config &c, const Layout &l, Framework f, bool 
     // first, the last and each middle stage's layer count must each be divisible by the
     // virtual pipeline degree ("number of layers at middle stage: 32 must be divisible by
     // virtual pipeline parallel degree 31").
-    if (l.vpp > 1 && (l.first_layers > 0 || l.last_layers > 0)) {
+    // (A split Megatron expresses by counting the embedding and the loss as layers passes.)
+    if (l.vpp > 1 && (l.first_layers > 0 || l.last_layers > 0) &&
+        !megatron_split_flags(layers, l).any()) {
       const i64 set = (l.first_layers > 0 ? 1 : 0) + (l.last_layers > 0 ? 1 : 0);
       const i64 middle = l.pp - set;
       const i64 share = middle > 0 ? (layers - l.first_layers - l.last_layers) / middle : 0;
