@@ -205,3 +205,43 @@ TEST_CASE("A stage's activations are Megatron-LM's own accounting for GPT layers
   CHECK(layers_bytes(true, 4) == Approx(sbh * 34 / t * L * (1 + (p - 1) / (p * 4))));
   CHECK(layers_bytes(false, 1) == Approx(sbh * (10 + 24 / t) * L));
 }
+
+TEST_CASE("Llama 3 405B at 8k on Meta's layout: Megatron-LM's accounting and ridgeline's",
+          "[memory][megatron]") {
+  // Meta's layout (Dubey et al. 2024, sec. 3.3.2, Table 4): TP 8 with sequence parallelism,
+  // PP 16 interleaved, 7 layers on the first and last stage, micro-batch 1, seq 8192, no
+  // activation checkpointing. Interleaving v = 2 (not stated; the smallest v that splits it).
+  const Config c = io::parse_config(json::parse(R"({"model": "llama3-405b",
+    "hardware": "h100-sxm", "cluster": {"base": "dgx-h100-1024", "devices": 8192},
+    "workload": {"mode": "train", "global_batch": 2048, "seq_len": 8192},
+    "parallel": {"tp": 8, "pp": 16, "vpp": 2, "microbatch": 1, "zero": 1, "sp": true,
+      "recompute": "none", "first_stage_layers": 7, "last_stage_layers": 7}})"));
+  const Estimate e = estimate(c);
+  const double s = 8192, h = 16384, f = 53248, a = 128, d = 128, k = 8, t = 8, p = 16, v = 2;
+  // One layer, FlashAttention, no dropout: norm inputs 4h, QKV input 2h, Q and K 2d(a + k),
+  // V 2dk, out-proj input 2ad, softmax statistics 4a (fp32), MLP input 2h, SwiGLU's gate and up
+  // outputs and its output 6f, all s b / t
+  const double ridgeline_layer =
+      s / t * (4 * h + 2 * h + 2 * d * (a + k) + 2 * d * k + 2 * a * d + 4 * a + 2 * h + 6 * f);
+  // megatron/training/theoretical_memory_usage.py compute_activation_memory: s b h (18 + 4 f/h)
+  // / t a layer: Korthikanti's GPT layer with dropout masks (2h) and K, V at every head, the
+  // MLP's f-wide tensors as 4f (GeLU's), not SwiGLU's 6f
+  const double megatron_layer = s * h * (18 + 4 * f / h) / t;
+  CHECK(ridgeline_layer == Approx(533.2e6).epsilon(1e-4));
+  CHECK(megatron_layer == Approx(520.1e6).epsilon(1e-4));
+  CHECK(ridgeline_layer - megatron_layer == Approx(s / t * (-6 * h + 4 * d * k + 4 * a + 2 * f)));
+  // Megatron's first stage: all L layers' worth x (1 + (p - 1)/(p v)), plus the embedding's
+  // input and dropout (p micro-batches in flight)
+  const double megatron_stage0 =
+      (megatron_layer * t * 126 + 8 * s * p + s * h * p) * (1 + (p - 1) / (p * v)) / t;
+  CHECK(megatron_stage0 == Approx(96.6e9).epsilon(1e-3));
+  // ridgeline: the first stage's 7 layers with 2(p - 1) + (v - 1) p + 1 = 47 model chunks of
+  // 3.5 layers in flight (Megatron-LM's interleaved warm-up), 164.5 layer-micro-batches
+  const StageActivations &a0 = e.stages[0].activations;
+  CHECK(a0.layers_in_flight == Approx(47 * 7 / v));
+  CHECK(a0.layers == Approx(ridgeline_layer * 47 * 7 / v).epsilon(1e-3));
+  // Both put the first stage's activations near 90-97 GB on an 80 GB H100, where Meta ran it:
+  // its own runtime keeps less than either accounting (docs/calibration.md)
+  CHECK(a0.layers > 80e9);
+  CHECK_FALSE(e.memory.fits);
+}
