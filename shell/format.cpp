@@ -94,6 +94,7 @@ void print_validation(std::ostream &os, const std::vector<ValidationRow> &rows,
 void print_runs(std::ostream &os, const std::vector<ValidationRow> &rows) {
   print_validation(os, rows);
   print_section(os, run_breakdown_table(rows));
+  print_section(os, run_compute_table(rows));
 }
 
 void print_calibration(std::ostream &os, const CalibrationResult &r) {

@@ -280,3 +280,35 @@ TEST_CASE("TPU slices joined by the DCN: ICI inside, DCN across", "[comm][tpu]")
                             "cluster");
         }) == "cluster.dcn: is required to join 2 slices");
 }
+
+TEST_CASE("Step time: compute splits into GEMMs, attention, memory-bound kernels and the overhead",
+          "[time][calibration]") {
+  // compute - recompute = (GEMMs + attention + memory-bound) x (1 + compute_overhead), on every
+  // calibration run (dense and MoE, bf16 and FP8 with its quantisation kernels)
+  for (const ValidationRow &r : validate(io::parse_validation(json("calibration")))) {
+    INFO(r.name);
+    CHECK(r.gemm > 0);
+    CHECK(r.attention > 0);
+    CHECK(r.memory_bound > 0);
+    CHECK(r.gemm + r.attention + r.memory_bound + r.recompute + r.overhead ==
+          Approx(r.compute).epsilon(1e-9));
+    const HardwareSpec hw = io::parse_hardware(json(r.hardware), "hardware");
+    CHECK(r.overhead ==
+          Approx((r.gemm + r.attention + r.memory_bound) * hw.compute_overhead).epsilon(1e-9));
+  }
+  // one dense layer by hand: GPT-3 175B's forward GEMMs are 24 s b h^2 / t FLOPs a layer
+  // (Narayanan et al. 2021), backward twice: the GEMM part is those FLOPs at the GEMMs' rates
+  const Config c = io::parse_config(json::parse(R"({"model": "gpt3-175b",
+    "hardware": "h100-sxm", "cluster": {"base": "dgx-h100", "devices": 8},
+    "workload": {"mode": "train", "global_batch": 8, "seq_len": 2048},
+    "parallel": {"tp": 8, "pp": 1, "microbatch": 1}})"));
+  const Estimate e = estimate(c);
+  double gemm = 0;
+  for (const OpCost &o : e.time.ops)
+    if (o.kind != OpKind::attention && o.kind != OpKind::memory)
+      gemm += o.time + o.backward();
+  const double mb = 8; // global batch 8 on dp 1, micro-batch 1
+  // 96 layers, plus the output layer's GEMM (forward and twice that backward)
+  CHECK(e.time.parts.gemm > 96 * mb * gemm);
+  CHECK(e.time.parts.gemm < 96 * mb * gemm * 1.05);
+}

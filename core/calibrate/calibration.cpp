@@ -141,6 +141,11 @@ std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs) {
     ValidationRow row = row_of(r, predicted_metric(e, r.metric), e.uncertainty);
     row.step = e.time.step;
     row.compute = e.time.compute;
+    row.gemm = e.time.parts.gemm;
+    row.attention = e.time.parts.attention;
+    row.memory_bound = e.time.parts.memory;
+    row.recompute = e.time.recompute;
+    row.overhead = e.time.compute - e.time.recompute - e.time.parts.total();
     row.comm_exposed = e.time.comm_exposed;
     row.bubble = e.time.bubble;
     row.optimizer = e.time.optimizer;

@@ -106,7 +106,12 @@ json to_json(const std::vector<ValidationRow> &rows) {
                      {"comm_exposed", r.comm_exposed},
                      {"bubble", r.bubble},
                      {"optimizer", r.optimizer},
-                     {"measured_step", r.measured_step}}}});
+                     {"measured_step", r.measured_step},
+                     {"gemm", r.gemm},
+                     {"attention", r.attention},
+                     {"memory_bound", r.memory_bound},
+                     {"recompute", r.recompute},
+                     {"overhead", r.overhead}}}});
   return out;
 }
 

@@ -201,6 +201,40 @@ ReportTable runs_table(const std::vector<ValidationRow> &rows) {
   return t;
 }
 
+ReportTable run_compute_table(const std::vector<ValidationRow> &rows) {
+  ReportTable t;
+  t.key = "run_compute";
+  t.title = "Where the predicted compute goes, by component";
+  t.help = "The slowest stage's compute a step: GEMMs (the output layer's among them), the "
+           "attention core and memory-bound kernels (norms, activation, routing, the "
+           "cross-entropy, FP8 quantisation) at their component rates, recompute, and what "
+           "hardware.compute_overhead adds to them (docs/calibration.md).";
+  t.columns = {col("name", "run", Unit::plain, true),
+               col("compute", "compute"),
+               col("gemm", "GEMMs"),
+               col("attention", "attention"),
+               col("memory", "memory-bound"),
+               col("recompute", "recompute"),
+               col("overhead", "overhead")};
+  for (const ValidationRow &v : rows) {
+    if (v.step <= 0)
+      continue;
+    ReportLine l;
+    l.key = v.name;
+    auto part = [&](double x) -> ReportCell {
+      return {fmt("%s (%.0f%%)", format_value(x, Unit::seconds).c_str(),
+                  v.compute > 0 ? 100 * x / v.compute : 0.0),
+              x};
+    };
+    l.cells = {words(v.name),        {format_value(v.compute, Unit::seconds), v.compute},
+               part(v.gemm),         part(v.attention),
+               part(v.memory_bound), part(v.recompute),
+               part(v.overhead)};
+    t.rows.push_back(l);
+  }
+  return t;
+}
+
 ReportTable run_breakdown_table(const std::vector<ValidationRow> &rows) {
   ReportTable t;
   t.key = "run_breakdown";

@@ -24,5 +24,8 @@ ReportTable runs_table(const std::vector<ValidationRow> &rows);
 // The predicted step of each run by component, the step its measurement implies, and the
 // difference as a share of the predicted step.
 ReportTable run_breakdown_table(const std::vector<ValidationRow> &rows);
+// The same runs' compute by component: GEMMs, attention, memory-bound kernels, recompute and
+// the compute overhead's share.
+ReportTable run_compute_table(const std::vector<ValidationRow> &rows);
 
 } // namespace rl

@@ -467,6 +467,12 @@ struct Model {
       t.b += o.backward() * over;
     t.attention = kind_time(ops, OpKind::attention) * over;
     t.column = kind_time(ops, OpKind::column) * over;
+    for (const OpCost &o : ops) {
+      const double fb = o.time + o.backward();
+      (o.kind == OpKind::attention ? t.parts.attention
+       : o.kind == OpKind::memory  ? t.parts.memory
+                                   : t.parts.gemm) += fb;
+    }
     // Recompute matches the hardware-FLOP count: full reruns the layer's forward,
     // selective the attention-score part (Korthikanti).
     if (l.recompute == Recompute::full)
@@ -483,10 +489,14 @@ struct Model {
   // The output layer on the last stage, forward and backward: its GEMM (bf16 under FP8:
   // Megatron keeps the output layer out of Transformer Engine's FP8 autocast; backward twice
   // the forward) and the cross-entropy over its logits at the achieved HBM bandwidth.
-  std::pair<double, double> head() const {
+  struct Head {
+    double f = 0, b = 0; // with the overhead
+    ComputeParts parts;  // f + b before it
+  };
+  Head head() const {
     const ModelSpec &m = c.model;
     if (m.vocab <= 0)
-      return {0.0, 0.0};
+      return {};
     const Dtype d = outside_fp8_autocast(c.workload.precision);
     const double n = static_cast<double>(m.vocab) / static_cast<double>(l.tp);
     const double over = 1 + c.hardware.compute_overhead;
@@ -495,7 +505,12 @@ struct Model {
                                   gemm_shape_efficiency(c.hardware, d, tok, h, n), bw)
                             .time;
     const LossBytes ce = cross_entropy_bytes(tok * n, c.workload.ce_fusion);
-    return {(gemm + ce.forward / bw) * over, (2 * gemm + ce.backward / bw) * over};
+    Head hd;
+    hd.f = (gemm + ce.forward / bw) * over;
+    hd.b = (2 * gemm + ce.backward / bw) * over;
+    hd.parts.gemm = 3 * gemm;
+    hd.parts.memory = (ce.forward + ce.backward) / bw;
+    return hd;
   }
 
   // One pipeline send of one micro-batch's chunk (activations forward, gradients back).
@@ -601,7 +616,8 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   const Model md(c, l);
   StepTime st;
   st.peak = peak_flops(hw, w.precision);
-  const auto [head_f, head_b] = md.head();
+  const Model::Head hd = md.head();
+  const double head_f = hd.f, head_b = hd.b;
   const double v = static_cast<double>(l.vpp);
   const double send = md.pp_send(nullptr);
   // Slowest stage: per micro-batch forward and backward.
@@ -621,6 +637,13 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
     bwd += v * send;
     if (fwd + bwd > worst) {
       worst = fwd + bwd;
+      st.parts.gemm = over_layers(n, t, [](const LayerTimes &x) { return x.parts.gemm; });
+      st.parts.attention = over_layers(n, t, [](const LayerTimes &x) { return x.parts.attention; });
+      st.parts.memory = over_layers(n, t, [](const LayerTimes &x) { return x.parts.memory; });
+      if (j == l.pp - 1) {
+        st.parts.gemm += hd.parts.gemm;
+        st.parts.memory += hd.parts.memory;
+      }
       st.compute = compute;
       st.recompute = recompute;
       st.t_fwd = fwd;
@@ -631,6 +654,9 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   const double mb = md.mb, p = static_cast<double>(l.pp);
   st.compute *= mb;
   st.recompute *= mb;
+  st.parts.gemm *= mb;
+  st.parts.attention *= mb;
+  st.parts.memory *= mb;
   const double t_mb = st.t_fwd + st.t_bwd;
   st.bubble = l.schedule == PpSchedule::gpipe ? (p - 1) * t_mb : (p - 1) / v * t_mb;
 
@@ -655,9 +681,9 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
                           nm * layer_params_per_device(m, true, l.tp, l.ep, l.moe_tp).total();
     const double matrices = nd * linear_weights_per_layer(m, false, l.ep) +
                             nm * linear_weights_per_layer(m, true, l.ep);
-    const double wq =
-        weight_quantize_time(hw, qf, params, matrices, w.fp8_params) * (1 + hw.compute_overhead);
-    st.compute += wq;
+    const double wq0 = weight_quantize_time(hw, qf, params, matrices, w.fp8_params);
+    st.compute += wq0 * (1 + hw.compute_overhead);
+    st.parts.memory += wq0;
   }
   st.comm_exposed = dp_exposed +
                     mb * over_layers(n, t, [](const LayerTimes &x) { return x.fwd + x.bwd; }) +

@@ -85,6 +85,15 @@ struct CommCost {
   double exposed = 0; // on the critical path
 };
 
+// Compute time by component, forward + backward, before hardware.compute_overhead (which
+// multiplies their sum): the GEMMs (the output layer's among them), the attention core, and
+// the memory-bound kernels (norms, activation function, residuals, rotary, routing, the
+// cross-entropy, FP8/FP4 quantisation).
+struct ComputeParts {
+  double gemm = 0, attention = 0, memory = 0;
+  double total() const { return gemm + attention + memory; }
+};
+
 struct StepTime {
   double t_fwd = 0, t_bwd = 0; // one micro-batch on the slowest stage (compute + exposed comm)
   double compute = 0;          // per step, slowest stage, including recompute
@@ -97,6 +106,9 @@ struct StepTime {
   std::vector<CommCost> comm;
   std::vector<OpCost> ops; // one dense layer's forward operators
   double peak = 0;         // FLOP/s per device at the workload's precision
+  // The slowest stage's compute without recompute, by component: compute - recompute =
+  // parts.total() x (1 + compute_overhead).
+  ComputeParts parts;
 };
 
 // Dense peak at a precision: FP8/MXFP8 at peak.fp8 (bf16 when absent), FP4 at peak.fp4.
@@ -122,6 +134,7 @@ struct LayerTimes {
   double r = 0;         // recompute (backward)
   double fwd = 0;       // exposed communication, forward (TP/SP, Ulysses, ring CP, EP, ZeRO-3)
   double bwd = 0;       // exposed communication, backward
+  ComputeParts parts;   // f + b by component, before the overhead
 };
 // bf16: the layer kept in BF16 under an FP8/FP4 precision (workload.bf16_first_layers).
 LayerTimes layer_times(const Config &c, const Layout &l, bool moe, bool bf16 = false);
