@@ -312,3 +312,26 @@ TEST_CASE("Step time: compute splits into GEMMs, attention, memory-bound kernels
   CHECK(e.time.parts.gemm > 96 * mb * gemm);
   CHECK(e.time.parts.gemm < 96 * mb * gemm * 1.05);
 }
+
+TEST_CASE("ZeRO-3 gathers weights at their stored width: FP8 parameters halve them",
+          "[time][precision]") {
+  // Megatron-LM's FP8 parameter gather (--fp8-param-gather): ZeRO-3 / FSDP all-gathers the FP8
+  // weights (1 B), reduce-scatters the gradients at their width (4 B with fp32_grads). Per
+  // layer: two gathers (forward, backward) and one reduce-scatter, so 2 x 2 + 4 = 8 B a
+  // parameter in bf16, 2 x 1 + 4 = 6 B with FP8 parameters (state_widths).
+  auto zero3_bytes = [](bool fp8_params) {
+    json j = json::parse(R"({"model": "llama3-8b", "hardware": "h100-sxm",
+      "cluster": {"base": "dgx-h100", "devices": 8}, "workload": {"mode": "train",
+      "global_batch": 8, "seq_len": 4096, "precision": "fp8", "fp32_grads": true},
+      "parallel": {"tp": 1, "pp": 1, "zero": 3, "microbatch": 1}})");
+    j["workload"]["fp8_params"] = fp8_params;
+    double bytes = 0;
+    for (const auto &cc : estimate(io::parse_config(j)).time.comm)
+      if (cc.kind == "zero3")
+        bytes += cc.bytes_per_device;
+    return bytes;
+  };
+  const double bf16 = zero3_bytes(false), fp8 = zero3_bytes(true);
+  REQUIRE(bf16 > 0);
+  CHECK(fp8 / bf16 == Approx(6.0 / 8.0).epsilon(1e-9));
+}

@@ -418,15 +418,18 @@ struct Model {
   }
 
   // ZeRO-3: gather each layer's weights forward and backward, reduce-scatter its gradients,
-  // per micro-batch; prefetched, so only what exceeds the layer's compute is exposed.
+  // per micro-batch; prefetched, so only what exceeds the layer's compute is exposed. The
+  // weights travel at their stored width (FP8 with fp8_params: Megatron's FP8 parameter
+  // gather), the gradients at theirs (state_widths, as the DP sync and the memory count them).
   std::pair<double, double> zero3(bool moe, double fwd_compute, double count, CommAcc *acc) const {
     if (l.zero < 3 || l.dp * l.cp == 1)
       return {0, 0};
     const StageParams lp = layer_params_per_device(c.model, moe, l.tp, l.ep);
+    const StateWidths b = state_widths(c.workload);
     const CollectiveTime ag =
-        collective_time(c.cluster, Collective::allgather, 2 * lp.total(), g.dp);
-    const CollectiveTime rs = collective_time(c.cluster, Collective::reduce_scatter,
-                                              (c.workload.fp32_grads ? 4 : 2) * lp.total(), g.dp);
+        collective_time(c.cluster, Collective::allgather, b.weights * lp.total(), g.dp);
+    const CollectiveTime rs =
+        collective_time(c.cluster, Collective::reduce_scatter, b.grads * lp.total(), g.dp);
     const double fe = std::max(0.0, ag.time - fwd_compute);
     const double be = std::max(0.0, ag.time + rs.time - 2 * fwd_compute);
     if (acc) {
