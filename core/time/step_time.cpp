@@ -421,15 +421,16 @@ struct Model {
   // per micro-batch; prefetched, so only what exceeds the layer's compute is exposed. The
   // weights travel at their stored width (FP8 with fp8_params: Megatron's FP8 parameter
   // gather), the gradients at theirs (state_widths, as the DP sync and the memory count them).
+  std::pair<CollectiveTime, CollectiveTime> zero3_collectives(bool moe) const {
+    const StageParams lp = layer_params_per_device(c.model, moe, l.tp, l.ep);
+    const StateWidths b = state_widths(c.workload);
+    return {collective_time(c.cluster, Collective::allgather, b.weights * lp.total(), g.dp),
+            collective_time(c.cluster, Collective::reduce_scatter, b.grads * lp.total(), g.dp)};
+  }
   std::pair<double, double> zero3(bool moe, double fwd_compute, double count, CommAcc *acc) const {
     if (l.zero < 3 || l.dp * l.cp == 1)
       return {0, 0};
-    const StageParams lp = layer_params_per_device(c.model, moe, l.tp, l.ep);
-    const StateWidths b = state_widths(c.workload);
-    const CollectiveTime ag =
-        collective_time(c.cluster, Collective::allgather, b.weights * lp.total(), g.dp);
-    const CollectiveTime rs =
-        collective_time(c.cluster, Collective::reduce_scatter, b.grads * lp.total(), g.dp);
+    const auto [ag, rs] = zero3_collectives(moe);
     const double fe = std::max(0.0, ag.time - fwd_compute);
     const double be = std::max(0.0, ag.time + rs.time - 2 * fwd_compute);
     if (acc) {
@@ -437,6 +438,20 @@ struct Model {
       acc->add("zero3", rs, count, count * mb * (fe + be));
     }
     return {fe, be};
+  }
+
+  // What ZeRO-3's one-layer prefetch cannot hide (PyTorch FSDP2, Megatron-LM's FSDP): each
+  // micro-batch's first gather, issued when its forward starts with no compute before it, and
+  // the last layer's gradient reduce-scatter after the step's final backward (the earlier
+  // micro-batches' hide under the next forward). Seconds a step; `moe`: the first layer's type.
+  double zero3_edges(bool moe, CommAcc *acc) const {
+    if (l.zero < 3 || l.dp * l.cp == 1)
+      return 0;
+    const auto [ag, rs] = zero3_collectives(moe);
+    const double e = mb * ag.time + rs.time;
+    if (acc)
+      acc->add("zero3", ag, 0, e);
+    return e;
   }
 
   // Selective recompute's modules beyond the attention core, one layer's forward reruns: the
@@ -690,7 +705,7 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   }
   st.comm_exposed = dp_exposed +
                     mb * over_layers(n, t, [](const LayerTimes &x) { return x.fwd + x.bwd; }) +
-                    2 * mb * v * send;
+                    md.zero3_edges(n.dense == 0, nullptr) + 2 * mb * v * send;
   st.step = st.compute + st.comm_exposed + st.bubble + st.optimizer;
   return st;
 }
@@ -722,6 +737,7 @@ StepTime training_step_time(const Config &c, const Layout &l) {
     md.layer_comm(is_moe, *t, static_cast<double>(layers), &acc);
     md.zero3(is_moe, t->f, static_cast<double>(layers), &acc);
   }
+  md.zero3_edges(n.dense == 0, &acc);
   md.pp_send(&acc);
   md.dp_sync(stage_params(m, mp, l, st.slowest_stage, n), st.t_fwd, st.t_bwd, &acc);
   for (auto &[k, cc] : acc.by_kind) {
