@@ -201,6 +201,15 @@ ReportTable runs_table(const std::vector<ValidationRow> &rows) {
   return t;
 }
 
+namespace {
+// A time and its share of a whole: "1.234 s (56%)".
+ReportCell seconds_and_share(double x, double whole) {
+  return {
+      fmt("%s (%.0f%%)", format_value(x, Unit::seconds).c_str(), whole > 0 ? 100 * x / whole : 0.0),
+      x};
+}
+} // namespace
+
 ReportTable run_compute_table(const std::vector<ValidationRow> &rows) {
   ReportTable t;
   t.key = "run_compute";
@@ -221,11 +230,7 @@ ReportTable run_compute_table(const std::vector<ValidationRow> &rows) {
       continue;
     ReportLine l;
     l.key = v.name;
-    auto part = [&](double x) -> ReportCell {
-      return {fmt("%s (%.0f%%)", format_value(x, Unit::seconds).c_str(),
-                  v.compute > 0 ? 100 * x / v.compute : 0.0),
-              x};
-    };
+    auto part = [&](double x) { return seconds_and_share(x, v.compute); };
     l.cells = {words(v.name),        {format_value(v.compute, Unit::seconds), v.compute},
                part(v.gemm),         part(v.attention),
                part(v.memory_bound), part(v.recompute),
@@ -256,9 +261,7 @@ ReportTable run_breakdown_table(const std::vector<ValidationRow> &rows) {
     ReportLine l;
     l.key = v.name;
     const double s = v.step;
-    auto part = [&](double x) -> ReportCell {
-      return {fmt("%s (%.0f%%)", format_value(x, Unit::seconds).c_str(), 100 * x / s), x};
-    };
+    auto part = [&](double x) { return seconds_and_share(x, s); };
     l.cells = {words(v.name),
                {format_value(v.step, Unit::seconds), v.step},
                part(v.compute),
