@@ -227,21 +227,22 @@ TEST_CASE("Llama 3 405B at 8k on Meta's layout: Megatron-LM's accounting and rid
   // / t a layer: Korthikanti's GPT layer with dropout masks (2h) and K, V at every head, the
   // MLP's f-wide tensors as 4f (GeLU's), not SwiGLU's 6f
   const double megatron_layer = s * h * (18 + 4 * f / h) / t;
-  CHECK(ridgeline_layer == Approx(533.2e6).epsilon(1e-4));
-  CHECK(megatron_layer == Approx(520.1e6).epsilon(1e-4));
-  CHECK(ridgeline_layer - megatron_layer == Approx(s / t * (-6 * h + 4 * d * k + 4 * a + 2 * f)));
   // Megatron's first stage: all L layers' worth x (1 + (p - 1)/(p v)), plus the embedding's
   // input and dropout (p micro-batches in flight)
   const double megatron_stage0 =
       (megatron_layer * t * 126 + 8 * s * p + s * h * p) * (1 + (p - 1) / (p * v)) / t;
-  CHECK(megatron_stage0 == Approx(96.6e9).epsilon(1e-3));
   // ridgeline: the first stage's 7 layers with 2(p - 1) + (v - 1) p + 1 = 47 model chunks of
   // 3.5 layers in flight (Megatron-LM's interleaved warm-up), 164.5 layer-micro-batches
   const StageActivations &a0 = e.stages[0].activations;
   CHECK(a0.layers_in_flight == Approx(47 * 7 / v));
-  CHECK(a0.layers == Approx(ridgeline_layer * 47 * 7 / v).epsilon(1e-3));
-  // Both put the first stage's activations near 90-97 GB on an 80 GB H100, where Meta ran it:
-  // its own runtime keeps less than either accounting (docs/calibration.md)
-  CHECK(a0.layers > 80e9);
+  CHECK(a0.layers / a0.layers_in_flight == Approx(ridgeline_layer).epsilon(1e-6));
+  // per layer 533.2 MB against Megatron's 520.1 MB (+2.5%: SwiGLU's 6f against GeLU's 4f, less
+  // the dropout masks and GQA's K and V Megatron's formula keeps); the worst stage (8 layers)
+  // against Megatron's first stage (L / p = 7.9 layers' worth): within 1%
+  CHECK(a0.layers / a0.layers_in_flight / megatron_layer == Approx(1.025).epsilon(0.002));
+  CHECK(e.memory.activations == Approx(megatron_stage0).epsilon(0.01));
+  // Both put the worst stage's activations near 96 GB on an 80 GB H100, where Meta ran it:
+  // its own runtime keeps less than either accounting (docs/formulas.md)
+  CHECK(e.memory.activations > 80e9);
   CHECK_FALSE(e.memory.fits);
 }
