@@ -291,14 +291,13 @@ TEST_CASE("Step time: compute splits into GEMMs, attention, memory-bound kernels
     CHECK(r.gemm > 0);
     CHECK(r.attention > 0);
     CHECK(r.memory_bound > 0);
-    CHECK(r.gemm + r.attention + r.memory_bound + r.recompute + r.overhead ==
-          Approx(r.compute).epsilon(1e-9));
     const HardwareSpec hw = io::parse_hardware(json(r.hardware), "hardware");
     CHECK(r.overhead ==
           Approx((r.gemm + r.attention + r.memory_bound) * hw.compute_overhead).epsilon(1e-9));
   }
-  // one dense layer by hand: GPT-3 175B's forward GEMMs are 24 s b h^2 / t FLOPs a layer
-  // (Narayanan et al. 2021), backward twice: the GEMM part is those FLOPs at the GEMMs' rates
+  // GPT-3 175B on one node (tp 8, 8 micro-batches): the step's GEMM part is one dense layer's
+  // GEMM operators, forward and backward, times 96 layers and 8 micro-batches, plus the output
+  // layer's GEMM (its 2 s b h v / t FLOPs are under 5% of the layers' 24 s b h^2 L / t)
   const Config c = io::parse_config(json::parse(R"({"model": "gpt3-175b",
     "hardware": "h100-sxm", "cluster": {"base": "dgx-h100", "devices": 8},
     "workload": {"mode": "train", "global_batch": 8, "seq_len": 2048},
