@@ -684,8 +684,8 @@ void AppState::repair_layout(const std::string &keep) {
 i64 AppState::device_step() const {
   if (!view_config_)
     return 1;
-  const ClusterSpec &c = view_config_->cluster;
-  return std::max<i64>(1, c.nvlink_domain > 0 ? c.devices_per_node : c.nvlink_devices());
+  // (a node on every cluster: NVL72 racks are whole trays, any number of them)
+  return std::max<i64>(1, view_config_->cluster.devices_per_node);
 }
 
 i64 AppState::step_devices(i64 from, int direction) const {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 
 namespace rl {
@@ -239,10 +240,10 @@ std::vector<FitResult> fit_compute_overhead(const std::vector<ValidationRun> &ru
     const Predictions p = predict_grid(rows);
     FitResult f;
     f.hardware = chip;
+    std::set<std::string> chips;
     for (const auto &r : rows)
-      if (std::find(f.chips.begin(), f.chips.end(), r.config.hardware.name) == f.chips.end())
-        f.chips.push_back(r.config.hardware.name);
-    std::sort(f.chips.begin(), f.chips.end());
+      chips.insert(r.config.hardware.name);
+    f.chips.assign(chips.begin(), chips.end());
     f.rows = static_cast<i64>(rows.size());
     const int k = best_grid_point(p, rows, chip);
     f.overhead = k / 1000.0;

@@ -270,17 +270,17 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
   // reaches every candidate through the configuration).
   const bool fold = train && m.moe && !fixed.moe_tp;
   zeros_ = one_or(fixed.zero, train ? std::vector<i64>{0, 1, 2, 3} : std::vector<i64>{0});
+  // the modules as a second selective choice while the recompute knob is free (a pinned
+  // recompute keeps the modules as given) and any module applies and is not pinned
+  const bool free_modules =
+      !fixed.recompute && ((!fixed.recompute_norm) || (m.mla && !fixed.recompute_mla_up) ||
+                           (m.moe && !fixed.recompute_moe_act));
   rcs_.clear();
   for (const Recompute rc :
        one_or(fixed.recompute,
               train ? std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full}
                     : std::vector<Recompute>{Recompute::none})) {
     rcs_.push_back({rc, false});
-    // the modules as a second selective choice while the recompute knob is free (a pinned
-    // recompute keeps the modules as given) and any module applies and is not pinned
-    const bool free_modules =
-        !fixed.recompute && ((!fixed.recompute_norm) || (m.mla && !fixed.recompute_mla_up) ||
-                             (m.moe && !fixed.recompute_moe_act));
     if (rc == Recompute::selective && free_modules)
       rcs_.push_back({rc, true});
   }
@@ -507,9 +507,6 @@ bool PlanSearch::step(i64 units) {
   base.overlap_dp = fixed.overlap_dp.value_or(true);
   base.overlap_pp = fixed.overlap_pp.value_or(false);
   base.overlap_ep = fixed.overlap_ep.value_or(false);
-  base.recompute_norm = fixed.recompute_norm.value_or(false);
-  base.recompute_mla_up = fixed.recompute_mla_up.value_or(false);
-  base.recompute_moe_act = fixed.recompute_moe_act.value_or(false);
   if (fixed.order)
     base.order = *fixed.order;
   while (!done_ && next_ < groups_.size()) {

@@ -655,13 +655,6 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
     bwd += v * send;
     if (fwd + bwd > worst) {
       worst = fwd + bwd;
-      st.parts.gemm = over_layers(n, t, [](const LayerTimes &x) { return x.parts.gemm; });
-      st.parts.attention = over_layers(n, t, [](const LayerTimes &x) { return x.parts.attention; });
-      st.parts.memory = over_layers(n, t, [](const LayerTimes &x) { return x.parts.memory; });
-      if (j == l.pp - 1) {
-        st.parts.gemm += hd.parts.gemm;
-        st.parts.memory += hd.parts.memory;
-      }
       st.compute = compute;
       st.recompute = recompute;
       st.t_fwd = fwd;
@@ -672,9 +665,17 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   const double mb = md.mb, p = static_cast<double>(l.pp);
   st.compute *= mb;
   st.recompute *= mb;
-  st.parts.gemm *= mb;
-  st.parts.attention *= mb;
-  st.parts.memory *= mb;
+  {
+    // the slowest stage's compute by component, once it is known
+    const StageLayerCount &ns = mix[static_cast<std::size_t>(st.slowest_stage)];
+    const bool last = st.slowest_stage == l.pp - 1;
+    st.parts.gemm = mb * (over_layers(ns, t, [](const LayerTimes &x) { return x.parts.gemm; }) +
+                          (last ? hd.parts.gemm : 0.0));
+    st.parts.attention =
+        mb * over_layers(ns, t, [](const LayerTimes &x) { return x.parts.attention; });
+    st.parts.memory = mb * (over_layers(ns, t, [](const LayerTimes &x) { return x.parts.memory; }) +
+                            (last ? hd.parts.memory : 0.0));
+  }
   const double t_mb = st.t_fwd + st.t_bwd;
   st.bubble = l.schedule == PpSchedule::gpipe ? (p - 1) * t_mb : (p - 1) / v * t_mb;
 
