@@ -133,6 +133,12 @@ struct HardwareSpec {
   // Compute-stream time the roofline sum leaves out (kernel launches and gaps, small
   // kernels), as a fraction of it; fitted to the end-to-end calibration runs.
   double compute_overhead = 0;
+  // Host (CPU) time to issue one MoE layer's forward and backward for one micro-batch in
+  // Megatron-Core's eager mode: Python, PyTorch dispatch and kernel launches. A dropless
+  // dispatcher copies the tokens per expert to the host and waits for them in every MoE
+  // layer's forward (Megatron-LM token_dispatcher.py, _maybe_dtoh_and_synchronize), so the
+  // host cannot run ahead of the GPU: a layer pass takes at least this long. 0: not modelled.
+  double moe_host_time = 0;
   // The quantisation kernels of FP8/FP4 recipes (docs/calibration.md "FP8 quantisation
   // kernels"): a cast (read bf16, write the low-precision copies) and an amax (read), each a
   // fixed time per kernel plus its bytes at a share of hbm_bw; 0: no fixed time, and bytes at

@@ -235,17 +235,18 @@ TEST_CASE("Components reproduce their fitted microbenchmark points within the st
 
 TEST_CASE("Held-out MoE runs: every one predicted too fast, the gap named",
           "[calibration][fidelity]") {
-  // Megatron-Bridge 25.11's MoE rows (presets/validation/heldout-moe.json), never fitted. The
-  // MoE layer's host-side and dispatcher costs are not components yet (docs/calibration.md
-  // "Held-out MoE runs"): every run comes out faster than measured, and the median miss is
-  // what the next component must take down (27.7% at this revision; the guard is 30%).
+  // Megatron-Bridge 25.11's MoE rows (presets/validation/heldout-moe.json), never fitted. With
+  // the host time of a layer pass (moe_host_time) a component, the dispatcher's own kernels and
+  // the CUDA graph scopes are not yet (docs/calibration.md "Held-out MoE runs"): every run
+  // comes out faster than measured, and the median miss is what the next component must take
+  // down (27.7% before the host time, 20.2% with it; the guard is 22%).
   const std::vector<ValidationRow> rows = validate(io::parse_validation(json("heldout-moe")));
   REQUIRE(rows.size() == 15);
   for (const ValidationRow &r : rows) {
     INFO(r.name);
     CHECK(r.error < 0);
   }
-  CHECK(summarize(rows).median_abs_error <= 0.30);
+  CHECK(summarize(rows).median_abs_error <= 0.22);
 }
 
 TEST_CASE("Held-out runs: median error at most 5%", "[calibration][fidelity]") {

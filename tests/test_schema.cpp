@@ -214,8 +214,9 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
     }
   }
   // 17 model (rope_scaling among them) + 6 moe + 32 workload (fp8_params, fp8_recipe,
-  // framework, ce_fusion, bf16_first_layers, bf16_last_layers and moe_fp8_dispatch among them) + 18
-  // hardware (gemm_efficiency_fp4 and the four quantize/amax kernel fields among them) + 14 tx8 +
+  // framework, ce_fusion, bf16_first_layers, bf16_last_layers and moe_fp8_dispatch among them) + 19
+  // hardware (gemm_efficiency_fp4, moe_host_time and the four quantize/amax kernel fields among
+  // them) + 14 tx8 +
   // 21 serve (concurrency, think_time, requests_per_client, count_warmup, cuda_graph_max_batch,
   // overlap_schedule, mixed_prefill, join_at_completion among them) + 17 tx8-op
   // + 4 rows for each of 5 links (bw, latency, efficiency, uncertainty) + 28 parallel
@@ -223,7 +224,7 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
   // (12 model, 8 hardware with peak_flops.fp4, 9 cluster with nvlink_domain and
   // devices_per_domain, 9 workload with
   // engine_options and precision_options: schema::parsed_fields)
-  CHECK(rows == 17 + 6 + 32 + 18 + 14 + 21 + 17 + 4 * 5 + 28 + 38);
+  CHECK(rows == 17 + 6 + 32 + 19 + 14 + 21 + 17 + 4 * 5 + 28 + 38);
   CHECK(modes_of.size() == rows - 2); // request_rate and batch twice
   CHECK(io::fields_json().size() == rows);
 }

@@ -200,10 +200,10 @@ void plan_tooltip(const Plan &p, bool train, double capacity) {
   ui::text_dim(p.why);
   if (train && e.has_time) {
     const StepTime &t = e.time;
-    ImGui::Text("step %s = compute %s + exposed comm %s + bubble %s + optimizer %s",
+    ImGui::Text("step %s = compute %s + exposed comm %s + host wait %s + bubble %s + optimizer %s",
                 units::seconds(t.step).c_str(), units::seconds(t.compute).c_str(),
-                units::seconds(t.comm_exposed).c_str(), units::seconds(t.bubble).c_str(),
-                units::seconds(t.optimizer).c_str());
+                units::seconds(t.comm_exposed).c_str(), units::seconds(t.host).c_str(),
+                units::seconds(t.bubble).c_str(), units::seconds(t.optimizer).c_str());
     ImGui::Text("MFU %s, %s tokens/s, %s per device", units::percent(e.throughput.mfu).c_str(),
                 units::count(e.throughput.tokens_per_s).c_str(),
                 units::flop_rate(e.throughput.tflops_per_device).c_str());

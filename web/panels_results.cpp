@@ -83,6 +83,7 @@ std::vector<ui::Segment> step_parts(const EstimateReport &r) {
                              {{"compute", ui::color::forward},
                               {"recompute", ImVec4(0.55f, 0.72f, 0.98f, 1.0f)},
                               {"comm", ui::color::kv_cache},
+                              {"host", ImVec4(0.62f, 0.62f, 0.62f, 1.0f)},
                               {"bubble", ImVec4(0.80f, 0.25f, 0.25f, 1.0f)},
                               {"optimizer", ui::color::optimizer}});
 }

@@ -148,6 +148,7 @@ std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs) {
     row.recompute = e.time.recompute;
     row.overhead = e.time.compute - e.time.recompute - e.time.parts.total();
     row.comm_exposed = e.time.comm_exposed;
+    row.host = e.time.host;
     row.bubble = e.time.bubble;
     row.optimizer = e.time.optimizer;
     row.measured_step =

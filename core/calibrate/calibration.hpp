@@ -43,7 +43,7 @@ struct ValidationRow {
   double band = 0;  // the chip's relative uncertainty
   // The predicted step by component (s), and the measured step the metric implies (every
   // metric but step_time is a rate: measured step = predicted step x predicted / measured).
-  double step = 0, compute = 0, comm_exposed = 0, bubble = 0, optimizer = 0;
+  double step = 0, compute = 0, comm_exposed = 0, host = 0, bubble = 0, optimizer = 0;
   double measured_step = 0;
   // compute by component (s): GEMMs, attention, memory-bound kernels, recompute and the
   // hardware.compute_overhead share (compute = their sum)

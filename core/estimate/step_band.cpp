@@ -31,7 +31,7 @@ ComponentBands wider(const ComponentBands &a, const ComponentBands &b) {
 }
 
 double step_band(const StepTime &t, const ComponentBands &u) {
-  const double compute = u.compute * (t.compute + t.bubble + t.optimizer);
+  const double compute = u.compute * (t.compute + t.host + t.bubble + t.optimizer);
   const double comm = u.comm * t.comm_exposed;
   return std::sqrt(compute * compute + comm * comm);
 }
@@ -43,6 +43,7 @@ StepDifference step_difference(const StepTime &a, const StepTime &b, const Compo
   };
   const Part parts[] = {{"compute", b.compute - a.compute, u.compute},
                         {"exposed communication", b.comm_exposed - a.comm_exposed, u.comm},
+                        {"waiting for the host", b.host - a.host, u.compute},
                         {"pipeline bubble", b.bubble - a.bubble, u.compute},
                         {"optimizer", b.optimizer - a.optimizer, u.compute}};
   StepDifference d;

@@ -193,6 +193,7 @@ json to_json(const Estimate &e) {
                  {"compute", t.compute},
                  {"recompute", t.recompute},
                  {"comm_exposed", t.comm_exposed},
+                 {"host", t.host},
                  {"bubble", t.bubble},
                  {"optimizer", t.optimizer},
                  {"microbatch_forward", t.t_fwd},

@@ -104,6 +104,7 @@ json to_json(const std::vector<ValidationRow> &rows) {
                     {{"step", r.step},
                      {"compute", r.compute},
                      {"comm_exposed", r.comm_exposed},
+                     {"host", r.host},
                      {"bubble", r.bubble},
                      {"optimizer", r.optimizer},
                      {"measured_step", r.measured_step},

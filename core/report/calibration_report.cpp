@@ -251,6 +251,7 @@ ReportTable run_breakdown_table(const std::vector<ValidationRow> &rows) {
                col("step", "predicted step"),
                col("compute", "compute"),
                col("comm", "comm exposed"),
+               col("host", "host wait"),
                col("bubble", "bubble"),
                col("optimizer", "optimizer"),
                col("measured", "measured step"),
@@ -266,12 +267,13 @@ ReportTable run_breakdown_table(const std::vector<ValidationRow> &rows) {
                {format_value(v.step, Unit::seconds), v.step},
                part(v.compute),
                part(v.comm_exposed),
+               part(v.host),
                part(v.bubble),
                part(v.optimizer),
                {format_value(v.measured_step, Unit::seconds), v.measured_step},
                pct(v.measured_step / s - 1)};
     if (!v.within_band())
-      l.cells[7].mark = Mark::warn;
+      l.cells[8].mark = Mark::warn;
     t.rows.push_back(l);
   }
   return t;

@@ -310,6 +310,11 @@ void step_time_table(const Config &c, const Estimate &e, ReportTable &t) {
   row("comm", "exposed communication", s.comm_exposed,
       "Communication on the critical path: TP/SP collectives, pipeline sends, the DP gradient "
       "sync's last bucket. See the communication table.");
+  if (s.host > 0)
+    row("host", "waiting for the host", s.host,
+        "MoE layers whose pass is shorter than the host's time to issue it "
+        "(hardware.moe_host_time): the dropless dispatcher waits for the tokens per expert on "
+        "the host every layer, so the GPU idles until the host catches up.");
   row("bubble", "pipeline bubble", s.bubble,
       "Pipeline fill and drain: (p-1)/v x (t_fwd + t_bwd). See the pipeline timeline.");
   row("optimizer", "optimizer step", s.optimizer,

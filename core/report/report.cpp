@@ -56,6 +56,7 @@ std::vector<ReportRow> report_rows(const Estimate &e) {
     r.add("compute", t.compute, Unit::seconds, Better::lower);
     r.add("of which recompute", t.recompute, Unit::seconds, Better::lower);
     r.add("exposed communication", t.comm_exposed, Unit::seconds, Better::lower);
+    r.add("waiting for the host", t.host, Unit::seconds, Better::lower);
     r.add("pipeline bubble", t.bubble, Unit::seconds, Better::lower);
     r.add("optimizer", t.optimizer, Unit::seconds, Better::lower);
     r.section = "throughput";

@@ -370,6 +370,13 @@ const std::vector<Field<HardwareSpec>> &hardware_fields() {
            "Compute-stream time the component model leaves out (kernel gaps, small kernels, "
            "sustained clocks), fitted to the calibration runs (`ridgeline validate --fit`).",
            "Efficiencies (calibrated)", kGpuModes}),
+      num(&H::moe_host_time,
+          {"", "moe_host_time", N, 0.0, 1.0, "s", "MoE host time", 1e3, "%.2f ms",
+           "Host time to issue one MoE layer's forward + backward (one micro-batch, eager "
+           "mode). The dropless dispatcher waits for the tokens per expert on the host every "
+           "layer, so a layer pass takes at least this long (docs/calibration.md 'MoE host "
+           "time'; 0: not modelled).",
+           "Efficiencies (calibrated)", kGpuModes}),
       num(&H::quantize_latency,
           {"", "quantize_latency", N, 0.0, 1e-3, "s", "Cast latency", 1e6, "%.2f us",
            "Fixed time of one FP8/FP4 cast kernel (AIConfigurator's measured casts; 0: none).",

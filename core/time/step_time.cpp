@@ -501,6 +501,10 @@ struct Model {
     const auto z = zero3(moe, t.f, 1, nullptr);
     t.fwd = lc.first + z.first;
     t.bwd = lc.second + z.second;
+    // The dropless dispatcher's per-layer host synchronisation: the layer's pass takes at
+    // least the host's time to issue it (docs/calibration.md "MoE host time").
+    if (moe && c.model.moe)
+      t.host = std::max(0.0, c.hardware.moe_host_time - (t.f + t.b + t.r + t.fwd + t.bwd));
     return t;
   }
 
@@ -642,7 +646,7 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   double worst = -1;
   for (i64 j = 0; j < l.pp; ++j) {
     const StageLayerCount &n = mix[static_cast<std::size_t>(j)];
-    double fwd = over_layers(n, t, [](const LayerTimes &x) { return x.f + x.fwd; });
+    double fwd = over_layers(n, t, [](const LayerTimes &x) { return x.f + x.fwd + x.host; });
     double bwd = over_layers(n, t, [](const LayerTimes &x) { return x.b + x.r + x.bwd; });
     double compute = over_layers(n, t, [](const LayerTimes &x) { return x.f + x.b + x.r; });
     const double recompute = over_layers(n, t, [](const LayerTimes &x) { return x.r; });
@@ -707,7 +711,8 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   st.comm_exposed = dp_exposed +
                     mb * over_layers(n, t, [](const LayerTimes &x) { return x.fwd + x.bwd; }) +
                     md.zero3_edges(n.dense == 0, nullptr) + 2 * mb * v * send;
-  st.step = st.compute + st.comm_exposed + st.bubble + st.optimizer;
+  st.host = mb * over_layers(n, t, [](const LayerTimes &x) { return x.host; });
+  st.step = st.compute + st.comm_exposed + st.host + st.bubble + st.optimizer;
   return st;
 }
 

@@ -99,6 +99,7 @@ struct StepTime {
   double compute = 0;          // per step, slowest stage, including recompute
   double recompute = 0;        // of which recompute
   double comm_exposed = 0;
+  double host = 0; // per step, slowest stage: the GPU waiting for the host (moe_host_time)
   double bubble = 0;
   double optimizer = 0;
   double step = 0;
@@ -134,6 +135,7 @@ struct LayerTimes {
   double r = 0;         // recompute (backward)
   double fwd = 0;       // exposed communication, forward (TP/SP, Ulysses, ring CP, EP, ZeRO-3)
   double bwd = 0;       // exposed communication, backward
+  double host = 0;      // the GPU idle for the host: moe_host_time beyond the layer's pass
   ComputeParts parts;   // f + b by component, before the overhead
 };
 // bf16: the layer kept in BF16 under an FP8/FP4 precision (workload.bf16_first_layers).
