@@ -323,6 +323,13 @@ struct EngineSpec {
   GemmFits gemm;
   std::map<std::string, GemmFits> gemm_on;
   std::string gemm_source; // the measured data they were fitted to
+  // How the engine sizes its KV cache from its memory fraction f (workload.scheduler
+  // .memory_fraction, the engine's own argument): `hbm`, f x HBM less the weights and the
+  // activations (vLLM gpu_memory_utilization); `static_pool`, f x HBM less the weights, the
+  // activations in the other 1 - f (SGLang mem_fraction_static); `free`, f of what the weights
+  // and the activations leave (TensorRT-LLM free_gpu_memory_fraction). kv_cache_room.
+  enum class KvMemory { hbm, static_pool, free };
+  KvMemory kv_memory = KvMemory::hbm;
   std::string source;
 };
 

@@ -490,6 +490,20 @@ EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *sche
     e.gemm_source = o.opt_str("source").value_or("");
     o.finish();
   }
+  if (const auto k = r.opt_str("kv_memory")) {
+    if (*k == "hbm")
+      e.kv_memory = EngineSpec::KvMemory::hbm;
+    else if (*k == "static")
+      e.kv_memory = EngineSpec::KvMemory::static_pool;
+    else if (*k == "free")
+      e.kv_memory = EngineSpec::KvMemory::free;
+    else
+      throw ConfigError(r.path_of("kv_memory"),
+                        "must be \"hbm\" (vLLM gpu_memory_utilization), \"static\" (SGLang "
+                        "mem_fraction_static) or \"free\" (TensorRT-LLM "
+                        "free_gpu_memory_fraction), not \"" +
+                            *k + "\"");
+  }
   e.source = r.opt_str("source").value_or("");
   r.opt_str("notes");
   r.opt_str("scheduler_source");
@@ -1291,6 +1305,8 @@ json to_json(const WorkloadSpec &w) {
                 {"ttft_uncertainty", s.engine.ttft_uncertainty}};
       if (s.engine.request_overhead > 0)
         e["request_overhead"] = s.engine.request_overhead;
+      if (s.engine.kv_memory != EngineSpec::KvMemory::hbm)
+        e["kv_memory"] = s.engine.kv_memory == EngineSpec::KvMemory::free ? "free" : "static";
       if (s.engine.allreduce_bw > 0)
         e.update({{"allreduce_latency", s.engine.allreduce_latency},
                   {"allreduce_bw", s.engine.allreduce_bw},

@@ -608,9 +608,10 @@ std::string trtllm(const Config &c, const Layout &l) {
     std::ostringstream f;
     f << w.serve.memory_fraction;
     x.add("--kv_cache_free_gpu_memory_fraction " + f.str());
-    x.notes.push_back("--kv_cache_free_gpu_memory_fraction is a share of the memory left after "
-                      "the weights, ridgeline's memory_fraction a share of HBM: lower it if the "
-                      "KV cache comes out larger than planned");
+    if (w.serve.engine.kv_memory != EngineSpec::KvMemory::free)
+      x.notes.push_back("--kv_cache_free_gpu_memory_fraction is a share of the memory the "
+                        "weights and activations leave; this plan's engine sizes its KV cache "
+                        "from HBM: lower it if the KV cache comes out larger than planned");
   }
   if (l.attention_dp > 1) {
     x.add("--extra_llm_api_options extra.yaml");

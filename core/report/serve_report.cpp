@@ -149,10 +149,11 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
   kv += " tokens per instance; ";
   kv += units::format("%.1f%% of allocated slots empty", 100 * mem.kv_fragmentation);
   add("kv_cache", "KV blocks per chip", cell(mem.kv_cache, Unit::bytes), kv,
-      "What memory_fraction x HBM leaves after the weights and the workspace, in paged blocks "
-      "(vLLM's PagedAttention, Kwon et al. 2023).");
+      "What the engine's memory rule leaves after the weights and the workspace (" +
+          kv_memory_rule_text(s.engine.kv_memory, s.memory_fraction) +
+          "), in paged blocks (vLLM's PagedAttention, Kwon et al. 2023).");
   add("capacity", "HBM per chip", cell(mem.capacity, Unit::bytes),
-      units::format("x memory_fraction %.2f", s.memory_fraction));
+      kv_memory_rule_text(s.engine.kv_memory, s.memory_fraction));
   add("engine", "engine", words(engine_label(s.engine)),
       s.engine.name == "none"
           ? std::string("no engine costs: device time only")

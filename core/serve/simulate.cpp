@@ -70,6 +70,44 @@ Percentiles weighted_percentiles(const std::vector<double> &a, double rest,
   return p;
 }
 
+double kv_cache_room(EngineSpec::KvMemory rule, double capacity, double f, double weights,
+                     double workspace) {
+  switch (rule) {
+  case EngineSpec::KvMemory::static_pool:
+    return std::min(f * capacity - weights, capacity - weights - workspace);
+  case EngineSpec::KvMemory::free:
+    return f * (capacity - weights - workspace);
+  case EngineSpec::KvMemory::hbm:
+    break;
+  }
+  return f * capacity - weights - workspace;
+}
+
+std::string kv_memory_rule_text(EngineSpec::KvMemory rule, double f) {
+  char buf[160];
+  switch (rule) {
+  case EngineSpec::KvMemory::static_pool:
+    std::snprintf(buf, sizeof buf,
+                  "memory_fraction %.2f of HBM for the weights and the KV cache (SGLang "
+                  "mem_fraction_static), the workspace in the rest",
+                  f);
+    break;
+  case EngineSpec::KvMemory::free:
+    std::snprintf(buf, sizeof buf,
+                  "memory_fraction %.2f of what the weights and the workspace leave "
+                  "(TensorRT-LLM free_gpu_memory_fraction)",
+                  f);
+    break;
+  case EngineSpec::KvMemory::hbm:
+    std::snprintf(buf, sizeof buf,
+                  "memory_fraction %.2f of HBM for the weights, the workspace and the KV cache "
+                  "(vLLM gpu_memory_utilization)",
+                  f);
+    break;
+  }
+  return buf;
+}
+
 ServeMemory serve_memory(const Config &c, const Layout &l) {
   const ServeSpec &s = c.workload.serve;
   const IterationModel model(c, l);
@@ -77,11 +115,13 @@ ServeMemory serve_memory(const Config &c, const Layout &l) {
   m.capacity = c.hardware.hbm_bytes;
   m.weights = model.weight_bytes();
   m.workspace = prefill_working_set(c.model, l, static_cast<double>(s.max_tokens));
-  const double room = m.capacity * s.memory_fraction - m.weights - m.workspace;
+  const double room =
+      kv_cache_room(s.engine.kv_memory, m.capacity, s.memory_fraction, m.weights, m.workspace);
   m.kv_tokens = model.kv_tokens(room);
   m.kv_blocks = static_cast<i64>(std::floor(m.kv_tokens / static_cast<double>(s.block_size)));
   m.kv_cache = std::max(room, 0.0);
   m.total = m.weights + m.workspace + m.kv_cache;
+  m.limit = m.weights + m.workspace + std::max(room, 0.0);
   m.fits = m.kv_blocks >= 1;
   return m;
 }
@@ -834,14 +874,15 @@ void ServeSimulation::Impl::start() {
   res.engine = s.engine;
   res.memory = serve_memory(c, l);
   if (!res.memory.fits) {
-    char msg[320];
+    char msg[480];
     std::snprintf(msg, sizeof msg,
                   "one instance (tp %lld x pp %lld x ep %lld) holds %.1f GB of weights and %.1f "
-                  "GB of workspace per chip: no room for the KV cache in %.1f GB x "
-                  "memory_fraction %.2f (raise tp or pp, or lower the weight dtype)",
+                  "GB of workspace per chip: no room for the KV cache in %.1f GB at %s (raise "
+                  "tp or pp, or lower the weight dtype)",
                   static_cast<long long>(l.tp), static_cast<long long>(l.pp),
                   static_cast<long long>(l.ep), res.memory.weights / 1e9,
-                  res.memory.workspace / 1e9, res.memory.capacity / 1e9, s.memory_fraction);
+                  res.memory.workspace / 1e9, res.memory.capacity / 1e9,
+                  kv_memory_rule_text(s.engine.kv_memory, s.memory_fraction).c_str());
     throw ConfigError("parallel", msg);
   }
   model.emplace(c, l);

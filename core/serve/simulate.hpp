@@ -27,6 +27,23 @@ Percentiles percentiles(std::vector<double> v);
 Percentiles weighted_percentiles(const std::vector<double> &a, double rest,
                                  const std::vector<double> &b);
 
+// Bytes of one chip's HBM `capacity` an engine gives its KV cache at memory fraction `f`,
+// after `weights` and the activations' `workspace` (negative: none), by its rule:
+//   hbm:         f x capacity - weights - workspace  (vLLM vllm/v1/worker/gpu_worker.py
+//                determine_available_memory: gpu_memory_utilization of the device, less the
+//                profiled weights and peak activations)
+//   static_pool: min(f x capacity - weights, capacity - weights - workspace)  (SGLang
+//                model_runner_kv_cache_mixin.py: free memory after loading the weights less
+//                (1 - mem_fraction_static) x capacity; the activations must fit in that rest)
+//   free:        f x (capacity - weights - workspace)  (TensorRT-LLM
+//                _torch/pyexecutor/_util.py _cal_max_tokens: free_gpu_memory_fraction of the
+//                memory the profiled peak of weights and activations leaves)
+double kv_cache_room(EngineSpec::KvMemory rule, double capacity, double f, double weights,
+                     double workspace);
+// The engine's memory argument in its own words ("TensorRT-LLM free_gpu_memory_fraction 0.90
+// of the memory the weights and the workspace leave").
+std::string kv_memory_rule_text(EngineSpec::KvMemory rule, double f);
+
 // Memory of one chip of an instance (the worst pipeline stage).
 struct ServeMemory {
   double weights = 0;
@@ -34,6 +51,7 @@ struct ServeMemory {
   double kv_cache = 0;         // bytes left for paged KV at memory_fraction
   double total = 0;            // weights + workspace + kv_cache
   double capacity = 0;         // HBM
+  double limit = 0;            // what the engine lets weights, workspace and KV reach
   double kv_tokens = 0;        // tokens of KV one instance holds
   i64 kv_blocks = 0;           // paged blocks per instance
   double kv_fragmentation = 0; // simulated: share of allocated block slots holding no token
