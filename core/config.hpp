@@ -203,6 +203,9 @@ struct ClusterSpec {
   // The GPUs one NVLink fabric joins for this job: the node, the whole domain when the job
   // fits in one, else the GPUs it holds in each domain.
   i64 nvlink_devices() const;
+  // Bytes/s one device moves to or from host memory, each direction (Grace's NVLink-C2C,
+  // PCIe); 0: unknown (activation offload refused).
+  double host_bw = 0;
   Link intra_node;              // NVLink/NVSwitch class, per device
   Link inter_node;              // InfiniBand/RoCE class, per device
   std::vector<i64> torus_axes;  // TPU slice axes, e.g. {16, 16}
@@ -488,6 +491,10 @@ struct ParallelSpec {
   // experts' activation function (its output not kept). No effect unless recompute is
   // selective.
   std::optional<bool> recompute_norm, recompute_mla_up, recompute_moe_act;
+  // Layers whose stored activations go to host memory in the forward and come back for the
+  // backward (Megatron-LM --cpu-offloading-num-layers, Transformer Engine's CPU offload):
+  // fewer than the model's layers, pp 1, no recompute (transformer_config.py). 0: none.
+  std::optional<i64> offload_layers;
   std::optional<PpSchedule> pp_schedule;
   std::optional<SpKind> sp_kind;
   // tx8 die mesh pipeline stages (LLMPerf-for-TiledArch): flattened (first, last) block pairs and

@@ -219,12 +219,12 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
   // them) + 14 tx8 +
   // 21 serve (concurrency, think_time, requests_per_client, count_warmup, cuda_graph_max_batch,
   // overlap_schedule, mixed_prefill, join_at_completion among them) + 17 tx8-op
-  // + 4 rows for each of 5 links (bw, latency, efficiency, uncertainty) + 28 parallel
-  // (attention_dp, moe_tp and the three recompute modules among them) + 37 the parser reads itself
-  // (12 model, 8 hardware with peak_flops.fp4, 9 cluster with nvlink_domain and
-  // devices_per_domain, 9 workload with
+  // + 4 rows for each of 5 links (bw, latency, efficiency, uncertainty) + 29 parallel
+  // (attention_dp, moe_tp, offload_layers and the three recompute modules among them) + 39 the
+  // parser reads itself (12 model, 8 hardware with peak_flops.fp4, 10 cluster with nvlink_domain,
+  // devices_per_domain and host_bw, 9 workload with
   // engine_options and precision_options: schema::parsed_fields)
-  CHECK(rows == 17 + 6 + 32 + 19 + 14 + 21 + 17 + 4 * 5 + 28 + 38);
+  CHECK(rows == 17 + 6 + 32 + 19 + 14 + 21 + 17 + 4 * 5 + 29 + 39);
   CHECK(modes_of.size() == rows - 2); // request_rate and batch twice
   CHECK(io::fields_json().size() == rows);
 }

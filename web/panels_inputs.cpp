@@ -386,6 +386,10 @@ void draw_hardware_section(AppState &s) {
                       as_int(s.field("cluster", "devices_per_node"), 1)))
       s.set_field("cluster", "devices_per_domain", v);
   }
+  scaled_field(s, "cluster", "host_bw", "Host link GB/s", 1e-9, "%.1f",
+               "Bytes/s one GPU moves to or from host memory, each direction (GB200: NVLink-C2C, "
+               "225 GB/s; DGX: PCIe 5.0 x16, 63 GB/s): what activation offload "
+               "(parallel.offload_layers) runs at.");
   link_rows(s, "intra_node", "Intra-node");
   link_rows(s, "inter_node", "Inter-node");
   link_rows(s, "ici", "ICI link");

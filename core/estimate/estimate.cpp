@@ -114,7 +114,7 @@ Estimate estimate(const Config &c, bool with_time) {
       const StageParams p = stage_params(m, e.params, l, j, n);
       st.params = p.total();
       st.states = training_states(p, l, state_widths(w));
-      st.activations = stage_activations(m, l, j, s, n, per_layer);
+      st.activations = stage_activations(m, l, j, s, n, per_layer, w.ce_fusion);
       e.stages.push_back(st);
     }
     if (with_time) {

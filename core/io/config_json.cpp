@@ -670,6 +670,7 @@ ClusterSpec parse_cluster(const json &j0, const std::string &path) {
   }
   if (const ClusterSizeFault f = cluster_size_fault(c, c.devices); !f.ok())
     throw ConfigError(r.path_of(f.key), f.message);
+  c.host_bw = r.opt_num("host_bw", 0.0, kMaxBw).value_or(c.host_bw);
   auto link = [&](const char *key, Link &out) {
     if (const json *l = r.opt_child(key))
       out = parse_link(*l, r.path_of(key));
@@ -1248,6 +1249,8 @@ json to_json(const ClusterSpec &c) {
     j["nvlink_domain"] = c.nvlink_domain;
   if (c.devices_per_domain > 0)
     j["devices_per_domain"] = c.devices_per_domain;
+  if (c.host_bw > 0)
+    j["host_bw"] = c.host_bw;
   if (c.intra_node.bw > 0)
     j["intra_node"] = link(c.intra_node);
   if (c.inter_node.bw > 0)

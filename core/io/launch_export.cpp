@@ -197,6 +197,8 @@ std::string megatron(const Config &c, const Layout &l) {
           (l.recompute_mla_up ? " mla_up_proj" : "") + (l.recompute_moe_act ? " moe_act" : ""));
   } else if (l.recompute == Recompute::full)
     add("--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
+  if (l.offload_layers > 0)
+    add("--cpu-offloading-num-layers " + s(l.offload_layers));
   // Megatron-LM's FP8/FP4 recipes (Transformer Engine): --fp8-recipe mxfp8, --fp4-recipe
   // nvfp4 | mxfp4 with --fp4-format e2m1.
   // delayed is Megatron's default recipe; blockwise takes E4M3 everywhere (DeepSeek-V3 sec.

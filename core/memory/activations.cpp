@@ -121,7 +121,8 @@ double embedding_activation_bytes(const ModelSpec &m, double b, double s, const 
   return s * b * static_cast<double>(m.hidden) / rep / static_cast<double>(l.seq_div);
 }
 
-double output_activation_bytes(const ModelSpec &m, double b, double s, const ActLayout &l) {
+double output_activation_bytes(const ModelSpec &m, double b, double s, const ActLayout &l,
+                               bool fused_loss) {
   if (m.vocab == 0)
     return 0;
   // Korthikanti: 4sbh(1 + v/h) = final-norm input 2sbh + head input 2sbh + fp32 logits 4sbv.
@@ -129,15 +130,16 @@ double output_activation_bytes(const ModelSpec &m, double b, double s, const Act
   const double t = static_cast<double>(l.tp);
   const double rep = l.sp ? t : 1.0;
   const double sb = s * b;
+  const double logit = fused_loss ? 2.0 : 4.0;
   const double bytes =
-      4 * sb * static_cast<double>(m.hidden) / rep + 4 * sb * static_cast<double>(m.vocab) / t;
+      4 * sb * static_cast<double>(m.hidden) / rep + logit * sb * static_cast<double>(m.vocab) / t;
   return bytes / static_cast<double>(l.seq_div);
 }
 
 StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s,
-                                   Dtype precision) {
+                                   Dtype precision, bool fused_loss) {
   return stage_activations(m, l, stage, s, stage_layer_mix(m, l)[static_cast<std::size_t>(stage)],
-                           layer_activation_bytes(m, l, s, precision));
+                           layer_activation_bytes(m, l, s, precision), fused_loss);
 }
 
 LayerActivationBytes layer_activation_bytes(const ModelSpec &m, const Layout &l, double s,
@@ -164,7 +166,8 @@ LayerActivationBytes layer_activation_bytes(const ModelSpec &m, const Layout &l,
 }
 
 StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s,
-                                   const StageLayerCount &n, const LayerActivationBytes &per) {
+                                   const StageLayerCount &n, const LayerActivationBytes &per,
+                                   bool fused_loss) {
   const ActLayout al = act_layout(l);
   const double b = static_cast<double>(l.microbatch);
   StageActivations out;
@@ -186,6 +189,10 @@ StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stag
   const double per_layer = kept / layers;
   const double layers_per_chunk = layers / static_cast<double>(l.vpp);
   out.layers_in_flight = chunks_in_flight(l, stage) * layers_per_chunk;
+  // Offloaded layers' activations live in host memory but for the one in transit
+  // (Transformer Engine's CPU offload without double buffering).
+  if (l.offload_layers > 0)
+    out.layers_in_flight -= static_cast<double>(std::min<i64>(l.offload_layers, n.total()) - 1);
   out.layers = out.layers_in_flight * per_layer;
   if (l.recompute == Recompute::full)
     out.layers += full_max; // one layer's full working set while it is recomputed
@@ -193,7 +200,7 @@ StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stag
     out.embedding = embedding_activation_bytes(m, b, s, al) * chunks_in_flight(l, 0) /
                     static_cast<double>(l.vpp);
   if (stage == l.pp - 1)
-    out.output = output_activation_bytes(m, b, s, al);
+    out.output = output_activation_bytes(m, b, s, al, fused_loss);
   return out;
 }
 

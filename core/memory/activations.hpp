@@ -82,8 +82,9 @@ struct StageActivations {
 };
 
 // `precision`: the training GEMMs' (workload.precision), which sets ActLayout::linear_input.
+// fused_loss (workload.ce_fusion): the loss keeps the logits' bf16 gradient, not an fp32 softmax.
 StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s,
-                                   Dtype precision = Dtype::bf16);
+                                   Dtype precision = Dtype::bf16, bool fused_loss = false);
 // What one layer of each type keeps and needs while recomputed (one micro-batch, one device).
 struct LayerActivationBytes {
   double kept_dense = 0, kept_moe = 0, full_dense = 0, full_moe = 0;
@@ -96,11 +97,17 @@ LayerActivationBytes layer_activation_bytes(const ModelSpec &m, const Layout &l,
 // The same from the stage's dense and MoE layer counts (stage_layer_mix) and the per-layer
 // bytes, for callers that evaluate many stages.
 StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stage, double s,
-                                   const StageLayerCount &n, const LayerActivationBytes &per);
+                                   const StageLayerCount &n, const LayerActivationBytes &per,
+                                   bool fused_loss = false);
 
 // Korthikanti embedding/output terms, one micro-batch.
 double embedding_activation_bytes(const ModelSpec &m, double b, double s, const ActLayout &l);
-double output_activation_bytes(const ModelSpec &m, double b, double s, const ActLayout &l);
+// The logits kept for the loss's backward: Korthikanti's fp32 softmax (4 B a logit), or with
+// the fused cross-entropy (`fused_loss`: Megatron-LM --cross-entropy-loss-fusion, Transformer
+// Engine's parallel cross-entropy, which writes the bf16 gradient over the logits in the
+// forward; core/time/loss_and_routing) 2 B.
+double output_activation_bytes(const ModelSpec &m, double b, double s, const ActLayout &l,
+                               bool fused_loss = false);
 
 ActLayout act_layout(const Layout &l, Dtype precision = Dtype::bf16);
 

@@ -70,6 +70,15 @@ LayoutCheck check_framework(const Config &c, const Layout &l, Framework f, bool 
     break;
   }
   case Framework::deepspeed:
+  case Framework::torchtitan:
+    if (l.offload_layers > 0)
+      return framework_refusal("parallel.offload_layers", explain, [&] {
+        return std::string(f == Framework::deepspeed ? "DeepSpeed" : "TorchTitan") +
+               " has no per-layer activation offload like Megatron-Core's "
+               "--cpu-offloading-num-layers: export to Megatron-LM, or set 0";
+      });
+    if (f == Framework::torchtitan)
+      break;
     // deepspeed/runtime/pipe/engine.py: "ZeRO-2 and ZeRO-3 are incompatible with pipeline
     // parallelism" (asserted when the pipeline has more than one stage); its schedule
     // (deepspeed/runtime/pipe/schedule.py TrainSchedule) is 1F1B without interleaving.
@@ -84,7 +93,6 @@ LayoutCheck check_framework(const Config &c, const Layout &l, Framework f, bool 
       });
     break;
   case Framework::any:
-  case Framework::torchtitan:
   case Framework::vllm:
   case Framework::sglang:
   case Framework::trtllm:

@@ -275,6 +275,7 @@ LayoutCheck fill_layout(const Config &c, Layout &l) {
   l.recompute_norm = p.recompute_norm.value_or(false);
   l.recompute_mla_up = p.recompute_mla_up.value_or(false);
   l.recompute_moe_act = p.recompute_moe_act.value_or(false);
+  l.offload_layers = p.offload_layers.value_or(0);
   l.uneven_pp = p.uneven_pp.value_or(false);
   l.first_layers = p.first_stage_layers.value_or(0);
   l.last_layers = p.last_stage_layers.value_or(0);
@@ -376,6 +377,26 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
             hp.first > m.layers / l.pp ? "workload.bf16_first_layers" : "workload.bf16_last_layers",
             s(std::max(hp.first, hp.last)) + " exceeds layers / pp = " + s(m.layers / l.pp) +
                 " (Megatron-LM's bound)");
+
+  // Activation offload (megatron/core/transformer/transformer_config.py: fewer layers than the
+  // model's, no pipeline parallelism, no recompute), over the host link.
+  if (l.offload_layers > 0) {
+    if (l.offload_layers >= m.layers)
+      RL_FAIL(F::pipeline, "parallel.offload_layers",
+              s(l.offload_layers) + " is not fewer than the model's " + s(m.layers) + " layers");
+    if (l.pp > 1)
+      RL_FAIL(F::pipeline, "parallel.offload_layers",
+              "offloads activations with pp 1 only (Megatron-Core: no pipeline parallelism with "
+              "CPU offloading), not pp " +
+                  s(l.pp));
+    if (l.recompute != Recompute::none)
+      RL_FAIL(F::pipeline, "parallel.offload_layers",
+              "offloads what recompute would drop: set parallel.recompute none (Megatron-Core: "
+              "CPU offloading does not work with activation recomputation)");
+    if (c.cluster.host_bw <= 0)
+      RL_FAIL(F::devices, "cluster.host_bw",
+              "is unknown: offloading activations needs the device-to-host bandwidth");
+  }
 
   // Experts.
   if (!m.moe && l.ep != 1)
@@ -525,6 +546,8 @@ ParallelSpec spec_of(const Layout &l) {
     p.recompute_mla_up = true;
   if (l.recompute_moe_act)
     p.recompute_moe_act = true;
+  if (l.offload_layers > 0)
+    p.offload_layers = l.offload_layers;
   p.flash_attention = l.flash;
   p.pp_schedule = l.schedule;
   p.overlap_tp = l.overlap_tp;

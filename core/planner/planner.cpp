@@ -454,7 +454,7 @@ void PlanSearch::evaluate(const std::vector<StageLayerCount> &mix, Layout &l) {
     for (i64 j = 0; j < l.pp; ++j) {
       const StageLayerCount &n = mix[static_cast<std::size_t>(j)];
       const double total = training_states(stage_params(m, mp_, l, j, n), l, widths_).total() +
-                           stage_activations(m, l, j, s, n, per).total();
+                           stage_activations(m, l, j, s, n, per, c_.workload.ce_fusion).total();
       memory = std::max(memory, total);
     }
     if (!fits(memory))
@@ -552,6 +552,7 @@ bool PlanSearch::step(i64 units) {
             l.recompute_mla_up = fixed.recompute_mla_up.value_or(rc.modules && c_.model.mla);
             l.recompute_moe_act =
                 fixed.recompute_moe_act.value_or(rc.modules && c_.model.moe.has_value());
+            l.offload_layers = fixed.offload_layers.value_or(0);
             l.sp = fixed.sp.value_or(g.tp > 1);
             l.schedule = fixed.pp_schedule.value_or(vpp > 1 ? PpSchedule::interleaved
                                                             : PpSchedule::one_f_one_b);

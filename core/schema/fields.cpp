@@ -738,6 +738,12 @@ const std::vector<OptField<ParallelSpec>> &parallel_fields() {
            "Selective recompute also reruns the experts' activation function: its output is "
            "not kept (--recompute-modules moe_act). Only with recompute selective.",
            "recompute", tr}),
+      opt<&P::offload_layers>(
+          {"", "offload_layers", N, 0, 100000, "", "Offload layers", 1, "",
+           "Layers whose stored activations go to host memory in the forward and come back "
+           "for the backward, under the neighbouring layers' compute (Megatron-LM "
+           "--cpu-offloading-num-layers). pp 1, no recompute; needs cluster.host_bw.",
+           "recompute", tr}),
       opt<&P::pp_schedule>({"", "pp_schedule", N, 0, 0, "", "Schedule", 1, "",
                             "Pipeline schedule: 1f1b (warm-up, then one forward / one backward; "
                             "p micro-batches in flight), interleaved (v chunks per device) or "
@@ -936,6 +942,11 @@ const std::vector<ParsedField> &parsed_fields() {
        {"", "devices_per_domain", FieldType::integer, 1, 1 << 16, "", "devices_per_domain", 1, "",
         "GPUs the job holds in each NVLink domain, whole nodes (256 GPUs on NVL72 racks: 64 "
         "in each of 4). Absent: the most whole nodes of one domain that divide devices.",
+        "", kAllModes, true}},
+      {"cluster",
+       {"", "host_bw", FieldType::number, 0, 1e13, "B/s", "host_bw", 1e9, "%.0f GB/s",
+        "Bytes/s one device moves to or from host memory, each direction (Grace NVLink-C2C, "
+        "PCIe): what activation offload (parallel.offload_layers) runs at.",
         "", kAllModes, true}},
       {"cluster", choice_of("", "topology", choices<Topology>(),
                             "switched (GPU nodes), torus (TPU) or mesh (tx8 dies); torus and "

@@ -535,6 +535,29 @@ struct Model {
     return hd;
   }
 
+  // Transformer Engine's CPU offload (parallel.offload_layers): an offloaded layer's stored
+  // activations go to the host under the next layer's forward and come back under the
+  // previous layer's backward, at cluster.host_bw each way; what a copy takes beyond that
+  // layer's pass is exposed. Per micro-batch: {forward, backward, bytes each way}. The
+  // offloaded layers are timed as the stage's layer type (MoE when it has MoE layers).
+  struct Offload {
+    double fwd = 0, bwd = 0, bytes = 0;
+  };
+  Offload offload(const LayerSet &t, const StageLayerCount &n) const {
+    Offload o;
+    if (l.offload_layers <= 0 || c.cluster.host_bw <= 0)
+      return o;
+    const bool moe = n.moe > 0;
+    const LayerActivationBytes a = layer_activation_bytes(c.model, l, s, c.workload.precision);
+    const LayerTimes &x = moe ? t.moe : t.dense;
+    const double k = static_cast<double>(std::min<i64>(l.offload_layers, n.total()));
+    const double copy = (moe ? a.kept_moe : a.kept_dense) / c.cluster.host_bw;
+    o.fwd = k * std::max(0.0, copy - (x.f + x.fwd + x.host));
+    o.bwd = k * std::max(0.0, copy - (x.b + x.r + x.bwd));
+    o.bytes = k * (moe ? a.kept_moe : a.kept_dense);
+    return o;
+  }
+
   // One pipeline send of one micro-batch's chunk (activations forward, gradients back).
   // Megatron's scatter/gather (on unless --no-scatter-gather-tensors-in-pipeline) sends 1/t
   // of the activation between stages, with or without SP; without SP the receiver
@@ -657,6 +680,9 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
     }
     fwd += v * send;
     bwd += v * send;
+    const Model::Offload off = md.offload(t, n);
+    fwd += off.fwd;
+    bwd += off.bwd;
     if (fwd + bwd > worst) {
       worst = fwd + bwd;
       st.compute = compute;
@@ -708,9 +734,10 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
     st.compute += wq0 * (1 + hw.compute_overhead);
     st.parts.memory += wq0;
   }
-  st.comm_exposed = dp_exposed +
-                    mb * over_layers(n, t, [](const LayerTimes &x) { return x.fwd + x.bwd; }) +
-                    md.zero3_edges(n.dense == 0, nullptr) + 2 * mb * v * send;
+  const Model::Offload off = md.offload(t, n);
+  st.comm_exposed =
+      dp_exposed + mb * over_layers(n, t, [](const LayerTimes &x) { return x.fwd + x.bwd; }) +
+      md.zero3_edges(n.dense == 0, nullptr) + 2 * mb * v * send + mb * (off.fwd + off.bwd);
   st.host = mb * over_layers(n, t, [](const LayerTimes &x) { return x.host; });
   st.step = st.compute + st.comm_exposed + st.host + st.bubble + st.optimizer;
   return st;
@@ -746,6 +773,15 @@ StepTime training_step_time(const Config &c, const Layout &l) {
   md.zero3_edges(n.dense == 0, &acc);
   md.pp_send(&acc);
   md.dp_sync(stage_params(m, mp, l, st.slowest_stage, n), st.t_fwd, st.t_bwd, &acc);
+  if (const Model::Offload off = md.offload(ts, n); off.bytes > 0) {
+    CommCost o; // the host link, both ways, every micro-batch
+    o.kind = "offload";
+    o.collective = "d2h+h2d";
+    o.bytes_per_device = 2 * off.bytes * md.mb;
+    o.time = o.bytes_per_device / c.cluster.host_bw;
+    o.exposed = md.mb * (off.fwd + off.bwd);
+    st.comm.push_back(o);
+  }
   for (auto &[k, cc] : acc.by_kind) {
     if (k != "dp" && k != "dp_experts" && k != "pp") {
       // bytes and times were recorded per micro-batch: scale them to the whole step
