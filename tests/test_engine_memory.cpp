@@ -44,7 +44,7 @@ TEST_CASE("Engine memory: DeepSeek-R1 FP8 at TP 4 on B200, as TensorRT-LLM ran i
   REQUIRE(m.fits);
   CHECK(m.weights > 0.9 * m.capacity); // no room at 0.9 of HBM
   CHECK(m.kv_cache == Approx(0.9 * (m.capacity - m.weights - m.workspace)));
-  CHECK(m.limit == Approx(m.weights + m.workspace + m.kv_cache));
+  CHECK(m.total == Approx(m.weights + m.workspace + m.kv_cache));
 
   const Config vllm = config("vllm");
   const std::string err = test::error_of([&] { simulate_serving(vllm); });

@@ -53,7 +53,7 @@ void draw_serve_results(const AppState &s) {
                                       {{"weights", ui::color::weights},
                                        {"workspace", ui::color::activations},
                                        {"kv_cache", ui::color::kv_cache}}),
-                  m.capacity, m.limit, "engine limit", &units::bytes);
+                  m.capacity, m.total, "engine limit", &units::bytes);
   ui::plot_export("serve-memory", chart0, ImVec2(chart0.x + chart_w, ImGui::GetItemRectMax().y));
   ui::report_table(rep.summary);
   if (!current)

@@ -624,6 +624,8 @@ std::string layout_line(const Estimate &e) {
     s += ", recompute ";
     s += io::name_of(l.recompute);
     s += recompute_modules_label(l);
+    if (l.offload_layers > 0)
+      s += ", " + str(l.offload_layers) + " layers' activations offloaded";
   }
   if (l.flash)
     s += ", FlashAttention";

@@ -84,28 +84,16 @@ double kv_cache_room(EngineSpec::KvMemory rule, double capacity, double f, doubl
 }
 
 std::string kv_memory_rule_text(EngineSpec::KvMemory rule, double f) {
-  char buf[160];
-  switch (rule) {
-  case EngineSpec::KvMemory::static_pool:
-    std::snprintf(buf, sizeof buf,
-                  "memory_fraction %.2f of HBM for the weights and the KV cache (SGLang "
-                  "mem_fraction_static), the workspace in the rest",
-                  f);
-    break;
-  case EngineSpec::KvMemory::free:
-    std::snprintf(buf, sizeof buf,
-                  "memory_fraction %.2f of what the weights and the workspace leave "
-                  "(TensorRT-LLM free_gpu_memory_fraction)",
-                  f);
-    break;
-  case EngineSpec::KvMemory::hbm:
-    std::snprintf(buf, sizeof buf,
-                  "memory_fraction %.2f of HBM for the weights, the workspace and the KV cache "
-                  "(vLLM gpu_memory_utilization)",
-                  f);
-    break;
-  }
-  return buf;
+  const char *what =
+      rule == EngineSpec::KvMemory::static_pool
+          ? "of HBM for the weights and the KV cache (SGLang mem_fraction_static), the "
+            "workspace in the rest"
+      : rule == EngineSpec::KvMemory::free
+          ? "of what the weights and the workspace leave (TensorRT-LLM free_gpu_memory_fraction)"
+          : "of HBM for the weights, the workspace and the KV cache (vLLM gpu_memory_utilization)";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "memory_fraction %.2f ", f);
+  return buf + std::string(what);
 }
 
 ServeMemory serve_memory(const Config &c, const Layout &l) {
@@ -121,7 +109,6 @@ ServeMemory serve_memory(const Config &c, const Layout &l) {
   m.kv_blocks = static_cast<i64>(std::floor(m.kv_tokens / static_cast<double>(s.block_size)));
   m.kv_cache = std::max(room, 0.0);
   m.total = m.weights + m.workspace + m.kv_cache;
-  m.limit = m.weights + m.workspace + std::max(room, 0.0);
   m.fits = m.kv_blocks >= 1;
   return m;
 }

@@ -49,9 +49,8 @@ struct ServeMemory {
   double weights = 0;
   double workspace = 0;        // activations of one max_tokens iteration through one layer
   double kv_cache = 0;         // bytes left for paged KV at memory_fraction
-  double total = 0;            // weights + workspace + kv_cache
+  double total = 0;            // weights + workspace + kv_cache: what the engine takes
   double capacity = 0;         // HBM
-  double limit = 0;            // what the engine lets weights, workspace and KV reach
   double kv_tokens = 0;        // tokens of KV one instance holds
   i64 kv_blocks = 0;           // paged blocks per instance
   double kv_fragmentation = 0; // simulated: share of allocated block slots holding no token
