@@ -88,6 +88,13 @@ TEST_CASE("Offload: refused as Megatron-Core refuses it, each by its field", "[l
   Config c = llama70b_gb200(40, R"("recompute": "none", )");
   c.cluster.host_bw = 0;
   CHECK(err(c).rfind("cluster.host_bw", 0) == 0);
+  // a host link below any bandwidth the parser takes (as every link's, 1e6 B/s)
+  const std::string tiny = test::error_of([] {
+    io::parse_config(json::parse(R"({"model": "llama3-8b", "hardware": "gb200",
+      "cluster": {"base": "gb200-nvl72", "devices": 4, "host_bw": 1e-300},
+      "workload": {"mode": "train", "global_batch": 8, "seq_len": 1024}})"));
+  });
+  CHECK(tiny.rfind("cluster.host_bw", 0) == 0);
 }
 
 TEST_CASE("Offload: Megatron-LM's launch carries it", "[export][offload]") {

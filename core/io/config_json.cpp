@@ -670,7 +670,11 @@ ClusterSpec parse_cluster(const json &j0, const std::string &path) {
   }
   if (const ClusterSizeFault f = cluster_size_fault(c, c.devices); !f.ok())
     throw ConfigError(r.path_of(f.key), f.message);
-  c.host_bw = r.opt_num("host_bw", 0.0, kMaxBw).value_or(c.host_bw);
+  if (const auto bw = r.opt_num("host_bw", 0.0, kMaxBw)) {
+    if (*bw > 0 && *bw < kMinBw) // (0: unknown; else a bandwidth, as every link's)
+      throw ConfigError(r.path_of("host_bw"), "must be 0 (unknown) or at least 1e6 B/s");
+    c.host_bw = *bw;
+  }
   auto link = [&](const char *key, Link &out) {
     if (const json *l = r.opt_child(key))
       out = parse_link(*l, r.path_of(key));
