@@ -491,12 +491,8 @@ EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *sche
     o.finish();
   }
   if (const auto k = r.opt_str("kv_memory")) {
-    if (*k == "hbm")
-      e.kv_memory = EngineSpec::KvMemory::hbm;
-    else if (*k == "static")
-      e.kv_memory = EngineSpec::KvMemory::static_pool;
-    else if (*k == "free")
-      e.kv_memory = EngineSpec::KvMemory::free;
+    if (const auto v = schema::value_in(schema::choices<EngineSpec::KvMemory>(), *k))
+      e.kv_memory = static_cast<EngineSpec::KvMemory>(*v);
     else
       throw ConfigError(r.path_of("kv_memory"),
                         "must be \"hbm\" (vLLM gpu_memory_utilization), \"static\" (SGLang "
@@ -1313,7 +1309,7 @@ json to_json(const WorkloadSpec &w) {
       if (s.engine.request_overhead > 0)
         e["request_overhead"] = s.engine.request_overhead;
       if (s.engine.kv_memory != EngineSpec::KvMemory::hbm)
-        e["kv_memory"] = s.engine.kv_memory == EngineSpec::KvMemory::free ? "free" : "static";
+        e["kv_memory"] = schema::choice_name(s.engine.kv_memory);
       if (s.engine.allreduce_bw > 0)
         e.update({{"allreduce_latency", s.engine.allreduce_latency},
                   {"allreduce_bw", s.engine.allreduce_bw},

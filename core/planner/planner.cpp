@@ -507,6 +507,7 @@ bool PlanSearch::step(i64 units) {
   base.overlap_dp = fixed.overlap_dp.value_or(true);
   base.overlap_pp = fixed.overlap_pp.value_or(false);
   base.overlap_ep = fixed.overlap_ep.value_or(false);
+  base.offload_layers = fixed.offload_layers.value_or(0);
   if (fixed.order)
     base.order = *fixed.order;
   while (!done_ && next_ < groups_.size()) {
@@ -552,7 +553,6 @@ bool PlanSearch::step(i64 units) {
             l.recompute_mla_up = fixed.recompute_mla_up.value_or(rc.modules && c_.model.mla);
             l.recompute_moe_act =
                 fixed.recompute_moe_act.value_or(rc.modules && c_.model.moe.has_value());
-            l.offload_layers = fixed.offload_layers.value_or(0);
             l.sp = fixed.sp.value_or(g.tp > 1);
             l.schedule = fixed.pp_schedule.value_or(vpp > 1 ? PpSchedule::interleaved
                                                             : PpSchedule::one_f_one_b);

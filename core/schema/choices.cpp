@@ -118,6 +118,14 @@ template <> const ChoiceList &choices<SchedulerPolicy>() {
   return l;
 }
 
+template <> const ChoiceList &choices<EngineSpec::KvMemory>() {
+  static const ChoiceList l =
+      list<EngineSpec::KvMemory>({{"hbm", EngineSpec::KvMemory::hbm},
+                                  {"static", EngineSpec::KvMemory::static_pool},
+                                  {"free", EngineSpec::KvMemory::free}});
+  return l;
+}
+
 const char *name_in(const ChoiceList &list, int v) {
   for (const ChoiceName &c : list)
     if (c.value == v && !c.alias)

@@ -39,6 +39,7 @@ template <> const ChoiceList &choices<Framework>();
 template <> const ChoiceList &choices<KvSharding>();
 template <> const ChoiceList &choices<LengthDist>();
 template <> const ChoiceList &choices<SchedulerPolicy>();
+template <> const ChoiceList &choices<EngineSpec::KvMemory>();
 
 // The name of value v in a list ("?" when it has none).
 const char *name_in(const ChoiceList &list, int v);

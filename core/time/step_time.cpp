@@ -667,6 +667,7 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   const double send = md.pp_send(nullptr);
   // Slowest stage: per micro-batch forward and backward.
   double worst = -1;
+  Model::Offload worst_off; // its activation offload's exposed copies
   for (i64 j = 0; j < l.pp; ++j) {
     const StageLayerCount &n = mix[static_cast<std::size_t>(j)];
     double fwd = over_layers(n, t, [](const LayerTimes &x) { return x.f + x.fwd + x.host; });
@@ -690,6 +691,7 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
       st.t_fwd = fwd;
       st.t_bwd = bwd;
       st.slowest_stage = j;
+      worst_off = off;
     }
   }
   const double mb = md.mb, p = static_cast<double>(l.pp);
@@ -734,10 +736,10 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
     st.compute += wq0 * (1 + hw.compute_overhead);
     st.parts.memory += wq0;
   }
-  const Model::Offload off = md.offload(t, n);
-  st.comm_exposed =
-      dp_exposed + mb * over_layers(n, t, [](const LayerTimes &x) { return x.fwd + x.bwd; }) +
-      md.zero3_edges(n.dense == 0, nullptr) + 2 * mb * v * send + mb * (off.fwd + off.bwd);
+  st.comm_exposed = dp_exposed +
+                    mb * over_layers(n, t, [](const LayerTimes &x) { return x.fwd + x.bwd; }) +
+                    md.zero3_edges(n.dense == 0, nullptr) + 2 * mb * v * send +
+                    mb * (worst_off.fwd + worst_off.bwd);
   st.host = mb * over_layers(n, t, [](const LayerTimes &x) { return x.host; });
   st.step = st.compute + st.comm_exposed + st.host + st.bubble + st.optimizer;
   return st;
