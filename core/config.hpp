@@ -153,6 +153,19 @@ struct HardwareSpec {
   // streaming-read kernel (memory-bandwidth microbenchmarks), and the price of one device-hour.
   double hbm_efficiency = 0.85;
   double price_per_hour = 0; // $ per device-hour (0: not given)
+  // Energy (docs/formulas.md "Energy"): the board power (W; 0: not given, no energy figures)
+  // and the share of it, and of the server's other parts (cluster.host_power_w), drawn on
+  // average under a training or serving load (Newkirk et al. 2025: heavy training on an
+  // 8 x H100 node at 76% of its 10.2 kW rating).
+  double power_w = 0;
+  double load_power_fraction = 0.76;
+  // Under a power cap (workload.power_cap_w) the clock falls as the cap over the load power
+  // to the 1 / power_clock_exponent (dynamic power ~ f V^2 with V ~ f: 3); the compute peaks
+  // fall with the clock, HBM and links do not.
+  double power_clock_exponent = 3;
+  // The clock a power cap left, relative (1: uncapped); set with the scaled peaks by
+  // at_power_cap (core/estimate/energy), never read from a configuration.
+  double capped_clock = 1;
   std::optional<Tx8Spec> tx8;
   std::string source;
 };
@@ -206,6 +219,19 @@ struct ClusterSpec {
   // Bytes/s one device moves to or from host memory, each direction (Grace's NVLink-C2C,
   // PCIe); 0: unknown (activation offload refused).
   double host_bw = 0;
+  // Energy: per device, the server's parts beside the accelerator (CPUs, memory, NICs, fans)
+  // at their rated share (W; 0: not counted); the facility's power usage effectiveness; the
+  // electricity price ($/kWh; 0: no cost).
+  double host_power_w = 0;
+  // Parameters/s one device's share of the host updates with Adam when the optimizer is
+  // offloaded (parallel.offload_optimizer; DeepSpeed's CPU-Adam): an assumption, set it to
+  // the host's measured rate.
+  double host_adam_rate = 1e9;
+  double pue = 1.56;                    // Uptime Institute 2024 survey average
+  double energy_price_per_kwh = 0.0806; // US industrial average 2023 (EIA)
+  // Unexpected interruptions per GPU-hour (Llama 3, sec. 3.3.4: 419 in 54 days on 16,384 H100);
+  // 0: a run that never stops.
+  double interruptions_per_gpu_hour = 419.0 / (54 * 24 * 16384.0);
   Link intra_node;              // NVLink/NVSwitch class, per device
   Link inter_node;              // InfiniBand/RoCE class, per device
   std::vector<i64> torus_axes;  // TPU slice axes, e.g. {16, 16}
@@ -259,7 +285,8 @@ inline bool is_scaled_float(Dtype d) {
 enum class Fp8Recipe { delayed, tensorwise, blockwise };
 // The framework a plan is launched with (`ridgeline export --format`): its own launch rules
 // join the core's (core/parallel/frameworks). any: the core's alone.
-enum class Framework { any, megatron, deepspeed, torchtitan, vllm, sglang, trtllm };
+// torchtune: PyTorch's fine-tuning recipes (LoRA, QLoRA and full fine-tunes over FSDP2).
+enum class Framework { any, megatron, deepspeed, torchtitan, torchtune, vllm, sglang, trtllm };
 
 struct Tx8OpSpec {
   std::string type; // gemm | vector | flash_attention
@@ -385,6 +412,37 @@ inline i64 simulated_requests(const ServeSpec &s) {
                                                         : s.requests;
 }
 
+// Checkpoints of a training run (docs/formulas.md "Failures and checkpoints"): every interval_s
+// (0: Daly's optimum for the run's mean time between interruptions), each device writing its
+// shard of the weights and optimizer states at write_bw (B/s; Llama 3's 2 TB/s sustained over
+// 16,384 GPUs), synchronously or asynchronously (Megatron-LM --async-save: the step waits only
+// for the copy to host memory at cluster.host_bw); restart_s to resume after an interruption.
+struct CheckpointSpec {
+  double interval_s = 0;
+  double write_bw = 2e12 / 16384;
+  bool async = false;
+  double restart_s = 600;
+};
+
+// Fine-tuning (workload.finetune): full (every weight trained), LoRA (Hu et al. 2021: a rank-r
+// adapter B A beside each targeted weight, the base frozen) or QLoRA (Dettmers et al. 2023:
+// LoRA over a base stored in NF4 and dequantised for each GEMM).
+enum class FinetuneMethod { full, lora, qlora };
+// How a frozen base is stored: bf16, fp8 (1 B), or NF4 (QLoRA's 4-bit NormalFloat in blocks of
+// 64 with double-quantised scales: 4.127 bits a weight).
+enum class BaseDtype { bf16, fp8, nf4 };
+struct FinetuneSpec {
+  FinetuneMethod method = FinetuneMethod::lora;
+  i64 rank = 16;
+  // Targets: the Q, K, V projections (MLA: its down and up projections), the attention output,
+  // the MLP's matrices (an MoE layer's every expert and shared expert).
+  bool qkv = true, o = true, mlp = false;
+  // The frozen base's storage: bf16, fp8, or nf4 (QLoRA: 4.127 bits a weight with double
+  // quantisation); embeddings, head and norms stay bf16.
+  BaseDtype base_dtype = BaseDtype::bf16;
+  bool adapters() const { return method != FinetuneMethod::full; }
+};
+
 struct WorkloadSpec {
   Mode mode = Mode::train;
   // train
@@ -421,6 +479,11 @@ struct WorkloadSpec {
   // --moe-combine-bwd-dtype mxfp8); the combine forward and the dispatch backward stay bf16.
   bool moe_fp8_dispatch = false;
   double train_tokens = 0; // the token budget of the run (0: not given): time and cost to train
+  // A power cap per GPU (W; 0: none): the clock and the step time it implies
+  // (hardware.power_clock_exponent).
+  double power_cap_w = 0;
+  CheckpointSpec checkpoint;
+  std::optional<FinetuneSpec> finetune; // absent: pre-training (every weight trained)
   // The planners' hardware choices ("name" or "name@cluster"; empty: the config's own), and
   // the training planner's device counts (empty: the cluster's) and deadline (days, 0: none):
   // "what should I run on".
@@ -495,6 +558,10 @@ struct ParallelSpec {
   // backward (Megatron-LM --cpu-offloading-num-layers, Transformer Engine's CPU offload):
   // fewer than the model's layers, pp 1, no recompute (transformer_config.py). 0: none.
   std::optional<i64> offload_layers;
+  // The optimizer states (fp32 master, Adam moments) and their update in host memory
+  // (DeepSpeed ZeRO-Offload, Ren et al. 2021): gradients go down and weights come back over
+  // cluster.host_bw every step; needs host_bw.
+  std::optional<bool> offload_optimizer;
   std::optional<PpSchedule> pp_schedule;
   std::optional<SpKind> sp_kind;
   // tx8 die mesh pipeline stages (LLMPerf-for-TiledArch): flattened (first, last) block pairs and

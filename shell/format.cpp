@@ -58,6 +58,7 @@ void print_estimate(std::ostream &os, const Config &c, const Estimate &e) {
   print_section(os, r.step_time);
   for (const ReportText &line : r.summary)
     os << "  " << line.text << "\n";
+  print_section(os, r.run);
   print_section(os, r.comm);
   if (e.mode == Mode::train)
     print_section(os, r.activations);
@@ -167,6 +168,7 @@ void print_plan(std::ostream &os, const Config &c, const PlanResult &r) {
          : r.objective == Objective::tokens        ? "training, ranked by tokens/s"
          : r.objective == Objective::time_to_train ? "training, ranked by time to train"
          : r.objective == Objective::cost          ? "training, ranked by cost"
+         : r.objective == Objective::energy        ? "training, ranked by energy"
                                                    : "training, ranked by step time")
      << ")\n  free knobs:";
   for (const auto &k : r.free_knobs)

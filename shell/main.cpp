@@ -102,7 +102,8 @@ output token (inference); the time/memory Pareto front comes with them.
   --top N         plans to show (default 10; a serving plan shows 1 to 20)
   --objective O   training: step (default), tokens (tokens/s), time-to-train (needs
                   workload.train_tokens), cost (needs hardware.price_per_hour: cost to train
-                  the token budget, or per token without one)
+                  the token budget, or per token without one), energy (needs
+                  hardware.power_w: MWh to train the budget, or J per token without one)
   --headroom GB   memory each plan leaves free (default 1.5 GB + 5% of HBM: CUDA context,
                   NCCL buffers, allocator fragmentation)
   --free K        search knobs CFG pins, as the page's "free all": `all` (every knob that
@@ -430,9 +431,11 @@ int cmd_plan(const Args &a) {
       o.objective = Objective::time_to_train;
     else if (v == "cost")
       o.objective = Objective::cost;
+    else if (v == "energy")
+      o.objective = Objective::energy;
     else
       throw ConfigError("--objective",
-                        "\"" + v + "\" is not one of step, tokens, time-to-train, cost");
+                        "\"" + v + "\" is not one of step, tokens, time-to-train, cost, energy");
   }
   if (a.has("--top")) {
     const std::string v = a.options.at("--top");

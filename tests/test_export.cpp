@@ -36,7 +36,8 @@ TEST_CASE("Megatron, DeepSpeed and TorchTitan launches carry the layout", "[expo
   CHECK(has(tt, "--training.local_batch_size 64")); // 1024 / dp 16
   CHECK(has(tt, "--parallelism.pipeline_parallel_schedule 1F1B"));
   CHECK(test::error_of([&] { io::launch_export(c, l, "jax"); }) ==
-        "--format: \"jax\" is not one of megatron, deepspeed, torchtitan, vllm, sglang, trtllm");
+        "--format: \"jax\" is not one of megatron, deepspeed, torchtitan, torchtune, vllm, sglang, "
+            "trtllm");
 }
 
 TEST_CASE("Export says where a framework has no twin", "[export]") {
@@ -264,7 +265,7 @@ TEST_CASE("A format that does not apply to the mode is refused before any output
   const Config train = io::parse_config(json("llama3-70b-h100-1024"));
   CHECK(test::error_of([&] { io::check_export_format(train, "vllm"); }) ==
         "--format: \"vllm\" writes serving launches; workload.mode is train: use --format "
-        "megatron, deepspeed or torchtitan");
+        "megatron, deepspeed, torchtitan or torchtune");
   const Config video = io::parse_config(json("sora-720m-tx8-2x2"));
   CHECK(test::error_of([&] { io::check_export_format(video, "vllm"); }) ==
         "workload.mode: export writes launches for train, infer and serve configurations, not "

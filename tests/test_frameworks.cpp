@@ -460,7 +460,7 @@ TEST_CASE("frameworks: a training layout names a training framework", "[framewor
           test::config(R"({"scenario": "llama3-70b-h100-1024",
             "workload": {"framework": "vllm"}})");
         }) == "workload.framework: vllm is a serving engine; a training layout launches on "
-              "megatron, deepspeed or torchtitan (or any)");
+              "megatron, deepspeed, torchtitan or torchtune (or any)");
   CHECK(test::config(R"({"scenario": "llama3-70b-h100-1024",
     "workload": {"framework": "deepspeed"}})")
             .workload.framework == Framework::deepspeed);

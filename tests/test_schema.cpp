@@ -213,18 +213,20 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
         CHECK((e.default_value >= e.info.lo && e.default_value <= e.info.hi));
     }
   }
-  // 17 model (rope_scaling among them) + 6 moe + 32 workload (fp8_params, fp8_recipe,
-  // framework, ce_fusion, bf16_first_layers, bf16_last_layers and moe_fp8_dispatch among them) + 19
-  // hardware (gemm_efficiency_fp4, moe_host_time and the four quantize/amax kernel fields among
-  // them) + 14 tx8 +
+  // 17 model (rope_scaling among them) + 6 moe + 33 workload (fp8_params, fp8_recipe,
+  // framework, ce_fusion, bf16_first_layers, bf16_last_layers, moe_fp8_dispatch and power_cap_w
+  // among them) + 22 hardware (gemm_efficiency_fp4, moe_host_time, the four quantize/amax kernel
+  // fields and power_w, load_power_fraction, power_clock_exponent among them) + 14 tx8 +
   // 21 serve (concurrency, think_time, requests_per_client, count_warmup, cuda_graph_max_batch,
   // overlap_schedule, mixed_prefill, join_at_completion among them) + 17 tx8-op
-  // + 4 rows for each of 5 links (bw, latency, efficiency, uncertainty) + 29 parallel
-  // (attention_dp, moe_tp, offload_layers and the three recompute modules among them) + 39 the
-  // parser reads itself (12 model, 8 hardware with peak_flops.fp4, 10 cluster with nvlink_domain,
-  // devices_per_domain and host_bw, 9 workload with
-  // engine_options and precision_options: schema::parsed_fields)
-  CHECK(rows == 17 + 6 + 32 + 19 + 14 + 21 + 17 + 4 * 5 + 29 + 39);
+  // + 4 rows for each of 5 links (bw, latency, efficiency, uncertainty) + 30 parallel
+  // (attention_dp, moe_tp, offload_layers, offload_optimizer and the three recompute modules
+  // among them) + 40 the parser reads itself (12 model, 8 hardware with peak_flops.fp4, 10
+  // cluster with nvlink_domain, devices_per_domain and host_bw, 10 workload with
+  // engine_options, precision_options and finetune.targets: schema::parsed_fields) + 5 cluster
+  // (host_power_w, pue, energy_price_per_kwh, interruptions_per_gpu_hour, host_adam_rate) + 4
+  // checkpoint + 3 finetune
+  CHECK(rows == 17 + 6 + 33 + 22 + 14 + 21 + 17 + 4 * 5 + 30 + 40 + 5 + 4 + 3);
   CHECK(modes_of.size() == rows - 2); // request_rate and batch twice
   CHECK(io::fields_json().size() == rows);
 }

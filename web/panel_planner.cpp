@@ -647,7 +647,8 @@ void draw_planner_panel(AppState &s, UiState &ui) {
         {Objective::step, "step time"},
         {Objective::tokens, "tokens/s"},
         {Objective::time_to_train, "time to train"},
-        {Objective::cost, "cost"}};
+        {Objective::cost, "cost"},
+        {Objective::energy, "energy"}};
     const char *shown = "step time";
     for (const auto &[o, name] : objectives)
       if (o == p.objective)
@@ -660,7 +661,7 @@ void draw_planner_panel(AppState &s, UiState &ui) {
     }
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("time to train needs Workload > Train tokens; cost needs the "
-                        "accelerator's price ($ per device-hour).");
+                        "accelerator's price ($ per device-hour); energy its board power (W).");
   }
   {
     // The memory a plan must leave free (default: 1.5 GB + 5% of HBM).

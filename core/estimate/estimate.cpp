@@ -1,7 +1,9 @@
 #include "core/estimate/estimate.hpp"
 
 #include "core/error.hpp"
+#include "core/estimate/energy.hpp"
 #include "core/inference/serving.hpp"
+#include "core/model/lora.hpp"
 #include "core/time/step_time.hpp"
 
 #include <algorithm>
@@ -64,16 +66,40 @@ TrainTotals train_totals(const Config &c, double tokens_per_step, double step, d
   TrainTotals t;
   t.tokens_per_s = tokens_per_step / step;
   t.cost_per_hour = c.hardware.price_per_hour * devices;
-  // Time and cost to train: whole steps (the last one is a full step too).
+  t.trained_params = trainable_params(c.model, model_params(c.model), c.workload.finetune);
+  // Time and cost to train: whole steps (the last one is a full step too), their wall time with
+  // the interruptions and checkpoints (core/estimate/goodput).
   if (c.workload.train_tokens > 0) {
     t.train_steps = std::ceil(c.workload.train_tokens / tokens_per_step);
-    t.time_to_train = t.train_steps * step;
+    t.resilience = resilience(c, devices, t.trained_params, t.train_steps * step);
+    t.time_to_train = t.resilience.wall_s;
     t.cost_to_train = t.cost_per_hour * t.time_to_train / 3600;
+  }
+  const PowerState ps = power_state(c.hardware, c.cluster, c.workload.power_cap_w);
+  if (ps.device_w > 0) {
+    TrainEnergy &e = t.energy;
+    const EnergyUse per_step = energy_use(ps, c.cluster, devices, step, tokens_per_step);
+    e.known = true;
+    e.device_w = ps.device_w;
+    e.host_w = ps.host_w;
+    e.clock = ps.clock;
+    e.facility_w = per_step.facility_w;
+    e.joules_per_token = per_step.joules_per_token;
+    e.kwh_per_step = per_step.kwh;
+    if (t.time_to_train > 0) { // the whole run's wall time draws power, restarts included
+      const EnergyUse run = energy_use(ps, c.cluster, devices, t.time_to_train, 0);
+      e.mwh_to_train = run.kwh / 1000;
+      e.cost_to_train = run.cost;
+    }
   }
   return t;
 }
 
 Estimate estimate(const Config &c, bool with_time) {
+  // Under a power cap the chip computes at the capped clock (core/estimate/energy).
+  if (c.hardware.capped_clock == 1 &&
+      power_state(c.hardware, c.cluster, c.workload.power_cap_w).capped)
+    return estimate(at_power_cap(c), with_time);
   check_supported(c);
   const ModelSpec &m = c.model;
   const WorkloadSpec &w = c.workload;
@@ -95,10 +121,22 @@ Estimate estimate(const Config &c, bool with_time) {
     const bool skip = skips_causal_half(w.causal_skip, l);
     e.forward = model_forward_flops(m, B, s, false);
     e.forward_per_microbatch = model_forward_flops(m, static_cast<double>(l.microbatch), s, false);
-    e.model_flops_per_step = training_model_flops(e.forward);
-    e.model_flops_per_step_causal = training_model_flops(model_forward_flops(m, B, s, true));
-    e.hardware_flops_per_step =
-        training_hardware_flops(model_forward_flops(m, B, s, skip), l.recompute);
+    if (w.finetune && w.finetune->adapters()) {
+      // a frozen base: no weight gradients but the adapters' (core/model/flops)
+      const double adapters = 2 * lora_params(m, *w.finetune).active * e.tokens_per_step;
+      const ModelFlops executed = model_forward_flops(m, B, s, skip);
+      e.model_flops_per_step = adapter_training_flops(e.forward, adapters);
+      e.model_flops_per_step_causal =
+          adapter_training_flops(model_forward_flops(m, B, s, true), adapters);
+      e.hardware_flops_per_step = adapter_training_flops(executed, adapters) +
+                                  recompute_flops(executed, l.recompute) +
+                                  (l.recompute == Recompute::full ? adapters : 0.0);
+    } else {
+      e.model_flops_per_step = training_model_flops(e.forward);
+      e.model_flops_per_step_causal = training_model_flops(model_forward_flops(m, B, s, true));
+      e.hardware_flops_per_step =
+          training_hardware_flops(model_forward_flops(m, B, s, skip), l.recompute);
+    }
     e.model_flops_per_token = e.model_flops_per_step / e.tokens_per_step;
     e.act_terms = layer_activations(m, false, static_cast<double>(l.microbatch), s,
                                     act_layout(l, c.workload.precision));
@@ -113,7 +151,7 @@ Estimate estimate(const Config &c, bool with_time) {
       st.layers = n.total();
       const StageParams p = stage_params(m, e.params, l, j, n);
       st.params = p.total();
-      st.states = training_states(p, l, state_widths(w));
+      st.states = stage_training_states(c, e.params, l, p, n);
       st.activations = stage_activations(m, l, j, s, n, per_layer, w.ce_fusion);
       e.stages.push_back(st);
     }
@@ -135,6 +173,9 @@ Estimate estimate(const Config &c, bool with_time) {
       e.train_steps = tt.train_steps;
       e.time_to_train = tt.time_to_train;
       e.cost_to_train = tt.cost_to_train;
+      e.resilience = tt.resilience;
+      e.trained_params = tt.trained_params;
+      e.energy = tt.energy;
     }
     e.uncertainty = time_band(c);
   } else { // inference: one forward over the prompt, then gen_len decode steps

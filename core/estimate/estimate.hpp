@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/config.hpp"
+#include "core/estimate/goodput.hpp"
 #include "core/inference/serving.hpp"
 #include "core/memory/activations.hpp"
 #include "core/memory/model_states.hpp"
@@ -45,6 +46,16 @@ struct Throughput {
   double hardware_tflops_per_device = 0; // with recompute (Megatron's "TFLOP/s per GPU")
 };
 
+// Energy of training (hardware.power_w given; docs/formulas.md "Energy"): each device's and
+// its host share's draw, the clock a power cap leaves, the job's facility power; per token and
+// per step; with train_tokens over the whole run (its wall time, interruptions included) and
+// its electricity cost.
+struct TrainEnergy {
+  bool known = false;
+  double device_w = 0, host_w = 0, clock = 1, facility_w = 0;
+  double joules_per_token = 0, kwh_per_step = 0, mwh_to_train = 0, cost_to_train = 0;
+};
+
 struct Estimate {
   Mode mode = Mode::train;
   Layout layout;
@@ -67,18 +78,26 @@ struct Estimate {
   bool has_serving = false;
   ServingEstimate serving; // inference
   double uncertainty = 0;  // relative band on times (hardware.time_uncertainty)
-  // Training with workload.train_tokens: whole steps to consume the budget, their time, and
-  // (with hardware.price_per_hour) the cost; cost_per_hour needs only the price.
+  // Training with workload.train_tokens: whole steps to consume the budget, their time with
+  // the interruptions and checkpoints (resilience), and (with hardware.price_per_hour) the
+  // cost; cost_per_hour needs only the price.
   double train_steps = 0, time_to_train = 0;
   double cost_per_hour = 0, cost_to_train = 0;
+  double trained_params = 0; // the weights the step updates (a LoRA's: its adapters)
+  Resilience resilience;     // with train_tokens
+  TrainEnergy energy;        // with hardware.power_w
 };
 
 // Rates and totals of a training step of `step` seconds on `devices` devices: tokens/s, and
-// with workload.train_tokens the whole steps to consume them, their time and (with
-// hardware.price_per_hour) their cost.
+// with workload.train_tokens the whole steps to consume them, their time with the
+// interruptions and checkpoints (resilience) and (with hardware.price_per_hour) their cost; the
+// energy with hardware.power_w.
 struct TrainTotals {
   double tokens_per_s = 0, train_steps = 0, time_to_train = 0;
   double cost_per_hour = 0, cost_to_train = 0;
+  double trained_params = 0;
+  Resilience resilience;
+  TrainEnergy energy;
 };
 TrainTotals train_totals(const Config &c, double tokens_per_step, double step, double devices);
 

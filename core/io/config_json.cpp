@@ -671,6 +671,7 @@ ClusterSpec parse_cluster(const json &j0, const std::string &path) {
       throw ConfigError(r.path_of("host_bw"), "must be 0 (unknown) or at least 1e6 B/s");
     c.host_bw = *bw;
   }
+  read_fields(r, c, schema::cluster_fields()); // energy, interruptions, the host's Adam
   auto link = [&](const char *key, Link &out) {
     if (const json *l = r.opt_child(key))
       out = parse_link(*l, r.path_of(key));
@@ -891,6 +892,47 @@ void parse_options(ObjectReader &r, WorkloadSpec &w, bool train) {
 }
 } // namespace
 
+namespace {
+// workload.finetune: the method, rank and base dtype rows, and the targets list.
+FinetuneSpec parse_finetune(const json &j, const std::string &path, const WorkloadSpec &w) {
+  ObjectReader o(j, path);
+  FinetuneSpec f;
+  read_fields(o, f, schema::finetune_fields(), "finetune");
+  if (const json *t = o.opt_child("targets")) {
+    const std::string at = o.path_of("targets");
+    if (!t->is_array() || t->empty())
+      throw ConfigError(at, "must be a non-empty list of \"qkv\", \"o\", \"mlp\"");
+    f.qkv = f.o = f.mlp = false;
+    for (std::size_t i = 0; i < t->size(); ++i) {
+      const json &x = (*t)[i];
+      const std::string name = x.is_string() ? x.get<std::string>() : "";
+      bool *slot = name == "qkv" ? &f.qkv : name == "o" ? &f.o : name == "mlp" ? &f.mlp : nullptr;
+      if (!slot)
+        throw ConfigError(at + "[" + std::to_string(i) + "]", "must be one of qkv, o, mlp");
+      *slot = true;
+    }
+  }
+  o.finish();
+  if (f.method == FinetuneMethod::qlora && !j.contains("base_dtype"))
+    f.base_dtype = BaseDtype::nf4; // QLoRA's base unless given
+  const bool nf4 = f.base_dtype == BaseDtype::nf4;
+  if (f.method == FinetuneMethod::full && f.base_dtype != BaseDtype::bf16)
+    throw ConfigError(o.path_of("base_dtype"),
+                      "a full fine-tune trains every weight: its base is the precision's, not "
+                      "a frozen " +
+                          std::string(schema::choice_name(f.base_dtype)) + " copy");
+  if (f.method == FinetuneMethod::qlora && !nf4)
+    throw ConfigError(o.path_of("base_dtype"), "qlora's base is nf4 (Dettmers et al. 2023)");
+  if (f.method == FinetuneMethod::lora && nf4)
+    throw ConfigError(o.path_of("method"), "an nf4 base is QLoRA: set method qlora");
+  if (f.adapters() && w.fp8_params)
+    throw ConfigError(o.path_of("method"),
+                      "adapters train over a frozen base: fp8_params (Megatron's FP8 weights) "
+                      "is a full-training option; use base_dtype fp8");
+  return f;
+}
+} // namespace
+
 WorkloadSpec parse_workload(const json &j, const std::string &path) {
   ObjectReader r(j, path);
   WorkloadSpec w;
@@ -907,7 +949,7 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
       throw ConfigError(r.path_of("framework"),
                         std::string(schema::choice_name(w.framework)) +
                             " is a serving engine; a training layout launches on megatron, "
-                            "deepspeed or torchtitan (or any)");
+                            "deepspeed, torchtitan or torchtune (or any)");
     if (w.fp8_params && w.precision != Dtype::fp8 && w.precision != Dtype::mxfp8)
       throw ConfigError(r.path_of("fp8_params"),
                         std::string("keeps the weights in the GEMMs' FP8: it needs precision "
@@ -937,6 +979,13 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
                             name_of(w.precision));
     if (w.moe_capacity_factor > 0 && w.moe_capacity_factor < 1)
       throw ConfigError(r.path_of("moe_capacity_factor"), "must be 0 (no dropping) or at least 1");
+    if (const json *k = r.opt_child("checkpoint")) {
+      ObjectReader o(*k, r.path_of("checkpoint"));
+      read_fields(o, w.checkpoint, schema::checkpoint_fields(), "checkpoint");
+      o.finish();
+    }
+    if (const json *f = r.opt_child("finetune"))
+      w.finetune = parse_finetune(*f, r.path_of("finetune"), w);
     parse_options(r, w, true);
     break;
   case Mode::infer:
@@ -1251,6 +1300,7 @@ json to_json(const ClusterSpec &c) {
     j["devices_per_domain"] = c.devices_per_domain;
   if (c.host_bw > 0)
     j["host_bw"] = c.host_bw;
+  write_fields(j, c, schema::cluster_fields());
   if (c.intra_node.bw > 0)
     j["intra_node"] = link(c.intra_node);
   if (c.inter_node.bw > 0)
@@ -1279,6 +1329,23 @@ json to_json(const WorkloadSpec &w) {
   switch (w.mode) {
   case Mode::train:
     write_fields(j, w, schema::workload_fields(), "", schema::mode_bit(Mode::train));
+    {
+      json k = json::object();
+      write_fields(k, w.checkpoint, schema::checkpoint_fields(), "checkpoint");
+      j["checkpoint"] = k;
+    }
+    if (w.finetune) {
+      json f = json::object();
+      write_fields(f, *w.finetune, schema::finetune_fields(), "finetune");
+      json t = json::array();
+      for (const auto &[on, name] : {std::pair{w.finetune->qkv, "qkv"},
+                                     std::pair{w.finetune->o, "o"},
+                                     std::pair{w.finetune->mlp, "mlp"}})
+        if (on)
+          t.push_back(name);
+      f["targets"] = t;
+      j["finetune"] = f;
+    }
     if (!w.hardware_options.empty())
       j["hardware_options"] = w.hardware_options;
     if (!w.device_options.empty())

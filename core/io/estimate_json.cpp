@@ -220,6 +220,26 @@ json to_json(const Estimate &e) {
       if (e.train_steps > 0)
         j["cost"]["to_train"] = e.cost_to_train;
     }
+    j["trained_params"] = e.trained_params;
+    if (e.train_steps > 0) {
+      const Resilience &r = e.resilience;
+      j["goodput"] = r.goodput;
+      j["checkpoint"] = {{"bytes", r.checkpoint_bytes}, {"write_s", r.write_s},
+                         {"blocking_s", r.blocking_s}, {"interval_s", r.interval_s},
+                         {"restart_s", r.restart_s},   {"mtbf_s", r.mtbf_s},
+                         {"interruptions", r.interruptions}};
+    }
+    if (e.energy.known) {
+      const TrainEnergy &en = e.energy;
+      j["energy"] = {{"device_w", en.device_w},       {"host_w", en.host_w},
+                     {"clock", en.clock},             {"facility_w", en.facility_w},
+                     {"joules_per_token", en.joules_per_token},
+                     {"kwh_per_step", en.kwh_per_step}};
+      if (e.train_steps > 0) {
+        j["energy"]["mwh_to_train"] = en.mwh_to_train;
+        j["energy"]["cost_to_train"] = en.cost_to_train;
+      }
+    }
     json comm = json::array();
     for (const auto &c : t.comm)
       comm.push_back({{"kind", c.kind},
@@ -274,6 +294,8 @@ const char *name_of(Objective o) {
     return "time-to-train";
   case Objective::cost:
     return "cost";
+  case Objective::energy:
+    return "energy";
   case Objective::step:
     break;
   }

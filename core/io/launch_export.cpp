@@ -60,6 +60,61 @@ std::string placement_note(const ClusterSpec &c) {
          " (Slurm: --segment=" + s(held / per_node) + ")\n";
 }
 
+// The adapters as Hugging Face PEFT names them (LoraConfig.target_modules for Llama-style
+// checkpoints); torchtune's and Megatron-Bridge's below.
+std::vector<std::string> peft_modules(const FinetuneSpec &f) {
+  std::vector<std::string> m;
+  if (f.qkv)
+    m.insert(m.end(), {"q_proj", "k_proj", "v_proj"});
+  if (f.o)
+    m.push_back("o_proj");
+  if (f.mlp)
+    m.insert(m.end(), {"gate_proj", "up_proj", "down_proj"});
+  return m;
+}
+
+std::string quoted_list(const std::vector<std::string> &v, const char *quote) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + std::string(quote) + v[i] + quote;
+  return s + "]";
+}
+
+// Megatron-Bridge's PEFT (src/megatron/bridge/peft/lora.py: LoRA(target_modules, dim, alpha)):
+// Megatron-LM's pretrain_gpt.py has no adapters; a Megatron-Bridge fine-tuning recipe takes
+// the same parallel layout with cfg.peft set.
+std::string megatron_bridge_peft(const FinetuneSpec &f) {
+  std::vector<std::string> t;
+  if (f.qkv)
+    t.push_back("linear_qkv");
+  if (f.o)
+    t.push_back("linear_proj");
+  if (f.mlp)
+    t.insert(t.end(), {"linear_fc1", "linear_fc2"});
+  return "# fine-tune: Megatron-LM's pretrain_gpt.py trains every weight; run the layout above "
+         "through a\n# Megatron-Bridge fine-tuning recipe with\n#   cfg.peft = LoRA(target_modules=" +
+         quoted_list(t, "\"") + ", dim=" + s(f.rank) + ", alpha=" + s(2 * f.rank) +
+         ")\n# note: Megatron-Bridge adapts the fused QKV projection with one adapter (ridgeline "
+         "counts PEFT's three)\n";
+}
+
+// Hugging Face PEFT and bitsandbytes for a fine-tune launched with DeepSpeed (transformers'
+// Trainer): LoraConfig(r, lora_alpha, target_modules), BitsAndBytesConfig for an NF4 base.
+std::string peft_block(const FinetuneSpec &f) {
+  std::string o = "# Hugging Face PEFT (peft.LoraConfig) for the model the Trainer wraps:\n";
+  o += "#   LoraConfig(r=" + s(f.rank) + ", lora_alpha=" + s(2 * f.rank) +
+       ", target_modules=" + quoted_list(peft_modules(f), "\"") +
+       ", task_type=\"CAUSAL_LM\")\n";
+  if (f.base_dtype == BaseDtype::nf4)
+    o += "#   BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=\"nf4\", "
+         "bnb_4bit_use_double_quant=True,\n#     bnb_4bit_compute_dtype=torch.bfloat16, "
+         "bnb_4bit_quant_storage=torch.bfloat16)\n";
+  else if (f.base_dtype == BaseDtype::fp8)
+    o += "# note: an FP8 base has no bitsandbytes twin (8-bit is LLM.int8()): the estimate "
+         "assumed 1 B a weight\n";
+  return o;
+}
+
 std::string megatron(const Config &c, const Layout &l) {
   const ModelSpec &m = c.model;
   const WorkloadSpec &w = c.workload;
@@ -245,6 +300,8 @@ std::string megatron(const Config &c, const Layout &l) {
     o << "  " << a[i] << (i + 1 < a.size() ? " \\\n" : "\n");
   for (const auto &n : notes)
     o << "# note: " << n << "\n";
+  if (w.finetune && w.finetune->adapters())
+    o << megatron_bridge_peft(*w.finetune);
   o << "# plus your data, tokenizer, optimizer and schedule arguments\n";
   return o.str();
 }
@@ -264,6 +321,8 @@ std::string deepspeed(const Config &c, const Layout &l) {
     ds["bf16"] = {{"enabled", true}};
   if (w.fp32_grads)
     ds["data_types"] = {{"grad_accum_dtype", "fp32"}};
+  if (l.offload_optimizer) // ZeRO-Offload (deepspeed/runtime/zero/offload_config.py)
+    ds["zero_optimization"]["offload_optimizer"] = {{"device", "cpu"}, {"pin_memory", true}};
   if (l.recompute != Recompute::none)
     ds["activation_checkpointing"] = {{"partition_activations", l.tp > 1},
                                       {"contiguous_memory_optimization", true}};
@@ -290,6 +349,8 @@ std::string deepspeed(const Config &c, const Layout &l) {
          "Megatron-DeepSpeed's --recompute-granularity selective\n";
   if (l.ep > 1)
     o << "# note: experts: DeepSpeed-MoE with ep_size " << l.ep << " in the model's MoE layers\n";
+  if (w.finetune && w.finetune->adapters())
+    o << peft_block(*w.finetune);
   if (w.precision != Dtype::bf16 && w.precision != Dtype::fp16)
     o << "# note: " << name_of(w.precision)
       << " training is not expressible in ds_config.json (its precision sections are fp16 and "
@@ -376,6 +437,56 @@ std::string torchtitan(const Config &c, const Layout &l) {
     o << "# note: TorchTitan's TP always runs sequence parallel (SP) for norms\n";
   for (const auto &n : notes)
     o << "# note: " << n << "\n";
+  return o.str();
+}
+
+// torchtune (recipes/lora_finetune_{single_device,distributed}.py, full_finetune_*): `tune run`
+// with config overrides; the model builder is the recipe config's (lora_ / qlora_ prefix).
+std::string torchtune(const Config &c, const Layout &l) {
+  const WorkloadSpec &w = c.workload;
+  const bool one = l.devices() == 1;
+  const bool adapters = w.finetune && w.finetune->adapters();
+  const std::string recipe = std::string(adapters ? "lora_finetune_" : "full_finetune_") +
+                             (one ? "single_device" : "distributed");
+  std::vector<std::string> a;
+  if (adapters) {
+    const FinetuneSpec &f = *w.finetune;
+    std::vector<std::string> attn;
+    if (f.qkv)
+      attn.insert(attn.end(), {"q_proj", "k_proj", "v_proj"});
+    if (f.o)
+      attn.push_back("output_proj");
+    a.push_back("model.lora_attn_modules=" + quoted_list(attn, "'"));
+    a.push_back(std::string("model.apply_lora_to_mlp=") + (f.mlp ? "True" : "False"));
+    a.push_back("model.lora_rank=" + s(f.rank));
+    a.push_back("model.lora_alpha=" + s(2 * f.rank));
+  }
+  a.push_back("batch_size=" + s(l.microbatch));
+  a.push_back("gradient_accumulation_steps=" + s(l.num_micro));
+  a.push_back("tokenizer.max_seq_len=" + s(w.seq_len));
+  a.push_back(std::string("enable_activation_checkpointing=") +
+              (l.recompute != Recompute::none ? "True" : "False"));
+  a.push_back(std::string("dtype=") + (w.precision == Dtype::fp32 ? "fp32" : "bf16"));
+  const i64 per_node = std::max<i64>(c.cluster.devices_per_node, 1);
+  std::ostringstream o;
+  o << "# torchtune " << recipe << " for " << comment_text(c.model.name);
+  if (adapters)
+    o << " (config: the model's " << (w.finetune->base_dtype == BaseDtype::nf4 ? "qlora" : "lora")
+      << " recipe, whose builder is qlora_* for an NF4 base)";
+  o << "\n" << placement_note(c.cluster) << "tune run";
+  if (!one)
+    o << " --nproc_per_node " << std::min(c.cluster.devices, per_node) << " --nnodes "
+      << std::max<i64>(1, c.cluster.devices / per_node);
+  o << " " << recipe << " --config <model>/<config> \\\n";
+  for (std::size_t i = 0; i < a.size(); ++i)
+    o << "  " << a[i] << (i + 1 < a.size() ? " \\\n" : "\n");
+  if (l.recompute == Recompute::selective)
+    o << "# note: torchtune checkpoints whole layers; selective recompute has no twin\n";
+  if (adapters && w.finetune->base_dtype == BaseDtype::fp8)
+    o << "# note: torchtune has no FP8 base for LoRA: the estimate assumed 1 B a weight\n";
+  if (w.precision != Dtype::bf16 && w.precision != Dtype::fp32)
+    o << "# note: " << name_of(w.precision)
+      << " GEMMs have no torchtune recipe flag: it trains in bf16\n";
   return o.str();
 }
 
@@ -643,6 +754,8 @@ std::string launch_export(const Config &c, const Layout &l, const std::string &f
     return deepspeed(c, l);
   case Framework::torchtitan:
     return torchtitan(c, l);
+  case Framework::torchtune:
+    return torchtune(c, l);
   case Framework::vllm:
     return vllm(c, l);
   case Framework::sglang:
@@ -676,7 +789,7 @@ Framework check_export_format(const Config &c, const std::string &format) {
   if (!train && mode == Mode::train)
     throw ConfigError("--format", "\"" + format +
                                       "\" writes serving launches; workload.mode is train: use "
-                                      "--format megatron, deepspeed or torchtitan");
+                                      "--format megatron, deepspeed, torchtitan or torchtune");
   return f;
 }
 

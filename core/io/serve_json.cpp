@@ -79,6 +79,10 @@ json to_json(const ServeResult &r) {
     j["kv_transfer"] = r.kv_transfer;
   if (r.cost_per_hour > 0)
     j["cost"] = {{"per_hour", r.cost_per_hour}, {"per_million_tokens", r.cost_per_million_tokens}};
+  if (r.facility_w > 0)
+    j["energy"] = {{"facility_w", r.facility_w},
+                   {"joules_per_token", r.joules_per_output_token},
+                   {"cost_per_million_tokens", r.energy_cost_per_million_tokens}};
   return j;
 }
 

@@ -17,8 +17,12 @@ ExportText export_launch(Config c, const std::string &format, const std::string 
     free_knobs(c, free);
   }
   const Framework framework = io::check_export_format(c, format); // refuse before planning
-  if (trains(framework))
+  if (trains(framework)) {
     c.workload.framework = framework; // plan only layouts the framework launches
+    // what no layout changes (an NF4 base on Megatron, adapters on TorchTitan), said at once
+    if (const LayoutCheck k = check_finetune(c, Layout{}, framework); !k.ok())
+      throw ConfigError(k.path, k.message + " (--format " + format + ")");
+  }
   const ParallelSpec &p = c.parallel;
   const bool all_set = p.tp && p.pp && p.cp && p.zero && p.microbatch && p.recompute &&
                        (p.ep || !c.model.moe) && (p.vpp || p.pp == 1);

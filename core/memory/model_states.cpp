@@ -1,5 +1,6 @@
 #include "core/memory/model_states.hpp"
 
+#include "core/model/lora.hpp"
 #include "core/model/params.hpp"
 
 #include <algorithm>
@@ -124,6 +125,61 @@ ModelStateBytes training_states(const StageParams &p, const Layout &l, const Sta
     s.weights += b.weights * prefetch_layers * p.largest_layer;
   s.gradients = b.grads * shard(l.zero >= 2);
   s.optimizer = kAdamBytes * shard(l.zero >= 1);
+  return s;
+}
+
+StageParams lora_stage_params(const ModelSpec &m, const Layout &l, const StageLayerCount &n,
+                              const FinetuneSpec &f) {
+  const double t = static_cast<double>(l.tp);
+  const double et = static_cast<double>(l.ep) * static_cast<double>(l.moe_tp > 0 ? l.moe_tp : l.tp);
+  const LoraLayer d = lora_layer(m, false, f), x = lora_layer(m, true, f);
+  StageParams out;
+  out.dense = (static_cast<double>(n.dense) * d.total() +
+               static_cast<double>(n.moe) * (x.attention + x.mlp)) /
+              t;
+  out.experts = static_cast<double>(n.moe) * x.experts / et;
+  out.largest_layer = std::max(d.total() / t, (x.attention + x.mlp) / t + x.experts / et);
+  return out;
+}
+
+double stage_linear_params(const ModelSpec &m, const ModelParams &mp, const Layout &l,
+                           const StageLayerCount &n) {
+  auto linear = [&](bool moe) {
+    const LayerParams &lp = moe ? mp.moe_layer : mp.dense_layer;
+    return layer_params_per_device(m, lp, moe, l.tp, l.ep, l.moe_tp).total() -
+           static_cast<double>(lp.norms);
+  };
+  return static_cast<double>(n.dense) * linear(false) +
+         (n.moe > 0 ? static_cast<double>(n.moe) * linear(true) : 0.0);
+}
+
+ModelStateBytes stage_training_states(const Config &c, const ModelParams &mp, const Layout &l,
+                                      const StageParams &p, const StageLayerCount &n) {
+  const WorkloadSpec &w = c.workload;
+  const StateWidths b = state_widths(w);
+  ModelStateBytes s;
+  if (!w.finetune || !w.finetune->adapters()) {
+    s = training_states(p, l, b);
+  } else {
+    const FinetuneSpec &f = *w.finetune;
+    // the frozen base: linear weights at the base dtype, embeddings, head and norms bf16
+    const double bb = base_weight_bytes(f.base_dtype);
+    const double linear = stage_linear_params(c.model, mp, l, n);
+    const double dense_linear = std::max(0.0, linear - p.experts);
+    const double dense_bytes = dense_linear * bb + (p.dense - dense_linear) * kWeightBytes;
+    const double expert_bytes = p.experts * bb;
+    if (l.zero >= 3)
+      s.weights = dense_bytes / static_cast<double>(l.dp * l.cp) +
+                  expert_bytes / static_cast<double>(expert_dp(l)) + 2 * p.largest_layer * bb;
+    else
+      s.weights = dense_bytes + expert_bytes;
+    const ModelStateBytes a = training_states(lora_stage_params(c.model, l, n, f), l, b);
+    s.weights += a.weights;
+    s.gradients = a.gradients;
+    s.optimizer = a.optimizer;
+  }
+  if (l.offload_optimizer)
+    s.optimizer = 0; // on the host (DeepSpeed ZeRO-Offload)
   return s;
 }
 

@@ -58,4 +58,21 @@ StateWidths state_widths(const WorkloadSpec &w);
 ModelStateBytes training_states(const StageParams &p, const Layout &l, const StateWidths &b,
                                 double prefetch_layers = 2);
 
+// The LoRA adapters one device of a stage holds (core/model/lora), split as their base weights
+// are: the attention's and the dense MLP's (or shared experts') by tp, the routed experts' by ep
+// and moe_tp.
+StageParams lora_stage_params(const ModelSpec &m, const Layout &l, const StageLayerCount &n,
+                              const FinetuneSpec &f);
+// The linear layers' weights one device of a stage holds (its layers' parameters less their
+// norms): what a frozen base stores at base_weight_bytes.
+double stage_linear_params(const ModelSpec &m, const ModelParams &mp, const Layout &l,
+                           const StageLayerCount &n);
+
+// Training states on one device of a stage: full training's (training_states), or with
+// adapters (workload.finetune lora, qlora) the frozen base (its linear weights at the base
+// dtype's bytes, the rest bf16; sharded by ZeRO-3 as weights are) beside the adapters' weights,
+// gradients and Adam states; with parallel.offload_optimizer no optimizer state on the device.
+ModelStateBytes stage_training_states(const Config &c, const ModelParams &mp, const Layout &l,
+                                      const StageParams &p, const StageLayerCount &n);
+
 } // namespace rl

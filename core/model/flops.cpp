@@ -54,15 +54,25 @@ double training_model_flops(const ModelFlops &f) {
 }
 
 double training_hardware_flops(const ModelFlops &f, Recompute r) {
+  return training_model_flops(f) + recompute_flops(f, r);
+}
+
+double recompute_flops(const ModelFlops &f, Recompute r) {
   switch (r) {
   case Recompute::full:
-    return training_model_flops(f) + f.layers_forward();
+    return f.layers_forward();
   case Recompute::selective:
-    return training_model_flops(f) + f.scores_forward();
+    return f.scores_forward();
   case Recompute::none:
     break;
   }
-  return training_model_flops(f);
+  return 0;
+}
+
+// Frozen weights: forward F, backward the input gradients only (F less the attention core,
+// whose backward is still twice its forward): 2F + scores. Adapters: 3 x their forward.
+double adapter_training_flops(const ModelFlops &f, double adapter_forward) {
+  return 2 * f.forward() + f.scores_forward() + 3 * adapter_forward;
 }
 
 } // namespace rl

@@ -39,5 +39,12 @@ ModelFlops model_forward_flops(const ModelSpec &m, double b, double s, bool caus
 // more forward of every layer (full) or of the attention-score GEMMs (selective).
 double training_model_flops(const ModelFlops &f);
 double training_hardware_flops(const ModelFlops &f, Recompute r);
+// The forward FLOPs recompute reruns: every layer's (full) or the attention scores' (selective).
+double recompute_flops(const ModelFlops &f, Recompute r);
+// Fine-tuning over a frozen base with adapters (LoRA, QLoRA): the frozen weights' backward
+// computes input gradients only (no weight gradient: one forward's worth), the attention core's
+// backward twice its forward, the adapters' forward `adapter_forward` and their backward twice
+// it: 2F + scores + 3 x adapter_forward, about 2/3 of full training's 3F (Hu et al. 2021).
+double adapter_training_flops(const ModelFlops &f, double adapter_forward);
 
 } // namespace rl

@@ -31,11 +31,82 @@ PipelineSplitFlags megatron_split_flags(i64 layers, const Layout &l) {
 }
 
 bool trains(Framework f) {
-  return f == Framework::megatron || f == Framework::deepspeed || f == Framework::torchtitan;
+  return f == Framework::megatron || f == Framework::deepspeed || f == Framework::torchtitan ||
+         f == Framework::torchtune;
+}
+
+// A fine-tune's rules by framework: who runs adapters, an NF4 base, the optimizer on the host.
+LayoutCheck check_finetune(const Config &c, const Layout &l, Framework f, bool explain) {
+  const std::optional<FinetuneSpec> &ft = c.workload.finetune;
+  const bool adapters = ft && ft->adapters();
+  const bool nf4 = ft && ft->base_dtype == BaseDtype::nf4;
+  switch (f) {
+  case Framework::megatron: // Megatron-Bridge's PEFT (megatron/bridge/peft/lora.py) has no NF4
+    if (nf4)
+      return framework_refusal("workload.finetune.base_dtype", explain, [] {
+        return std::string("Megatron-Core has no NF4 base (QLoRA): export to torchtune or "
+                           "deepspeed (Hugging Face PEFT with bitsandbytes)");
+      });
+    if (l.offload_optimizer)
+      return framework_refusal("parallel.offload_optimizer", explain, [] {
+        return std::string("Megatron-LM keeps the distributed optimizer on the GPUs: export "
+                           "to deepspeed (ZeRO-Offload), or set offload_optimizer false");
+      });
+    break;
+  case Framework::torchtitan:
+    if (adapters)
+      return framework_refusal("workload.finetune.method", explain, [] {
+        return std::string("TorchTitan trains every weight (no LoRA): export a fine-tune with "
+                           "adapters to torchtune");
+      });
+    if (l.offload_optimizer)
+      return framework_refusal("parallel.offload_optimizer", explain, [] {
+        return std::string("TorchTitan has no optimizer offload: export to deepspeed");
+      });
+    break;
+  case Framework::deepspeed: // deepspeed/runtime/zero/config.py: offload_optimizer, stages 1-3
+    if (l.offload_optimizer && l.zero < 1)
+      return framework_refusal("parallel.zero", explain, [] {
+        return std::string("DeepSpeed offloads the optimizer under ZeRO stage 1, 2 or 3, not 0");
+      });
+    break;
+  case Framework::torchtune:
+    // recipes/lora_finetune_distributed.py, full_finetune_distributed.py: FSDP2 data
+    // parallelism (fully sharded), one GPU without it.
+    if (l.tp > 1 || l.pp > 1 || l.cp > 1 || l.ep > 1)
+      return framework_refusal(l.tp > 1   ? "parallel.tp"
+                               : l.pp > 1 ? "parallel.pp"
+                               : l.cp > 1 ? "parallel.cp"
+                                          : "parallel.ep",
+                               explain, [] {
+                                 return std::string("torchtune's LoRA and fine-tuning recipes "
+                                                    "shard by FSDP2 data parallelism: set tp, pp, "
+                                                    "cp and ep to 1");
+                               });
+    if (l.dp > 1 && l.zero < 3)
+      return framework_refusal("parallel.zero", explain, [] {
+        return std::string("torchtune's distributed recipes shard with FSDP2 (ZeRO-3): set "
+                           "zero 3");
+      });
+    if (l.offload_optimizer)
+      return framework_refusal("parallel.offload_optimizer", explain, [] {
+        return std::string("torchtune offloads parameters, gradients and optimizer together "
+                           "(fsdp_cpu_offload), not the optimizer alone: export to deepspeed");
+      });
+    break;
+  case Framework::any:
+  case Framework::vllm:
+  case Framework::sglang:
+  case Framework::trtllm:
+    break;
+  }
+  return {};
 }
 
 LayoutCheck check_framework(const Config &c, const Layout &l, Framework f, bool explain) {
   const i64 layers = c.model.layers;
+  if (LayoutCheck k = check_finetune(c, l, f, explain); !k.ok())
+    return k;
   switch (f) {
   case Framework::megatron: {
     // megatron/training/arguments.py: without --decoder-first/last-pipeline-num-layers the
@@ -92,6 +163,7 @@ LayoutCheck check_framework(const Config &c, const Layout &l, Framework f, bool 
         return std::string("DeepSpeed's pipeline engine has no interleaved schedule");
       });
     break;
+  case Framework::torchtune: // check_finetune
   case Framework::any:
   case Framework::vllm:
   case Framework::sglang:

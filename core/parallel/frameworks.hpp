@@ -9,13 +9,16 @@
 
 namespace rl {
 
-// Training frameworks (Megatron-LM, DeepSpeed, TorchTitan) against serving engines.
+// Training frameworks (Megatron-LM, DeepSpeed, TorchTitan, torchtune) against serving engines.
 bool trains(Framework f);
 
 // Whether f launches l as it is; the field to change and why when it does not (fault
 // LayoutFault::framework). Framework::any launches everything the core accepts. explain =
 // false leaves the message empty (the planner counts faults by kind only).
 LayoutCheck check_framework(const Config &c, const Layout &l, Framework f, bool explain = true);
+// Of those, a fine-tune's (workload.finetune, parallel.offload_optimizer): which frameworks run
+// adapters, an NF4 base, the optimizer on the host, and over which parallelism.
+LayoutCheck check_finetune(const Config &c, const Layout &l, Framework f, bool explain = true);
 
 // Megatron-LM's --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split
 // (megatron/core/transformer/transformer_block.py, get_num_layers_to_build): the embedding and

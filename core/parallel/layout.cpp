@@ -276,6 +276,7 @@ LayoutCheck fill_layout(const Config &c, Layout &l) {
   l.recompute_mla_up = p.recompute_mla_up.value_or(false);
   l.recompute_moe_act = p.recompute_moe_act.value_or(false);
   l.offload_layers = p.offload_layers.value_or(0);
+  l.offload_optimizer = p.offload_optimizer.value_or(false);
   l.uneven_pp = p.uneven_pp.value_or(false);
   l.first_layers = p.first_stage_layers.value_or(0);
   l.last_layers = p.last_stage_layers.value_or(0);
@@ -396,6 +397,19 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
     if (c.cluster.host_bw <= 0)
       RL_FAIL(F::devices, "cluster.host_bw",
               "is unknown: offloading activations needs the device-to-host bandwidth");
+  }
+  // ZeRO-Offload moves the optimizer's states and update to the host, over the host link.
+  if (l.offload_optimizer && c.cluster.host_bw <= 0)
+    RL_FAIL(F::devices, "cluster.host_bw",
+            "is unknown: offloading the optimizer needs the device-to-host bandwidth");
+  // QLoRA's NF4 base (bitsandbytes Linear4bit, torchao NF4Tensor) is sharded by data
+  // parallelism (FSDP, ZeRO-3) only: no tensor, pipeline, context or expert split of it.
+  if (w.finetune && w.finetune->base_dtype == BaseDtype::nf4 &&
+      (l.tp > 1 || l.pp > 1 || l.cp > 1 || l.ep > 1)) {
+    const char *knob = l.tp > 1 ? "parallel.tp" : l.pp > 1 ? "parallel.pp" : l.cp > 1 ? "parallel.cp" : "parallel.ep";
+    RL_FAIL(F::framework, knob,
+            "an NF4 base (QLoRA) is split by data parallelism only (FSDP or ZeRO-3, as "
+            "bitsandbytes and torchao shard it): set tp, pp, cp and ep to 1");
   }
 
   // Experts.
@@ -548,6 +562,8 @@ ParallelSpec spec_of(const Layout &l) {
     p.recompute_moe_act = true;
   if (l.offload_layers > 0)
     p.offload_layers = l.offload_layers;
+  if (l.offload_optimizer)
+    p.offload_optimizer = true;
   p.flash_attention = l.flash;
   p.pp_schedule = l.schedule;
   p.overlap_tp = l.overlap_tp;

@@ -1,5 +1,7 @@
 #include "core/planner/planner.hpp"
 
+#include "core/estimate/energy.hpp"
+
 #include "core/parallel/knobs.hpp"
 
 #include "core/error.hpp"
@@ -106,6 +108,8 @@ double train_objective(const Config &c, double tokens_per_step, double step, dou
     return t.time_to_train;
   case Objective::cost:
     return t.cost_to_train > 0 ? t.cost_to_train : t.cost_per_hour / 3600 / t.tokens_per_s;
+  case Objective::energy: // over the run with a token budget: its restarts draw power too
+    return t.energy.mwh_to_train > 0 ? t.energy.mwh_to_train : t.energy.joules_per_token;
   case Objective::step:
     break;
   }
@@ -160,7 +164,9 @@ namespace {
 // The largest time component by which plan a beats plan b, and whether the difference is
 // beyond the components' bands (core/estimate/step_band).
 std::string why_better(Plan &a, const Plan &b, Objective o, const ComponentBands &u) {
-  const char *better = o == Objective::cost ? "cheaper" : "faster";
+  const char *better = o == Objective::cost     ? "cheaper"
+                       : o == Objective::energy ? "less energy"
+                                                : "faster";
   if (a.estimate.has_time && b.estimate.has_time) {
     // each plan at its own chip's band (hardware options may differ), the cluster's links
     const StepDifference d =
@@ -223,7 +229,7 @@ struct PlanSearch::Cache {
 };
 
 PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
-    : c_(c), o_(o), cache_(std::make_unique<Cache>()) {
+    : c_(at_power_cap(c)), o_(o), cache_(std::make_unique<Cache>()) {
   const ModelSpec &m = c.model;
   const ParallelSpec &fixed = c.parallel;
   train_ = c.workload.mode == Mode::train;
@@ -237,6 +243,8 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
                       "is required to rank by time to train (the tokens of the run)");
   if (o.objective == Objective::cost && c.hardware.price_per_hour <= 0)
     throw ConfigError("hardware.price_per_hour", "is required to rank by cost ($ per device-hour)");
+  if (o.objective == Objective::energy && c.hardware.power_w <= 0)
+    throw ConfigError("hardware.power_w", "is required to rank by energy (the board power, W)");
   if (c.model.family == ModelFamily::stdit3 || c.hardware.kind == HardwareKind::tx8)
     estimate(c, false); // its own ConfigError: tx8 and video are `ridgeline tx8`'s
   r_.objective = o.objective;
@@ -250,7 +258,6 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
 
   // The model must be countable at all (ConfigError otherwise), once, before the search.
   mp_ = model_params(m);
-  widths_ = state_widths(c.workload);
   const auto tps = one_or(fixed.tp, tp_candidates(c.cluster, devices));
   const i64 seq = train ? c.workload.seq_len : c.workload.prompt_len;
   std::vector<i64> cp_free{1};
@@ -453,7 +460,7 @@ void PlanSearch::evaluate(const std::vector<StageLayerCount> &mix, Layout &l) {
         layer_activation_bytes(m, l, s, c_.workload.precision, hp.first > 0 || hp.last > 0);
     for (i64 j = 0; j < l.pp; ++j) {
       const StageLayerCount &n = mix[static_cast<std::size_t>(j)];
-      const double total = training_states(stage_params(m, mp_, l, j, n), l, widths_).total() +
+      const double total = stage_training_states(c_, mp_, l, stage_params(m, mp_, l, j, n), n).total() +
                            stage_activations(m, l, j, s, n, per, c_.workload.ce_fusion).total();
       memory = std::max(memory, total);
     }

@@ -30,8 +30,9 @@ constexpr i64 kPlanBudget = 4'000'000;
 
 // What the plans are ranked by. Training: step time, tokens/s, time to train
 // workload.train_tokens, or cost (to train it, or per token without a token budget; needs
-// hardware.price_per_hour). Inference ranks by time per output token.
-enum class Objective { step, tokens, time_to_train, cost };
+// hardware.price_per_hour), or energy per token (needs hardware.power_w). Inference ranks by
+// time per output token.
+enum class Objective { step, tokens, time_to_train, cost, energy };
 
 struct PlanOptions {
   i64 top = 10;       // plans returned
@@ -127,7 +128,6 @@ private:
   void keep(const Layout &l, double objective, double step, double memory);
   Config c_;
   ModelParams mp_;
-  StateWidths widths_; // the recipe's weight and gradient bytes, once per search
   PlanOptions o_;
   bool train_ = true, done_ = false;
   std::vector<i64> zeros_;

@@ -3,6 +3,9 @@
 #include "core/inference/serving.hpp"
 #include "core/io/config_json.hpp"
 #include "core/io/units.hpp"
+#include "core/model/lora.hpp"
+#include "core/report/report.hpp"
+#include "core/schema/choices.hpp"
 #include "core/report/cells.hpp"
 
 #include <algorithm>
@@ -322,6 +325,72 @@ void step_time_table(const Config &c, const Estimate &e, ReportTable &t) {
   row("step", "step", s.step, "The sum of the parts above.", Mark::total);
 }
 
+// The run: steps over the token budget and their wall time with interruptions and
+// checkpoints; energy per token, per step and to train; rental and electricity.
+void run_table(const Config &c, const Estimate &e, ReportTable &t) {
+  t.key = "run";
+  t.title = "The run: time, energy and cost";
+  t.columns = {{"quantity", "quantity"}, {"value", "value"}, {"detail", "detail", {}, {}, true}};
+  Builder b{t};
+  const Resilience &k = e.resilience;
+  const ClusterSpec &cl = c.cluster;
+  if (e.train_steps > 0) {
+    b.add("steps", {words("Steps"), cell(e.train_steps, Unit::count), words("")},
+          "ceil(train_tokens / (B x s)).");
+    b.add("time_to_train",
+          {words("Time to train"), cell(e.time_to_train, Unit::duration),
+           words(fmt("%.1f%% goodput", 100 * k.goodput))},
+          "The steps' wall time with interruptions and checkpoints: Daly 2006's expected run "
+          "time M e^{R/M} (e^{(tau + delta)/M} - 1) x work / tau, M the job's mean time between "
+          "interruptions, R the restart, delta a checkpoint's stall, tau the interval "
+          "(docs/formulas.md 'Failures and checkpoints'). Goodput: the share spent on steps "
+          "that count.");
+    b.add("interruptions",
+          {words("Expected interruptions"), cell(k.interruptions, Unit::plain),
+           words(k.mtbf_s > 0 ? "one every " + format_value(k.mtbf_s, Unit::duration) : "none")},
+          fmt("cluster.interruptions_per_gpu_hour %.3g x GPUs x wall hours (Llama 3 sec. "
+              "3.3.4: 419 unexpected in 54 days on 16,384 H100).",
+              cl.interruptions_per_gpu_hour));
+    b.add("checkpoint",
+          {words("Checkpoint"), cell(k.checkpoint_bytes, Unit::bytes),
+           words((k.interval_s > 0 ? "every " + format_value(k.interval_s, Unit::duration) : "none") +
+                 ", stalls " + units::seconds(k.blocking_s) + ", writes " +
+                 units::seconds(k.write_s))},
+          "Weights (bf16) and optimizer states (fp32 master, m, v): 14 B per trained parameter, "
+          "every GPU writing its shard at workload.checkpoint.write_bw; an async save stalls "
+          "only for the copy to host memory. Interval: workload.checkpoint.interval_s, or "
+          "Daly's optimum sqrt(2 delta M)[1 + sqrt(delta/2M)/3 + delta/18M] - delta.");
+  }
+  if (e.energy.known) {
+    const TrainEnergy &en = e.energy;
+    std::string draw = fmt("%.0f W a GPU", en.device_w) + fmt(" + %.0f W its host share", en.host_w);
+    if (en.clock < 1)
+      draw += fmt(", clock %.1f%% under the cap", 100 * en.clock);
+    const std::string power = en.facility_w >= 1e6 ? fmt("%.2f MW", en.facility_w / 1e6)
+                                                   : fmt("%.1f kW", en.facility_w / 1e3);
+    b.add("power", {words("Facility power"), words(power), words(draw)},
+          fmt("(hardware.power_w + cluster.host_power_w) x load_power_fraction %.2f", 
+              c.hardware.load_power_fraction) +
+              fmt(" (or the cap), x GPUs x PUE %.2f (docs/formulas.md 'Energy').", cl.pue));
+    b.add("joules_per_token",
+          {words("Energy per token"), words(fmt("%.3g J", en.joules_per_token)),
+           words(fmt("%.4g kWh a step", en.kwh_per_step))},
+          "Facility power x step / tokens per step.");
+    if (en.mwh_to_train > 0)
+      b.add("energy_to_train",
+            {words("Energy to train"),
+             words(fmt(en.mwh_to_train >= 100 ? "%.0f MWh" : "%.3g MWh", en.mwh_to_train)),
+             words(format_value(en.cost_to_train, Unit::dollars) + " of electricity")},
+            fmt("Facility power x time to train, at $%.4f/kWh (cluster.energy_price_per_kwh).",
+                cl.energy_price_per_kwh));
+  }
+  if (e.cost_to_train > 0)
+    b.add("cost_to_train",
+          {words("Rental to train"), cell(e.cost_to_train, Unit::dollars),
+           words(fmt("$%.0f an hour", e.cost_per_hour))},
+          "hardware.price_per_hour x GPUs x time to train (electricity is in the rental price).");
+}
+
 std::vector<ReportText> step_summary(const Estimate &e) {
   const StepTime &s = e.time;
   const Throughput &p = e.throughput;
@@ -591,6 +660,21 @@ ReportTable decode_curve_table(const DecodeCurve &curve, double workload_batch) 
   return t;
 }
 
+std::string finetune_text(const FinetuneSpec &f) {
+  std::string s = schema::choice_name(f.method);
+  if (!f.adapters())
+    return s + " fine-tune";
+  s += " r" + str(f.rank) + " on";
+  for (const auto &[on, name] : {std::pair{f.qkv, " qkv"}, std::pair{f.o, " o"},
+                                 std::pair{f.mlp, " mlp"}})
+    if (on)
+      s += name;
+  s += ", ";
+  s += schema::choice_name(f.base_dtype);
+  s += " base";
+  return s;
+}
+
 std::string layout_line(const Estimate &e) {
   const Layout &l = e.layout;
   const bool train = e.mode == Mode::train;
@@ -626,6 +710,8 @@ std::string layout_line(const Estimate &e) {
     s += recompute_modules_label(l);
     if (l.offload_layers > 0)
       s += ", " + str(l.offload_layers) + " layers' activations offloaded";
+    if (l.offload_optimizer)
+      s += ", optimizer offloaded";
   }
   if (l.flash)
     s += ", FlashAttention";
@@ -646,6 +732,12 @@ EstimateReport estimate_report(const Config &c, const Estimate &e) {
     r.workload += " = " + units::grouped(static_cast<i64>(e.tokens_per_step));
     r.workload += " tokens/step, ";
     r.workload += io::name_of(w.precision);
+    if (w.finetune)
+      r.workload += ", " + finetune_text(*w.finetune) + ": " +
+                    units::count(e.trained_params > 0 ? e.trained_params
+                                                      : trainable_params(c.model, e.params,
+                                                                         w.finetune)) +
+                    " trained";
   } else {
     r.workload = "infer: batch " + str(w.batch) + ", prompt " + str(w.prompt_len) + ", generate " +
                  str(w.gen_len) + ", weights ";
@@ -663,6 +755,7 @@ EstimateReport estimate_report(const Config &c, const Estimate &e) {
     step_time_table(c, e, r.step_time);
     comm_table(e, r.comm);
     r.summary = step_summary(e);
+    run_table(c, e, r.run);
   }
   if (e.has_serving) {
     decode_step_table(e, r.decode_step);

@@ -28,6 +28,9 @@ struct EstimateReport {
   ReportTable size, layer_flops, memory, stages;
   ReportTable step_time, comm, activations;
   ReportTable decode_step, serving;
+  // Training: the run with its interruptions and checkpoints, its energy and its cost
+  // (workload.train_tokens, hardware.power_w, hardware.price_per_hour; empty without them).
+  ReportTable run;
   // Training: the step with its band and tokens/s; MFU with its band, causal MFU, HFU.
   std::vector<ReportText> summary;
 };
@@ -39,6 +42,9 @@ EstimateReport estimate_report(const Config &c, const Estimate &e);
 // per chip), bound, and a note (critical, workload, no fit). `ridgeline estimate --sweep
 // batch` prints it; the page's serving curve draws it beside the plot.
 ReportTable decode_curve_table(const DecodeCurve &curve, double workload_batch);
+
+// A fine-tune in words: "lora r16 on qkv o, nf4 base".
+std::string finetune_text(const FinetuneSpec &f);
 
 // The layout in words, as the headline shows it.
 std::string layout_line(const Estimate &e);

@@ -70,15 +70,36 @@ std::vector<ReportRow> report_rows(const Estimate &e) {
       r.add(kPeakLabel, e.throughput.tflops_per_device / e.throughput.mfu, Unit::flop_rate);
     r.add("model FLOPs per step", e.model_flops_per_step, Unit::flops);
     if (e.train_steps > 0) {
+      const Resilience &k = e.resilience;
       r.section = "time and cost to train";
       r.add("steps", e.train_steps, Unit::plain);
       r.add("time to train", e.time_to_train, Unit::duration, Better::lower);
+      r.add("goodput", k.goodput, Unit::percent, Better::higher);
+      r.add("expected interruptions", k.interruptions, Unit::plain, Better::lower);
+      if (k.interval_s > 0)
+        r.add("checkpoint every", k.interval_s, Unit::duration);
+      r.add("checkpoint size", k.checkpoint_bytes, Unit::bytes, Better::lower);
+      r.add("checkpoint stall", k.blocking_s, Unit::seconds, Better::lower);
     }
     if (e.cost_per_hour > 0) {
       r.section = "time and cost to train";
       r.add("$ per hour", e.cost_per_hour, Unit::dollars, Better::lower);
       if (e.cost_to_train > 0)
         r.add("cost to train", e.cost_to_train, Unit::dollars, Better::lower);
+    }
+    if (e.energy.known) {
+      const TrainEnergy &en = e.energy;
+      r.section = "energy";
+      r.add("W per GPU (with its host share)", en.device_w + en.host_w, Unit::plain);
+      if (en.clock < 1)
+        r.add("clock under the power cap", en.clock, Unit::percent);
+      r.add("facility kW", en.facility_w / 1e3, Unit::plain, Better::lower);
+      r.add("J per token", en.joules_per_token, Unit::plain, Better::lower);
+      r.add("kWh per step", en.kwh_per_step, Unit::plain, Better::lower);
+      if (en.mwh_to_train > 0) {
+        r.add("MWh to train", en.mwh_to_train, Unit::plain, Better::lower);
+        r.add("electricity to train", en.cost_to_train, Unit::dollars, Better::lower);
+      }
     }
   }
   if (e.mode == Mode::infer && e.has_serving) {
@@ -128,6 +149,13 @@ std::vector<ReportRow> report_rows(const ServeResult &s) {
     r.section = "cost";
     r.add("$ per hour", s.cost_per_hour, Unit::dollars, Better::lower);
     r.add("$ per million output tokens", s.cost_per_million_tokens, Unit::dollars, Better::lower);
+  }
+  if (s.facility_w > 0) {
+    r.section = "energy";
+    r.add("facility kW", s.facility_w / 1e3, Unit::plain, Better::lower);
+    r.add("J per output token", s.joules_per_output_token, Unit::plain, Better::lower);
+    r.add("electricity $ per million output tokens", s.energy_cost_per_million_tokens,
+          Unit::dollars, Better::lower);
   }
   return r.out;
 }
@@ -179,6 +207,8 @@ std::string format_value(double v, Unit u) {
       return units::format("%.1f days", v / 86400);
     if (v >= 2 * 3600)
       return units::format("%.1f h", v / 3600);
+    if (v >= 120)
+      return units::format("%.1f min", v / 60);
     return units::seconds(v);
   case Unit::plain:
     break;

@@ -181,6 +181,14 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
     add("cost_per_million", "$ per million output tokens", num(r.cost_per_million_tokens, "$%.3f"),
         "");
   }
+  if (r.facility_w > 0)
+    add("energy", "J per output token", num(r.joules_per_output_token, "%.3g"),
+        units::format("%.1f kW at the meter", r.facility_w / 1e3) +
+            units::format(", $%.3f of electricity per million tokens",
+                          r.energy_cost_per_million_tokens),
+        "Energy (docs/formulas.md): each GPU's board power and host share at "
+        "hardware.load_power_fraction (or the power cap), times the facility's PUE, over the "
+        "steady-state output tokens/s.");
   std::string sim = str(r.iterations) + " iterations, " + str(r.preemptions);
   sim += " preemptions, ";
   sim += units::seconds(r.simulated_s);

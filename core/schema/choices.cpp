@@ -96,6 +96,7 @@ template <> const ChoiceList &choices<Framework>() {
                                                {"megatron", Framework::megatron},
                                                {"deepspeed", Framework::deepspeed},
                                                {"torchtitan", Framework::torchtitan},
+                                               {"torchtune", Framework::torchtune},
                                                {"vllm", Framework::vllm},
                                                {"sglang", Framework::sglang},
                                                {"trtllm", Framework::trtllm}});
@@ -123,6 +124,19 @@ template <> const ChoiceList &choices<EngineSpec::KvMemory>() {
       list<EngineSpec::KvMemory>({{"hbm", EngineSpec::KvMemory::hbm},
                                   {"static", EngineSpec::KvMemory::static_pool},
                                   {"free", EngineSpec::KvMemory::free}});
+  return l;
+}
+
+template <> const ChoiceList &choices<FinetuneMethod>() {
+  static const ChoiceList l = list<FinetuneMethod>({{"full", FinetuneMethod::full},
+                                                    {"lora", FinetuneMethod::lora},
+                                                    {"qlora", FinetuneMethod::qlora}});
+  return l;
+}
+
+template <> const ChoiceList &choices<BaseDtype>() {
+  static const ChoiceList l = list<BaseDtype>(
+      {{"bf16", BaseDtype::bf16}, {"fp8", BaseDtype::fp8}, {"nf4", BaseDtype::nf4}});
   return l;
 }
 

@@ -40,6 +40,8 @@ template <> const ChoiceList &choices<KvSharding>();
 template <> const ChoiceList &choices<LengthDist>();
 template <> const ChoiceList &choices<SchedulerPolicy>();
 template <> const ChoiceList &choices<EngineSpec::KvMemory>();
+template <> const ChoiceList &choices<FinetuneMethod>();
+template <> const ChoiceList &choices<BaseDtype>();
 
 // The name of value v in a list ("?" when it has none).
 const char *name_in(const ChoiceList &list, int v);

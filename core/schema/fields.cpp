@@ -167,6 +167,11 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
            "give the time (whole steps) and, with the accelerator's price, the "
            "cost to train; the planner can rank by them.",
            "plan", tr, false, "", 0, true}),
+      num(&W::power_cap_w,
+          {"", "power_cap_w", N, 0.0, 1e5, "W", "Power cap W", 1, "%.0f",
+           "A power cap per GPU (nvidia-smi -pl): the clock falls to (cap / load power)^(1/"
+           "hardware.power_clock_exponent) and the compute with it; absent: none.",
+           "plan", tr | sv, false, "", 0, true}),
       num(&W::deadline_days, {"", "deadline_days", N, 1e-3, 1e5, "days", "Deadline", 1, "%.0f days",
                               "Training must finish the token budget within this many days "
                               "(needs train_tokens; absent: none); the planner returns the "
@@ -331,6 +336,23 @@ const std::vector<Field<HardwareSpec>> &hardware_fields() {
           {"", "price_per_hour", N, 0.0, 1e4, "$/h", "Price $/h", 1, "%.2f",
            "Price of one device-hour: cost per hour and per million output tokens.", "",
            kServingModes}),
+      num(&H::power_w,
+          {"", "power_w", N, 0.0, 1e5, "W", "Board power W", 1, "%.0f",
+           "The accelerator's board power (TDP, datasheet: H100 SXM 700 W, B200 1,000 W, GB200's "
+           "B200 1,200 W); 0: not given (no energy figures).",
+           "Energy", kGpuModes}),
+      num(&H::load_power_fraction,
+          {"", "load_power_fraction", N, 0.05, 1.0, "", "Load power", 100, "%.0f %%",
+           "Share of the board power (and of cluster.host_power_w) drawn on average under "
+           "load: 76% (Newkirk et al. 2025, heavy training on an 8 x H100 node against its "
+           "10.2 kW rating). Serving uses it too (an assumption: decode draws less).",
+           "Energy", kGpuModes}),
+      num(&H::power_clock_exponent,
+          {"", "power_clock_exponent", N, 1.0, 5.0, "", "Power-clock exponent", 1, "%.1f",
+           "Under workload.power_cap_w the clock falls as (cap / load power)^(1/this): dynamic "
+           "power ~ f V^2 with V ~ f gives 3 (an assumption; compute-bound kernels slow with "
+           "the clock, HBM and links do not).",
+           "Energy", kGpuModes}),
       num(&H::gemm_efficiency,
           {"", "gemm_efficiency", N, 0.01, 1.0, "", "GEMM eff.", 100, "%.1f %%",
            "Large-GEMM fraction of peak (cuBLAS microbenchmarks); a shape loses to wave "
@@ -397,6 +419,90 @@ const std::vector<Field<HardwareSpec>> &hardware_fields() {
           {"", "time_uncertainty", N, 0.0, kMaxUncertainty, "", "Time band", 100, "+/-%.1f %%",
            "The band on predicted times: the calibration's leave-one-out error.",
            "Efficiencies (calibrated)", kGpuModes}),
+  };
+  return t;
+}
+
+const std::vector<Field<ClusterSpec>> &cluster_fields() {
+  using C = ClusterSpec;
+  const Modes tr = mode_bit(Mode::train);
+  static const std::vector<Field<C>> t = {
+      num(&C::host_power_w,
+          {"", "host_power_w", N, 0.0, 1e5, "W", "Host power W", 1, "%.0f",
+           "Per GPU, the server's parts beside it (CPUs, memory, NICs, fans) at their rated "
+           "share: the system's rating less its GPUs' board power, over the GPUs (DGX H100: "
+           "(10.2 kW - 8 x 700 W) / 8 = 575 W). 0: not counted.",
+           "Energy", kGpuModes}),
+      num(&C::pue, {"", "pue", N, 1.0, 5.0, "", "PUE", 1, "%.2f",
+                    "Facility power usage effectiveness: facility power over IT power (Uptime "
+                    "Institute 2024 survey average 1.56; hyperscale sites about 1.1).",
+                    "Energy", kGpuModes}),
+      num(&C::energy_price_per_kwh,
+          {"", "energy_price_per_kwh", N, 0.0, 10.0, "$/kWh", "Electricity $/kWh", 1, "%.3f",
+           "Electricity price (US industrial average 2023: $0.0806/kWh, EIA); 0: no energy "
+           "cost.",
+           "Energy", kGpuModes}),
+      num(&C::interruptions_per_gpu_hour,
+          {"", "interruptions_per_gpu_hour", N, 0.0, 1.0, "/GPU-h", "Interruptions /1M GPU-h",
+           1e6, "%.1f",
+           "Unexpected interruptions per GPU-hour: Llama 3's 419 in 54 days on 16,384 H100 "
+           "(Dubey et al. 2024, sec. 3.3.4) = 19.7 per million GPU-hours. 0: a run that never "
+           "stops.",
+           "Failures", tr}),
+      num(&C::host_adam_rate,
+          {"", "host_adam_rate", N, 1e3, 1e13, "param/s", "Host Adam Gparam/s", 1e-9, "%.2f",
+           "Parameters/s one GPU's share of the host updates with Adam under "
+           "parallel.offload_optimizer (DeepSpeed CPU-Adam): an assumption, set it to your "
+           "host's rate.",
+           "Failures", tr}),
+  };
+  return t;
+}
+
+const std::vector<Field<CheckpointSpec>> &checkpoint_fields() {
+  using K = CheckpointSpec;
+  const Modes tr = mode_bit(Mode::train);
+  static const std::vector<Field<K>> t = {
+      num(&K::interval_s,
+          {"checkpoint", "interval_s", N, 0.0, 1e8, "s", "Checkpoint every", 1.0 / 60, "%.1f min",
+           "Seconds between checkpoints; 0: Daly's optimum for the job's mean time between "
+           "interruptions (Daly 2006, eq. 37).",
+           "Failures", tr}),
+      num(&K::write_bw,
+          {"checkpoint", "write_bw", N, kMinBw, kMaxBw, "B/s", "Write MB/s per GPU", 1e-6, "%.0f",
+           "Bytes/s each GPU writes its shard of the checkpoint at (Megatron-LM's fully "
+           "parallel torch_dist save): Llama 3's 2 TB/s sustained over 16,384 GPUs = 122 MB/s.",
+           "Failures", tr}),
+      flag(&K::async, {"checkpoint", "async", N, 0, 1, "", "Async checkpoint", 1, "",
+                       "The step waits only for the copy to host memory at cluster.host_bw; the "
+                       "write runs behind the next steps (Megatron-LM --async-save).",
+                       "Failures", tr}),
+      num(&K::restart_s,
+          {"checkpoint", "restart_s", N, 0.0, 1e6, "s", "Restart", 1.0 / 60, "%.1f min",
+           "Seconds from an interruption to training again: rescheduling, loading the "
+           "checkpoint, initialisation (an assumption, 10 min).",
+           "Failures", tr}),
+  };
+  return t;
+}
+
+const std::vector<Field<FinetuneSpec>> &finetune_fields() {
+  using T = FinetuneSpec;
+  const Modes tr = mode_bit(Mode::train);
+  static const std::vector<Field<T>> t = {
+      choice<&T::method>({"finetune", "method", N, 0, 0, "", "Fine-tuning", 1, "",
+                          "full: every weight trained; lora: rank-r adapters on the targets, the "
+                          "base frozen (Hu et al. 2021); qlora: LoRA over an NF4 base (Dettmers "
+                          "et al. 2023).",
+                          "finetune", tr}),
+      integer(&T::rank, {"finetune", "rank", N, 1, 65536, "", "LoRA rank  r", 1, "",
+                         "Adapter rank: r (in + out) parameters beside each targeted weight.",
+                         "finetune", tr, false, "", 8}),
+      choice<&T::base_dtype>({"finetune", "base_dtype", N, 0, 0, "", "Base weights", 1, "",
+                              "The frozen base's storage: bf16 (2 B), fp8 (1 B) or nf4 (QLoRA: "
+                              "4.127 bits with double quantisation), dequantised to bf16 for "
+                              "each GEMM; embeddings, head and norms stay bf16.",
+                              "finetune", tr}),
   };
   return t;
 }
@@ -744,6 +850,12 @@ const std::vector<OptField<ParallelSpec>> &parallel_fields() {
            "for the backward, under the neighbouring layers' compute (Megatron-LM "
            "--cpu-offloading-num-layers). pp 1, no recompute; needs cluster.host_bw.",
            "recompute", tr}),
+      opt<&P::offload_optimizer>(
+          {"", "offload_optimizer", N, 0, 1, "", "Offload optimizer", 1, "",
+           "The optimizer's fp32 master and Adam moments in host memory, updated there "
+           "(DeepSpeed ZeRO-Offload, Ren et al. 2021): gradients down and weights up over "
+           "cluster.host_bw each step, the update at cluster.host_adam_rate. Off when absent.",
+           "recompute", tr}),
       opt<&P::pp_schedule>({"", "pp_schedule", N, 0, 0, "", "Schedule", 1, "",
                             "Pipeline schedule: 1f1b (warm-up, then one forward / one backward; "
                             "p micro-batches in flight), interleaved (v chunks per device) or "
@@ -1013,6 +1125,13 @@ const std::vector<ParsedField> &parsed_fields() {
         "Serving: the random stream of arrivals and lengths (default 1).", "",
         mode_bit(Mode::serve), true}},
       {"workload",
+       {"finetune", "targets", FieldType::number, 0, 0, "", "targets", 1, "",
+        "Fine-tuning: the weights LoRA adapts, any of \"qkv\" (Q, K, V; MLA's projections), "
+        "\"o\" (attention output), \"mlp\" (the MLP's or every expert's matrices); default "
+        "[\"qkv\", \"o\"].",
+        "", train, true},
+       "array"},
+      {"workload",
        {"", "resolution", FieldType::integer, 1, 1 << 16, "", "resolution", 1, "",
         "Video: frame size [height, width] in pixels.", "", video, true},
        "array"},
@@ -1027,6 +1146,9 @@ std::vector<FieldEntry> all_fields() {
   add(out, "workload", workload_fields());
   add(out, "hardware", hardware_fields());
   add(out, "hardware", tx8_fields());
+  add(out, "cluster", cluster_fields());
+  add(out, "workload", checkpoint_fields());
+  add(out, "workload", finetune_fields());
   add(out, "workload", serve_fields());
   add(out, "workload", op_fields());
   for (const char *link : {"intra_node", "inter_node", "ici", "dcn", "d2d"})

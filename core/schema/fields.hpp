@@ -119,6 +119,11 @@ const std::vector<Field<ServeSpec>> &serve_fields(); // workload.slo and workloa
 // stationary operand, the loop order, the name and a fixed tiling are read by the parser.
 const std::vector<Field<Tx8OpSpec>> &op_fields();
 const std::vector<Field<Link>> &link_fields(); // each of cluster's links
+// cluster's plain numbers: energy (host power, PUE, price), interruptions, the host's Adam.
+const std::vector<Field<ClusterSpec>> &cluster_fields();
+const std::vector<Field<CheckpointSpec>> &checkpoint_fields(); // workload.checkpoint
+// workload.finetune: method, rank and base dtype (its targets list is read by the parser).
+const std::vector<Field<FinetuneSpec>> &finetune_fields();
 const std::vector<OptField<ParallelSpec>> &parallel_fields();
 // The parallel row of that key, nullptr when there is none.
 const OptField<ParallelSpec> *parallel_field(std::string_view key);
@@ -144,6 +149,9 @@ template <> inline const std::vector<Field<WorkloadSpec>> &fields_of() {
 }
 template <> inline const std::vector<Field<HardwareSpec>> &fields_of() {
   return hardware_fields();
+}
+template <> inline const std::vector<Field<ClusterSpec>> &fields_of() {
+  return cluster_fields();
 }
 [[noreturn]] void missing_row(const char *what);
 template <class S, class T> const FieldInfo &row_of(T S::*m) {

@@ -1,5 +1,7 @@
 #include "core/serve/simulate.hpp"
 
+#include "core/estimate/energy.hpp"
+
 #include "core/error.hpp"
 #include "core/inference/serving.hpp"
 #include "core/serve/iteration.hpp"
@@ -1052,6 +1054,14 @@ ServeResult ServeSimulation::Impl::finish() const {
   res.cost_per_hour = c.hardware.price_per_hour * static_cast<double>(res.devices);
   if (res.cost_per_hour > 0 && res.output_tokens_per_s > 0)
     res.cost_per_million_tokens = res.cost_per_hour / (res.output_tokens_per_s * 3600) * 1e6;
+  const PowerState ps = power_state(c.hardware, c.cluster, c.workload.power_cap_w);
+  if (ps.device_w > 0 && res.output_tokens_per_s > 0) {
+    const EnergyUse e = energy_use(ps, c.cluster, static_cast<double>(res.devices), 1.0,
+                                   res.output_tokens_per_s); // one second of the steady state
+    res.facility_w = e.facility_w;
+    res.joules_per_output_token = e.joules_per_token;
+    res.energy_cost_per_million_tokens = e.cost * 1e6 / res.output_tokens_per_s;
+  }
   return res;
 }
 
@@ -1088,7 +1098,7 @@ ServeSimulation::ServeSimulation(const Config &c, const Layout &l, std::vector<R
     throw ConfigError("workload.concurrency",
                       "a sizing check that stops at the first sure miss needs an open loop");
   m.stop_when_missed = stop_when_missed;
-  m.c = c;
+  m.c = at_power_cap(c); // under workload.power_cap_w the chip computes at the capped clock
   m.l = l;
   m.reqs = std::move(reqs);
   m.instances = instances;

@@ -91,6 +91,10 @@ struct ServeResult {
   i64 devices_per_instance = 1, instances = 1, prefill_instances = 0, decode_instances = 0;
   i64 devices = 1;
   double cost_per_hour = 0, cost_per_million_tokens = 0; // 0 without a price
+  // Energy (hardware.power_w given; docs/formulas.md "Energy"): the deployment's draw at the
+  // facility meter (W) and per output token (J), and the electricity per million output
+  // tokens ($; cluster.energy_price_per_kwh). 0: no power given.
+  double facility_w = 0, joules_per_output_token = 0, energy_cost_per_million_tokens = 0;
   // What the run was timed with: the engine preset (workload.engine: its host times, own
   // all-reduce, bands and source) and the measured small-M GEMM fit its weight GEMMs used on
   // this chip and dtype (nullopt: none applies, the chip's roofline).

@@ -4,6 +4,8 @@
 #include "core/memory/activations.hpp"
 #include "core/memory/model_states.hpp"
 #include "core/model/params.hpp"
+#include "core/model/lora.hpp"
+#include "core/time/adapter_ops.hpp"
 #include "core/time/gemm_efficiency.hpp"
 #include "core/time/loss_and_routing.hpp"
 #include "core/time/quantize.hpp"
@@ -52,6 +54,10 @@ OpCost gemm_cost(const std::string &name, double m, double k, double n, double c
                  double eff, double hbm_bw, double elem_bytes) {
   OpCost o;
   o.name = name;
+  o.m = m;
+  o.k = k;
+  o.n = n;
+  o.count = count;
   o.flops = 2 * m * k * n * count;
   o.bytes = elem_bytes * (m * k + k * n + m * n) * count;
   o.time = std::max(o.flops / (peak * eff), o.bytes / hbm_bw);
@@ -291,6 +297,24 @@ double adam_bytes_per_param(bool fp32_grads) {
   return 12 + (fp32_grads ? 4 : 2) + 12 + 2;
 }
 
+// A fine-tune with adapters (workload.finetune lora or qlora): the base is frozen.
+const FinetuneSpec *adapters_of(const WorkloadSpec &w) {
+  return w.finetune && w.finetune->adapters() ? &*w.finetune : nullptr;
+}
+
+// One layer's forward operators as the workload trains them: layer_ops, rewritten for a frozen
+// base (core/time/adapter_ops).
+std::vector<OpCost> trained_layer_ops(const Config &c, bool moe, const Layout &l, double s,
+                                      Dtype precision, double load) {
+  const WorkloadSpec &w = c.workload;
+  std::vector<OpCost> ops =
+      layer_ops(c.model, moe, l, s, c.hardware, precision, w.causal_skip, load, w.fp8_recipe);
+  if (const FinetuneSpec *f = adapters_of(w))
+    adapt_for_finetune(ops, c.model, *f, c.hardware, precision);
+  return ops;
+}
+
+
 // The step-time model's inputs for one layout; `acc` (when set) records the comm list.
 struct Model {
   const Config &c;
@@ -424,8 +448,16 @@ struct Model {
   std::pair<CollectiveTime, CollectiveTime> zero3_collectives(bool moe) const {
     const StageParams lp = layer_params_per_device(c.model, moe, l.tp, l.ep);
     const StateWidths b = state_widths(c.workload);
-    return {collective_time(c.cluster, Collective::allgather, b.weights * lp.total(), g.dp),
-            collective_time(c.cluster, Collective::reduce_scatter, b.grads * lp.total(), g.dp)};
+    double gathered = b.weights * lp.total(), reduced = b.grads * lp.total();
+    if (const FinetuneSpec *f = adapters_of(c.workload)) {
+      // the frozen base travels at its stored width; only the adapters have gradients
+      const StageLayerCount one{moe ? 0 : 1, moe ? 1 : 0};
+      const double a = lora_stage_params(c.model, l, one, *f).total();
+      gathered = base_weight_bytes(f->base_dtype) * lp.total() + b.weights * a;
+      reduced = b.grads * a;
+    }
+    return {collective_time(c.cluster, Collective::allgather, gathered, g.dp),
+            collective_time(c.cluster, Collective::reduce_scatter, reduced, g.dp)};
   }
   std::pair<double, double> zero3(bool moe, double fwd_compute, double count, CommAcc *acc) const {
     if (l.zero < 3 || l.dp * l.cp == 1)
@@ -528,9 +560,11 @@ struct Model {
                             .time;
     const LossBytes ce = cross_entropy_bytes(tok * n, c.workload.ce_fusion);
     Head hd;
+    // a frozen head (adapters) computes its input gradient only
+    const double bwd_gemms = adapters_of(c.workload) ? 1 : 2;
     hd.f = (gemm + ce.forward / bw) * over;
-    hd.b = (2 * gemm + ce.backward / bw) * over;
-    hd.parts.gemm = 3 * gemm;
+    hd.b = (bwd_gemms * gemm + ce.backward / bw) * over;
+    hd.parts.gemm = (1 + bwd_gemms) * gemm;
     hd.parts.memory = (ce.forward + ce.backward) / bw;
     return hd;
   }
@@ -622,12 +656,18 @@ struct Model {
 
 } // namespace
 
+StageParams trained_stage_params(const Config &c, const ModelParams &mp, const Layout &l,
+                                 i64 stage, const StageLayerCount &n) {
+  if (const FinetuneSpec *f = adapters_of(c.workload))
+    return lora_stage_params(c.model, l, n, *f);
+  return stage_params(c.model, mp, l, stage, n);
+}
+
 LayerTimes layer_times(const Config &c, const Layout &l, bool moe, bool bf16) {
   const WorkloadSpec &w = c.workload;
   const Model md(c, l);
   return md.layer(moe,
-                  layer_ops(c.model, moe, l, md.s, c.hardware, bf16 ? Dtype::bf16 : w.precision,
-                            w.causal_skip, md.load, w.fp8_recipe));
+                  trained_layer_ops(c, moe, l, md.s, bf16 ? Dtype::bf16 : w.precision, md.load));
 }
 
 LayerSet layer_set(const Config &c, const Layout &l) {
@@ -711,14 +751,19 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   const double t_mb = st.t_fwd + st.t_bwd;
   st.bubble = l.schedule == PpSchedule::gpipe ? (p - 1) * t_mb : (p - 1) / v * t_mb;
 
-  const StageParams sp = stage_params(c.model, mp, l, st.slowest_stage,
-                                      mix[static_cast<std::size_t>(st.slowest_stage)]);
+  // the weights the step trains (a fine-tune's adapters), their gradients synchronised
+  const StageParams sp = trained_stage_params(c, mp, l, st.slowest_stage,
+                                              mix[static_cast<std::size_t>(st.slowest_stage)]);
   const double dp_exposed = md.dp_sync(sp, st.t_fwd, st.t_bwd, nullptr);
-  // Adam over this device's (sharded) parameters, memory-bound.
+  // Adam over this device's (sharded) parameters, memory-bound; or on the host (ZeRO-Offload):
+  // the gradients down and the bf16 weights up over the host link, the update at its rate.
   const double shard_dense = l.zero >= 1 ? static_cast<double>(l.dp * l.cp) : 1.0;
   const double shard_exp = l.zero >= 1 ? static_cast<double>(expert_dp(l)) : 1.0;
-  st.optimizer = (sp.dense / shard_dense + sp.experts / shard_exp) *
-                 adam_bytes_per_param(w.fp32_grads) / achieved_hbm_bw(hw);
+  const double updated = sp.dense / shard_dense + sp.experts / shard_exp;
+  st.optimizer = l.offload_optimizer
+                     ? updated * (state_widths(w).grads + kWeightBytes) / c.cluster.host_bw +
+                           updated / c.cluster.host_adam_rate
+                     : updated * adam_bytes_per_param(w.fp32_grads) / achieved_hbm_bw(hw);
   // Per-layer and pipeline exposure, per micro-batch on the slowest stage, over the step.
   const StageLayerCount &n = mix[static_cast<std::size_t>(st.slowest_stage)];
   // FP8/FP4: the stage's layer weights quantised once a step (Transformer Engine caches them
@@ -754,8 +799,7 @@ StepTime training_step_time(const Config &c, const Layout &l) {
   const ModelParams mp = model_params(m);
   StepTime st = step_time_from(c, mp, l, ts, mix);
   // one dense layer's operators, in the workload's precision
-  st.ops =
-      layer_ops(m, false, l, md.s, c.hardware, w.precision, w.causal_skip, md.load, w.fp8_recipe);
+  st.ops = trained_layer_ops(c, false, l, md.s, w.precision, md.load);
 
   // The communication list of the slowest stage: the same collectives, recorded.
   CommAcc acc;
@@ -774,7 +818,7 @@ StepTime training_step_time(const Config &c, const Layout &l) {
   }
   md.zero3_edges(n.dense == 0, &acc);
   md.pp_send(&acc);
-  md.dp_sync(stage_params(m, mp, l, st.slowest_stage, n), st.t_fwd, st.t_bwd, &acc);
+  md.dp_sync(trained_stage_params(c, mp, l, st.slowest_stage, n), st.t_fwd, st.t_bwd, &acc);
   if (const Model::Offload off = md.offload(ts, n); off.bytes > 0) {
     CommCost o; // the host link, both ways, every micro-batch
     o.kind = "offload";

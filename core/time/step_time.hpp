@@ -5,6 +5,7 @@
 
 #include "core/comm/collective.hpp"
 #include "core/config.hpp"
+#include "core/memory/model_states.hpp"
 #include "core/model/params.hpp"
 #include "core/parallel/layout.hpp"
 
@@ -27,6 +28,8 @@ struct OpCost {
   double bytes = 0; // HBM traffic
   double time = 0;  // max(flops / (peak * eff), bytes / hbm_bw)
   double bwd = -1;  // its backward's time (< 0: twice the forward's, as for a GEMM)
+  // A GEMM's shape, count x [m x k] x [k x n] (0: not a GEMM): its weight is k x n x count.
+  double m = 0, k = 0, n = 0, count = 0;
   double backward() const { return bwd >= 0 ? bwd : 2 * time; }
 };
 
@@ -148,6 +151,11 @@ struct LayerSet {
 LayerSet layer_set(const Config &c, const Layout &l);
 // A per-layer quantity summed over a stage's layers of each type.
 double over_layers(const StageLayerCount &n, const LayerSet &t, double (*of)(const LayerTimes &));
+
+// The parameters one device of a stage trains (and synchronises, and updates): its weights, or
+// a fine-tune's adapters (workload.finetune lora, qlora).
+StageParams trained_stage_params(const Config &c, const ModelParams &mp, const Layout &l,
+                                 i64 stage, const StageLayerCount &n);
 
 // The step from its layer types and the stages' layer mix (stage_layer_mix with the
 // workload's bf16_layers): slowest stage, bubble, DP sync, optimizer. Numbers only (no ops, no
