@@ -131,9 +131,10 @@ config) and "stats" (candidates, evaluated, feasible, rejected, simulations, sec
 
 const char *kExportHelp =
     R"(Prints the launch arguments for CFG's parallel layout (F: megatron, deepspeed, torchtitan,
-vllm, sglang, trtllm). Training (workload.mode train): Megatron-LM (Megatron-Core) flags, a
-DeepSpeed ds_config.json (with the Megatron-DeepSpeed model-parallel flags), or TorchTitan
-overrides, each with the plan's FP8/MX recipe or a note where the framework has none; when
+torchtune, vllm, sglang, trtllm). Training (workload.mode train): Megatron-LM (Megatron-Core)
+flags, a DeepSpeed ds_config.json (with the Megatron-DeepSpeed model-parallel flags; a
+fine-tune's Hugging Face PEFT LoraConfig and BitsAndBytesConfig), TorchTitan overrides, or a
+torchtune `tune run` of its LoRA or full fine-tuning recipe, each with the plan's FP8/MX recipe or a note where the framework has none; when
 CFG leaves parallel knobs free, the planner's best layout that the framework launches is
 exported (Megatron-Core's stage and virtual-stage divisibility, DeepSpeed's ZeRO 0-1 with
 pipeline parallelism). Inference and serving (infer, serve): a `vllm serve`,
@@ -509,7 +510,8 @@ int cmd_tx8(const Args &a) {
 
 int cmd_export(const Args &a) {
   if (!a.has("--format"))
-    throw Usage("`export` needs --format megatron|deepspeed|torchtitan|vllm|sglang|trtllm");
+    throw Usage(
+        "`export` needs --format megatron|deepspeed|torchtitan|torchtune|vllm|sglang|trtllm");
   const Config c = io::parse_config(load_config(one_positional(a, "CFG")));
   std::cout << jobs::export_launch(c, a.options.at("--format"),
                                    a.has("--free") ? a.options.at("--free") : "")
@@ -959,7 +961,8 @@ const std::vector<CommandSpec> &command_table() {
       {"export",
        "CFG",
        {{"--format", "F", true}, {"--free", "all|KNOB,..."}},
-       "launch arguments for the layout (train: megatron, deepspeed, torchtitan, free knobs "
+       "launch arguments for the layout (train: megatron, deepspeed, torchtitan, torchtune, free "
+       "knobs "
        "planned first; infer/serve: vllm, sglang, trtllm)",
        kExportHelp,
        cmd_export},

@@ -37,7 +37,7 @@ TEST_CASE("Megatron, DeepSpeed and TorchTitan launches carry the layout", "[expo
   CHECK(has(tt, "--parallelism.pipeline_parallel_schedule 1F1B"));
   CHECK(test::error_of([&] { io::launch_export(c, l, "jax"); }) ==
         "--format: \"jax\" is not one of megatron, deepspeed, torchtitan, torchtune, vllm, sglang, "
-            "trtllm");
+        "trtllm");
 }
 
 TEST_CASE("Export says where a framework has no twin", "[export]") {

@@ -331,6 +331,7 @@ void draw_hardware_section(AppState &s) {
     schema_rows(s, "hardware", schema::hardware_fields(), "", "");
     schema_group(s, "hardware", schema::hardware_fields(), "", "Efficiencies (calibrated)",
                  "hardware.efficiencies");
+    schema_group(s, "hardware", schema::hardware_fields(), "", "Energy", "hardware.energy");
   }
   ui::section_error("hardware");
 
@@ -390,6 +391,7 @@ void draw_hardware_section(AppState &s) {
                "Bytes/s one GPU moves to or from host memory, each direction (GB200: NVLink-C2C, "
                "225 GB/s; DGX: PCIe 5.0 x16, 63 GB/s): what activation offload "
                "(parallel.offload_layers) runs at.");
+  schema_group(s, "cluster", schema::cluster_fields(), "", "Energy", "cluster.energy");
   link_rows(s, "intra_node", "Intra-node");
   link_rows(s, "inter_node", "Inter-node");
   link_rows(s, "ici", "ICI link");
@@ -406,6 +408,66 @@ void draw_hardware_section(AppState &s) {
 
 // [SECTION] workload
 namespace {
+
+// Fine-tuning (workload.finetune): none (pre-training), full, LoRA or QLoRA; with adapters
+// their rank, targets and the base's storage.
+void draw_finetune(AppState &s) {
+  const json cur = s.field("workload", "finetune");
+  std::string method = cur.is_object() ? as_str(cur.value("method", json("lora")), "lora") : "none";
+  std::vector<std::string> items = {"none"};
+  for (const std::string &n : schema::names(schema::choices<FinetuneMethod>()))
+    items.push_back(n);
+  const auto &f_method = schema::finetune_fields().front().info;
+  if (ui::combo_string(f_method.label, "workload.finetune.method", method, items,
+                       (std::string(f_method.help) + " none: pre-training.").c_str())) {
+    if (method == "none") {
+      json wl = s.effective().at("workload");
+      wl.erase("finetune");
+      s.set_workload(wl);
+    } else {
+      json f = cur.is_object() ? cur : json::object();
+      f["method"] = method;
+      if (method == "qlora")
+        f["base_dtype"] = "nf4";
+      else if (f.value("base_dtype", json("bf16")) == "nf4")
+        f["base_dtype"] = "bf16";
+      s.set_field("workload", "finetune", f);
+    }
+  }
+  if (!cur.is_object() || method == "full")
+    return;
+  schema_rows(s, "workload", schema::finetune_fields(), "finetune", "finetune");
+  // targets: three checkboxes over the list
+  json targets = cur.value("targets", json::array({"qkv", "o"}));
+  const char *names[] = {"qkv", "o", "mlp"};
+  const char *labels[] = {"Adapt Q, K, V", "Adapt O", "Adapt MLP"};
+  for (int k = 0; k < 3; ++k) {
+    bool on = false;
+    for (const auto &t : targets)
+      on = on || (t.is_string() && t.get<std::string>() == names[k]);
+    if (k % 2)
+      ImGui::SameLine(ui::kSecondColumn);
+    if (ui::checkbox(labels[k], std::string("workload.finetune.targets[") + names[k] + "]", on,
+                     "The weights LoRA adapts: Q, K and V (each its own adapter, as Hugging "
+                     "Face PEFT's q_proj, k_proj, v_proj), the attention output, the MLP's "
+                     "matrices (every expert's in an MoE layer).")) {
+      json next = json::array();
+      for (int j = 0; j < 3; ++j) {
+        bool was = false;
+        for (const auto &t : targets)
+          was = was || (t.is_string() && t.get<std::string>() == names[j]);
+        if (j == k ? on : was)
+          next.push_back(names[j]);
+      }
+      if (!next.empty()) {
+        json f = cur;
+        f["targets"] = next;
+        s.set_field("workload", "finetune", f);
+      }
+    }
+  }
+  ui::field_error("workload.finetune.targets");
+}
 
 // Mode video: an STDiT3 request (Open-Sora).
 void draw_video_workload(AppState &s) {
@@ -706,7 +768,18 @@ void draw_workload_section(AppState &s) {
     }
     if (as_num(s.field("workload", "train_tokens"), 0) > 0)
       workload_row(s, "deadline_days");
+    draw_finetune(s);
+    // interruptions (the cluster's rate) and checkpoints: time to train counts them
+    const bool open = ImGui::TreeNode("Failures and checkpoints");
+    ui::note_rect("workload.failures");
+    if (open) {
+      schema_rows(s, "cluster", schema::cluster_fields(), "", "Failures");
+      schema_rows(s, "workload", schema::checkpoint_fields(), "checkpoint", "Failures");
+      ImGui::TreePop();
+    }
   }
+  if (mode == "train" || mode == "serve")
+    workload_row(s, "power_cap_w");
   schema_rows(s, "workload", schema::workload_fields(), "", ""); // fp32 grads, causal skip
   if (mode == "train" && s.field("model", "moe").is_object())
     schema_rows(s, "workload", schema::workload_fields(), "", "moe");
@@ -1162,6 +1235,17 @@ void draw_parallel_section(AppState &s) {
           s.set_parallel(f.info.key, v);
       }
     }
+    // Host memory: activations of some layers (without recompute), the optimizer's states.
+    if (rc == io::name_of(Recompute::none)) {
+      const auto &f_off = prow<&P::offload_layers>();
+      i64 n = knob(s, f_off.key, 0);
+      if (ui::input_int(f_off.label, pid(f_off), n, f_off.help, 1))
+        s.set_parallel(f_off.key, std::max<i64>(0, n));
+    }
+    const auto &f_opt = prow<&P::offload_optimizer>();
+    bool off = knob_bool(s, f_opt.key, false);
+    if (ui::checkbox(f_opt.label, pid(f_opt), off, f_opt.help))
+      s.set_parallel(f_opt.key, off);
   }
   ui::section_error("parallel");
 }

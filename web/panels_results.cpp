@@ -60,6 +60,8 @@ void draw_kpis(const Estimate &e, const std::optional<Evaluation> &pinned) {
       kpi("to train", "time to train", e.time_to_train, Unit::duration);
     if (e.cost_to_train > 0)
       kpi("", "cost to train", e.cost_to_train, Unit::dollars);
+    if (e.energy.known)
+      kpi("J/token", "J per token", e.energy.joules_per_token, Unit::plain);
   } else if (e.has_serving) {
     kpi("TTFT", "TTFT", e.serving.ttft, Unit::seconds);
     kpi("TPOT", "TPOT (mean context)", e.serving.tpot, Unit::seconds);
@@ -263,6 +265,10 @@ void draw_results_panel(const AppState &s) {
     }
     if (ImGui::BeginTabItem("Activations")) {
       ui::report_section(r.activations);
+      ImGui::EndTabItem();
+    }
+    if (!r.run.empty() && ImGui::BeginTabItem("Run")) {
+      ui::report_section(r.run);
       ImGui::EndTabItem();
     }
     if (e->has_time && ImGui::BeginTabItem("Communication")) {

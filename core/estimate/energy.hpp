@@ -25,10 +25,10 @@ Config at_power_cap(const Config &c);
 
 // Energy of a workload that keeps `devices` busy for `seconds` and produces `tokens`.
 struct EnergyUse {
-  double facility_w = 0;        // the job's draw at the facility meter (IT x PUE), W
-  double joules_per_token = 0;  // at the facility meter
-  double kwh = 0;               // of those seconds
-  double cost = 0;              // at cluster.energy_price_per_kwh
+  double facility_w = 0;       // the job's draw at the facility meter (IT x PUE), W
+  double joules_per_token = 0; // at the facility meter
+  double kwh = 0;              // of those seconds
+  double cost = 0;             // at cluster.energy_price_per_kwh
 };
 EnergyUse energy_use(const PowerState &p, const ClusterSpec &cl, double devices, double seconds,
                      double tokens);

@@ -54,10 +54,9 @@ Resilience resilience(const Config &c, double devices, double trained_params, do
   // an async save waits for the previous one's write
   if (r.interval_s > 0 && k.async)
     r.interval_s = std::max(r.interval_s, r.write_s);
-  r.wall_s =
-      r.interval_s > 0
-          ? daly_wall_time(work_s, r.interval_s, r.blocking_s, r.restart_s, r.mtbf_s)
-          : work_s;
+  r.wall_s = r.interval_s > 0
+                 ? daly_wall_time(work_s, r.interval_s, r.blocking_s, r.restart_s, r.mtbf_s)
+                 : work_s;
   r.goodput = r.wall_s > 0 ? std::max(1e-12, work_s / r.wall_s) : 1;
   r.interruptions = rate * r.wall_s;
   return r;

@@ -13,9 +13,10 @@ double young_interval(double delta, double mtbf);
 // Daly 2006 (FGCS 22(3)) eq. 37: sqrt(2 delta M) [1 + sqrt(delta / 2M) / 3 + delta / 18M] -
 // delta for delta < 2M, else M.
 double daly_interval(double delta, double mtbf);
-// Daly 2006 (its complete model): the expected wall time of `work` seconds of steps checkpointed every tau
-// (each costing delta), restarting in R after each interruption, interruptions exponential with
-// mean M: M e^{R/M} (e^{(tau + delta)/M} - 1) work / tau. M <= 0: none (work (tau + delta) / tau).
+// Daly 2006 (its complete model): the expected wall time of `work` seconds of steps checkpointed
+// every tau (each costing delta), restarting in R after each interruption, interruptions
+// exponential with mean M: M e^{R/M} (e^{(tau + delta)/M} - 1) work / tau. M <= 0: none (work (tau
+// + delta) / tau).
 double daly_wall_time(double work, double tau, double delta, double restart, double mtbf);
 
 // Bytes a checkpoint holds per trained parameter: its bf16 weight and the fp32 master and Adam

@@ -1338,9 +1338,9 @@ json to_json(const WorkloadSpec &w) {
       json f = json::object();
       write_fields(f, *w.finetune, schema::finetune_fields(), "finetune");
       json t = json::array();
-      for (const auto &[on, name] : {std::pair{w.finetune->qkv, "qkv"},
-                                     std::pair{w.finetune->o, "o"},
-                                     std::pair{w.finetune->mlp, "mlp"}})
+      for (const auto &[on, name] :
+           {std::pair{w.finetune->qkv, "qkv"}, std::pair{w.finetune->o, "o"},
+            std::pair{w.finetune->mlp, "mlp"}})
         if (on)
           t.push_back(name);
       f["targets"] = t;

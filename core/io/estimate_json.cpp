@@ -224,15 +224,17 @@ json to_json(const Estimate &e) {
     if (e.train_steps > 0) {
       const Resilience &r = e.resilience;
       j["goodput"] = r.goodput;
-      j["checkpoint"] = {{"bytes", r.checkpoint_bytes}, {"write_s", r.write_s},
-                         {"blocking_s", r.blocking_s}, {"interval_s", r.interval_s},
-                         {"restart_s", r.restart_s},   {"mtbf_s", r.mtbf_s},
+      j["checkpoint"] = {{"bytes", r.checkpoint_bytes},     {"write_s", r.write_s},
+                         {"blocking_s", r.blocking_s},      {"interval_s", r.interval_s},
+                         {"restart_s", r.restart_s},        {"mtbf_s", r.mtbf_s},
                          {"interruptions", r.interruptions}};
     }
     if (e.energy.known) {
       const TrainEnergy &en = e.energy;
-      j["energy"] = {{"device_w", en.device_w},       {"host_w", en.host_w},
-                     {"clock", en.clock},             {"facility_w", en.facility_w},
+      j["energy"] = {{"device_w", en.device_w},
+                     {"host_w", en.host_w},
+                     {"clock", en.clock},
+                     {"facility_w", en.facility_w},
                      {"joules_per_token", en.joules_per_token},
                      {"kwh_per_step", en.kwh_per_step}};
       if (e.train_steps > 0) {

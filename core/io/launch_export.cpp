@@ -92,7 +92,8 @@ std::string megatron_bridge_peft(const FinetuneSpec &f) {
   if (f.mlp)
     t.insert(t.end(), {"linear_fc1", "linear_fc2"});
   return "# fine-tune: Megatron-LM's pretrain_gpt.py trains every weight; run the layout above "
-         "through a\n# Megatron-Bridge fine-tuning recipe with\n#   cfg.peft = LoRA(target_modules=" +
+         "through a\n# Megatron-Bridge fine-tuning recipe with\n#   cfg.peft = "
+         "LoRA(target_modules=" +
          quoted_list(t, "\"") + ", dim=" + s(f.rank) + ", alpha=" + s(2 * f.rank) +
          ")\n# note: Megatron-Bridge adapts the fused QKV projection with one adapter (ridgeline "
          "counts PEFT's three)\n";
@@ -103,8 +104,7 @@ std::string megatron_bridge_peft(const FinetuneSpec &f) {
 std::string peft_block(const FinetuneSpec &f) {
   std::string o = "# Hugging Face PEFT (peft.LoraConfig) for the model the Trainer wraps:\n";
   o += "#   LoraConfig(r=" + s(f.rank) + ", lora_alpha=" + s(2 * f.rank) +
-       ", target_modules=" + quoted_list(peft_modules(f), "\"") +
-       ", task_type=\"CAUSAL_LM\")\n";
+       ", target_modules=" + quoted_list(peft_modules(f), "\"") + ", task_type=\"CAUSAL_LM\")\n";
   if (f.base_dtype == BaseDtype::nf4)
     o += "#   BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=\"nf4\", "
          "bnb_4bit_use_double_quant=True,\n#     bnb_4bit_compute_dtype=torch.bfloat16, "

@@ -12,8 +12,8 @@
 
 namespace rl::io {
 
-// format: megatron | deepspeed | torchtitan (workload.mode train) or vllm | sglang | trtllm
-// (infer, serve). Throws ConfigError("--format", ...) for an unknown format or one that does
+// format: megatron | deepspeed | torchtitan | torchtune (workload.mode train) or vllm | sglang |
+// trtllm (infer, serve). Throws ConfigError("--format", ...) for an unknown format or one that does
 // not apply to the mode, and ConfigError naming the field for a layout the framework refuses
 // to launch (core/parallel/frameworks), before writing anything.
 std::string launch_export(const Config &c, const Layout &l, const std::string &format);

@@ -15,8 +15,8 @@ struct ExportText {
   std::string all() const { return header + text; }
 };
 
-// format: megatron | deepspeed | torchtitan | vllm | sglang | trtllm. free: knobs to free
-// first (training; "" none). Throws ConfigError naming the field for a format that does not
+// format: megatron | deepspeed | torchtitan | torchtune | vllm | sglang | trtllm. free: knobs to
+// free first (training; "" none). Throws ConfigError naming the field for a format that does not
 // apply, a layout the framework refuses, or no layout that fits.
 ExportText export_launch(Config c, const std::string &format, const std::string &free = "");
 

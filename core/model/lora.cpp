@@ -28,7 +28,8 @@ LoraLayer lora_layer(const ModelSpec &m, bool moe, const FinetuneSpec &f) {
     if (m.mla) { // DeepSeek's q_a/q_b (or q) and kv_a/kv_b projections, each adapted
       const MlaSpec &x = *m.mla;
       const double dqk = static_cast<double>(x.qk_nope_head_dim + x.qk_rope_head_dim);
-      const double rq = static_cast<double>(x.q_lora_rank), rkv = static_cast<double>(x.kv_lora_rank);
+      const double rq = static_cast<double>(x.q_lora_rank),
+                   rkv = static_cast<double>(x.kv_lora_rank);
       out.attention += rq > 0 ? lora_adapter_params(h, rq, r) + lora_adapter_params(rq, a * dqk, r)
                               : lora_adapter_params(h, a * dqk, r);
       out.attention +=

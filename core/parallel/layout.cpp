@@ -406,7 +406,10 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
   // parallelism (FSDP, ZeRO-3) only: no tensor, pipeline, context or expert split of it.
   if (w.finetune && w.finetune->base_dtype == BaseDtype::nf4 &&
       (l.tp > 1 || l.pp > 1 || l.cp > 1 || l.ep > 1)) {
-    const char *knob = l.tp > 1 ? "parallel.tp" : l.pp > 1 ? "parallel.pp" : l.cp > 1 ? "parallel.cp" : "parallel.ep";
+    const char *knob = l.tp > 1   ? "parallel.tp"
+                       : l.pp > 1 ? "parallel.pp"
+                       : l.cp > 1 ? "parallel.cp"
+                                  : "parallel.ep";
     RL_FAIL(F::framework, knob,
             "an NF4 base (QLoRA) is split by data parallelism only (FSDP or ZeRO-3, as "
             "bitsandbytes and torchao shard it): set tp, pp, cp and ep to 1");

@@ -38,7 +38,7 @@ struct Layout {
   Recompute recompute = Recompute::none;
   // Selective recompute's extra modules (ParallelSpec::recompute_norm etc.).
   bool recompute_norm = false, recompute_mla_up = false, recompute_moe_act = false;
-  i64 offload_layers = 0; // ParallelSpec::offload_layers
+  i64 offload_layers = 0;         // ParallelSpec::offload_layers
   bool offload_optimizer = false; // ParallelSpec::offload_optimizer
   PpSchedule schedule = PpSchedule::one_f_one_b;
   i64 devices() const { return dp * tp * attention_dp * pp * cp; }

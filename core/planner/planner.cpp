@@ -460,8 +460,9 @@ void PlanSearch::evaluate(const std::vector<StageLayerCount> &mix, Layout &l) {
         layer_activation_bytes(m, l, s, c_.workload.precision, hp.first > 0 || hp.last > 0);
     for (i64 j = 0; j < l.pp; ++j) {
       const StageLayerCount &n = mix[static_cast<std::size_t>(j)];
-      const double total = stage_training_states(c_, mp_, l, stage_params(m, mp_, l, j, n), n).total() +
-                           stage_activations(m, l, j, s, n, per, c_.workload.ce_fusion).total();
+      const double total =
+          stage_training_states(c_, mp_, l, stage_params(m, mp_, l, j, n), n).total() +
+          stage_activations(m, l, j, s, n, per, c_.workload.ce_fusion).total();
       memory = std::max(memory, total);
     }
     if (!fits(memory))
@@ -515,6 +516,7 @@ bool PlanSearch::step(i64 units) {
   base.overlap_pp = fixed.overlap_pp.value_or(false);
   base.overlap_ep = fixed.overlap_ep.value_or(false);
   base.offload_layers = fixed.offload_layers.value_or(0);
+  base.offload_optimizer = fixed.offload_optimizer.value_or(false);
   if (fixed.order)
     base.order = *fixed.order;
   while (!done_ && next_ < groups_.size()) {

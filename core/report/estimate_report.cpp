@@ -4,9 +4,9 @@
 #include "core/io/config_json.hpp"
 #include "core/io/units.hpp"
 #include "core/model/lora.hpp"
+#include "core/report/cells.hpp"
 #include "core/report/report.hpp"
 #include "core/schema/choices.hpp"
-#include "core/report/cells.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -351,25 +351,27 @@ void run_table(const Config &c, const Estimate &e, ReportTable &t) {
           fmt("cluster.interruptions_per_gpu_hour %.3g x GPUs x wall hours (Llama 3 sec. "
               "3.3.4: 419 unexpected in 54 days on 16,384 H100).",
               cl.interruptions_per_gpu_hour));
-    b.add("checkpoint",
-          {words("Checkpoint"), cell(k.checkpoint_bytes, Unit::bytes),
-           words((k.interval_s > 0 ? "every " + format_value(k.interval_s, Unit::duration) : "none") +
-                 ", stalls " + units::seconds(k.blocking_s) + ", writes " +
-                 units::seconds(k.write_s))},
-          "Weights (bf16) and optimizer states (fp32 master, m, v): 14 B per trained parameter, "
-          "every GPU writing its shard at workload.checkpoint.write_bw; an async save stalls "
-          "only for the copy to host memory. Interval: workload.checkpoint.interval_s, or "
-          "Daly's optimum sqrt(2 delta M)[1 + sqrt(delta/2M)/3 + delta/18M] - delta.");
+    b.add(
+        "checkpoint",
+        {words("Checkpoint"), cell(k.checkpoint_bytes, Unit::bytes),
+         words((k.interval_s > 0 ? "every " + format_value(k.interval_s, Unit::duration) : "none") +
+               ", stalls " + units::seconds(k.blocking_s) + ", writes " +
+               units::seconds(k.write_s))},
+        "Weights (bf16) and optimizer states (fp32 master, m, v): 14 B per trained parameter, "
+        "every GPU writing its shard at workload.checkpoint.write_bw; an async save stalls "
+        "only for the copy to host memory. Interval: workload.checkpoint.interval_s, or "
+        "Daly's optimum sqrt(2 delta M)[1 + sqrt(delta/2M)/3 + delta/18M] - delta.");
   }
   if (e.energy.known) {
     const TrainEnergy &en = e.energy;
-    std::string draw = fmt("%.0f W a GPU", en.device_w) + fmt(" + %.0f W its host share", en.host_w);
+    std::string draw =
+        fmt("%.0f W a GPU", en.device_w) + fmt(" + %.0f W its host share", en.host_w);
     if (en.clock < 1)
       draw += fmt(", clock %.1f%% under the cap", 100 * en.clock);
     const std::string power = en.facility_w >= 1e6 ? fmt("%.2f MW", en.facility_w / 1e6)
                                                    : fmt("%.1f kW", en.facility_w / 1e3);
     b.add("power", {words("Facility power"), words(power), words(draw)},
-          fmt("(hardware.power_w + cluster.host_power_w) x load_power_fraction %.2f", 
+          fmt("(hardware.power_w + cluster.host_power_w) x load_power_fraction %.2f",
               c.hardware.load_power_fraction) +
               fmt(" (or the cap), x GPUs x PUE %.2f (docs/formulas.md 'Energy').", cl.pue));
     b.add("joules_per_token",
@@ -665,8 +667,8 @@ std::string finetune_text(const FinetuneSpec &f) {
   if (!f.adapters())
     return s + " fine-tune";
   s += " r" + str(f.rank) + " on";
-  for (const auto &[on, name] : {std::pair{f.qkv, " qkv"}, std::pair{f.o, " o"},
-                                 std::pair{f.mlp, " mlp"}})
+  for (const auto &[on, name] :
+       {std::pair{f.qkv, " qkv"}, std::pair{f.o, " o"}, std::pair{f.mlp, " mlp"}})
     if (on)
       s += name;
   s += ", ";
@@ -733,11 +735,11 @@ EstimateReport estimate_report(const Config &c, const Estimate &e) {
     r.workload += " tokens/step, ";
     r.workload += io::name_of(w.precision);
     if (w.finetune)
-      r.workload += ", " + finetune_text(*w.finetune) + ": " +
-                    units::count(e.trained_params > 0 ? e.trained_params
-                                                      : trainable_params(c.model, e.params,
-                                                                         w.finetune)) +
-                    " trained";
+      r.workload +=
+          ", " + finetune_text(*w.finetune) + ": " +
+          units::count(e.trained_params > 0 ? e.trained_params
+                                            : trainable_params(c.model, e.params, w.finetune)) +
+          " trained";
   } else {
     r.workload = "infer: batch " + str(w.batch) + ", prompt " + str(w.prompt_len) + ", generate " +
                  str(w.gen_len) + ", weights ";

@@ -443,8 +443,8 @@ const std::vector<Field<ClusterSpec>> &cluster_fields() {
            "cost.",
            "Energy", kGpuModes}),
       num(&C::interruptions_per_gpu_hour,
-          {"", "interruptions_per_gpu_hour", N, 0.0, 1.0, "/GPU-h", "Interruptions /1M GPU-h",
-           1e6, "%.1f",
+          {"", "interruptions_per_gpu_hour", N, 0.0, 1.0, "/GPU-h", "Interruptions /1M GPU-h", 1e6,
+           "%.1f",
            "Unexpected interruptions per GPU-hour: Llama 3's 419 in 54 days on 16,384 H100 "
            "(Dubey et al. 2024, sec. 3.3.4) = 19.7 per million GPU-hours. 0: a run that never "
            "stops.",
@@ -494,7 +494,7 @@ const std::vector<Field<FinetuneSpec>> &finetune_fields() {
                           "full: every weight trained; lora: rank-r adapters on the targets, the "
                           "base frozen (Hu et al. 2021); qlora: LoRA over an NF4 base (Dettmers "
                           "et al. 2023).",
-                          "finetune", tr}),
+                          "", tr}),
       integer(&T::rank, {"finetune", "rank", N, 1, 65536, "", "LoRA rank  r", 1, "",
                          "Adapter rank: r (in + out) parameters beside each targeted weight.",
                          "finetune", tr, false, "", 8}),
@@ -849,13 +849,13 @@ const std::vector<OptField<ParallelSpec>> &parallel_fields() {
            "Layers whose stored activations go to host memory in the forward and come back "
            "for the backward, under the neighbouring layers' compute (Megatron-LM "
            "--cpu-offloading-num-layers). pp 1, no recompute; needs cluster.host_bw.",
-           "recompute", tr}),
+           "offload", tr}),
       opt<&P::offload_optimizer>(
           {"", "offload_optimizer", N, 0, 1, "", "Offload optimizer", 1, "",
            "The optimizer's fp32 master and Adam moments in host memory, updated there "
            "(DeepSpeed ZeRO-Offload, Ren et al. 2021): gradients down and weights up over "
            "cluster.host_bw each step, the update at cluster.host_adam_rate. Off when absent.",
-           "recompute", tr}),
+           "offload", tr}),
       opt<&P::pp_schedule>({"", "pp_schedule", N, 0, 0, "", "Schedule", 1, "",
                             "Pipeline schedule: 1f1b (warm-up, then one forward / one backward; "
                             "p micro-batches in flight), interleaved (v chunks per device) or "

@@ -32,7 +32,8 @@ double adapted_matrices(std::string_view name, const ModelSpec &m, const Finetun
 }
 
 bool frozen_gemm(const OpCost &o) {
-  return o.count > 0 && (o.kind == OpKind::column || o.kind == OpKind::row || o.kind == OpKind::other);
+  return o.count > 0 &&
+         (o.kind == OpKind::column || o.kind == OpKind::row || o.kind == OpKind::other);
 }
 
 } // namespace

@@ -3,8 +3,8 @@
 #include "core/error.hpp"
 #include "core/memory/activations.hpp"
 #include "core/memory/model_states.hpp"
-#include "core/model/params.hpp"
 #include "core/model/lora.hpp"
+#include "core/model/params.hpp"
 #include "core/time/adapter_ops.hpp"
 #include "core/time/gemm_efficiency.hpp"
 #include "core/time/loss_and_routing.hpp"
@@ -313,7 +313,6 @@ std::vector<OpCost> trained_layer_ops(const Config &c, bool moe, const Layout &l
     adapt_for_finetune(ops, c.model, *f, c.hardware, precision);
   return ops;
 }
-
 
 // The step-time model's inputs for one layout; `acc` (when set) records the comm list.
 struct Model {
@@ -656,8 +655,8 @@ struct Model {
 
 } // namespace
 
-StageParams trained_stage_params(const Config &c, const ModelParams &mp, const Layout &l,
-                                 i64 stage, const StageLayerCount &n) {
+StageParams trained_stage_params(const Config &c, const ModelParams &mp, const Layout &l, i64 stage,
+                                 const StageLayerCount &n) {
   if (const FinetuneSpec *f = adapters_of(c.workload))
     return lora_stage_params(c.model, l, n, *f);
   return stage_params(c.model, mp, l, stage, n);

@@ -154,8 +154,8 @@ double over_layers(const StageLayerCount &n, const LayerSet &t, double (*of)(con
 
 // The parameters one device of a stage trains (and synchronises, and updates): its weights, or
 // a fine-tune's adapters (workload.finetune lora, qlora).
-StageParams trained_stage_params(const Config &c, const ModelParams &mp, const Layout &l,
-                                 i64 stage, const StageLayerCount &n);
+StageParams trained_stage_params(const Config &c, const ModelParams &mp, const Layout &l, i64 stage,
+                                 const StageLayerCount &n);
 
 // The step from its layer types and the stages' layer mix (stage_layer_mix with the
 // workload's bf16_layers): slowest stage, bubble, DP sync, optimizer. Numbers only (no ops, no
