@@ -29,11 +29,11 @@ TEST_CASE("plan table: training columns, cells from each plan's estimate", "[rep
   const PlanResult r = plan(c, o);
   REQUIRE(r.plans.size() == 3);
   const ReportTable t = plan_table(c, r);
-  // a token budget adds time to train, a price the cost; what a plan gives comes first, then
-  // its layout (a narrow window keeps the outcome in view)
-  CHECK(heads(t) == std::vector<std::string>{"#", "step", "MFU", "to train", "cost", "memory",
-                                             "dp", "tp", "pp", "vpp", "cp", "ep", "ZeRO", "mb",
-                                             "recompute", "why"});
+  // a token budget adds time to train, a price the cost, a board power the energy to train;
+  // what a plan gives comes first, then its layout (a narrow window keeps the outcome in view)
+  CHECK(heads(t) == std::vector<std::string>{"#", "step", "MFU", "to train", "cost", "MWh",
+                                             "memory", "dp", "tp", "pp", "vpp", "cp", "ep", "ZeRO",
+                                             "mb", "recompute", "why"});
   REQUIRE(t.rows.size() == 3);
   for (std::size_t i = 0; i < 3; ++i) {
     const Estimate &e = r.plans[i].estimate;
@@ -45,6 +45,7 @@ TEST_CASE("plan table: training columns, cells from each plan's estimate", "[rep
     CHECK(row[static_cast<std::size_t>(t.column("memory"))].value == e.memory.total);
     // cost = devices x hours x price, the estimate's own
     CHECK(row[static_cast<std::size_t>(t.column("cost"))].value == e.cost_to_train);
+    CHECK(row[static_cast<std::size_t>(t.column("energy"))].value == e.energy.mwh_to_train);
     CHECK(row[static_cast<std::size_t>(t.column("why"))].text == r.plans[i].why);
   }
   CHECK(t.columns[static_cast<std::size_t>(t.column("mfu"))].better == Better::higher);
@@ -79,7 +80,7 @@ TEST_CASE("plan table: the choices of 'what should I run on', one row each", "[r
   REQUIRE(r.choices.size() == 2);
   const ReportTable t = choice_table(c, r);
   CHECK(heads(t) == std::vector<std::string>{"#", "hardware", "cluster", "devices", "layout",
-                                             "step", "MFU", "to train", "cost", "deadline"});
+                                             "step", "MFU", "to train", "cost", "MWh", "deadline"});
   for (std::size_t i = 0; i < 2; ++i) {
     const ChoicePlan &x = r.choices[i];
     REQUIRE(!x.result.plans.empty());

@@ -26,7 +26,8 @@ double daly_wall_time(double work, double tau, double delta, double restart, dou
   // in logs: e^{(tau + delta)/M} overflows long before the ratio stops meaning something
   const double log_wall = std::log(mtbf) + restart / mtbf +
                           std::log(std::expm1((tau + delta) / mtbf)) + std::log(work / tau);
-  return std::exp(std::min(log_wall, 700.0));
+  // capped at e^600 (1e260): a run that never progresses stays a finite, printable number
+  return std::exp(std::min(log_wall, 600.0));
 }
 
 Resilience resilience(const Config &c, double devices, double trained_params, double work_s) {

@@ -1076,6 +1076,8 @@ WorkloadSpec parse_workload(const json &j, const std::string &path) {
     break;
   }
   }
+  if (w.power_cap_w > 0 && w.power_cap_w < 1)
+    throw ConfigError(r.path_of("power_cap_w"), "must be 0 (no cap) or at least 1 W");
   r.finish();
   return w;
 }

@@ -1,6 +1,7 @@
 #include "core/report/plan_table.hpp"
 
 #include "core/io/config_json.hpp"
+#include "core/io/units.hpp"
 #include "core/schema/fields.hpp"
 
 #include <algorithm>
@@ -24,6 +25,7 @@ ReportTable plan_table(const Config &c, const PlanResult &r) {
   const bool train = c.workload.mode == Mode::train;
   const bool to_train = train && c.workload.train_tokens > 0;
   const bool cost = to_train && c.hardware.price_per_hour > 0;
+  const bool energy = train && c.hardware.power_w > 0;
   const bool orders = std::any_of(r.plans.begin(), r.plans.end(), [](const Plan &p) {
     return !order_label(p.estimate.layout).empty();
   });
@@ -108,6 +110,17 @@ ReportTable plan_table(const Config &c, const PlanResult &r) {
       const double v = p.estimate.cost_to_train;
       return ReportCell{format_value(v, Unit::dollars), v};
     });
+  // energy: to train the token budget, else per token (docs/formulas.md "Energy")
+  if (energy && to_train)
+    add({"energy", "MWh", U::plain, B::lower}, [](const Plan &p, std::size_t, i64) {
+      const double v = p.estimate.energy.mwh_to_train;
+      return ReportCell{units::format(v >= 100 ? "%.0f" : "%.3g", v), v};
+    });
+  else if (energy)
+    add({"energy", "J/token", U::plain, B::lower}, [](const Plan &p, std::size_t, i64) {
+      const double v = p.estimate.energy.joules_per_token;
+      return ReportCell{units::format("%.3g", v), v};
+    });
   add({"memory", "memory", U::bytes, B::lower}, [](const Plan &p, std::size_t, i64) {
     const double v = p.estimate.memory.total;
     return ReportCell{format_value(v, Unit::bytes), v};
@@ -151,6 +164,7 @@ ReportTable choice_table(const Config &c, const JointPlanResult &r) {
                {"mfu", "MFU", Unit::percent, Better::higher},
                {"to_train", "to train", Unit::duration, Better::lower},
                {"cost", "cost", Unit::dollars, Better::lower},
+               {"energy", "MWh", Unit::plain, Better::lower},
                {"deadline", "deadline"}};
   for (std::size_t i = 0; i < r.choices.size(); ++i) {
     const ChoicePlan &x = r.choices[i];
@@ -163,7 +177,7 @@ ReportTable choice_table(const Config &c, const JointPlanResult &r) {
            {std::to_string(x.devices), static_cast<double>(x.devices)}};
     if (x.result.plans.empty()) {
       row.push_back({"no layout fits", rank});
-      for (int k = 0; k < 5; ++k)
+      for (int k = 0; k < 6; ++k)
         row.push_back({"-", 0});
     } else {
       const Estimate &e = x.result.plans.front().estimate;
@@ -177,6 +191,8 @@ ReportTable choice_table(const Config &c, const JointPlanResult &r) {
                                    ? format_value(e.cost_per_hour, Unit::dollars) + "/h"
                                    : "no price";
       row.push_back({cost, e.cost_to_train > 0 ? e.cost_to_train : e.cost_per_hour});
+      const double mwh = e.energy.mwh_to_train;
+      row.push_back({mwh > 0 ? units::format(mwh >= 100 ? "%.0f" : "%.3g", mwh) : "-", mwh});
       row.push_back({r.deadline <= 0 ? "" : x.meets_deadline ? "meets" : "misses", rank});
     }
     t.rows.push_back(std::move(line));
