@@ -53,7 +53,13 @@ void draw_pipeline_panel(const AppState &s) {
     return;
   }
   const i64 m_draw = drawn_microbatches(l);
-  const PipeTimeline t = simulate_pipeline(l.schedule, l.pp, l.vpp, m_draw);
+  // A fine-tune over a frozen base has no weight gradients: its backward is its step model's
+  // t_bwd / t_fwd forward passes, not the 2 of full training.
+  const std::optional<FinetuneSpec> &ft =
+      s.view_config() ? s.view_config()->workload.finetune : std::optional<FinetuneSpec>{};
+  const bool frozen = ft && ft->adapters() && e->time.t_fwd > 0;
+  const double bwd_units = frozen ? e->time.t_bwd / e->time.t_fwd : kBackwardUnits;
+  const PipeTimeline t = simulate_pipeline(l.schedule, l.pp, l.vpp, m_draw, bwd_units);
   const i64 v = t.chunks;
 
   // Header: schedule, bubble, units.
@@ -90,9 +96,13 @@ void draw_pipeline_panel(const AppState &s) {
   }
   // The export button sits at the right end of this line, over no part of the chart.
   const ImVec2 heading = ImGui::GetCursorScreenPos();
-  ui::text_dim("Time in units of one forward pass: forward = 1, backward = 2 (backward FLOPs = 2 "
-               "x forward)." +
-               std::string(v > 1 ? " A model chunk's pass takes 1/v." : ""));
+  ui::text_dim(
+      (frozen ? units::format("Time in units of one forward pass: forward = 1, backward = %.2f "
+                              "(frozen base).",
+                              bwd_units)
+              : std::string("Time in units of one forward pass: forward = 1, backward = 2 "
+                            "(backward FLOPs = 2 x forward).")) +
+      std::string(v > 1 ? " A model chunk's pass takes 1/v." : ""));
 
   // Chart geometry.
   const float label_w = ImGui::CalcTextSize("stage 000").x + 8;
@@ -167,7 +177,7 @@ void draw_pipeline_panel(const AppState &s) {
     ImGui::SameLine(0, 18);
   };
   swatch(ui::color::forward, "forward (1)");
-  swatch(ui::color::backward, "backward (2)");
+  swatch(ui::color::backward, units::format("backward (%.3g)", bwd_units).c_str());
   swatch(ui::color::bubble, "idle (bubble)");
   ui::text_dim(v > 1 ? "numbers: micro-batch; lighter = later model chunk"
                      : "numbers: micro-batch");

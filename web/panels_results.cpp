@@ -26,8 +26,15 @@ double d(i64 v) {
 // [SECTION] headline
 void draw_headline(const EstimateReport &r) {
   ImGui::TextColored(ui::color::accent, "%s", r.title.c_str());
-  ImGui::SameLine();
-  ui::text_dim("  " + r.workload);
+  // the workload beside the title when the line holds both, else wrapped on its own lines
+  const std::string workload = "  " + r.workload;
+  if (ImGui::GetItemRectSize().x + ImGui::CalcTextSize(workload.c_str()).x <
+      ImGui::GetContentRegionAvail().x) {
+    ImGui::SameLine();
+    ui::text_dim(workload);
+  } else {
+    ui::text_dim_wrapped(r.workload);
+  }
   ui::text_dim("Layout: " + r.layout);
 }
 
@@ -37,7 +44,17 @@ void draw_kpis(const Estimate &e, const std::optional<Evaluation> &pinned) {
   std::vector<CompareRow> cmp;
   if (pinned && pinned->estimate)
     cmp = compare_rows(report_rows(*pinned->estimate), report_rows(e));
+  // The next item on this line, or on the next one when the rest of the line is too narrow.
+  const auto fit_line = [](const std::string &text) {
+    if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(text.c_str()).x)
+      ImGui::NewLine();
+  };
   const auto kpi = [&](const char *label, const char *row, double v, Unit u) {
+    std::string shown = std::string(label) + " " + format_value(v, u);
+    for (const CompareRow &r : cmp)
+      if (r.label == row && r.has_before && r.has_after && r.before != r.after)
+        shown += " (" + change_text(r) + ")";
+    fit_line(shown);
     ImGui::TextUnformatted(label);
     ImGui::SameLine(0, 4);
     ImGui::TextColored(ui::color::accent, "%s", format_value(v, u).c_str());
@@ -68,6 +85,7 @@ void draw_kpis(const Estimate &e, const std::optional<Evaluation> &pinned) {
     kpi("tokens", "batch tokens/s", e.serving.batch_tokens_per_s, Unit::per_second);
   }
   kpi("memory", "total", e.memory.total, Unit::bytes);
+  fit_line("does not fit");
   ui::text_colored(e.memory.fits ? ui::color::ok : ui::color::error,
                    e.memory.fits ? "fits" : "does not fit");
   if (pinned) {

@@ -40,6 +40,13 @@ LayoutCheck check_finetune(const Config &c, const Layout &l, Framework f, bool e
   const std::optional<FinetuneSpec> &ft = c.workload.finetune;
   const bool adapters = ft && ft->adapters();
   const bool nf4 = ft && ft->base_dtype == BaseDtype::nf4;
+  // Only DeepSpeed's ZeRO-Offload moves the optimizer alone to the host (Megatron-LM keeps its
+  // distributed optimizer on the GPUs; torchtune's fsdp_cpu_offload moves the parameters too).
+  if (l.offload_optimizer && f != Framework::deepspeed && f != Framework::any)
+    return framework_refusal("parallel.offload_optimizer", explain, [] {
+      return std::string("this framework does not offload the optimizer alone (DeepSpeed's "
+                         "ZeRO-Offload does): export to deepspeed, or set it false");
+    });
   switch (f) {
   case Framework::megatron: // Megatron-Bridge's PEFT (megatron/bridge/peft/lora.py) has no NF4
     if (nf4)
@@ -47,21 +54,12 @@ LayoutCheck check_finetune(const Config &c, const Layout &l, Framework f, bool e
         return std::string("Megatron-Core has no NF4 base (QLoRA): export to torchtune or "
                            "deepspeed (Hugging Face PEFT with bitsandbytes)");
       });
-    if (l.offload_optimizer)
-      return framework_refusal("parallel.offload_optimizer", explain, [] {
-        return std::string("Megatron-LM keeps the distributed optimizer on the GPUs: export "
-                           "to deepspeed (ZeRO-Offload), or set offload_optimizer false");
-      });
     break;
   case Framework::torchtitan:
     if (adapters)
       return framework_refusal("workload.finetune.method", explain, [] {
         return std::string("TorchTitan trains every weight (no LoRA): export a fine-tune with "
                            "adapters to torchtune");
-      });
-    if (l.offload_optimizer)
-      return framework_refusal("parallel.offload_optimizer", explain, [] {
-        return std::string("TorchTitan has no optimizer offload: export to deepspeed");
       });
     break;
   case Framework::deepspeed: // deepspeed/runtime/zero/config.py: offload_optimizer, stages 1-3
@@ -87,11 +85,6 @@ LayoutCheck check_finetune(const Config &c, const Layout &l, Framework f, bool e
       return framework_refusal("parallel.zero", explain, [] {
         return std::string("torchtune's distributed recipes shard with FSDP2 (ZeRO-3): set "
                            "zero 3");
-      });
-    if (l.offload_optimizer)
-      return framework_refusal("parallel.offload_optimizer", explain, [] {
-        return std::string("torchtune offloads parameters, gradients and optimizer together "
-                           "(fsdp_cpu_offload), not the optimizer alone: export to deepspeed");
       });
     break;
   case Framework::any:

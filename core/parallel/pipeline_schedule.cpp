@@ -63,7 +63,7 @@ std::vector<Op> stage_order(PpSchedule s, i64 p, i64 v, i64 m, i64 j) {
 
 } // namespace
 
-PipeTimeline simulate_pipeline(PpSchedule schedule, i64 p, i64 v, i64 m) {
+PipeTimeline simulate_pipeline(PpSchedule schedule, i64 p, i64 v, i64 m, double backward_units) {
   PipeTimeline t;
   if (schedule != PpSchedule::interleaved)
     v = 1;
@@ -79,8 +79,8 @@ PipeTimeline simulate_pipeline(PpSchedule schedule, i64 p, i64 v, i64 m) {
     return t;
   }
   const double f = kForwardUnits / static_cast<double>(v);
-  const double b = kBackwardUnits / static_cast<double>(v);
-  t.busy_per_stage = static_cast<double>(m) * (kForwardUnits + kBackwardUnits);
+  const double b = backward_units / static_cast<double>(v);
+  t.busy_per_stage = static_cast<double>(m) * (kForwardUnits + backward_units);
 
   // end[kind][stage][chunk][microbatch], -1 = not run yet.
   const auto idx = [&](bool bw, i64 j, i64 c, i64 i) {

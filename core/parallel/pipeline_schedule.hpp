@@ -40,7 +40,10 @@ struct PipeTimeline {
 
 inline constexpr double kForwardUnits = 1.0, kBackwardUnits = 2.0;
 
-PipeTimeline simulate_pipeline(PpSchedule schedule, i64 stages, i64 chunks, i64 microbatches);
+// `backward_units`: a backward pass in forward passes (a fine-tune over a frozen base: its
+// step model's t_bwd / t_fwd, near 1 without weight gradients).
+PipeTimeline simulate_pipeline(PpSchedule schedule, i64 stages, i64 chunks, i64 microbatches,
+                               double backward_units = kBackwardUnits);
 
 // docs/formulas.md: bubble fraction (p - 1) / (v * m).
 inline double bubble_fraction_formula(i64 p, i64 v, i64 m) {
