@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -363,6 +364,24 @@ struct EngineSpec {
   std::string source;
 };
 
+// Speculative decoding (workload.speculative; Leviathan et al. 2023, Chen et al. 2023): each
+// decode iteration a draft proposes k tokens a sequence, the model verifies them and its own
+// next token in one pass (1 + k queries a sequence), and keeps the drafts up to the first
+// rejection. Drafts: mtp, the model's multi-token-prediction layer (DeepSeek-V3 sec. 2.2: one
+// transformer block sharing the embedding and the head); eagle, an EAGLE-3 head (Li et al.
+// 2025: one decoder layer over the model's hidden states, its own small vocabulary); draft, a
+// smaller model of the family (draft_model, a model preset).
+enum class SpecMethod { mtp, eagle, draft };
+struct SpeculativeSpec {
+  SpecMethod method = SpecMethod::mtp;
+  i64 draft_tokens = 1;
+  // The probability that each successive draft token is accepted, per position (one value:
+  // every position); the last value carries on past the list.
+  std::vector<double> acceptance;
+  std::string draft_model;                // the preset (method draft)
+  std::shared_ptr<const ModelSpec> draft; // resolved from draft_model
+};
+
 // A request stream and the scheduler that serves it (workload.mode "serve").
 struct ServeSpec {
   double request_rate = 1; // requests/s (Poisson arrivals; 0 with a closed loop)
@@ -403,6 +422,7 @@ struct ServeSpec {
   // not at once, so one of the C requests waits and C - 1 run (TensorRT-LLM 1.0's measured
   // closed-loop runs; docs/serving.md "Admission at completion").
   bool join_at_completion = false;
+  std::optional<SpeculativeSpec> speculative;
 };
 
 // The requests a serving simulation runs: requests_per_client x concurrency when both are set,

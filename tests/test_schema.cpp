@@ -221,12 +221,13 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
   // overlap_schedule, mixed_prefill, join_at_completion among them) + 17 tx8-op
   // + 4 rows for each of 5 links (bw, latency, efficiency, uncertainty) + 30 parallel
   // (attention_dp, moe_tp, offload_layers, offload_optimizer and the three recompute modules
-  // among them) + 40 the parser reads itself (12 model, 8 hardware with peak_flops.fp4, 10
-  // cluster with nvlink_domain, devices_per_domain and host_bw, 10 workload with
-  // engine_options, precision_options and finetune.targets: schema::parsed_fields) + 5 cluster
-  // (host_power_w, pue, energy_price_per_kwh, interruptions_per_gpu_hour, host_adam_rate) + 4
-  // checkpoint + 3 finetune
-  CHECK(rows == 17 + 6 + 33 + 22 + 14 + 21 + 17 + 4 * 5 + 30 + 40 + 5 + 4 + 3);
+  // among them) + 42 the parser reads itself (12 model, 8 hardware with peak_flops.fp4, 10
+  // cluster with nvlink_domain, devices_per_domain and host_bw, 12 workload with
+  // engine_options, precision_options, finetune.targets, speculative.acceptance and
+  // speculative.draft_model: schema::parsed_fields) + 5 cluster (host_power_w, pue,
+  // energy_price_per_kwh, interruptions_per_gpu_hour, host_adam_rate) + 4 checkpoint + 3
+  // finetune + 2 speculative
+  CHECK(rows == 17 + 6 + 33 + 22 + 14 + 21 + 17 + 4 * 5 + 30 + 42 + 5 + 4 + 3 + 2);
   CHECK(modes_of.size() == rows - 2); // request_rate and batch twice
   CHECK(io::fields_json().size() == rows);
 }

@@ -4,6 +4,8 @@
 // [SECTION] config  [SECTION] printing
 #include "core/io/config_json.hpp"
 
+#include "core/serve/speculative.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -707,6 +709,47 @@ constexpr i64 kMaxRequests = 1'000'000;
 constexpr i64 kMaxSeqTokens = 10'000'000;
 constexpr double kMaxServeTokens = 1e8; // output tokens of one simulation (~2 s natively)
 
+// workload.speculative: the method, k, the acceptance (one number or one per position; default
+// the method's fit, docs/serving.md "Speculative decoding") and, for a draft model, its preset.
+SpeculativeSpec parse_speculative(const json &j, const std::string &path) {
+  ObjectReader o(j, path);
+  SpeculativeSpec s;
+  read_fields(o, s, schema::speculative_fields(), "speculative");
+  if (const json *a = o.opt_child("acceptance")) {
+    const std::string at = o.path_of("acceptance");
+    const json list = a->is_array() ? *a : json::array({*a});
+    if (list.empty() || static_cast<i64>(list.size()) > s.draft_tokens)
+      throw ConfigError(at, "must be one number or up to draft_tokens (" +
+                                std::to_string(s.draft_tokens) + ") numbers in [0, 1]");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const json &x = list[i];
+      const std::string xp = a->is_array() ? at + "[" + std::to_string(i) + "]" : at;
+      if (!x.is_number() || !(x.get<double>() >= 0 && x.get<double>() <= 1))
+        throw ConfigError(xp, "must be a probability in [0, 1]");
+      s.acceptance.push_back(x.get<double>());
+    }
+  } else if (default_acceptance(s.method) <= 0) {
+    throw ConfigError(o.path_of("acceptance"),
+                      std::string("is required with method ") + schema::choice_name(s.method) +
+                          " (no measured pair sets its rate; mtp's is fitted)");
+  } else {
+    s.acceptance = {default_acceptance(s.method)};
+  }
+  if (const json *d = o.opt_child("draft_model")) {
+    if (s.method != SpecMethod::draft)
+      throw ConfigError(o.path_of("draft_model"), "is the draft of method draft, not of " +
+                                                      std::string(schema::choice_name(s.method)));
+    if (!d->is_string())
+      throw ConfigError(o.path_of("draft_model"), "must be a model preset name");
+    s.draft_model = d->get<std::string>();
+    s.draft = std::make_shared<const ModelSpec>(parse_model(*d, o.path_of("draft_model")));
+  } else if (s.method == SpecMethod::draft) {
+    throw ConfigError(o.path_of("draft_model"), "is required with method draft (a model preset)");
+  }
+  o.finish();
+  return s;
+}
+
 void parse_serve(ObjectReader &r, WorkloadSpec &w) {
   ServeSpec &s = w.serve;
   if (const json *e = r.opt_child("engine"))
@@ -801,6 +844,8 @@ void parse_serve(ObjectReader &r, WorkloadSpec &w) {
                             std::to_string(s.max_batch) +
                             ": every running sequence decodes one token per iteration");
   }
+  if (const json *sp = r.opt_child("speculative"))
+    s.speculative = parse_speculative(*sp, r.path_of("speculative"));
 }
 
 // The planners' choices: hardware presets ("name" or "name@cluster") and, for training,
@@ -1411,6 +1456,16 @@ json to_json(const WorkloadSpec &w) {
     write_fields(scheduler, s, schema::serve_fields(), "scheduler");
     j["slo"] = slo;
     j["scheduler"] = scheduler;
+    if (s.speculative) {
+      json sp = json::object();
+      write_fields(sp, *s.speculative, schema::speculative_fields(), "speculative");
+      sp["acceptance"] = s.speculative->acceptance.size() == 1
+                             ? json(s.speculative->acceptance.front())
+                             : json(s.speculative->acceptance);
+      if (!s.speculative->draft_model.empty())
+        sp["draft_model"] = s.speculative->draft_model;
+      j["speculative"] = sp;
+    }
     if (!w.hardware_options.empty())
       j["hardware_options"] = w.hardware_options;
     if (!w.engine_options.empty())

@@ -612,6 +612,14 @@ std::string serving_header(const char *engine, const Config &c, const Layout &l,
 
 // vLLM (`vllm serve`, flags from vllm/engine/arg_utils.py EngineArgs): one engine instance;
 // attention DP is its --data-parallel-size, its experts spread over tp x dp ranks.
+// The draft's checkpoint argument: a draft model's Hugging Face id (or its preset name), an
+// EAGLE-3 head's placeholder (ridgeline knows no published head for every model).
+std::string draft_checkpoint(const SpeculativeSpec &sp) {
+  if (sp.method == SpecMethod::draft)
+    return shell_word(sp.draft && !sp.draft->hf_id.empty() ? sp.draft->hf_id : sp.draft_model);
+  return "<eagle3-draft>";
+}
+
 std::string vllm(const Config &c, const Layout &l) {
   const WorkloadSpec &w = c.workload;
   const ServeSpec &sv = w.serve;
@@ -667,6 +675,24 @@ std::string vllm(const Config &c, const Layout &l) {
                       "--max-num-batched-tokens");
   if (x.serve && sv.policy == SchedulerPolicy::static_batch)
     x.notes.push_back("static batching has no vLLM flag: vLLM always batches continuously");
+  if (x.serve && sv.speculative) { // vllm/config/speculative.py: method, num_speculative_tokens
+    const SpeculativeSpec &sp = *sv.speculative;
+    nlohmann::json cfg = {{"method", sp.method == SpecMethod::mtp     ? "mtp"
+                                     : sp.method == SpecMethod::eagle ? "eagle3"
+                                                                      : "draft_model"},
+                          {"num_speculative_tokens", sp.draft_tokens}};
+    if (sp.method != SpecMethod::mtp)
+      cfg["model"] = sp.method == SpecMethod::draft && sp.draft && !sp.draft->hf_id.empty()
+                         ? sp.draft->hf_id
+                     : sp.method == SpecMethod::draft ? sp.draft_model
+                                                      : "<eagle3-draft>";
+    x.add("--speculative-config " + shell_word(cfg.dump()));
+    if (sp.method == SpecMethod::draft)
+      x.notes.push_back("vLLM 0.11-0.13 refuse method draft_model (NotImplementedError): serve "
+                        "it with SGLang's STANDALONE algorithm");
+    if (sp.method == SpecMethod::eagle)
+      x.notes.push_back("<eagle3-draft>: the EAGLE-3 head trained for this model");
+  }
   return launch_text(serving_header("vLLM", c, l, x), "vllm serve " + x.model, x, c);
 }
 
@@ -699,6 +725,20 @@ std::string sglang(const Config &c, const Layout &l) {
     x.add("--quantization fp8");
   if (x.serve && w.serve.policy == SchedulerPolicy::static_batch)
     x.notes.push_back("static batching has no SGLang flag: SGLang always batches continuously");
+  if (x.serve && w.serve.speculative) {
+    // python/sglang/srt/server_args.py: EAGLE over the model's own MTP layer (NEXTN is its
+    // alias), EAGLE3 with a head, STANDALONE with a draft model; with top-k 1 the draft tokens
+    // are the steps + 1 (the verified token among them)
+    const SpeculativeSpec &sp = *w.serve.speculative;
+    x.add(std::string("--speculative-algorithm ") + (sp.method == SpecMethod::mtp ? "EAGLE"
+                                                     : sp.method == SpecMethod::eagle
+                                                         ? "EAGLE3"
+                                                         : "STANDALONE"));
+    if (sp.method != SpecMethod::mtp)
+      x.add("--speculative-draft-model-path " + draft_checkpoint(sp));
+    x.add("--speculative-num-steps " + s(sp.draft_tokens) + " --speculative-eagle-topk 1" +
+          " --speculative-num-draft-tokens " + s(sp.draft_tokens + 1));
+  }
   return launch_text(serving_header("SGLang", c, l, x), "python -m sglang.launch_server", x, c);
 }
 
@@ -726,9 +766,25 @@ std::string trtllm(const Config &c, const Layout &l) {
                         "weights and activations leave; this plan's engine sizes its KV cache "
                         "from HBM: lower it if the KV cache comes out larger than planned");
   }
-  if (l.attention_dp > 1) {
+  const auto &spec = w.serve.speculative;
+  if (l.attention_dp > 1 || (x.serve && spec))
     x.add("--extra_llm_api_options extra.yaml");
+  if (l.attention_dp > 1)
     x.notes.push_back("extra.yaml holds \"enable_attention_dp: true\"");
+  if (x.serve && spec) { // tensorrt_llm/llmapi/llm_args.py: MTPDecodingConfig, EagleDecodingConfig
+    if (spec->method == SpecMethod::mtp)
+      x.notes.push_back("extra.yaml holds \"speculative_config: {decoding_type: MTP, "
+                        "num_nextn_predict_layers: " +
+                        s(spec->draft_tokens) + "}\"");
+    else if (spec->method == SpecMethod::eagle)
+      x.notes.push_back("extra.yaml holds \"speculative_config: {decoding_type: Eagle, "
+                        "max_draft_len: " +
+                        s(spec->draft_tokens) +
+                        ", speculative_model_dir: <eagle3-draft>, eagle3_one_model: true}\"");
+    else
+      x.notes.push_back("a draft model: TensorRT-LLM's draft-target option is not verified "
+                        "here; the estimate assumed one of " +
+                        s(spec->draft_tokens) + " tokens");
   }
   if (w.kv_dtype == Dtype::fp8)
     x.notes.push_back("FP8 KV cache: \"kv_cache_config: {dtype: fp8}\" in the extra options "

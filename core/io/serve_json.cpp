@@ -79,6 +79,8 @@ json to_json(const ServeResult &r) {
     j["kv_transfer"] = r.kv_transfer;
   if (r.cost_per_hour > 0)
     j["cost"] = {{"per_hour", r.cost_per_hour}, {"per_million_tokens", r.cost_per_million_tokens}};
+  if (r.committed_tokens != 1)
+    j["speculative"] = {{"committed_tokens", r.committed_tokens}};
   if (r.facility_w > 0)
     j["energy"] = {{"facility_w", r.facility_w},
                    {"joules_per_token", r.joules_per_output_token},
@@ -104,6 +106,7 @@ json to_json(const ServePlanResult &r) {
                 {"moe_tp", l.moe_tp}}},
               {"devices_per_instance", l.instance_devices()},
               {"scheduler", {{"max_batch", d.max_batch}, {"chunk", d.chunk}}},
+              {"draft_tokens", d.draft_tokens},
               {"disaggregated", d.disaggregated},
               {"replicas", d.instances},
               {"prefill_instances", d.prefill_instances},

@@ -181,6 +181,12 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
     add("cost_per_million", "$ per million output tokens", num(r.cost_per_million_tokens, "$%.3f"),
         "");
   }
+  if (r.committed_tokens != 1)
+    add("speculative", "tokens kept per iteration", num(r.committed_tokens, "%.2f"),
+        "a decoding sequence, of 1 + draft tokens verified",
+        "Speculative decoding (workload.speculative): 1 + sum over the draft positions of the "
+        "product of their acceptance rates (Leviathan et al. 2023); each iteration also runs "
+        "the draft's k steps.");
   if (r.facility_w > 0)
     add("energy", "J per output token", num(r.joules_per_output_token, "%.3g"),
         units::format("%.1f kW at the meter", r.facility_w / 1e3) +
@@ -267,6 +273,8 @@ ReportTable deployment_table(const ServePlanResult &r) {
                {"tpot_p90", "TPOT p90", Unit::seconds, Better::lower},
                {"slo", "SLO met", Unit::percent, Better::higher},
                {"tokens", "tokens/s", Unit::count, Better::higher}};
+  if (r.speculative) // speculative decoding's draft tokens, after the chunk
+    t.columns.insert(t.columns.begin() + 7, {"draft", "draft k"});
   i64 i = 0;
   for (const Deployment &x : r.deployments) {
     ++i;
@@ -292,6 +300,12 @@ ReportTable deployment_table(const ServePlanResult &r) {
                        cell(x.result.tpot.p90, Unit::seconds),
                        cell(x.result.attainment, Unit::percent),
                        num(x.result.output_tokens_per_s, "%.1f")}});
+    if (r.speculative) {
+      auto &cells = t.rows.back().cells;
+      cells.insert(cells.begin() + 7, x.draft_tokens > 0
+                                          ? ReportCell{str(x.draft_tokens), d(x.draft_tokens)}
+                                          : ReportCell{"off", 0});
+    }
   }
   return t;
 }

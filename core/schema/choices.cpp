@@ -134,6 +134,12 @@ template <> const ChoiceList &choices<FinetuneMethod>() {
   return l;
 }
 
+template <> const ChoiceList &choices<SpecMethod>() {
+  static const ChoiceList l = list<SpecMethod>(
+      {{"mtp", SpecMethod::mtp}, {"eagle", SpecMethod::eagle}, {"draft", SpecMethod::draft}});
+  return l;
+}
+
 template <> const ChoiceList &choices<BaseDtype>() {
   static const ChoiceList l = list<BaseDtype>(
       {{"bf16", BaseDtype::bf16}, {"fp8", BaseDtype::fp8}, {"nf4", BaseDtype::nf4}});

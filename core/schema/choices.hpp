@@ -42,6 +42,7 @@ template <> const ChoiceList &choices<SchedulerPolicy>();
 template <> const ChoiceList &choices<EngineSpec::KvMemory>();
 template <> const ChoiceList &choices<FinetuneMethod>();
 template <> const ChoiceList &choices<BaseDtype>();
+template <> const ChoiceList &choices<SpecMethod>();
 
 // The name of value v in a list ("?" when it has none).
 const char *name_in(const ChoiceList &list, int v);

@@ -507,6 +507,25 @@ const std::vector<Field<FinetuneSpec>> &finetune_fields() {
   return t;
 }
 
+const std::vector<Field<SpeculativeSpec>> &speculative_fields() {
+  using S = SpeculativeSpec;
+  const Modes sv = mode_bit(Mode::serve);
+  static const std::vector<Field<S>> t = {
+      choice<&S::method>({"speculative", "method", N, 0, 0, "", "Speculative", 1, "",
+                          "The draft: mtp (the model's multi-token-prediction block, DeepSeek-V3 "
+                          "sec. 2.2), eagle (an EAGLE-3 head, Li et al. 2025) or draft (a smaller "
+                          "model, draft_model).",
+                          "", sv}),
+      integer(&S::draft_tokens,
+              {"speculative", "draft_tokens", N, 1, 16, "", "Draft tokens  k", 1, "",
+               "Tokens the draft proposes a sequence each iteration; the model verifies 1 + k "
+               "(vLLM num_speculative_tokens, SGLang --speculative-num-steps, TensorRT-LLM "
+               "num_nextn_predict_layers / max_draft_len).",
+               "speculative", sv, false, "", 1}),
+  };
+  return t;
+}
+
 const std::vector<Field<Tx8Spec>> &tx8_fields() {
   using T = Tx8Spec;
   const Modes tx = mode_bit(Mode::tx8_op) | mode_bit(Mode::video);
@@ -1125,6 +1144,19 @@ const std::vector<ParsedField> &parsed_fields() {
         "Serving: the random stream of arrivals and lengths (default 1).", "",
         mode_bit(Mode::serve), true}},
       {"workload",
+       {"speculative", "acceptance", FieldType::number, 0, 1, "", "acceptance", 1, "",
+        "Speculative decoding: the probability each successive draft token is accepted, one "
+        "number or one per position (the last carries on); default the method's fit to the "
+        "calibration pairs (docs/serving.md).",
+        "", mode_bit(Mode::serve), true},
+       "array"},
+      {"workload",
+       {"speculative", "draft_model", FieldType::number, 0, 0, "", "draft_model", 1, "",
+        "Speculative decoding, method draft: the draft's model preset (a smaller model of the "
+        "family: its tokenizer must be the model's).",
+        "", mode_bit(Mode::serve), true},
+       "string"},
+      {"workload",
        {"finetune", "targets", FieldType::number, 0, 0, "", "targets", 1, "",
         "Fine-tuning: the weights LoRA adapts, any of \"qkv\" (Q, K, V; MLA's projections), "
         "\"o\" (attention output), \"mlp\" (the MLP's or every expert's matrices); default "
@@ -1149,6 +1181,7 @@ std::vector<FieldEntry> all_fields() {
   add(out, "cluster", cluster_fields());
   add(out, "workload", checkpoint_fields());
   add(out, "workload", finetune_fields());
+  add(out, "workload", speculative_fields());
   add(out, "workload", serve_fields());
   add(out, "workload", op_fields());
   for (const char *link : {"intra_node", "inter_node", "ici", "dcn", "d2d"})

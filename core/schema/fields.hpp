@@ -124,6 +124,9 @@ const std::vector<Field<ClusterSpec>> &cluster_fields();
 const std::vector<Field<CheckpointSpec>> &checkpoint_fields(); // workload.checkpoint
 // workload.finetune: method, rank and base dtype (its targets list is read by the parser).
 const std::vector<Field<FinetuneSpec>> &finetune_fields();
+// workload.speculative (serve): method and draft tokens (acceptance and draft_model are read by
+// the parser).
+const std::vector<Field<SpeculativeSpec>> &speculative_fields();
 const std::vector<OptField<ParallelSpec>> &parallel_fields();
 // The parallel row of that key, nullptr when there is none.
 const OptField<ParallelSpec> *parallel_field(std::string_view key);

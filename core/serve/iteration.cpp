@@ -1,5 +1,7 @@
 #include "core/serve/iteration.hpp"
 
+#include "core/serve/speculative.hpp"
+
 #include "core/inference/serving.hpp"
 #include "core/model/params.hpp"
 #include "core/time/gemm_efficiency.hpp"
@@ -90,7 +92,30 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
   ep_g_ = g.ep;
   pp_g_ = g.pp;
   inst_g_ = g.instance;
+  if (const auto &sp = w.serve.speculative; sp && w.mode == Mode::serve) {
+    verify_ = 1 + static_cast<double>(sp->draft_tokens);
+    draft_steps_ = static_cast<double>(sp->draft_tokens);
+    draft_cfg_ = std::make_unique<Config>(c);
+    draft_cfg_->model = draft_module(m, *sp);
+    draft_cfg_->workload.serve.speculative.reset();
+    draft_cfg_->workload.serve.engine.iteration_overhead = 0; // the model's iteration carries it
+    Layout dl = l;
+    dl.pp = 1; // the draft runs beside the last stage
+    draft_ = std::make_unique<IterationModel>(*draft_cfg_, dl);
+    // its weights beside the model's, less what it shares: mtp the embedding and the head,
+    // eagle the embedding (EAGLE-3 reads the model's)
+    const ModelParams dp = model_params(draft_cfg_->model);
+    double shared = 0;
+    if (sp->method != SpecMethod::draft)
+      shared += static_cast<double>(dp.embedding) / t;
+    if (sp->method == SpecMethod::mtp)
+      shared += static_cast<double>(dp.head) / t;
+    weight_bytes_ += std::max(0.0, draft_->weight_bytes() - shared * wb_);
+    kv_token_bytes_ += draft_->kv_bytes_per_token();
+  }
 }
+
+IterationModel::~IterationModel() = default;
 
 double IterationModel::kv_tokens(double budget_per_chip) const {
   if (budget_per_chip <= 0 || kv_token_bytes_ <= 0)
@@ -139,7 +164,9 @@ IterationTime IterationModel::time(const IterationLoad &x) {
   // EP ranks of dp, or attention_dp: SGLang v0.4 blog, LMSYS 2024-12).
   const double ep = static_cast<double>(l_.instance_dp());
   const double h = static_cast<double>(m.hidden);
-  const double tokens = x.tokens() / ep;
+  // every query the model runs: prompt chunks and 1 + k per decoding sequence
+  const double all = x.prefill + x.decode * verify_;
+  const double tokens = all / ep;
   IterationTime it;
   // One layer's linear layers: 2 FLOPs per weight per token; routed experts receive
   // tokens x top_k assignments spread over all experts; a local expert's weights are read
@@ -148,8 +175,8 @@ IterationTime IterationModel::time(const IterationLoad &x) {
     double flops = 2 * tokens * p.dense, bytes = p.dense * wb_;
     if (moe && m.moe && p.experts > 0) {
       const double E = static_cast<double>(m.moe->experts), k = static_cast<double>(m.moe->top_k);
-      flops += 2 * x.tokens() * k * p.experts / E;
-      bytes += p.experts * wb_ * (1 - std::pow(1 - k / E, x.tokens()));
+      flops += 2 * all * k * p.experts / E;
+      bytes += p.experts * wb_ * (1 - std::pow(1 - k / E, all));
     }
     return std::array<double, 2>{flops / (peak_ * eff_), bytes / bw_lin_};
   };
@@ -157,7 +184,7 @@ IterationTime IterationModel::time(const IterationLoad &x) {
   const auto lin_m = m.moe ? linear(moe_lp_, true) : lin_d;
   // Attention (FlashAttention / paged attention): 2 x a_l x (d_qk + d_v) FLOPs per q-k pair;
   // decode reads every KV token of its sequences, prefill the prior KV plus its chunk.
-  const double attn_flops = 2 * attn_width_ * (x.decode_context + x.prefill_pairs) / ep;
+  const double attn_flops = 2 * attn_width_ * (x.decode_context * verify_ + x.prefill_pairs) / ep;
   const double attn_bytes = kv_layer_chip_ * (x.decode_context + x.prefill_kv) / ep;
   const double attn = std::max(attn_flops / (peak_ * eff_), attn_bytes / bw_);
   // Element-wise traffic: the same kernels as in training (core/time), no sequence parallelism.
@@ -183,15 +210,15 @@ IterationTime IterationModel::time(const IterationLoad &x) {
         comm_d - (l_.tp > 1 ? collective(Collective::allreduce, act, tp_g_, cache_tp_, tokens) : 0);
     if (gather && l_.tp > 1)
       comm_m -= collective(Collective::allreduce, act, tp_g_, cache_tp_, tokens);
-    const double all = x.tokens() * h * act_b_; // the whole instance batch
+    const double batch = all * h * act_b_; // the whole instance batch
     if (l_.ep > 1) // DeepSeek-V3 report / DeepEP: dispatch + combine, each GPU its 1/(t x a) slice
       comm_m +=
           2 * collective(Collective::alltoall,
-                         all / static_cast<double>(inst_g_.n) * static_cast<double>(m.moe->top_k),
-                         ep_g_, cache_ep_, x.tokens());
+                         batch / static_cast<double>(inst_g_.n) * static_cast<double>(m.moe->top_k),
+                         ep_g_, cache_ep_, all);
     else // SGLang DP attention: gather the DP ranks' tokens for the experts, scatter back
-      comm_m += collective(Collective::allgather, all, inst_g_, cache_ag_, x.tokens()) +
-                collective(Collective::reduce_scatter, all, inst_g_, cache_rs_, x.tokens());
+      comm_m += collective(Collective::allgather, batch, inst_g_, cache_ag_, all) +
+                collective(Collective::reduce_scatter, batch, inst_g_, cache_rs_, all);
   } else if (m.moe && l_.ep > 1) {
     comm_m += 2 * collective(Collective::alltoall, act * static_cast<double>(m.moe->top_k), ep_g_,
                              cache_ep_, tokens);
@@ -208,12 +235,28 @@ IterationTime IterationModel::time(const IterationLoad &x) {
     if (!s.last && l_.pp > 1)
       it.comm += collective(Collective::p2p, act, pp_g_, cache_pp_, tokens);
     if (s.last && x.outputs > 0) {
-      const double rows = x.outputs / ep;
+      const double rows = (x.outputs + x.decode * (verify_ - 1)) / ep;
       it.head = std::max(2 * rows * head_params_ / (peak_ * eff_), head_params_ * wb_ / bw_);
     }
   }
+  if (draft_) {
+    // k draft steps over the decoding sequences (each proposes one token a sequence), one pass
+    // over the prompt chunks (the draft's own KV)
+    if (x.decode > 0) {
+      IterationLoad d;
+      d.decode = x.decode;
+      d.decode_context = x.decode_context;
+      d.outputs = x.decode;
+      it.draft += draft_steps_ * draft_->time(d).total;
+    }
+    if (x.prefill > 0) {
+      IterationLoad p = x;
+      p.decode = p.decode_context = p.outputs = 0;
+      it.draft += draft_->time(p).total;
+    }
+  }
   it.engine = c_.workload.serve.engine.iteration_overhead;
-  it.total = it.linear + it.attention + it.elementwise + it.head + it.comm + it.engine;
+  it.total = it.linear + it.attention + it.elementwise + it.head + it.comm + it.draft + it.engine;
   return it;
 }
 

@@ -13,6 +13,7 @@
 #include "core/memory/model_states.hpp"
 #include "core/parallel/layout.hpp"
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -37,6 +38,7 @@ struct IterationTime {
   double elementwise = 0;  // norms, residuals, activation function, rotary
   double head = 0;         // LM head on the output rows
   double comm = 0;         // TP AllReduce, EP AllToAll, KV batch-split AllToAll, PP sends
+  double draft = 0;        // speculative decoding's draft: k steps over the decoding sequences
   double engine = 0;       // the engine's host time per iteration (workload.engine)
   double total = 0;
 };
@@ -63,9 +65,15 @@ const EngineSpec::SmallGemm *small_gemm(const EngineSpec &e, const std::string &
 // An engine's own all-reduce of `bytes` over n ranks (EngineSpec::allreduce_*), seconds.
 double engine_allreduce_time(const EngineSpec &e, double bytes, i64 n);
 
+// Under workload.speculative a decoding sequence runs 1 + k queries (its next token and the k
+// drafts it verifies: linear layers, element-wise work, collectives and the LM head over all of
+// them; attention's FLOPs 1 + k times its KV, read once), and the draft module runs k steps over
+// the decoding sequences and one over the prompt chunks (core/serve/speculative). The draft's
+// weights and KV sit beside the model's (mtp and eagle share its embedding; mtp its head too).
 class IterationModel {
 public:
   IterationModel(const Config &c, const Layout &l);
+  ~IterationModel();
   IterationTime time(const IterationLoad &x);
 
   // Memory of one chip of the worst stage.
@@ -104,6 +112,9 @@ private:
   double weight_bytes_ = 0, kv_token_bytes_ = 0, kv_model_bytes_ = 0;
   i64 devices_ = 1;
   Group tp_g_, ep_g_, pp_g_, inst_g_;
+  double verify_ = 1, draft_steps_ = 0; // speculative: 1 + k queries a sequence, k draft steps
+  std::unique_ptr<Config> draft_cfg_;   // the draft module's configuration
+  std::unique_ptr<IterationModel> draft_;
   std::vector<double> cache_tp_, cache_ep_, cache_pp_, cache_kvsplit_, cache_ag_, cache_rs_;
 };
 

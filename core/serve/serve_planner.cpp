@@ -103,6 +103,14 @@ ServePlanSearch::ServePlanSearch(std::vector<Config> choices, const ServePlanOpt
   // --enable-expert-parallel, TensorRT-LLM moe_expert_parallel_size), up to 64 GPUs of
   // attention; then max batch, chunk, aggregated / disaggregated. Fixed fields of `parallel`
   // restrict it. Smallest instances first, so that a budget cut drops the largest.
+  // speculative decoding's draft tokens: off and 1 to 4, and the configuration's own
+  std::vector<i64> drafts{0};
+  if (const auto &sp = s0.speculative) {
+    result_.speculative = true;
+    drafts = {0, 1, 2, 3, 4};
+    if (sp->draft_tokens > 4)
+      drafts.push_back(sp->draft_tokens);
+  }
   for (std::size_t h = 0; h < choices_.size(); ++h) {
     const ClusterSpec &cl = choices_[h].cluster;
     // an instance's tp within one NVLink domain (a torus: its chips, at most 16)
@@ -132,7 +140,8 @@ ServePlanSearch::ServePlanSearch(std::vector<Config> choices, const ServePlanOpt
             for (const i64 mb : kMaxBatches)
               for (const i64 ch : kChunks)
                 for (const bool disagg : {false, true})
-                  space_.push_back({h, tp, adp, pp, ep, mb, ch, disagg});
+                  for (const i64 k : drafts)
+                    space_.push_back({h, tp, adp, pp, ep, mb, ch, disagg, k});
       }
   }
   std::stable_sort(space_.begin(), space_.end(), [](const Candidate &a, const Candidate &b) {
@@ -228,6 +237,10 @@ bool ServePlanSearch::step(i64 candidates) {
     k.workload.serve.chunk = x.chunk;
     k.workload.serve.max_tokens = std::max<i64>(s0.max_tokens, x.max_batch + x.chunk);
     k.workload.serve.prefill_instances = 0;
+    if (x.draft_tokens == 0)
+      k.workload.serve.speculative.reset();
+    else
+      k.workload.serve.speculative->draft_tokens = x.draft_tokens; // the last rate carries on
     Layout l;
     if (!fill_layout(k, l).ok()) { // the core's own legality rules
       ++out.rejected["layout"];
@@ -255,6 +268,7 @@ bool ServePlanSearch::step(i64 candidates) {
     d.max_batch = x.max_batch;
     d.chunk = x.chunk;
     d.disaggregated = x.disagg;
+    d.draft_tokens = x.draft_tokens;
     if (!x.disagg) {
       std::map<i64, double> tokens; // output tokens/s of one instance at rate / n, when met
       auto ok = [&](i64 n) {

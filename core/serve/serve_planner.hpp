@@ -2,7 +2,8 @@
 // and TTFT/TPOT targets it finds the cheapest deployment: hardware (workload.
 // hardware_options), engine (engine_options), weight precision (precision_options), TP/PP
 // per instance and, for MoE, attention DP with the experts' EP x MoE TP over the same GPUs,
-// max batch and chunk, aggregated or disaggregated prefill/decode with their instance counts. For
+// max batch and chunk, aggregated or disaggregated prefill/decode with their instance counts,
+// and under workload.speculative its draft tokens (0, off, to 4, and the configuration's). For
 // each candidate instance it finds the fewest instances N whose simulation (each instance at rate /
 // N, Poisson splitting) meets the SLO attainment; disaggregated pools are sized apart (prefill for
 // TTFT, decode for TPOT). Ranked by cost per million output tokens (price per device-hour
@@ -24,7 +25,8 @@ struct Deployment {
   Layout layout; // one instance (dp = 1)
   i64 max_batch = 0, chunk = 0;
   bool disaggregated = false;
-  i64 instances = 0; // aggregated: all; disaggregated: prefill + decode
+  i64 draft_tokens = 0; // speculative decoding's draft tokens (0: off)
+  i64 instances = 0;    // aggregated: all; disaggregated: prefill + decode
   i64 prefill_instances = 0, decode_instances = 0;
   i64 devices = 0;
   double cost_per_hour = 0;
@@ -57,6 +59,7 @@ struct ServePlanResult {
   i64 candidates = 0, evaluated = 0, feasible = 0, simulations = 0;
   i64 iterations = 0;                  // engine iterations of all the simulations
   std::map<std::string, i64> rejected; // layout | memory | slo | dominated | budget
+  bool speculative = false;            // draft tokens were searched (workload.speculative)
 };
 
 // Whether the simulated requests meet the SLO attainment (and nothing was cut short).
@@ -80,6 +83,7 @@ private:
     std::size_t choice = 0; // of choices_ (hardware x engine x precision)
     i64 tp = 1, adp = 1, pp = 1, ep = 1, max_batch = 0, chunk = 0;
     bool disagg = false;
+    i64 draft_tokens = 0; // speculative decoding's k (0: off)
   };
   std::vector<Config> choices_;
   ServePlanOptions o_;

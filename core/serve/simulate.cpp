@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/inference/serving.hpp"
 #include "core/serve/iteration.hpp"
+#include "core/serve/speculative.hpp"
 #include "core/time/step_time.hpp"
 
 #include <algorithm>
@@ -329,7 +330,8 @@ public:
          std::vector<double> *arrivals, i64 clients = 0)
       : s(spec), total_blocks(blocks), role(r), ids(std::move(order)), arrive(arrivals),
         is_static(spec.policy == SchedulerPolicy::static_batch), bs(spec.block_size), free(blocks),
-        closed(clients > 0) {
+        closed(clients > 0), commit(spec.speculative ? committed_tokens(*spec.speculative) : 1.0),
+        verify(spec.speculative ? 1 + spec.speculative->draft_tokens : 1) {
     for (; closed && released < std::min(ids.size(), static_cast<std::size_t>(clients)); ++released)
       pending.push(released, sooner());
   }
@@ -422,6 +424,22 @@ private:
     ++st.preemptions;
   }
 
+  // The tokens every decoding sequence keeps in decode iteration n of this engine: 1, or under
+  // speculative decoding floor((n + 1) g) - floor(n g) for g committed tokens an iteration on
+  // average (the expectation, spread evenly over the iterations).
+  i64 kept_tokens(i64 n) const {
+    if (commit == 1)
+      return 1;
+    const auto at = [&](i64 i) {
+      return static_cast<i64>(std::floor(static_cast<double>(i) * commit + 1e-9));
+    };
+    return at(n + 1) - at(n);
+  }
+  // What a decoding sequence keeps this iteration: kept_tokens, or what it has left.
+  i64 kept_by(const Track &r, i64 now) const {
+    return std::max<i64>(1, std::min(now, r.gen - r.generated));
+  }
+
   const ServeSpec &s;
   i64 total_blocks;
   Role role;
@@ -437,6 +455,9 @@ private:
   i64 kv_tokens = 0; // tokens held in the blocks of running sequences
   bool done = false;
   bool closed = false;      // closed loop
+  double commit = 1;        // tokens a decoding sequence keeps per iteration (speculative)
+  i64 verify = 1;           // tokens a decoding sequence runs per iteration: 1 + draft tokens
+  i64 decode_iters = 0;     // decode iterations so far (kept_tokens' clock)
   std::size_t released = 0; // closed loop: requests of `ids` given an arrival so far
   PositionHeap pending;     // closed loop: positions [next, released) of ids, by arrival
   std::size_t held = kNone; // join_at_completion: the position in ids of the request waiting
@@ -485,14 +506,15 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
        std::any_of(running.begin(), running.end(), [](const Seq &q) { return !q.prefilled; }));
   // 1. every prefilled sequence decodes one token; a new block when its last is full,
   //    preempting the newest sequences while none is free
+  const i64 now = kept_tokens(decode_iters);
   auto decode_all = [&] {
     for (std::size_t i = 0; i < running.size(); ++i) {
       Seq &q = running[i];
       if (!q.prefilled)
         continue;
-      const i64 need = ceil_div(q.kv + 1, bs);
+      const i64 need = ceil_div(q.kv + kept_by(tr[static_cast<std::size_t>(q.id)], now), bs);
       bool self = false;
-      while (need > q.blocks && free == 0) {
+      while (need - q.blocks > free) {
         self = i + 1 == running.size();
         preempt();
         if (self)
@@ -501,13 +523,13 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
       if (self)
         break;
       if (need > q.blocks) {
-        q.blocks += 1;
-        free -= 1;
+        free -= need - q.blocks;
+        q.blocks = need;
       }
       decodes.push_back(i);
       x.decode += 1;
       x.decode_context += static_cast<double>(q.kv);
-      tokens -= 1;
+      tokens -= verify; // the drafts are scheduled tokens too (vLLM's token budget)
     }
   };
   if (!prefill_only)
@@ -618,10 +640,14 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
   }
   for (const std::size_t i : decodes) {
     Seq &q = running[i];
-    q.kv += 1;
-    kv_tokens += 1;
-    tr[static_cast<std::size_t>(q.id)].generated += 1;
+    Track &r = tr[static_cast<std::size_t>(q.id)];
+    const i64 kept = kept_by(r, now);
+    q.kv += kept;
+    kv_tokens += kept;
+    r.generated += kept;
   }
+  if (!decodes.empty())
+    ++decode_iters;
   // paged-block fragmentation: slots of allocated blocks that hold no token, time-weighted
   st.block_slots += static_cast<double>((total_blocks - free) * bs) * dt;
   st.kv_slots += static_cast<double>(kv_tokens) * dt;
@@ -644,7 +670,8 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
 
 bool Engine::decode_run(IterationModel &model, std::vector<Track> &tr, EngineStats &st,
                         i64 &budget) {
-  if (role == Role::prefill || !waiting.empty() || running.empty())
+  // speculative decoding keeps a varying number of tokens an iteration: one pass each
+  if (role == Role::prefill || !waiting.empty() || running.empty() || commit != 1)
     return false;
   i64 k = INT64_MAX; // iterations before the first completion
   double ctx = 0;
@@ -1054,6 +1081,8 @@ ServeResult ServeSimulation::Impl::finish() const {
   res.cost_per_hour = c.hardware.price_per_hour * static_cast<double>(res.devices);
   if (res.cost_per_hour > 0 && res.output_tokens_per_s > 0)
     res.cost_per_million_tokens = res.cost_per_hour / (res.output_tokens_per_s * 3600) * 1e6;
+  if (c.workload.serve.speculative)
+    res.committed_tokens = committed_tokens(*c.workload.serve.speculative);
   const PowerState ps = power_state(c.hardware, c.cluster, c.workload.power_cap_w);
   if (ps.device_w > 0 && res.output_tokens_per_s > 0) {
     const EnergyUse e = energy_use(ps, c.cluster, static_cast<double>(res.devices), 1.0,

@@ -95,6 +95,8 @@ struct ServeResult {
   // facility meter (W) and per output token (J), and the electricity per million output
   // tokens ($; cluster.energy_price_per_kwh). 0: no power given.
   double facility_w = 0, joules_per_output_token = 0, energy_cost_per_million_tokens = 0;
+  // Speculative decoding: tokens a decoding sequence keeps per iteration (1 without).
+  double committed_tokens = 1;
   // What the run was timed with: the engine preset (workload.engine: its host times, own
   // all-reduce, bands and source) and the measured small-M GEMM fit its weight GEMMs used on
   // this chip and dtype (nullopt: none applies, the chip's roofline).
