@@ -115,8 +115,10 @@ output token (inference); the time/memory Pareto front comes with them.
   --json          {"plans": [estimate + "parallel" + "why", ...], "infeasible": [...],
                   "pareto": [{layout, parallel, objective, step, memory}, ...], "headroom",
                   "stats": {candidates, evaluated, feasible, rejected, seconds}, ...}; with
-                  workload.train_tokens each plan has time_to_train (s), with a price
-                  cost.{per_hour, to_train}
+                  workload.train_tokens each plan has time_to_train (s, with interruptions
+                  and checkpoints), goodput and checkpoint.{bytes, interval_s, ...}, with a
+                  price cost.{per_hour, to_train}, with a board power
+                  energy.{joules_per_token, kwh_per_step, mwh_to_train, cost_to_train}
 
 On a serve configuration (workload.mode "serve") it finds the cheapest deployments that
 meet workload.slo at workload.request_rate: hardware (workload.hardware_options), engine

@@ -595,6 +595,47 @@ void plan_on_row(AppState &s, const char *help) {
 }
 
 // workload.mode "serve": the request stream, the SLO and the scheduler (`ridgeline serve`).
+// Speculative decoding (workload.speculative): none, or a draft with its tokens and acceptance.
+void draw_speculative(AppState &s) {
+  const json cur = s.field("workload", "speculative");
+  std::string method = cur.is_object() ? as_str(cur.value("method", json("mtp")), "mtp") : "none";
+  std::vector<std::string> items = {"none"};
+  for (const std::string &n : schema::names(schema::choices<SpecMethod>()))
+    items.push_back(n);
+  const auto &f_method = schema::speculative_fields().front().info;
+  if (ui::combo_string(f_method.label, "workload.speculative.method", method, items,
+                       (std::string(f_method.help) + " none: plain decoding.").c_str())) {
+    if (method == "none") {
+      json wl = s.effective().at("workload");
+      wl.erase("speculative");
+      s.set_workload(wl);
+    } else {
+      json sp = cur.is_object() ? cur : json::object();
+      sp["method"] = method;
+      if (method != "draft")
+        sp.erase("draft_model");
+      if (method != "mtp" && !sp.contains("acceptance"))
+        sp["acceptance"] = 0.6; // a starting value to edit: only mtp's is fitted
+      if (method == "draft" && !sp.contains("draft_model"))
+        sp["draft_model"] = "llama3.1-8b";
+      s.set_field("workload", "speculative", sp);
+    }
+  }
+  if (!cur.is_object())
+    return;
+  schema_rows(s, "workload", schema::speculative_fields(), "speculative", "speculative");
+  if (s.field("workload", "speculative.acceptance").is_number())
+    scaled_field(s, "workload", "speculative.acceptance", "Acceptance", 100, "%.0f %%",
+                 "The probability each successive draft token is accepted (one rate for every "
+                 "position; a list in the JSON sets one per position). mtp's default is the fit "
+                 "to the measured pairs (docs/serving.md).");
+  if (method == "draft")
+    string_field(s, "workload", "speculative.draft_model", "Draft model", io::preset_names("model"),
+                 "",
+                 "The draft: a smaller model of the family (its tokenizer must be the model's).");
+  ui::field_error("workload.speculative");
+}
+
 void draw_serve_workload(AppState &s) {
   if (s.field("workload", "trace").is_array()) {
     ui::text_dim("Requests from a trace of " + std::to_string(s.field("workload", "trace").size()) +
@@ -618,6 +659,7 @@ void draw_serve_workload(AppState &s) {
   schema_rows(s, "workload", schema::serve_fields(), "slo", "");
   schema_rows(s, "workload", schema::serve_fields(), "scheduler", "");
   schema_rows(s, "workload", schema::workload_fields(), "", "types"); // dtypes, time bound
+  draw_speculative(s);
 }
 
 } // namespace
