@@ -409,31 +409,45 @@ void draw_hardware_section(AppState &s) {
 // [SECTION] workload
 namespace {
 
+// An optional workload object chosen by its method (workload.finetune, workload.speculative): a
+// combo of "none" and E's names. "none" removes the object; a method sets it, `adjust` filling
+// what that method needs. Returns the method shown ("none" when the object is absent).
+template <class E, class Adjust>
+std::string method_combo(AppState &s, const char *key, const schema::FieldInfo &f_method,
+                         const char *dflt, const char *none_help, Adjust adjust) {
+  const json cur = s.field("workload", key);
+  std::string method = cur.is_object() ? as_str(cur.value("method", json(dflt)), dflt) : "none";
+  std::vector<std::string> items = {"none"};
+  for (const std::string &n : schema::names(schema::choices<E>()))
+    items.push_back(n);
+  if (ui::combo_string(f_method.label, std::string("workload.") + key + ".method", method, items,
+                       (std::string(f_method.help) + none_help).c_str())) {
+    if (method == "none") {
+      json wl = s.effective().at("workload");
+      wl.erase(key);
+      s.set_workload(wl);
+    } else {
+      json o = cur.is_object() ? cur : json::object();
+      o["method"] = method;
+      adjust(o, method);
+      s.set_field("workload", key, o);
+    }
+  }
+  return method;
+}
+
 // Fine-tuning (workload.finetune): none (pre-training), full, LoRA or QLoRA; with adapters
 // their rank, targets and the base's storage.
 void draw_finetune(AppState &s) {
   const json cur = s.field("workload", "finetune");
-  std::string method = cur.is_object() ? as_str(cur.value("method", json("lora")), "lora") : "none";
-  std::vector<std::string> items = {"none"};
-  for (const std::string &n : schema::names(schema::choices<FinetuneMethod>()))
-    items.push_back(n);
-  const auto &f_method = schema::finetune_fields().front().info;
-  if (ui::combo_string(f_method.label, "workload.finetune.method", method, items,
-                       (std::string(f_method.help) + " none: pre-training.").c_str())) {
-    if (method == "none") {
-      json wl = s.effective().at("workload");
-      wl.erase("finetune");
-      s.set_workload(wl);
-    } else {
-      json f = cur.is_object() ? cur : json::object();
-      f["method"] = method;
-      if (method == "qlora")
-        f["base_dtype"] = "nf4";
-      else if (f.value("base_dtype", json("bf16")) == "nf4")
-        f["base_dtype"] = "bf16";
-      s.set_field("workload", "finetune", f);
-    }
-  }
+  const std::string method =
+      method_combo<FinetuneMethod>(s, "finetune", schema::finetune_fields().front().info, "lora",
+                                   " none: pre-training.", [](json &f, const std::string &m) {
+                                     if (m == "qlora")
+                                       f["base_dtype"] = "nf4";
+                                     else if (f.value("base_dtype", json("bf16")) == "nf4")
+                                       f["base_dtype"] = "bf16";
+                                   });
   if (!cur.is_object() || method == "full")
     return;
   schema_rows(s, "workload", schema::finetune_fields(), "finetune", "finetune");
@@ -594,33 +608,20 @@ void plan_on_row(AppState &s, const char *help) {
     set_workload_list(s, "hardware_options", json(comma_items(text)));
 }
 
-// workload.mode "serve": the request stream, the SLO and the scheduler (`ridgeline serve`).
 // Speculative decoding (workload.speculative): none, or a draft with its tokens and acceptance.
 void draw_speculative(AppState &s) {
   const json cur = s.field("workload", "speculative");
-  std::string method = cur.is_object() ? as_str(cur.value("method", json("mtp")), "mtp") : "none";
-  std::vector<std::string> items = {"none"};
-  for (const std::string &n : schema::names(schema::choices<SpecMethod>()))
-    items.push_back(n);
-  const auto &f_method = schema::speculative_fields().front().info;
-  if (ui::combo_string(f_method.label, "workload.speculative.method", method, items,
-                       (std::string(f_method.help) + " none: plain decoding.").c_str())) {
-    if (method == "none") {
-      json wl = s.effective().at("workload");
-      wl.erase("speculative");
-      s.set_workload(wl);
-    } else {
-      json sp = cur.is_object() ? cur : json::object();
-      sp["method"] = method;
-      if (method != "draft")
-        sp.erase("draft_model");
-      if (method != "mtp" && !sp.contains("acceptance"))
-        sp["acceptance"] = 0.6; // a starting value to edit: only mtp's is fitted
-      if (method == "draft" && !sp.contains("draft_model"))
-        sp["draft_model"] = "llama3.1-8b";
-      s.set_field("workload", "speculative", sp);
-    }
-  }
+  const std::string method =
+      method_combo<SpecMethod>(s, "speculative", schema::speculative_fields().front().info, "mtp",
+                               " none: plain decoding.", [](json &sp, const std::string &m) {
+                                 if (m != "draft")
+                                   sp.erase("draft_model");
+                                 if (m != "mtp" && !sp.contains("acceptance"))
+                                   sp["acceptance"] =
+                                       0.6; // a starting value to edit: only mtp's is fitted
+                                 if (m == "draft" && !sp.contains("draft_model"))
+                                   sp["draft_model"] = "llama3.1-8b";
+                               });
   if (!cur.is_object())
     return;
   schema_rows(s, "workload", schema::speculative_fields(), "speculative", "speculative");
@@ -636,6 +637,7 @@ void draw_speculative(AppState &s) {
   ui::field_error("workload.speculative");
 }
 
+// workload.mode "serve": the request stream, the SLO and the scheduler (`ridgeline serve`).
 void draw_serve_workload(AppState &s) {
   if (s.field("workload", "trace").is_array()) {
     ui::text_dim("Requests from a trace of " + std::to_string(s.field("workload", "trace").size()) +

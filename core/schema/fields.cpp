@@ -161,7 +161,7 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
       integer(&W::seq_len, {"", "seq_len", N, 1, kMaxCount, "tokens", "Sequence  s", 1, "",
                             "Tokens per sequence (required).", "shape", tr, true}),
       num(&W::train_tokens,
-          {"", "train_tokens", N, 1.0, 1e18, "tokens", "Tokens (1e12)", 1e-12, "%.3f",
+          {"", "train_tokens", N, 1.0, 1e18, "tokens", "Tokens (1e12)", 1e-12, "%.4g",
            "Tokens the whole run trains on, shown in trillions (1e12): 15 is 15e12 tokens (the "
            "JSON holds tokens); absent: not given. Results then "
            "give the time (whole steps) and, with the accelerator's price, the "
