@@ -6,6 +6,8 @@
 #include "core/io/serve_json.hpp"
 #include "core/io/tx8_json.hpp"
 #include "core/jobs/export.hpp"
+#include "core/parallel/frameworks.hpp"
+#include "core/schema/choices.hpp"
 #include "web/platform.hpp"
 #include "web/table_text.hpp"
 #include "web/widgets.hpp"
@@ -474,16 +476,21 @@ void launch_export_contents(const Config &c) {
     text_dim("tx8 mappings have no framework launch.");
     return;
   }
-  static const char *const train_formats[] = {"megatron", "deepspeed", "torchtitan"};
-  static const char *const serve_formats[] = {"vllm", "sglang", "trtllm"};
-  const auto &formats = mode == Mode::train ? train_formats : serve_formats;
+  // the frameworks that launch this mode: training's or the serving engines (the schema's
+  // names, core/parallel/frameworks trains())
+  std::vector<std::string> formats;
+  for (const schema::ChoiceName &n : schema::choices<Framework>()) {
+    const auto f = static_cast<Framework>(n.value);
+    if (!n.alias && f != Framework::any && trains(f) == (mode == Mode::train))
+      formats.push_back(n.name);
+  }
   static std::string format;
-  if (std::find(std::begin(formats), std::end(formats), format) == std::end(formats))
-    format = formats[0];
+  if (std::find(formats.begin(), formats.end(), format) == formats.end())
+    format = formats.front();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
   if (ImGui::BeginCombo("framework", format.c_str())) {
-    for (const char *f : formats)
-      if (ImGui::Selectable(f, format == f))
+    for (const std::string &f : formats)
+      if (ImGui::Selectable(f.c_str(), format == f))
         format = f;
     ImGui::EndCombo();
   }
