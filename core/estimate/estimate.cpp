@@ -62,11 +62,12 @@ Band rate_band_of(double r, double u) {
   return {r / (1 + u), r / std::max(1e-9, 1 - u)};
 }
 
-TrainTotals train_totals(const Config &c, double tokens_per_step, double step, double devices) {
+TrainTotals train_totals(const Config &c, double tokens_per_step, double step, double devices,
+                         double trained_params) {
   TrainTotals t;
   t.tokens_per_s = tokens_per_step / step;
   t.cost_per_hour = c.hardware.price_per_hour * devices;
-  t.trained_params = trainable_params(c.model, model_params(c.model), c.workload.finetune);
+  t.trained_params = trained_params;
   // Time and cost to train: whole steps (the last one is a full step too), their wall time with
   // the interruptions and checkpoints (core/estimate/goodput).
   if (c.workload.train_tokens > 0) {
@@ -162,7 +163,8 @@ Estimate estimate(const Config &c, bool with_time) {
     if (with_time) {
       const double devices = static_cast<double>(l.devices());
       Throughput &tp = e.throughput;
-      const TrainTotals tt = train_totals(c, e.tokens_per_step, e.time.step, devices);
+      const TrainTotals tt = train_totals(c, e.tokens_per_step, e.time.step, devices,
+                                          trainable_params(m, e.params, w.finetune));
       tp.tokens_per_s = tt.tokens_per_s;
       tp.tflops_per_device = e.model_flops_per_step / (e.time.step * devices);
       tp.hardware_tflops_per_device = e.hardware_flops_per_step / (e.time.step * devices);

@@ -99,7 +99,10 @@ struct TrainTotals {
   Resilience resilience;
   TrainEnergy energy;
 };
-TrainTotals train_totals(const Config &c, double tokens_per_step, double step, double devices);
+// `trained_params`: trainable_params of the configuration (counted once by the caller, not for
+// every step time the planner ranks).
+TrainTotals train_totals(const Config &c, double tokens_per_step, double step, double devices,
+                         double trained_params);
 
 // The relative band on predicted times: hardware.time_uncertainty, widened to
 // hardware.fp8_uncertainty for FP8 (its efficiency is not fitted to a training run).

@@ -610,15 +610,22 @@ std::string serving_header(const char *engine, const Config &c, const Layout &l,
          " of them behind a load balancer";
 }
 
-// vLLM (`vllm serve`, flags from vllm/engine/arg_utils.py EngineArgs): one engine instance;
-// attention DP is its --data-parallel-size, its experts spread over tp x dp ranks.
-// The draft's checkpoint argument: a draft model's Hugging Face id (or its preset name), an
-// EAGLE-3 head's placeholder (ridgeline knows no published head for every model).
+// An EAGLE-3 head is not a model preset (workload.speculative.draft_model names a draft model's
+// only), so a launch writes this in its place and a note says what goes there.
+constexpr const char *kEagleHead = "<eagle3-draft>";
+constexpr const char *kEagleHeadNote =
+    "<eagle3-draft>: the path or Hugging Face id of the EAGLE-3 head trained for this model";
+
+// The draft's checkpoint (unquoted): a draft model's Hugging Face id (else its preset name), or
+// kEagleHead. An EAGLE-3 launch also takes kEagleHeadNote.
 std::string draft_checkpoint(const SpeculativeSpec &sp) {
   if (sp.method == SpecMethod::draft)
-    return shell_word(sp.draft && !sp.draft->hf_id.empty() ? sp.draft->hf_id : sp.draft_model);
-  return "<eagle3-draft>";
+    return sp.draft && !sp.draft->hf_id.empty() ? sp.draft->hf_id : sp.draft_model;
+  return kEagleHead;
 }
+
+// vLLM (`vllm serve`, flags from vllm/engine/arg_utils.py EngineArgs): one engine instance;
+// attention DP is its --data-parallel-size, its experts spread over tp x dp ranks.
 
 std::string vllm(const Config &c, const Layout &l) {
   const WorkloadSpec &w = c.workload;
@@ -682,16 +689,13 @@ std::string vllm(const Config &c, const Layout &l) {
                                                                       : "draft_model"},
                           {"num_speculative_tokens", sp.draft_tokens}};
     if (sp.method != SpecMethod::mtp)
-      cfg["model"] = sp.method == SpecMethod::draft && sp.draft && !sp.draft->hf_id.empty()
-                         ? sp.draft->hf_id
-                     : sp.method == SpecMethod::draft ? sp.draft_model
-                                                      : "<eagle3-draft>";
+      cfg["model"] = draft_checkpoint(sp);
     x.add("--speculative-config " + shell_word(cfg.dump()));
     if (sp.method == SpecMethod::draft)
       x.notes.push_back("vLLM 0.11-0.13 refuse method draft_model (NotImplementedError): serve "
                         "it with SGLang's STANDALONE algorithm");
     if (sp.method == SpecMethod::eagle)
-      x.notes.push_back("<eagle3-draft>: the EAGLE-3 head trained for this model");
+      x.notes.push_back(kEagleHeadNote);
   }
   return launch_text(serving_header("vLLM", c, l, x), "vllm serve " + x.model, x, c);
 }
@@ -735,7 +739,9 @@ std::string sglang(const Config &c, const Layout &l) {
                                                          ? "EAGLE3"
                                                          : "STANDALONE"));
     if (sp.method != SpecMethod::mtp)
-      x.add("--speculative-draft-model-path " + draft_checkpoint(sp));
+      x.add("--speculative-draft-model-path " + shell_word(draft_checkpoint(sp)));
+    if (sp.method == SpecMethod::eagle)
+      x.notes.push_back(kEagleHeadNote);
     x.add("--speculative-num-steps " + s(sp.draft_tokens) + " --speculative-eagle-topk 1" +
           " --speculative-num-draft-tokens " + s(sp.draft_tokens + 1));
   }
@@ -779,8 +785,8 @@ std::string trtllm(const Config &c, const Layout &l) {
     else if (spec->method == SpecMethod::eagle)
       x.notes.push_back("extra.yaml holds \"speculative_config: {decoding_type: Eagle, "
                         "max_draft_len: " +
-                        s(spec->draft_tokens) +
-                        ", speculative_model_dir: <eagle3-draft>, eagle3_one_model: true}\"");
+                        s(spec->draft_tokens) + ", speculative_model_dir: " + kEagleHead +
+                        ", eagle3_one_model: true}\"; " + kEagleHeadNote);
     else
       x.notes.push_back("a draft model: TensorRT-LLM's draft-target option is not verified "
                         "here; the estimate assumed one of " +

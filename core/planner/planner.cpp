@@ -8,6 +8,7 @@
 #include "core/estimate/step_band.hpp"
 #include "core/memory/activations.hpp"
 #include "core/memory/model_states.hpp"
+#include "core/model/lora.hpp"
 #include "core/model/params.hpp"
 
 #include <algorithm>
@@ -99,8 +100,8 @@ std::string describe(const Layout &l, bool train) {
 
 // The value plans are ranked by (lower is better), from a training step of `step` seconds.
 double train_objective(const Config &c, double tokens_per_step, double step, double devices,
-                       Objective o) {
-  const TrainTotals t = train_totals(c, tokens_per_step, step, devices);
+                       double trained_params, Objective o) {
+  const TrainTotals t = train_totals(c, tokens_per_step, step, devices, trained_params);
   switch (o) {
   case Objective::tokens:
     return 1 / t.tokens_per_s; // s per token: the same order as tokens/s, reversed
@@ -120,7 +121,7 @@ double objective_of(const Config &c, const Estimate &e, Objective o) {
   if (e.mode != Mode::train)
     return e.serving.tpot;
   return train_objective(c, e.tokens_per_step, e.time.step, static_cast<double>(e.layout.devices()),
-                         o);
+                         e.trained_params, o);
 }
 
 } // namespace
@@ -258,6 +259,7 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
 
   // The model must be countable at all (ConfigError otherwise), once, before the search.
   mp_ = model_params(m);
+  trained_ = trainable_params(m, mp_, c.workload.finetune);
   const auto tps = one_or(fixed.tp, tp_candidates(c.cluster, devices));
   const i64 seq = train ? c.workload.seq_len : c.workload.prompt_len;
   std::vector<i64> cp_free{1};
@@ -491,7 +493,8 @@ void PlanSearch::evaluate(const std::vector<StageLayerCount> &mix, Layout &l) {
     step = step_time_from(c_, mp_, l, it->second, mix).step;
     const double tokens =
         static_cast<double>(c_.workload.global_batch) * static_cast<double>(c_.workload.seq_len);
-    objective = train_objective(c_, tokens, step, static_cast<double>(l.devices()), o_.objective);
+    objective =
+        train_objective(c_, tokens, step, static_cast<double>(l.devices()), trained_, o_.objective);
   } else {
     Config x = c_;
     x.parallel = spec_of(l);

@@ -128,6 +128,7 @@ private:
   void keep(const Layout &l, double objective, double step, double memory);
   Config c_;
   ModelParams mp_;
+  double trained_ = 0; // the parameters a step trains (trainable_params), once per search
   PlanOptions o_;
   bool train_ = true, done_ = false;
   std::vector<i64> zeros_;
