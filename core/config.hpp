@@ -418,10 +418,16 @@ struct ServeSpec {
   // batching); false: an iteration is all prefill or all decode, prefill first while any prompt
   // waits (SGLang without --enable-mixed-chunk, python/sglang/srt/managers/scheduler.py).
   bool mixed_prefill = true;
-  // Closed loop: a client's next request is taken at the next completion of another request,
-  // not at once, so one of the C requests waits and C - 1 run (TensorRT-LLM 1.0's measured
-  // closed-loop runs; docs/serving.md "Admission at completion").
-  bool join_at_completion = false;
+  // SGLang --scheduler-recv-interval: the scheduler takes new requests once every this many
+  // decode iterations; an iteration with prefill, or an idle engine, takes them at once
+  // (python/sglang/srt/managers/scheduler_recv_skipper.py). 0 or 1: every iteration.
+  i64 recv_interval = 0;
+  // TensorRT-LLM batch waiting (batch_wait_timeout_iters, batch_wait_max_tokens_ratio;
+  // tensorrt_llm/_torch/pyexecutor/py_executor.py `_waiting_requests`): while sequences
+  // decode, new prompts are held until the iteration's scheduled tokens would reach
+  // ratio x max_tokens or they have been held batch_wait_iters iterations. 0: no waiting.
+  i64 batch_wait_iters = 0;
+  double batch_wait_tokens_ratio = 0;
   std::optional<SpeculativeSpec> speculative;
 };
 

@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/estimate/estimate.hpp"
 #include "core/io/calibration_json.hpp"
+#include "core/io/serving_groups_json.hpp"
 #include "core/io/config_json.hpp"
 #include "core/io/estimate_json.hpp"
 #include "core/io/json_reader.hpp"
@@ -19,6 +20,7 @@
 #include "core/jobs/plan.hpp"
 #include "core/jobs/run.hpp"
 #include "core/parallel/knobs.hpp"
+#include "core/report/calibration_report.hpp"
 #include "core/report/table.hpp"
 #include "core/schema/suggest.hpp"
 #include "core/serve/simulate.hpp"
@@ -202,6 +204,13 @@ The format of each file is found from its text; tools/measure/ writes the CSVs.
              cluster.intra_node.efficiency: the link's latency is then fitted alone)
   --json     the parameters with their residuals, the runs and the overrides as JSON
 Each parameter is printed with its data count, residuals and band (the largest residual).
+
+  --groups MANIFEST  instead of FILES: serving runs in groups (one benchmark campaign each:
+             a model, chip, engine and harness), {"groups": [{"name", "runs": CSV, "base":
+             CONFIG, "where": {"model", "engine", "hardware"}}]}, paths relative to the
+             manifest. Prints each engine's host times fitted to all its groups, then each
+             group predicted by its engine fitted to the others (leave one group out):
+             ridgeline calibrate --groups docs/data/serving/groups.json
 )";
 
 const char *kCompareHelp =
@@ -732,7 +741,42 @@ int cmd_validate(const Args &a) {
   return 0;
 }
 
+// calibrate --groups MANIFEST: the serving groups' in-sample and leave-one-group-out tables.
+int cmd_calibrate_groups(const Args &a) {
+  if (!a.positional.empty())
+    throw Usage("`calibrate --groups` takes the manifest alone: its groups name their files");
+  const std::string manifest = a.options.at("--groups");
+  const auto text = read_file(manifest, "--groups");
+  if (!text)
+    throw ConfigError("--groups", "cannot read \"" + manifest + "\": no such file");
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(manifest).parent_path();
+  std::uintmax_t total = 0;
+  const std::vector<ServingGroup> groups = io::serving_groups(
+      parse_file_json(manifest, *text), [&](const std::string &path, const std::string &field) {
+        const std::string full = (dir / path).string();
+        const auto t = read_file(full, field, io::kMaxMeasurementBytes);
+        if (!t)
+          throw ConfigError(field, "cannot read \"" + full + "\": no such file");
+        total += t->size();
+        io::check_measurement_files(1, total);
+        return *t;
+      });
+  const ServingGroupsReport r = serving_groups_report(groups);
+  if (a.has("--json")) {
+    std::cout << io::dump(io::to_json(r), 2) << "\n";
+    return 0;
+  }
+  shell::print_section(std::cout, serving_groups_table(r, false));
+  shell::print_section(std::cout, serving_groups_table(r, true));
+  for (const std::string &n : r.notes)
+    std::cout << "note: " << n << "\n";
+  return 0;
+}
+
 int cmd_calibrate(const Args &a) {
+  if (a.has("--groups"))
+    return cmd_calibrate_groups(a);
   if (a.positional.empty())
     throw Usage("`calibrate` needs at least one measurement FILE");
   // The files' count, kinds, sizes and sameness are checked before any is read.
@@ -955,7 +999,12 @@ const std::vector<CommandSpec> &command_table() {
        cmd_validate},
       {"calibrate",
        "FILES...",
-       {{"--base", "B"}, {"--out", "DIR"}, {"--name", "N"}, {"--fix", "P,.."}, {"--json"}},
+       {{"--base", "B"},
+        {"--out", "DIR"},
+        {"--name", "N"},
+        {"--fix", "P,.."},
+        {"--groups", "MANIFEST"},
+        {"--json"}},
        "fit hardware and cluster parameters to your own measurements (nccl-tests, GEMM/attention/"
        "element-wise sweeps, training logs) and write presets",
        kCalibrateHelp,

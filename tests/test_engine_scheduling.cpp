@@ -1,5 +1,5 @@
 // Engine behaviours the serving simulation models apart: prefill without mixing (SGLang),
-// admission at completion (TensorRT-LLM's measured closed loop), the engines' own all-reduce
+// SGLang's receive interval and TensorRT-LLM's batch waiting, the engines' own all-reduce
 // and the per-request front-end time (docs/serving.md).
 #include "core/io/config_json.hpp"
 #include "core/parallel/layout.hpp"
@@ -43,20 +43,59 @@ TEST_CASE("scheduler: without mixed prefill, clients that start together prefill
   CHECK(simulate_serving(mixed).ttft.p50 < prefill / 2);
 }
 
-TEST_CASE("scheduler: join_at_completion adds one interval between completions to TTFT",
+namespace {
+
+// Request A (512 in, 200 out) at 0 and request B (`b_prompt` in, 20 out) half a decode
+// iteration after A's first token, both on one instance; `sched` the scheduler object. Returns
+// B's TTFT and the time of one decode iteration of A alone at the context it has then.
+std::pair<double, double> second_request_ttft(const std::string &sched, int b_prompt) {
+  const std::string w = R"({"mode": "serve", "scheduler": )" +
+                        sched + R"(, "trace": [[0, 512, 200]]})";
+  const Config alone = serve_config(w);
+  const double a_first = simulate_serving(alone).ttft.mean; // A's prefill iteration
+  IterationModel model(alone, resolve_layout(alone));
+  IterationLoad x;
+  x.decode = 1;
+  x.outputs = 1;
+  x.decode_context = 520; // A's context a few iterations on (a 1.6% spread over 8 tokens)
+  const double dt = model.time(x).total;
+  Config both = serve_config(w);
+  both.workload.serve.trace.push_back({a_first + dt / 2, static_cast<double>(b_prompt), 20});
+  const ServeResult r = simulate_serving(both);
+  return {2 * r.ttft.mean - a_first, dt}; // the mean of A's and B's
+}
+
+} // namespace
+
+TEST_CASE("scheduler: SGLang's receive interval holds new requests for its decode iterations",
           "[serve]") {
-  // Eight clients out of phase, 512 in / 256 out: a request that arrives (at a completion)
-  // waits for the next completion. Completions come at the rate requests/s, so the mean wait
-  // is one interval 1 / (requests/s) of the run that joins at completion (its own rate).
-  const Config plain =
-      serve_config(R"({"mode": "serve", "concurrency": 8, "requests": 400, "prompt_len": 512,
-    "gen_len": 256, "scheduler": {"max_tokens": 8192, "chunk": 8192}})");
-  Config join = plain;
-  join.workload.serve.join_at_completion = true;
-  const ServeResult a = simulate_serving(plain), b = simulate_serving(join);
-  const double interval = 1 / b.requests_per_s;
-  CHECK(b.ttft.mean - a.ttft.mean == Approx(interval).epsilon(0.1));
-  CHECK(b.mean_batch < 7.05); // one of the eight always waits: at most 7 decode
+  // python/sglang/srt/managers/scheduler_recv_skipper.py: each pass adds the last iteration's
+  // weight (decode 1, prefill 1000) and receives at the interval. B arrives during A's first
+  // decode: with interval 1 it is taken at the next pass; with interval 10 the counter,
+  // restarted after A's prefill, reaches 10 nine decode iterations later.
+  const auto [every, dt] = second_request_ttft(R"({"max_tokens": 8192, "chunk": 8192})", 512);
+  const auto [ten, dt10] =
+      second_request_ttft(R"({"max_tokens": 8192, "chunk": 8192, "recv_interval": 10})", 512);
+  CHECK(ten - every == Approx(9 * dt).epsilon(0.01));
+  CHECK(dt10 == dt);
+}
+
+TEST_CASE("scheduler: TensorRT-LLM's batch waiting holds prompts for its iterations or tokens",
+          "[serve]") {
+  // tensorrt_llm/_torch/pyexecutor/py_executor.py _waiting_requests: while A decodes, B's
+  // prompt is held until the iteration's tokens (B's 512 + A's 1) reach 0.9 x 8192 or it has
+  // waited 5 iterations: 5 decode iterations of A alone later than without waiting.
+  const std::string plain = R"({"max_tokens": 8192, "chunk": 8192})";
+  const std::string wait = R"({"max_tokens": 8192, "chunk": 8192, "batch_wait_iters": 5,
+    "batch_wait_tokens_ratio": 0.9})";
+  const auto [none, dt] = second_request_ttft(plain, 512);
+  const auto [held, dt2] = second_request_ttft(wait, 512);
+  CHECK(held - none == Approx(5 * dt).epsilon(0.01));
+  // a prompt of 8000 tokens with A's 1 passes 0.9 x 8192 = 7372.8: scheduled at once
+  const auto [big, dt3] = second_request_ttft(plain, 8000);
+  const auto [big_wait, dt4] = second_request_ttft(wait, 8000);
+  CHECK(big_wait == Approx(big).epsilon(1e-12));
+  CHECK(dt2 == dt);
 }
 
 TEST_CASE("engine: its own all-reduce is latency plus bus bytes over its bandwidth", "[serve]") {

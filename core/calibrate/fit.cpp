@@ -435,47 +435,56 @@ Config serving_run_config(const Config &base, const ServingSample &s) {
   }
   if (s.tp > 0)
     c.parallel.tp = s.tp;
+  // the run's own settings where the file gives them
+  const auto set_ways = [](std::optional<i64> &field, i64 v) {
+    if (v > 0)
+      field = v;
+  };
+  set_ways(c.parallel.pp, s.pp);
+  set_ways(c.parallel.attention_dp, s.attention_dp);
+  set_ways(c.parallel.moe_tp, s.moe_tp);
+  set_ways(c.parallel.ep, s.ep);
+  if (s.precision) {
+    c.workload.precision = *s.precision;
+    c.workload.weight_dtype = *s.precision;
+  }
+  if (s.kv_dtype)
+    c.workload.kv_dtype = *s.kv_dtype;
+  if (s.requests_per_client > 0 && s.concurrency > 0) {
+    sv.requests_per_client = s.requests_per_client;
+    sv.requests = s.requests_per_client * s.concurrency;
+    sv.count_warmup = true; // InferenceMAX's client: every request, no warm-up phase
+  }
+  if (s.max_tokens > 0)
+    sv.max_tokens = s.max_tokens;
+  if (s.memory_fraction > 0)
+    sv.memory_fraction = s.memory_fraction;
+  if (s.recv_interval > 0)
+    sv.recv_interval = s.recv_interval;
+  if (s.batch_wait_iters > 0) {
+    sv.batch_wait_iters = s.batch_wait_iters;
+    sv.batch_wait_tokens_ratio = s.batch_wait_tokens_ratio;
+  }
+  if (s.draft_tokens > 0) {
+    SpeculativeSpec spec;
+    spec.method = SpecMethod::mtp;
+    spec.draft_tokens = s.draft_tokens;
+    sv.speculative = spec;
+  }
   const i64 tp = c.parallel.tp.value_or(1), pp = c.parallel.pp.value_or(1);
   const i64 ep = c.parallel.ep.value_or(1);
-  c.parallel.dp = ep; // one instance: EP lives in dp (core/parallel/layout)
-  c.cluster.devices = tp * pp * ep;
+  const i64 adp = c.parallel.attention_dp.value_or(1);
+  // One instance. With moe_tp or attention DP given (SGLang's and TensorRT-LLM's layouts) it
+  // is tp x attention_dp x pp GPUs and the experts span it (moe_tp x ep = tp x attention_dp);
+  // otherwise EP lives in dp (core/parallel/layout).
+  const bool ep_inside = c.parallel.moe_tp.has_value() || adp > 1;
+  c.parallel.dp = ep_inside ? 1 : ep;
+  c.cluster.devices = tp * pp * (ep_inside ? adp : ep);
   c.cluster.devices_per_node = std::min(base.cluster.devices_per_node, c.cluster.devices);
   return c;
 }
 
 namespace {
-
-// The engine fit's ranges: the per-iteration host time on [0, 50 ms], the per-request
-// front-end time on [0, 0.5 s] by 0.1 ms.
-constexpr double kMaxIterationOverhead = 0.05, kMaxRequestOverhead = 0.5;
-constexpr int kRequestOverheadSteps = 5000;
-
-// TPOT (and TTFT) of every serving sample at an engine iteration overhead.
-struct ServingPrediction {
-  std::vector<double> tpot, ttft;
-};
-ServingPrediction predict_serving(const std::vector<Config> &runs, Replay *replay, double overhead,
-                                  double request_overhead = 0) {
-  // (runs hold only deployments whose weights fit: fit_engine checked each)
-  ServingPrediction p;
-  for (Config c : runs) {
-    c.workload.serve.engine.iteration_overhead = overhead;
-    c.workload.serve.engine.request_overhead = request_overhead;
-    double v[2];
-    const auto simulate = [&](double *out) {
-      const ServeResult r = simulate_serving(c);
-      out[0] = r.tpot.mean;
-      out[1] = r.ttft.mean;
-    };
-    if (replay)
-      replay->values(kUnitsPerSimulatedToken * simulated_tokens(c), 2, v, simulate);
-    else
-      simulate(v);
-    p.tpot.push_back(v[0]);
-    p.ttft.push_back(v[1]);
-  }
-  return p;
-}
 
 // A measured time against its prediction, seconds.
 ComponentRow seconds_row(std::string name, ComponentKind kind, double measured, double predicted,
@@ -496,20 +505,10 @@ ComponentRow serving_row(const std::string &name, const char *what, double measu
   return seconds_row(name + " " + what, ComponentKind::gemm, measured, predicted, true);
 }
 
-// The engine's per-iteration host time from the runs' mean TPOT: TPOT is affine in it (every
-// decode iteration pays it once), so two simulations per run give each run's line, the
-// least-squares log-ratio picks the value on [0, 50 ms], and a third simulation gives the
-// residuals. TTFT is reported beside it, not fitted (it holds queueing the overhead alone
-// does not explain).
-void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
-                const CalibrateOptions &opt, CalibrationResult &out) {
-  if (samples.empty())
-    return;
-  if (base.workload.mode != Mode::serve)
-    throw ConfigError("base", "serving results need a serving configuration (workload.mode "
-                              "\"serve\": its model, dtypes, engine and scheduler)");
-  std::vector<Config> runs;
-  std::vector<const ServingSample *> used;
+} // namespace
+
+ServingRuns serving_runs(const Config &base, const std::vector<ServingSample> &samples) {
+  ServingRuns out;
   for (const ServingSample &s : samples) {
     const double tpot = s.tpot.mean > 0 ? s.tpot.mean : s.itl.mean;
     if (tpot <= 0 || s.output_len < 2 || (s.concurrency <= 0 && s.request_rate <= 0)) {
@@ -525,9 +524,6 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
       out.notes.push_back(s.name + ": too long to simulate (over 5e7 output tokens); not fitted");
       continue;
     }
-    c.hardware = out.hardware;
-    c.cluster.intra_node = out.cluster.intra_node;
-    c.cluster.inter_node = out.cluster.inter_node;
     Layout layout;
     try { // a run's own tp (or lengths) the base's model cannot take: the file's row is named
       layout = resolve_layout(c);
@@ -541,92 +537,131 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
                           std::to_string(c.parallel.tp.value_or(1)) + "; not fitted");
       continue;
     }
-    runs.push_back(c);
-    used.push_back(&s);
+    out.runs.push_back(c);
+    out.used.push_back(&s);
   }
-  if (runs.empty())
-    return;
-  check_serving_fit_work(runs);
-  constexpr double kProbe = 0.005;
-  const ServingPrediction p0 = predict_serving(runs, opt.replay, 0),
-                          p1 = predict_serving(runs, opt.replay, kProbe);
-  auto measured_tpot = [&](std::size_t i) {
-    return used[i]->tpot.mean > 0 ? used[i]->tpot.mean : used[i]->itl.mean;
-  };
-  const double o = minimize_1d(
+  return out;
+}
+
+double measured_tpot(const ServingSample &s) { return s.tpot.mean > 0 ? s.tpot.mean : s.itl.mean; }
+
+ServingPrediction predict_serving(const std::vector<Config> &runs, Replay *replay, double overhead,
+                                  double request_overhead) {
+  ServingPrediction p;
+  for (Config c : runs) {
+    c.workload.serve.engine.iteration_overhead = overhead;
+    c.workload.serve.engine.request_overhead = request_overhead;
+    double v[2];
+    const auto simulate = [&](double *out) {
+      const ServeResult r = simulate_serving(c);
+      out[0] = r.tpot.mean;
+      out[1] = r.ttft.mean;
+    };
+    if (replay)
+      replay->values(kUnitsPerSimulatedToken * simulated_tokens(c), 2, v, simulate);
+    else
+      simulate(v);
+    p.tpot.push_back(v[0]);
+    p.ttft.push_back(v[1]);
+  }
+  return p;
+}
+
+EngineOverheads fit_engine_overheads(const std::vector<const ServingSample *> &used,
+                                     const ServingPrediction &p0, const ServingPrediction &p1,
+                                     const std::function<ServingPrediction(double)> &at) {
+  EngineOverheads f;
+  const std::size_t n = used.size();
+  // TPOT is affine in the iteration overhead (every decode iteration pays it once): the two
+  // simulations at 0 and kOverheadProbe give each run's line, the least-squares log-ratio
+  // picks the value on [0, kMaxIterationOverhead].
+  f.iteration = minimize_1d(
       [&](double x) {
         double c = 0;
-        for (std::size_t i = 0; i < runs.size(); ++i) {
-          const double pred = p0.tpot[i] + (p1.tpot[i] - p0.tpot[i]) / kProbe * x;
+        for (std::size_t i = 0; i < n; ++i) {
+          const double pred = p0.tpot[i] + (p1.tpot[i] - p0.tpot[i]) / kOverheadProbe * x;
           if (!(pred > 0))
             return static_cast<double>(INFINITY);
-          const double l = std::log(pred / measured_tpot(i));
+          const double l = std::log(pred / measured_tpot(*used[i]));
           c += l * l;
         }
         return c;
       },
       0, kMaxIterationOverhead, false);
-  // The per-request front-end time from TTFT, with the iteration overhead fitted: TTFT moves
-  // by it one for one, so the runs' TTFT at zero are shifted and the shift whose median
-  // |relative error| is least is taken (a median: TTFT holds queueing regimes the model does
-  // not reach, which a least-squares fit would chase), on [0, 0.5 s] by 0.1 ms.
-  const ServingPrediction at_o = predict_serving(runs, opt.replay, o);
+  // The per-request front-end time from TTFT, with the iteration overhead fitted: a request's
+  // TTFT moves by it one for one, so the runs' TTFT at the fitted iteration overhead are
+  // shifted and the shift whose median |relative error| is least is taken (a median: TTFT
+  // holds queueing regimes the model does not reach, which a least-squares fit would chase),
+  // on [0, kMaxRequestOverhead] by 0.1 ms.
+  const ServingPrediction at_o = at(f.iteration);
   std::vector<std::size_t> with_ttft;
-  for (std::size_t i = 0; i < runs.size(); ++i)
+  for (std::size_t i = 0; i < n; ++i)
     if (used[i]->ttft.mean > 0)
       with_ttft.push_back(i);
-  // median |error| of the runs' TTFT predicted by p, shifted by `shift` s
-  auto median_ttft_error = [&](const ServingPrediction &p, double shift) {
-    std::vector<double> e;
-    for (const std::size_t i : with_ttft)
-      e.push_back(std::fabs((p.ttft[i] + shift) / used[i]->ttft.mean - 1));
-    return median(e);
-  };
-  double d = 0;
   if (!with_ttft.empty()) {
     double best = INFINITY;
+    std::vector<double> e(with_ttft.size());
     for (int k = 0; k <= kRequestOverheadSteps; ++k) {
-      const double m = median_ttft_error(at_o, kMaxRequestOverhead / kRequestOverheadSteps * k);
-      if (m < best - 1e-12) {
+      const double shift = kMaxRequestOverhead / kRequestOverheadSteps * k;
+      for (std::size_t j = 0; j < with_ttft.size(); ++j) {
+        const std::size_t i = with_ttft[j];
+        e[j] = std::fabs((at_o.ttft[i] + shift) / used[i]->ttft.mean - 1);
+      }
+      if (const double m = median(e); m < best - 1e-12) {
         best = m;
-        d = kMaxRequestOverhead / kRequestOverheadSteps * k;
+        f.request = shift;
       }
     }
   }
-  // The shift is one for one only where a request is taken as it arrives; the simulation
-  // decides between it, half of it and none (join_at_completion absorbs part of it).
-  ServingPrediction fit = predict_serving(runs, opt.replay, o, d);
-  if (d > 0) {
-    double best = median_ttft_error(fit, 0);
-    const ServingPrediction half = predict_serving(runs, opt.replay, o, d / 2);
-    if (const double h = median_ttft_error(half, 0); h < best) {
-      best = h;
-      fit = half;
-      d /= 2;
-    }
-    if (median_ttft_error(at_o, 0) < best) {
-      fit = at_o;
-      d = 0;
-    }
-  }
+  return f;
+}
+
+namespace {
+
+// The engine's per-iteration host time from the runs' mean TPOT and its per-request front-end
+// time from their TTFT (fit_engine_overheads), then a simulation of every run at both for the
+// residuals.
+void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
+                const CalibrateOptions &opt, CalibrationResult &out) {
+  if (samples.empty())
+    return;
+  if (base.workload.mode != Mode::serve)
+    throw ConfigError("base", "serving results need a serving configuration (workload.mode "
+                              "\"serve\": its model, dtypes, engine and scheduler)");
+  Config b = base; // with the hardware and links fitted before
+  b.hardware = out.hardware;
+  b.cluster.intra_node = out.cluster.intra_node;
+  b.cluster.inter_node = out.cluster.inter_node;
+  ServingRuns sr = serving_runs(b, samples);
+  out.notes.insert(out.notes.end(), sr.notes.begin(), sr.notes.end());
+  const std::vector<Config> &runs = sr.runs;
+  const std::vector<const ServingSample *> &used = sr.used;
+  if (runs.empty())
+    return;
+  check_serving_fit_work(runs);
+  const ServingPrediction p0 = predict_serving(runs, opt.replay, 0),
+                          p1 = predict_serving(runs, opt.replay, kOverheadProbe);
+  const EngineOverheads f = fit_engine_overheads(
+      used, p0, p1, [&](double o) { return predict_serving(runs, opt.replay, o); });
+  const ServingPrediction fit = predict_serving(runs, opt.replay, f.iteration, f.request);
   std::vector<ComponentRow> rows, ttft_rows;
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    rows.push_back(serving_row(used[i]->name, "TPOT", measured_tpot(i), fit.tpot[i]));
+    rows.push_back(serving_row(used[i]->name, "TPOT", measured_tpot(*used[i]), fit.tpot[i]));
     if (used[i]->ttft.mean > 0)
       ttft_rows.push_back(serving_row(used[i]->name, "TTFT", used[i]->ttft.mean, fit.ttft[i]));
   }
   const double before = out.engine.iteration_overhead; // out.engine starts as the base's
   const double before_d = out.engine.request_overhead;
-  out.engine.iteration_overhead = o;
-  out.engine.request_overhead = d;
+  out.engine.iteration_overhead = f.iteration;
+  out.engine.request_overhead = f.request;
   if (out.engine.name == "none")
     out.engine.name = "custom";
   // One run fixes a one-parameter fit exactly: its residual says nothing of the spread, so
   // the band stays the base engine's (said in a note).
   const EngineSpec &was = base.workload.serve.engine;
-  FittedParameter p =
-      summarize_fit("workload.engine.iteration_overhead",
-                    "engine host time per iteration (from TPOT)", "s", before, o, rows);
+  FittedParameter p = summarize_fit("workload.engine.iteration_overhead",
+                                    "engine host time per iteration (from TPOT)", "s", before,
+                                    f.iteration, rows);
   if (p.count < 2) {
     p.band = std::max(p.band, was.tpot_uncertainty);
     out.notes.push_back("one serving run: the TPOT fit matches it by construction; its band "
@@ -638,7 +673,7 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
   if (!ttft_rows.empty()) {
     FittedParameter q =
         summarize_fit("workload.engine.request_overhead", "front-end time per request (from TTFT)",
-                      "s", before_d, d, ttft_rows);
+                      "s", before_d, f.request, ttft_rows);
     if (q.count < 2)
       q.band = std::max(q.band, was.ttft_uncertainty);
     q.range = {0, kMaxRequestOverhead};

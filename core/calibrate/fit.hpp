@@ -13,6 +13,7 @@
 #include "core/config.hpp"
 #include "core/time/layer_budget.hpp"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,8 @@
 #include <vector>
 
 namespace rl {
+
+class Replay;
 
 // One fitted parameter: where it lives in a configuration, its value before and after, and
 // how well the rows it was fitted to agree at the fitted value.
@@ -82,6 +85,42 @@ struct CalibrationResult {
 // instance; the closed loop runs 4 requests per client (64 to 4096).
 Config serving_run_config(const Config &base, const ServingSample &s);
 
+// The benchmark runs of `samples` as serving configurations on `base`
+// (serving_run_config), with the samples they stand for; runs that cannot be simulated (no
+// TPOT, too long, no room for the KV cache) are left out with a note. ConfigError naming the
+// file and row when a run's layout does not fit the base's model.
+struct ServingRuns {
+  std::vector<Config> runs;
+  std::vector<const ServingSample *> used; // runs[i] stands for *used[i]
+  std::vector<std::string> notes;
+};
+ServingRuns serving_runs(const Config &base, const std::vector<ServingSample> &samples);
+// The TPOT a sample reports (its ITL when it gives no TPOT), s.
+double measured_tpot(const ServingSample &s);
+
+// Mean TPOT and TTFT of every run simulated at an engine's iteration and request overheads.
+struct ServingPrediction {
+  std::vector<double> tpot, ttft;
+};
+ServingPrediction predict_serving(const std::vector<Config> &runs, Replay *replay,
+                                  double iteration_overhead, double request_overhead = 0);
+
+// The engine fit's ranges and probe: the per-iteration host time on [0, 50 ms], the
+// per-request front-end time on [0, 0.5 s] by 0.1 ms.
+constexpr double kMaxIterationOverhead = 0.05, kMaxRequestOverhead = 0.5;
+constexpr int kRequestOverheadSteps = 5000;
+constexpr double kOverheadProbe = 0.005;
+// An engine's two host times fitted to measured runs: the iteration overhead by least
+// squares on log TPOT (p0, p1: the runs simulated at 0 and kOverheadProbe), then the request
+// overhead as the TTFT shift of least median |error| at that iteration overhead (`at`
+// simulates the runs at an iteration overhead).
+struct EngineOverheads {
+  double iteration = 0, request = 0;
+};
+EngineOverheads fit_engine_overheads(const std::vector<const ServingSample *> &used,
+                                     const ServingPrediction &p0, const ServingPrediction &p1,
+                                     const std::function<ServingPrediction(double)> &at);
+
 // The parameters calibrate fits, by path (what `--fix` may name); the engine's small-M GEMM
 // fits, workload.engine.gemm.on.<chip>.<dtype>.{latency,bw_efficiency}, go by pattern.
 std::vector<std::string> fittable_parameters();
@@ -103,7 +142,6 @@ void check_fit_work(const Measurements &m);
 constexpr double kUnitsPerKernelEvaluation = 0.1;
 constexpr double kUnitsPerSimulatedToken = 0.025;
 
-class Replay;
 
 struct CalibrateOptions {
   // Parameters held at the base's value: their dotted paths ("cluster.intra_node.efficiency").

@@ -7,6 +7,7 @@
 #include "core/calibrate/components.hpp"
 #include "core/config.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,22 @@ struct ServingSample {
   LatencyStats ttft, tpot, itl, e2e;
   double output_tokens_per_s = 0; // output throughput over the run (0: not given)
   double requests_per_s = 0;      // request throughput (0: not given)
+  // What the run set beyond its load, where the file gives it (0 or empty: the base's), as
+  // InferenceMAX's launch scripts set them (../calibration CSV columns of the same names).
+  std::string hardware;                    // the file's name for the chip (b200_sxm)
+  i64 pp = 0, attention_dp = 0, moe_tp = 0, ep = 0;
+  std::optional<Dtype> precision, kv_dtype; // weights and GEMMs; the KV cache
+  i64 requests_per_client = 0;              // requests each client sent (num_prompts / C)
+  i64 max_tokens = 0;                       // the engine's token budget an iteration
+  i64 draft_tokens = 0;                     // speculative decoding over the model's MTP layer
+  // The engine's memory argument and admission options (ServeSpec's fields of the same names;
+  // 0: the base's).
+  double memory_fraction = 0;
+  i64 recv_interval = 0, batch_wait_iters = 0;
+  double batch_wait_tokens_ratio = 0;
+  // Lengths drawn uniformly on [length_low, 1] x isl / osl (`--random-range-ratio`); the run
+  // is simulated at their mean, which input_len and output_len then hold.
+  double length_low = 1;
 };
 
 // One iteration line of a training log (Megatron-LM, torchtitan). Zero: the line does not

@@ -3,11 +3,13 @@
 #include "core/calibrate/components.hpp"
 #include "core/error.hpp"
 #include "core/io/readers.hpp"
+#include "core/schema/choices.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <iterator>
+#include <optional>
 #include <set>
 
 namespace rl::io::readers_detail {
@@ -387,6 +389,83 @@ Measurements read_layer_profile_csv(std::string_view text, const std::string &na
   return out;
 }
 
+// A serving row's own settings (the columns of ../calibration's B200 file; each optional):
+// hardware, pp, attention_dp, moe_tp, ep, precision, kv_dtype (dtype names as the
+// configuration's), requests_per_client, max_num_tokens, speculative (`mtp<k>`: k draft
+// tokens of the model's MTP layer; `eagle3`: InferenceX's SGLang DeepSeek-R1 launches run
+// SGLang's EAGLE over the MTP layer with 2 steps, so 2 draft tokens), lengths (`fixed` or
+// `uniform <lo>-1.0 of isl/osl`: the lengths' mean is simulated); and what a launch script
+// set: memory_fraction (the engine's memory argument), recv_interval (SGLang
+// --scheduler-recv-interval), batch_wait_iters and batch_wait_tokens_ratio (TensorRT-LLM).
+struct RunColumns {
+  int hardware, pp, attention_dp, moe_tp, ep, precision, kv_dtype, requests_per_client,
+      max_tokens, speculative, lengths, memory_fraction, recv_interval, batch_wait_iters,
+      batch_wait_tokens_ratio;
+};
+std::optional<Dtype> dtype_cell(const Csv &csv, int c) {
+  if (!csv.given(c))
+    return std::nullopt;
+  const auto &l = schema::choices<Dtype>();
+  if (const auto v = schema::value_in(l, lower(csv.cell(c))))
+    return static_cast<Dtype>(*v);
+  csv.fail(c, quote_text(csv.cell(c)) + " is not one of " + schema::names_text(l));
+}
+void read_run_settings(const Csv &csv, const RunColumns &c, ServingSample &s) {
+  constexpr double kMaxWays = 1 << 20;
+  if (csv.given(c.hardware))
+    s.hardware = csv.cell(c.hardware);
+  const auto ways = [&](int col) {
+    return csv.given(col) ? static_cast<i64>(csv.count(col, kMaxWays)) : i64{0};
+  };
+  s.pp = ways(c.pp);
+  s.attention_dp = ways(c.attention_dp);
+  s.moe_tp = ways(c.moe_tp);
+  s.ep = ways(c.ep);
+  s.precision = dtype_cell(csv, c.precision);
+  s.kv_dtype = dtype_cell(csv, c.kv_dtype);
+  s.requests_per_client = csv.given(c.requests_per_client)
+                              ? static_cast<i64>(csv.count(c.requests_per_client, 1 << 20))
+                              : 0;
+  s.max_tokens = csv.given(c.max_tokens) ? static_cast<i64>(csv.count(c.max_tokens, 1 << 24)) : 0;
+  s.memory_fraction = csv.given(c.memory_fraction) ? csv.positive(c.memory_fraction, 1) : 0;
+  s.recv_interval =
+      csv.given(c.recv_interval) ? static_cast<i64>(csv.count(c.recv_interval, 1e6)) : 0;
+  s.batch_wait_iters =
+      csv.given(c.batch_wait_iters) ? static_cast<i64>(csv.count(c.batch_wait_iters, 1e6)) : 0;
+  s.batch_wait_tokens_ratio =
+      csv.given(c.batch_wait_tokens_ratio) ? csv.positive(c.batch_wait_tokens_ratio, 1) : 0;
+  if (csv.given(c.speculative)) {
+    const std::string v = lower(csv.cell(c.speculative));
+    double k = 0;
+    if (v == "eagle3")
+      s.draft_tokens = 2;
+    else if (v.size() > 3 && v.compare(0, 3, "mtp") == 0 && parse_number(v.substr(3), k) &&
+             k >= 1 && k <= 16 && k == std::floor(k))
+      s.draft_tokens = static_cast<i64>(k);
+    else
+      csv.fail(c.speculative, quote_text(csv.cell(c.speculative)) +
+                                  " is not mtp<k> (k draft tokens, 1-16) or eagle3");
+  }
+  if (csv.given(c.lengths)) {
+    const std::string v = lower(csv.cell(c.lengths));
+    constexpr std::string_view kPre = "uniform ", kPost = "-1.0 of isl/osl";
+    double lo = 0;
+    if (v == "fixed") {
+      s.length_low = 1;
+    } else if (v.size() > kPre.size() + kPost.size() && v.compare(0, kPre.size(), kPre) == 0 &&
+               v.compare(v.size() - kPost.size(), kPost.size(), kPost) == 0 &&
+               parse_number(v.substr(kPre.size(), v.size() - kPre.size() - kPost.size()), lo) &&
+               lo > 0 && lo <= 1) {
+      s.length_low = lo;
+    } else {
+      csv.fail(c.lengths, quote_text(csv.cell(c.lengths)) +
+                              " is not 'fixed' or 'uniform <lo>-1.0 of isl/osl' (0 < lo <= 1)");
+    }
+    s.input_len = std::max(1.0, std::round(s.input_len * (1 + s.length_low) / 2));
+    s.output_len = std::max(1.0, std::round(s.output_len * (1 + s.length_low) / 2));
+  }
+}
+
 // Serving runs, one a row, in the layout of AIConfigurator's measured sample
 // (ai-dynamo/aiconfigurator systems/silicon_sample.csv): model,engine,engine_version,hardware,
 // precision,tp,pp,isl,osl,concurrency,ttft_ms,tpot_ms; request_rate may stand for concurrency,
@@ -401,6 +480,13 @@ Measurements read_serving_csv(std::string_view text, const std::string &name) {
   const int cmodel = csv.find("model"), cengine = csv.find("engine");
   const int cversion = csv.find("engine_version"), ctp = csv.find("tp");
   const int ce2e = csv.find("e2e_ms"), ctput = csv.find("output_tokens_per_s");
+  const int chw = csv.find("hardware"), cpp = csv.find("pp"), cadp = csv.find("attention_dp");
+  const int cmtp = csv.find("moe_tp"), cep = csv.find("ep"), cprec = csv.find("precision");
+  const int ckv = csv.find("kv_dtype"), crpc = csv.find("requests_per_client");
+  const int cmax = csv.find("max_num_tokens"), cspec = csv.find("speculative");
+  const int clen = csv.find("lengths"), cmem = csv.find("memory_fraction");
+  const int crecv = csv.find("recv_interval"), cwait = csv.find("batch_wait_iters");
+  const int cratio = csv.find("batch_wait_tokens_ratio");
   Measurements out;
   std::vector<long long> lines;
   while (csv.next()) {
@@ -420,6 +506,10 @@ Measurements read_serving_csv(std::string_view text, const std::string &name) {
     }
     s.input_len = csv.positive(ci, kMaxTokens);
     s.output_len = csv.positive(co, kMaxTokens);
+    read_run_settings(csv,
+                      {chw, cpp, cadp, cmtp, cep, cprec, ckv, crpc, cmax, cspec, clen, cmem, crecv,
+                       cwait, cratio},
+                      s);
     s.ttft.mean = csv.positive(cf, kMaxMeasuredMs) / 1e3;
     s.tpot.mean = csv.positive(cp, kMaxMeasuredMs) / 1e3;
     if (csv.given(ce2e))
@@ -428,7 +518,11 @@ Measurements read_serving_csv(std::string_view text, const std::string &name) {
       s.output_tokens_per_s = csv.positive(ctput, 1e12);
     s.name = (s.engine.empty() ? std::string("serving") : s.engine) +
              (s.version.empty() ? "" : " " + s.version) +
-             (s.tp > 0 ? " tp" + std::to_string(s.tp) : "") + " " + whole(s.input_len) + "/" +
+             (s.tp > 0 ? " tp" + std::to_string(s.tp) : "") +
+             (s.attention_dp > 1 ? " dp" + std::to_string(s.attention_dp) : "") +
+             (s.ep > 1 ? " ep" + std::to_string(s.ep) : "") +
+             (s.draft_tokens > 0 ? " mtp" + std::to_string(s.draft_tokens) : "") + " " +
+             whole(s.input_len) + "/" +
              whole(s.output_len) +
              (s.concurrency > 0 ? " c=" + std::to_string(s.concurrency)
                                 : " rate=" + number_text(s.request_rate));

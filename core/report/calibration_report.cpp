@@ -104,6 +104,52 @@ ReportTable residual_table(const FittedParameter &p) {
   return t;
 }
 
+ReportTable serving_groups_table(const ServingGroupsReport &r, bool held_out) {
+  ReportTable t;
+  t.key = held_out ? "groups.held_out" : "groups.in_sample";
+  t.title = held_out ? "Each group predicted by its engine fitted to the others (leave one "
+                       "group out)"
+                     : "Each engine fitted to all its groups (in sample)";
+  t.help = "The engine's per-iteration host time (from TPOT) and per-request front-end time (from "
+           "TTFT) fitted by least squares on log TPOT and the least median |error| of TTFT "
+           "(docs/serving.md); errors are predicted / measured - 1 of each run's mean.";
+  t.columns = {col("group", "group", Unit::plain, true),
+               col("runs", "runs"),
+               col("iter", "iteration overhead", Unit::seconds),
+               col("req", "request overhead", Unit::seconds),
+               col("tpot", "TPOT median |error|"),
+               col("tpot_bias", "TPOT median error"),
+               col("ttft", "TTFT median |error|"),
+               col("ttft_bias", "TTFT median error")};
+  const auto abs_pct = [](double v) { return pct(v, "%.1f%%"); };
+  for (const GroupErrors &g : held_out ? r.held_out : r.in_sample) {
+    ReportLine l;
+    l.key = g.name;
+    l.cells = {words(g.name),
+               {std::to_string(g.tpot.size()), static_cast<double>(g.tpot.size())},
+               {format_value(g.iteration_overhead, Unit::seconds), g.iteration_overhead},
+               {format_value(g.request_overhead, Unit::seconds), g.request_overhead},
+               abs_pct(median_abs_error(g.tpot)),
+               pct(median_error(g.tpot)),
+               abs_pct(median_abs_error(g.ttft)),
+               pct(median_error(g.ttft))};
+    t.rows.push_back(std::move(l));
+  }
+  const std::vector<double> tp = r.all_tpot(held_out), tf = r.all_ttft(held_out);
+  ReportLine all;
+  all.key = "all";
+  all.cells = {words("every run"),
+               {std::to_string(tp.size()), static_cast<double>(tp.size())},
+               words(""),
+               words(""),
+               abs_pct(median_abs_error(tp)),
+               pct(median_error(tp)),
+               abs_pct(median_abs_error(tf)),
+               pct(median_error(tf))};
+  t.rows.push_back(std::move(all));
+  return t;
+}
+
 ReportTable unfitted_table(const CalibrationResult &r) {
   ReportTable t = component_rows(r.unfitted, 0, "unfitted", "Rows checked, not fitted to");
   t.help = "Rows their file marks as not fitted (launch-bound kernels, protocols the model does "

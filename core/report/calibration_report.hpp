@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/calibrate/fit.hpp"
+#include "core/calibrate/serving_groups.hpp"
 #include "core/report/table.hpp"
 
 #include <vector>
@@ -14,6 +15,10 @@ namespace rl {
 ReportTable calibration_table(const CalibrationResult &r);
 // The rows one parameter was fitted to: measured, predicted, error (marked beyond its band).
 ReportTable residual_table(const FittedParameter &p);
+// The serving groups, in sample (`held_out` false) or each predicted by its engine fitted to
+// the others (core/calibrate/serving_groups): host times, runs, TPOT and TTFT median |error|
+// and median signed error, and a last line for every run together.
+ReportTable serving_groups_table(const ServingGroupsReport &r, bool held_out);
 // Rows read but not fitted to (marked so in components.json), predicted at the fitted values.
 ReportTable unfitted_table(const CalibrationResult &r);
 // Each layer profile by component: measured, the components alone, what the measurement adds

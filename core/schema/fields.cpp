@@ -652,13 +652,26 @@ const std::vector<Field<ServeSpec>> &serve_fields() {
             "in-flight batching). Off: an iteration is all prefill or all decode, prefill first "
             "while a prompt waits (SGLang unless --enable-mixed-chunk).",
             "", sv}),
-      flag(&S::join_at_completion,
-           {"scheduler", "join_at_completion", N, 0, 1, "", "Join at completion", 1, "",
-            "Closed loop: a client's next request joins the batch at the next completion of "
-            "another request, so one of the C requests waits (how TensorRT-LLM 1.0's measured "
-            "closed-loop runs behave: TTFT is the prefill plus one mean interval between "
-            "completions).",
-            "", sv, false, "", 0, true}),
+      integer(&S::recv_interval,
+              {"scheduler", "recv_interval", N, 0, 1'000'000, "", "Receive interval", 1, "",
+               "New requests are taken once every this many decode iterations; an iteration "
+               "with prefill or an idle engine takes them at once (SGLang "
+               "--scheduler-recv-interval, python/sglang/srt/managers/scheduler_recv_skipper.py; "
+               "0 or 1: every iteration).",
+               "", sv, false, "", 0, true}),
+      integer(&S::batch_wait_iters,
+              {"scheduler", "batch_wait_iters", N, 0, 1'000'000, "", "Batch wait", 1, "",
+               "While sequences decode, new prompts wait until the iteration's tokens reach "
+               "batch_wait_tokens_ratio x max_tokens or they have waited this many iterations "
+               "(TensorRT-LLM batch_wait_timeout_iters, tensorrt_llm/_torch/pyexecutor/"
+               "py_executor.py; 0: no waiting).",
+               "", sv, false, "", 0, true}),
+      num(&S::batch_wait_tokens_ratio,
+          {"scheduler", "batch_wait_tokens_ratio", N, 0.0, 1.0, "", "Batch wait tokens", 100,
+           "%.0f %%",
+           "The share of max_tokens whose scheduling ends a batch wait (TensorRT-LLM "
+           "batch_wait_max_tokens_ratio).",
+           "", sv, false, "", 0, true}),
       integer(&S::prefill_instances,
               {"scheduler", "prefill_instances", N, 0, 1'000'000, "", "Prefill instances", 1, "",
                "0: aggregated; > 0: disaggregated, this many instances only prefill and ship "

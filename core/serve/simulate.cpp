@@ -351,34 +351,57 @@ private:
     return false;
   }
   // Closed loop: a request completed (or was dropped) at `at`; its client sends the next.
-  // With join_at_completion the request is taken at the next completion (the client's clock
-  // starts now: its track's arrival).
   void complete(double at, std::vector<Track> &tr) {
-    if (!closed)
-      return;
-    join_held(at, tr); // the request the previous completion released joins now
-    if (released >= ids.size())
+    if (!closed || released >= ids.size())
       return;
     const std::size_t p = released++;
     const auto id = static_cast<std::size_t>(ids[p]);
     const double send = at + s.engine.request_overhead + s.think_time; // the client saw it
     tr[id].arrival = send;
-    if (s.join_at_completion)
-      held = p; // its engine arrival stays unset (infinite) until then
-    else
-      (*arrive)[id] = send;
+    (*arrive)[id] = send;
     pending.push(p, sooner());
   }
-  // join_at_completion: the held request arrives at `at` (or when its client sent it, if
-  // later).
-  void join_held(double at, const std::vector<Track> &tr) {
-    if (held == kNone)
-      return;
-    const auto id = static_cast<std::size_t>(ids[held]);
-    (*arrive)[id] = std::max(at, tr[id].arrival);
-    if (pending.contains(held))
-      pending.lowered(held, sooner());
-    held = kNone;
+  // SGLang's receive gate (scheduler_recv_skipper.py): before each pass the weight of the last
+  // iteration is added to a counter, and new requests are taken when it reaches the interval
+  // (then it restarts at 0). A decode iteration weighs 1, one with prefill kExtendWeight; an
+  // idle engine's loop spins, so it takes an arrival at once.
+  static constexpr i64 kExtendWeight = 1000; // SGLang's _DEFAULT_WEIGHT (every mode but decode)
+  bool receives() {
+    if (s.recv_interval <= 1)
+      return true;
+    recv_counter += last_weight;
+    if (recv_counter < s.recv_interval)
+      return false;
+    recv_counter = 0;
+    return true;
+  }
+  // TensorRT-LLM's batch waiting (py_executor.py `_waiting_requests`): with sequences
+  // decoding, whether this iteration holds its prompts back, `ctx` the prompt tokens it would
+  // schedule and `gen` its decode tokens.
+  bool hold_prompts(i64 ctx, i64 gen) {
+    if (s.batch_wait_iters <= 0 || ctx <= 0 || gen <= 0)
+      return false;
+    if (wait_count >= s.batch_wait_iters ||
+        static_cast<double>(ctx + gen) >=
+            s.batch_wait_tokens_ratio * static_cast<double>(s.max_tokens)) {
+      wait_count = 0;
+      return false;
+    }
+    ++wait_count;
+    return true;
+  }
+  // The prompt tokens waiting or part-way, at most `cap`.
+  i64 prompt_tokens(const std::vector<Track> &tr, i64 cap) const {
+    i64 n = 0;
+    for (const Seq &q : running)
+      if (!q.prefilled && (n += q.target - q.kv) >= cap)
+        return cap;
+    for (const i64 id : waiting) {
+      const Track &r = tr[static_cast<std::size_t>(id)];
+      if ((n += r.resume > 0 ? r.resume : r.prompt) >= cap)
+        return cap;
+    }
+    return n;
   }
   double arrival_at(std::size_t p) const { return (*arrive)[static_cast<std::size_t>(ids[p])]; }
   Sooner sooner() const { return {ids, *arrive}; }
@@ -395,7 +418,6 @@ private:
       std::swap(ids[next], ids[j]);
       if (j != next)
         pending.moved(next, j, sooner());
-      held = held == next ? j : held;
       return;
     }
     std::swap(ids[next], ids[j]);
@@ -460,8 +482,9 @@ private:
   i64 decode_iters = 0;     // decode iterations so far (kept_tokens' clock)
   std::size_t released = 0; // closed loop: requests of `ids` given an arrival so far
   PositionHeap pending;     // closed loop: positions [next, released) of ids, by arrival
-  std::size_t held = kNone; // join_at_completion: the position in ids of the request waiting
-                            // for the next completion
+  i64 recv_counter = 0;                // receives()' counter
+  i64 last_weight = kExtendWeight;     // the last iteration's weight (first pass: receive)
+  i64 wait_count = 0;                  // hold_prompts(): iterations the prompts have waited
   // scratch of one pass, kept to spare the allocations: the prefill chunks (running index,
   // tokens), the decoding sequences, the sequences that stay, a run's new blocks
   std::vector<std::pair<std::size_t, i64>> chunks;
@@ -475,9 +498,10 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
     return false;
   auto preempt = [&] { preempt_last(tr, st); };
   if (running.empty() && waiting.empty())
-    join_held(t, tr); // no completion to wait for
+    last_weight = kExtendWeight; // idle: the loop spins until a request arrives
+  const bool recv = receives();
   for (std::size_t j = 0;
-       next < ids.size() && (*arrive)[static_cast<std::size_t>(ids[j = earliest()])] <= t;) {
+       recv && next < ids.size() && (*arrive)[static_cast<std::size_t>(ids[j = earliest()])] <= t;) {
     take(j);
     st.area += t - (*arrive)[static_cast<std::size_t>(ids[next])];
     waiting.push_back(ids[next++]);
@@ -534,6 +558,9 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
   };
   if (!prefill_only)
     decode_all();
+  // TensorRT-LLM's batch waiting may hold this iteration's prompts back (steps 2 and 3)
+  const bool hold = role != Role::decode && hold_prompts(prompt_tokens(tr, tokens),
+                                                         static_cast<i64>(x.decode) * verify);
   // 2. sequences part-way through their prompt take the next chunk
   auto schedule_chunk = [&](std::size_t i) {
     Seq &q = running[i];
@@ -556,12 +583,12 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
     tokens -= n;
     return true;
   };
-  for (std::size_t i = 0; i < running.size() && tokens > 0; ++i)
+  for (std::size_t i = 0; !hold && i < running.size() && tokens > 0; ++i)
     if (!running[i].prefilled)
       schedule_chunk(i);
   // 3. admission: the scheduler's batch limit, the token budget and the KV blocks (the
   //    whole prompt must fit; static batching reserves prompt + output up front)
-  const bool admit = !is_static || running.empty() || role == Role::decode;
+  const bool admit = !hold && (!is_static || running.empty() || role == Role::decode);
   while (admit && !waiting.empty() && static_cast<i64>(running.size()) < s.max_batch &&
          (tokens > 0 || role == Role::decode)) {
     const i64 id = waiting.front();
@@ -606,8 +633,8 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
       return true;
     }
     if (running.empty() && next < ids.size()) {
-      // the next arrival; none known (a held request, every request before it dropped):
-      // it joins at the next pass, having no completion to wait for
+      // the next arrival (none known when every request before it was dropped: the next
+      // pass takes it)
       const double a = arrival_at(earliest());
       t = std::isfinite(a) ? std::max(t, a) : t;
       return true;
@@ -624,6 +651,7 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
   st.area += static_cast<double>(waiting.size() + running.size()) * dt;
   t += dt;
   ++st.iterations;
+  last_weight = x.prefill > 0 ? kExtendWeight : 1;
   st.decode_sum += x.decode;
   // apply the iteration
   for (const auto &[i, n] : chunks) {
@@ -716,7 +744,20 @@ bool Engine::decode_run(IterationModel &model, std::vector<Track> &tr, EngineSta
   x.decode_context = ctx + b;
   const double slope = model.time(x).total - dt0;
   i64 j = 0;
-  for (; j < k && (j == 0 || t < next_arrival); ++j) { // an arrival ends the run
+  for (; j < k; ++j) {
+    // an arrival the scheduler would take before iteration j ends the run (the next pass
+    // takes it); SGLang's receive gate counts the run's iterations (receives())
+    if (j > 0 && s.recv_interval <= 1 && t >= next_arrival)
+      break;
+    if (j > 0 && s.recv_interval > 1) {
+      if (recv_counter + 1 >= s.recv_interval) {
+        if (t >= next_arrival)
+          break;
+        recv_counter = 0;
+      } else {
+        ++recv_counter;
+      }
+    }
     --budget;
     free -= alloc[static_cast<std::size_t>(j)];
     st.peak_blocks = std::max(st.peak_blocks, total_blocks - free);
@@ -734,6 +775,7 @@ bool Engine::decode_run(IterationModel &model, std::vector<Track> &tr, EngineSta
     q.blocks = std::max(q.blocks, ceil_div(q.kv, bs));
     tr[static_cast<std::size_t>(q.id)].generated += j;
   }
+  last_weight = 1;
   return true;
 }
 

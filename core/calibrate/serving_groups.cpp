@@ -1,0 +1,142 @@
+// Leave one group out over the serving calibration groups (serving_groups.hpp).
+#include "core/calibrate/serving_groups.hpp"
+
+#include "core/calibrate/fit.hpp"
+#include "core/error.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rl {
+
+namespace {
+
+double median_of(std::vector<double> v) {
+  if (v.empty())
+    return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// One group's runs and their simulations at no host time and at the probe.
+struct GroupRuns {
+  const ServingGroup *group = nullptr;
+  ServingRuns runs;
+  ServingPrediction p0, p1;
+  const std::string &engine() const { return group->base.workload.serve.engine.name; }
+};
+
+// The engine's host times fitted to the groups `fit_to` together.
+EngineOverheads fit_groups(const std::vector<const GroupRuns *> &fit_to) {
+  std::vector<const ServingSample *> used;
+  ServingPrediction p0, p1;
+  for (const GroupRuns *g : fit_to) {
+    used.insert(used.end(), g->runs.used.begin(), g->runs.used.end());
+    p0.tpot.insert(p0.tpot.end(), g->p0.tpot.begin(), g->p0.tpot.end());
+    p0.ttft.insert(p0.ttft.end(), g->p0.ttft.begin(), g->p0.ttft.end());
+    p1.tpot.insert(p1.tpot.end(), g->p1.tpot.begin(), g->p1.tpot.end());
+    p1.ttft.insert(p1.ttft.end(), g->p1.ttft.begin(), g->p1.ttft.end());
+  }
+  return fit_engine_overheads(used, p0, p1, [&](double o) {
+    ServingPrediction p;
+    for (const GroupRuns *g : fit_to) {
+      const ServingPrediction q = predict_serving(g->runs.runs, nullptr, o);
+      p.tpot.insert(p.tpot.end(), q.tpot.begin(), q.tpot.end());
+      p.ttft.insert(p.ttft.end(), q.ttft.begin(), q.ttft.end());
+    }
+    return p;
+  });
+}
+
+GroupErrors errors_at(const GroupRuns &g, const EngineOverheads &f,
+                      const std::vector<const GroupRuns *> &fit_to) {
+  GroupErrors e;
+  e.name = g.group->name;
+  e.engine = g.engine();
+  e.iteration_overhead = f.iteration;
+  e.request_overhead = f.request;
+  for (const GroupRuns *x : fit_to)
+    e.fitted_to.push_back(x->group->name);
+  const ServingPrediction p = predict_serving(g.runs.runs, nullptr, f.iteration, f.request);
+  for (std::size_t i = 0; i < g.runs.used.size(); ++i) {
+    const ServingSample &s = *g.runs.used[i];
+    e.tpot.push_back(p.tpot[i] / measured_tpot(s) - 1);
+    if (s.ttft.mean > 0)
+      e.ttft.push_back(p.ttft[i] / s.ttft.mean - 1);
+  }
+  return e;
+}
+
+} // namespace
+
+double median_abs_error(const std::vector<double> &e) {
+  std::vector<double> a(e.size());
+  std::transform(e.begin(), e.end(), a.begin(), [](double x) { return std::fabs(x); });
+  return median_of(std::move(a));
+}
+double median_error(const std::vector<double> &e) { return median_of(e); }
+
+std::vector<double> ServingGroupsReport::all_tpot(bool held) const {
+  std::vector<double> v;
+  for (const GroupErrors &g : held ? held_out : in_sample)
+    v.insert(v.end(), g.tpot.begin(), g.tpot.end());
+  return v;
+}
+std::vector<double> ServingGroupsReport::all_ttft(bool held) const {
+  std::vector<double> v;
+  for (const GroupErrors &g : held ? held_out : in_sample)
+    v.insert(v.end(), g.ttft.begin(), g.ttft.end());
+  return v;
+}
+
+ServingGroupsReport serving_groups_report(const std::vector<ServingGroup> &groups) {
+  ServingGroupsReport out;
+  std::vector<GroupRuns> gr(groups.size());
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const ServingGroup &g = groups[i];
+    if (g.base.workload.mode != Mode::serve)
+      throw ConfigError(g.name + ": base", "is not a serving configuration (workload.mode "
+                                           "\"serve\")");
+    gr[i].group = &g;
+    gr[i].runs = serving_runs(g.base, g.samples);
+    for (const std::string &n : gr[i].runs.notes)
+      out.notes.push_back(g.name + ": " + n);
+    gr[i].p0 = predict_serving(gr[i].runs.runs, nullptr, 0);
+    gr[i].p1 = predict_serving(gr[i].runs.runs, nullptr, kOverheadProbe);
+  }
+  std::vector<std::string> engines;
+  for (const GroupRuns &g : gr)
+    if (std::find(engines.begin(), engines.end(), g.engine()) == engines.end())
+      engines.push_back(g.engine());
+  // in sample: each engine fitted to all its groups
+  for (const std::string &e : engines) {
+    std::vector<const GroupRuns *> all;
+    for (const GroupRuns &g : gr)
+      if (g.engine() == e && !g.runs.runs.empty())
+        all.push_back(&g);
+    if (all.empty())
+      continue;
+    const EngineOverheads f = fit_groups(all);
+    for (const GroupRuns *g : all)
+      out.in_sample.push_back(errors_at(*g, f, all));
+  }
+  // held out: each group at its engine fitted to the engine's other groups
+  for (const GroupRuns &g : gr) {
+    if (g.runs.runs.empty())
+      continue;
+    std::vector<const GroupRuns *> others;
+    for (const GroupRuns &h : gr)
+      if (&h != &g && h.engine() == g.engine() && !h.runs.runs.empty())
+        others.push_back(&h);
+    if (others.empty()) {
+      out.notes.push_back(g.group->name + ": no other group of engine " + g.engine() +
+                          ", so nothing to predict it from");
+      continue;
+    }
+    out.held_out.push_back(errors_at(g, fit_groups(others), others));
+  }
+  return out;
+}
+
+} // namespace rl
