@@ -354,6 +354,13 @@ struct EngineSpec {
   GemmFits gemm;
   std::map<std::string, GemmFits> gemm_on;
   std::string gemm_source; // the measured data they were fitted to
+  // The engine fuses per-tensor FP8 activation quantisation into the kernel before each GEMM
+  // (TensorRT-LLM's RMSNorm, SwiGLU and attention-output kernels under CUDA graphs), so an FP8
+  // call costs the GEMM kernel's own launch and tail: the bf16 fit's latency on the chip. The
+  // FP8 fit's latency carries the standalone quantise kernel (AIConfigurator's collect_gemm.py
+  // times it with the GEMM). Block-scaled FP8 (fp8_recipe blockwise, DeepSeek's 1x128) is not
+  // fused.
+  bool fp8_quant_fused = false;
   // How the engine sizes its KV cache from its memory fraction f (workload.scheduler
   // .memory_fraction, the engine's own argument): `hbm`, f x HBM less the weights and the
   // activations (vLLM gpu_memory_utilization); `static_pool`, f x HBM less the weights, the

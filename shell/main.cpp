@@ -767,6 +767,7 @@ int cmd_calibrate_groups(const Args &a) {
     std::cout << io::dump(io::to_json(r), 2) << "\n";
     return 0;
   }
+  shell::print_section(std::cout, serving_engines_table(r));
   shell::print_section(std::cout, serving_groups_table(r, false));
   shell::print_section(std::cout, serving_groups_table(r, true));
   for (const std::string &n : r.notes)

@@ -1,4 +1,5 @@
 #include "core/calibrate/fit.hpp"
+#include "core/serve/speculative.hpp"
 
 #include "core/calibrate/replay.hpp"
 
@@ -469,6 +470,7 @@ Config serving_run_config(const Config &base, const ServingSample &s) {
     SpeculativeSpec spec;
     spec.method = SpecMethod::mtp;
     spec.draft_tokens = s.draft_tokens;
+    spec.acceptance = {default_acceptance(SpecMethod::mtp)}; // as the parser sets it
     sv.speculative = spec;
   }
   const i64 tp = c.parallel.tp.value_or(1), pp = c.parallel.pp.value_or(1);

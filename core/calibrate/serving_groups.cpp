@@ -77,6 +77,18 @@ double median_abs_error(const std::vector<double> &e) {
 }
 double median_error(const std::vector<double> &e) { return median_of(e); }
 
+double abs_error_quantile(const std::vector<double> &e, double q) {
+  if (e.empty())
+    return 0;
+  std::vector<double> a(e.size());
+  std::transform(e.begin(), e.end(), a.begin(), [](double x) { return std::fabs(x); });
+  std::sort(a.begin(), a.end());
+  const double at = q * static_cast<double>(a.size() - 1);
+  const auto i = static_cast<std::size_t>(std::floor(at));
+  const std::size_t j = std::min(i + 1, a.size() - 1);
+  return a[i] + (a[j] - a[i]) * (at - static_cast<double>(i));
+}
+
 std::vector<double> ServingGroupsReport::all_tpot(bool held) const {
   std::vector<double> v;
   for (const GroupErrors &g : held ? held_out : in_sample)
@@ -118,8 +130,17 @@ ServingGroupsReport serving_groups_report(const std::vector<ServingGroup> &group
     if (all.empty())
       continue;
     const EngineOverheads f = fit_groups(all);
-    for (const GroupRuns *g : all)
+    std::vector<double> tpot, ttft;
+    for (const GroupRuns *g : all) {
       out.in_sample.push_back(errors_at(*g, f, all));
+      tpot.insert(tpot.end(), out.in_sample.back().tpot.begin(), out.in_sample.back().tpot.end());
+      ttft.insert(ttft.end(), out.in_sample.back().ttft.begin(), out.in_sample.back().ttft.end());
+    }
+    // a band of at least 2% (a measurement's own repeatability, as summarize_fit's)
+    out.engines.push_back({e, f.iteration, f.request,
+                           std::max(0.02, abs_error_quantile(tpot, kEngineBandQuantile)),
+                           std::max(0.02, abs_error_quantile(ttft, kEngineBandQuantile)),
+                           static_cast<i64>(tpot.size())});
   }
   // held out: each group at its engine fitted to the engine's other groups
   for (const GroupRuns &g : gr) {

@@ -31,8 +31,22 @@ struct GroupErrors {
 double median_abs_error(const std::vector<double> &e);
 double median_error(const std::vector<double> &e);
 
+// The q-quantile (0-1, linear between ranks) of |e| over a list of relative errors.
+double abs_error_quantile(const std::vector<double> &e, double q);
+
+// An engine fitted to all its groups: what its preset holds (presets/engines/<name>.json). The
+// bands are the 90th percentile of |error| over the runs (a tenth of the runs fall outside).
+struct EngineGroupFit {
+  std::string engine;
+  double iteration_overhead = 0, request_overhead = 0;
+  double tpot_band = 0, ttft_band = 0;
+  i64 runs = 0;
+};
+constexpr double kEngineBandQuantile = 0.9;
+
 struct ServingGroupsReport {
-  std::vector<GroupErrors> in_sample; // each engine fitted to all its groups
+  std::vector<EngineGroupFit> engines; // in the order the groups first name them
+  std::vector<GroupErrors> in_sample;  // each engine fitted to all its groups
   std::vector<GroupErrors> held_out;  // each group at its engine fitted to the others
   std::vector<std::string> notes;     // runs left out and why; groups alone on their engine
   // Every run of the groups together.

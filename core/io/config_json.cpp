@@ -465,6 +465,7 @@ EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *sche
   e.allreduce_bw = r.opt_num("allreduce_bw", 0.0, kMaxBw).value_or(0);
   e.allreduce_max_bytes = r.opt_num("allreduce_max_bytes", 0.0, 1e12).value_or(0);
   e.allreduce_source = r.opt_str("allreduce_source").value_or("");
+  e.fp8_quant_fused = r.opt_bool("fp8_quant_fused").value_or(false);
   if (const json *g = r.opt_child("gemm")) {
     ObjectReader o(*g, r.path_of("gemm"));
     // {"bf16": {"latency", "bw_efficiency"}, "fp8": {...}}: one chip's fits
@@ -1430,6 +1431,8 @@ json to_json(const WorkloadSpec &w) {
                   {"allreduce_max_bytes", s.engine.allreduce_max_bytes}});
       if (!s.engine.allreduce_source.empty())
         e["allreduce_source"] = s.engine.allreduce_source;
+      if (s.engine.fp8_quant_fused)
+        e["fp8_quant_fused"] = true;
       auto fits = [](const EngineSpec::GemmFits &f) {
         json j = json::object();
         for (const auto &[dtype, g] : {std::make_pair("bf16", f.bf16), std::make_pair("fp8", f.fp8),

@@ -697,6 +697,9 @@ std::string vllm(const Config &c, const Layout &l) {
     if (sp.method == SpecMethod::eagle)
       x.notes.push_back(kEagleHeadNote);
   }
+  if (x.serve && (sv.recv_interval > 1 || sv.batch_wait_iters > 0))
+    x.notes.push_back("the receive interval (SGLang's) and batch waiting (TensorRT-LLM's) have no "
+                      "vLLM option: vLLM takes new requests every iteration");
   return launch_text(serving_header("vLLM", c, l, x), "vllm serve " + x.model, x, c);
 }
 
@@ -721,6 +724,11 @@ std::string sglang(const Config &c, const Layout &l) {
     f << w.serve.memory_fraction;
     x.add("--mem-fraction-static " + f.str());
     x.add("--page-size " + s(w.serve.block_size));
+    if (w.serve.recv_interval > 1)
+      x.add("--scheduler-recv-interval " + s(w.serve.recv_interval));
+    if (w.serve.batch_wait_iters > 0)
+      x.notes.push_back("batch waiting (scheduler.batch_wait_iters) is TensorRT-LLM's: SGLang "
+                        "has no such option");
   }
   x.add("--context-length " + s(x.max_len));
   if (w.kv_dtype == Dtype::fp8)
@@ -773,10 +781,21 @@ std::string trtllm(const Config &c, const Layout &l) {
                         "from HBM: lower it if the KV cache comes out larger than planned");
   }
   const auto &spec = w.serve.speculative;
-  if (l.attention_dp > 1 || (x.serve && spec))
+  const bool wait = x.serve && w.serve.batch_wait_iters > 0;
+  if (l.attention_dp > 1 || (x.serve && spec) || wait)
     x.add("--extra_llm_api_options extra.yaml");
   if (l.attention_dp > 1)
     x.notes.push_back("extra.yaml holds \"enable_attention_dp: true\"");
+  if (wait) { // tensorrt_llm/llmapi/llm_args.py TorchLlmArgs
+    std::ostringstream r;
+    r << w.serve.batch_wait_tokens_ratio;
+    x.notes.push_back("extra.yaml holds \"batch_wait_timeout_iters: " +
+                      s(w.serve.batch_wait_iters) + "\" and \"batch_wait_max_tokens_ratio: " +
+                      r.str() + "\"");
+  }
+  if (x.serve && w.serve.recv_interval > 1)
+    x.notes.push_back("the receive interval (scheduler.recv_interval) is SGLang's: TensorRT-LLM "
+                      "takes new requests every iteration");
   if (x.serve && spec) { // tensorrt_llm/llmapi/llm_args.py: MTPDecodingConfig, EagleDecodingConfig
     if (spec->method == SpecMethod::mtp)
       x.notes.push_back("extra.yaml holds \"speculative_config: {decoding_type: MTP, "

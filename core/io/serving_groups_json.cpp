@@ -126,6 +126,15 @@ json to_json(const ServingGroupsReport &r) {
         {"tpot_median_abs_error", median_abs_error(r.all_tpot(held))},
         {"ttft_median_abs_error", median_abs_error(r.all_ttft(held))}};
   }
+  json engines = json::array();
+  for (const EngineGroupFit &e : r.engines)
+    engines.push_back({{"name", e.engine},
+                       {"iteration_overhead", e.iteration_overhead},
+                       {"request_overhead", e.request_overhead},
+                       {"tpot_uncertainty", e.tpot_band},
+                       {"ttft_uncertainty", e.ttft_band},
+                       {"runs", e.runs}});
+  out["engines"] = engines;
   out["notes"] = r.notes;
   return out;
 }

@@ -150,6 +150,31 @@ ReportTable serving_groups_table(const ServingGroupsReport &r, bool held_out) {
   return t;
 }
 
+ReportTable serving_engines_table(const ServingGroupsReport &r) {
+  ReportTable t;
+  t.key = "groups.engines";
+  t.title = "Each engine fitted to all its groups: its preset's values";
+  t.help = "workload.engine.iteration_overhead and request_overhead fitted to every run of the "
+           "engine's groups; the bands tpot_uncertainty and ttft_uncertainty are the 90th "
+           "percentile of |error| over those runs (docs/serving.md).";
+  t.columns = {col("engine", "engine", Unit::plain, true), col("runs", "runs"),
+               col("iter", "iteration overhead", Unit::seconds),
+               col("req", "request overhead", Unit::seconds), col("tpot_band", "TPOT band"),
+               col("ttft_band", "TTFT band")};
+  for (const EngineGroupFit &e : r.engines) {
+    ReportLine l;
+    l.key = e.engine;
+    l.cells = {words(e.engine),
+               {std::to_string(e.runs), static_cast<double>(e.runs)},
+               {format_value(e.iteration_overhead, Unit::seconds), e.iteration_overhead},
+               {format_value(e.request_overhead, Unit::seconds), e.request_overhead},
+               pct(e.tpot_band, "+/-%.1f%%"),
+               pct(e.ttft_band, "+/-%.1f%%")};
+    t.rows.push_back(std::move(l));
+  }
+  return t;
+}
+
 ReportTable unfitted_table(const CalibrationResult &r) {
   ReportTable t = component_rows(r.unfitted, 0, "unfitted", "Rows checked, not fitted to");
   t.help = "Rows their file marks as not fitted (launch-bound kernels, protocols the model does "

@@ -19,6 +19,8 @@ ReportTable residual_table(const FittedParameter &p);
 // the others (core/calibrate/serving_groups): host times, runs, TPOT and TTFT median |error|
 // and median signed error, and a last line for every run together.
 ReportTable serving_groups_table(const ServingGroupsReport &r, bool held_out);
+// Each engine fitted to all its groups: its host times and bands (its preset's values).
+ReportTable serving_engines_table(const ServingGroupsReport &r);
 // Rows read but not fitted to (marked so in components.json), predicted at the fitted values.
 ReportTable unfitted_table(const CalibrationResult &r);
 // Each layer profile by component: measured, the components alone, what the measurement adds

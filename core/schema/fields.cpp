@@ -257,8 +257,10 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
                "Megatron-LM's --fp8-recipe for precision fp8: delayed (amax history; the amax "
                "inside the cast), tensorwise (current scaling: an amax pass before each cast), "
                "blockwise (DeepSeek-V3's 1x128 / 128x128 tiles). Sets the quantisation kernels "
-               "around the GEMMs (docs/calibration.md).",
-               "types", tr}),
+               "around the GEMMs (docs/calibration.md). Serving: the checkpoint's scaling; an "
+               "engine that fuses per-tensor quantisation (TensorRT-LLM) keeps blockwise's "
+               "quantise kernel apart (docs/serving.md).",
+               "types", tr | sv}),
           "precision=fp8"),
       shown_with(integer(&W::bf16_first_layers,
                          {"", "bf16_first_layers", N, 0, kMaxLayers, "", "BF16 first layers", 1, "",

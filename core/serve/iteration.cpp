@@ -28,6 +28,11 @@ double gemm_calls_per_layer(const ModelSpec &m, bool moe_layer) {
   return attention + 1 + 2 + (m.moe->shared_experts > 0 ? 2 : 0);
 }
 
+Dtype attention_dtype(const WorkloadSpec &w) {
+  const bool low = w.precision == Dtype::fp8 || is_fp4(w.precision);
+  return low && w.kv_dtype == Dtype::fp8 ? Dtype::fp8 : Dtype::bf16;
+}
+
 const EngineSpec::SmallGemm *small_gemm(const EngineSpec &e, const std::string &hardware,
                                         Dtype weights, Dtype precision) {
   const auto half = [](Dtype d) { return d == Dtype::bf16 || d == Dtype::fp16; };
@@ -47,6 +52,7 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
   const WorkloadSpec &w = c.workload;
   const bool roofline = w.bound == ServingBound::roofline;
   peak_ = peak_flops(hw, w.precision);
+  attn_peak_ = peak_flops(hw, attention_dtype(w));
   eff_ = roofline ? 1.0 : serving_gemm_efficiency(hw);
   bw_ = hw.hbm_bw * (roofline ? 1.0 : hw.hbm_efficiency);
   wb_ = rl::weight_bytes(w.weight_dtype);
@@ -54,11 +60,19 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
   // of HBM and their fixed time per call
   const EngineSpec::SmallGemm *sg =
       roofline ? nullptr : small_gemm(w.serve.engine, hw.name, w.weight_dtype, w.precision);
-  if (sg)
+  if (sg) {
     gemm_fit_ = *sg;
+    // an engine that fuses per-tensor FP8 quantisation pays the GEMM kernel's own latency
+    // (EngineSpec::fp8_quant_fused; block-scaled FP8 keeps its quantise kernel)
+    const EngineSpec::SmallGemm *half =
+        small_gemm(w.serve.engine, hw.name, Dtype::bf16, Dtype::bf16);
+    if (w.serve.engine.fp8_quant_fused && w.precision == Dtype::fp8 &&
+        w.weight_dtype == Dtype::fp8 && w.fp8_recipe != Fp8Recipe::blockwise && half)
+      gemm_fit_->latency = half->latency;
+  }
   bw_lin_ = sg ? hw.hbm_bw * sg->bw_efficiency : bw_;
-  calls_d_ = sg ? gemm_calls_per_layer(c.model, false) * sg->latency : 0;
-  calls_m_ = sg ? gemm_calls_per_layer(c.model, true) * sg->latency : 0;
+  calls_d_ = sg ? gemm_calls_per_layer(c.model, false) * gemm_fit_->latency : 0;
+  calls_m_ = sg ? gemm_calls_per_layer(c.model, true) * gemm_fit_->latency : 0;
   devices_ = l.instance_devices();
   dense_lp_ = layer_params_per_device(m, false, l.tp, l.ep);
   if (m.moe)
@@ -186,7 +200,7 @@ IterationTime IterationModel::time(const IterationLoad &x) {
   // decode reads every KV token of its sequences, prefill the prior KV plus its chunk.
   const double attn_flops = 2 * attn_width_ * (x.decode_context * verify_ + x.prefill_pairs) / ep;
   const double attn_bytes = kv_layer_chip_ * (x.decode_context + x.prefill_kv) / ep;
-  const double attn = std::max(attn_flops / (peak_ * eff_), attn_bytes / bw_);
+  const double attn = std::max(attn_flops / (attn_peak_ * eff_), attn_bytes / bw_);
   // Element-wise traffic: the same kernels as in training (core/time), no sequence parallelism.
   const double elem_d = elem_d_ * tokens / bw_;
   const double elem_m = elem_m_ * tokens / bw_;

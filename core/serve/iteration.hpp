@@ -59,6 +59,10 @@ double gemm_calls_per_layer(const ModelSpec &m, bool moe_layer);
 // The engine's small-M GEMM fit for these GEMMs on this chip (its own when measured, else the
 // calibrated chip's): bf16 for bf16/fp16 weights and GEMMs, fp8 for FP8 ones, fp4 for FP4 ones
 // (nullptr: none, e.g. weight-only INT4, or FP4 on a chip without its fit).
+// The dtype attention computes in: FP8 where the GEMMs run at FP8 or FP4 and the KV cache is
+// FP8 (TensorRT-LLM's FP8 context FMHA, FlashInfer's and FlashAttention-3's FP8 kernels), else
+// bf16. No attention kernel computes in FP4.
+Dtype attention_dtype(const WorkloadSpec &w);
 const EngineSpec::SmallGemm *small_gemm(const EngineSpec &e, const std::string &hardware,
                                         Dtype weights, Dtype precision);
 
@@ -102,6 +106,7 @@ private:
   std::vector<Stage> stages_;
   StageParams dense_lp_, moe_lp_;
   double peak_ = 0, eff_ = 1, bw_ = 0, wb_ = 2, act_b_ = 2;
+  double attn_peak_ = 0; // attention's peak: attention_dtype's
   double kv_layer_chip_ = 0;         // KV bytes of one token of one layer on one chip
   double attn_width_ = 0;            // a_l x (d_qk + d_v): score + value FLOPs per q-k pair / 2
   double elem_d_ = 0, elem_m_ = 0;   // element-wise bytes per token of a dense / MoE layer
