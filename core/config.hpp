@@ -361,6 +361,12 @@ struct EngineSpec {
   // times it with the GEMM). Block-scaled FP8 (fp8_recipe blockwise, DeepSeek's 1x128) is not
   // fused.
   bool fp8_quant_fused = false;
+  // The engine's decode attention kernel (paged GQA over the KV cache, one call a layer): a
+  // fixed time per call and the share of HBM bandwidth it reads the KV cache at, fitted to
+  // measured per-operation data (docs/serving.md "Decode attention"); latency 0: the
+  // roofline. MLA models keep the roofline (their kernels were not measured).
+  SmallGemm decode_attention;
+  std::string decode_attention_source;
   // How the engine sizes its KV cache from its memory fraction f (workload.scheduler
   // .memory_fraction, the engine's own argument): `hbm`, f x HBM less the weights and the
   // activations (vLLM gpu_memory_utilization); `static_pool`, f x HBM less the weights, the

@@ -20,6 +20,7 @@ def config(r, spec=None, a=None):
          # lengths uniform on [0.8, 1.0] x isl / osl: their mean
          "prompt_len": round(0.9 * int(r["isl"])), "gen_len": round(0.9 * int(r["osl"])),
          "precision": r["precision"], "weight_dtype": r["precision"], "kv_dtype": r["kv_dtype"],
+         "fp8_recipe": "blockwise",  # DeepSeek-R1's FP8 checkpoint: 1x128 / 128x128 blocks
          "engine": r["engine"]}
     if r["max_num_tokens"]:
         w["scheduler"] = {"max_tokens": int(r["max_num_tokens"])}

@@ -20,7 +20,7 @@ std::string deepseek(const std::string &speculative, int concurrency = 4) {
     "workload": {"mode": "serve", "concurrency": )" +
          std::to_string(concurrency) + R"(, "requests_per_client": 10, "count_warmup": true,
       "prompt_len": 922, "gen_len": 922, "precision": "fp8", "weight_dtype": "fp8",
-      "kv_dtype": "fp8", "engine": "trtllm")" +
+      "kv_dtype": "fp8", "fp8_recipe": "blockwise", "engine": "trtllm")" +
          (speculative.empty() ? "" : R"(, "speculative": )" + speculative) + R"(},
     "parallel": {"tp": 8, "moe_tp": 8}})";
 }

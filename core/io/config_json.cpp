@@ -466,6 +466,13 @@ EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *sche
   e.allreduce_max_bytes = r.opt_num("allreduce_max_bytes", 0.0, 1e12).value_or(0);
   e.allreduce_source = r.opt_str("allreduce_source").value_or("");
   e.fp8_quant_fused = r.opt_bool("fp8_quant_fused").value_or(false);
+  if (const json *a = r.opt_child("decode_attention")) {
+    ObjectReader o(*a, r.path_of("decode_attention"));
+    e.decode_attention.latency = o.req_num("latency", 0.0, 1e-3);
+    e.decode_attention.bw_efficiency = o.req_num("bw_efficiency", 0.01, 2.0);
+    e.decode_attention_source = o.opt_str("source").value_or("");
+    o.finish();
+  }
   if (const json *g = r.opt_child("gemm")) {
     ObjectReader o(*g, r.path_of("gemm"));
     // {"bf16": {"latency", "bw_efficiency"}, "fp8": {...}}: one chip's fits
@@ -1433,6 +1440,12 @@ json to_json(const WorkloadSpec &w) {
         e["allreduce_source"] = s.engine.allreduce_source;
       if (s.engine.fp8_quant_fused)
         e["fp8_quant_fused"] = true;
+      if (s.engine.decode_attention.latency > 0) {
+        e["decode_attention"] = {{"latency", s.engine.decode_attention.latency},
+                                 {"bw_efficiency", s.engine.decode_attention.bw_efficiency}};
+        if (!s.engine.decode_attention_source.empty())
+          e["decode_attention"]["source"] = s.engine.decode_attention_source;
+      }
       auto fits = [](const EngineSpec::GemmFits &f) {
         json j = json::object();
         for (const auto &[dtype, g] : {std::make_pair("bf16", f.bf16), std::make_pair("fp8", f.fp8),
