@@ -630,10 +630,11 @@ TEST_CASE("calibrate: dgx-b200's NVLink efficiency is what calibrate fits to mea
   // ran on another cluster, so nothing is informed: said as such)
   CHECK(test::error_of([&] {
           io::calibrate_files(json("gb200@gb200-nvl72"), {{"nccl_b200_sxm.json", nccl}});
-        }).rfind("files: the 192 rows read inform no parameter (components need a measured value "
-                 "and, for collectives, more than one rank); 192 rows of other hardware or "
-                 "clusters left out",
-                 0) == 0);
+        })
+            .rfind("files: the 192 rows read inform no parameter (components need a measured value "
+                   "and, for collectives, more than one rank); 192 rows of other hardware or "
+                   "clusters left out",
+                   0) == 0);
 }
 
 TEST_CASE("calibrate: the shipped quantise-kernel and engine all-reduce fits are what calibrate "

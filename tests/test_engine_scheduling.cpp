@@ -49,8 +49,8 @@ namespace {
 // iteration after A's first token, both on one instance; `sched` the scheduler object. Returns
 // B's TTFT and the time of one decode iteration of A alone at the context it has then.
 std::pair<double, double> second_request_ttft(const std::string &sched, int b_prompt) {
-  const std::string w = R"({"mode": "serve", "scheduler": )" +
-                        sched + R"(, "trace": [[0, 512, 200]]})";
+  const std::string w =
+      R"({"mode": "serve", "scheduler": )" + sched + R"(, "trace": [[0, 512, 200]]})";
   const Config alone = serve_config(w);
   const double a_first = simulate_serving(alone).ttft.mean; // A's prefill iteration
   IterationModel model(alone, resolve_layout(alone));

@@ -23,11 +23,11 @@ namespace {
 const ServingGroupsReport &shipped_groups() {
   static const ServingGroupsReport r = [] {
     const std::string dir = "docs/data/serving/";
-    return serving_groups_report(io::serving_groups(
-        io::parse_json_text(test::source_text(dir + "groups.json")),
-        [&](const std::string &path, const std::string &) {
-          return test::source_text(dir + path);
-        }));
+    return serving_groups_report(
+        io::serving_groups(io::parse_json_text(test::source_text(dir + "groups.json")),
+                           [&](const std::string &path, const std::string &) {
+                             return test::source_text(dir + path);
+                           }));
   }();
   return r;
 }
@@ -108,7 +108,8 @@ TEST_CASE("serving groups: bad rows and manifests are refused by name", "[calibr
   CHECK(manifest(R"({"groups": [{"name": "a", "runs": "r.csv", "base": "b.json", "x": 1}]})") ==
         "groups[0].x: unknown field (name, runs, base, where)");
   CHECK(manifest(R"({"groups": [{"name": "a", "runs": "r.csv", "base": "b.json",
-    "where": {"engine": "sglang"}}]})") == "groups[0].where: keeps none of the 1 runs of \"r.csv\"");
+    "where": {"engine": "sglang"}}]})") ==
+        "groups[0].where: keeps none of the 1 runs of \"r.csv\"");
   CHECK(manifest(R"({"groups": [{"name": "a", "runs": "r.csv", "base": "b.json"},
     {"name": "a", "runs": "r.csv", "base": "b.json"}]})") ==
         "groups[1].name: \"a\" names two groups");

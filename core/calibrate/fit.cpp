@@ -545,7 +545,9 @@ ServingRuns serving_runs(const Config &base, const std::vector<ServingSample> &s
   return out;
 }
 
-double measured_tpot(const ServingSample &s) { return s.tpot.mean > 0 ? s.tpot.mean : s.itl.mean; }
+double measured_tpot(const ServingSample &s) {
+  return s.tpot.mean > 0 ? s.tpot.mean : s.itl.mean;
+}
 
 ServingPrediction predict_serving(const std::vector<Config> &runs, Replay *replay, double overhead,
                                   double request_overhead) {
@@ -661,9 +663,9 @@ void fit_engine(const Config &base, const std::vector<ServingSample> &samples,
   // One run fixes a one-parameter fit exactly: its residual says nothing of the spread, so
   // the band stays the base engine's (said in a note).
   const EngineSpec &was = base.workload.serve.engine;
-  FittedParameter p = summarize_fit("workload.engine.iteration_overhead",
-                                    "engine host time per iteration (from TPOT)", "s", before,
-                                    f.iteration, rows);
+  FittedParameter p =
+      summarize_fit("workload.engine.iteration_overhead",
+                    "engine host time per iteration (from TPOT)", "s", before, f.iteration, rows);
   if (p.count < 2) {
     p.band = std::max(p.band, was.tpot_uncertainty);
     out.notes.push_back("one serving run: the TPOT fit matches it by construction; its band "

@@ -142,7 +142,6 @@ void check_fit_work(const Measurements &m);
 constexpr double kUnitsPerKernelEvaluation = 0.1;
 constexpr double kUnitsPerSimulatedToken = 0.025;
 
-
 struct CalibrateOptions {
   // Parameters held at the base's value: their dotted paths ("cluster.intra_node.efficiency").
   // A link with its efficiency held fits its latency alone (and the other way round); a GEMM

@@ -39,7 +39,7 @@ struct ServingSample {
   double requests_per_s = 0;      // request throughput (0: not given)
   // What the run set beyond its load, where the file gives it (0 or empty: the base's), as
   // InferenceMAX's launch scripts set them (../calibration CSV columns of the same names).
-  std::string hardware;                    // the file's name for the chip (b200_sxm)
+  std::string hardware; // the file's name for the chip (b200_sxm)
   i64 pp = 0, attention_dp = 0, moe_tp = 0, ep = 0;
   std::optional<Dtype> precision, kv_dtype; // weights and GEMMs; the KV cache
   i64 requests_per_client = 0;              // requests each client sent (num_prompts / C)

@@ -75,7 +75,9 @@ double median_abs_error(const std::vector<double> &e) {
   std::transform(e.begin(), e.end(), a.begin(), [](double x) { return std::fabs(x); });
   return median_of(std::move(a));
 }
-double median_error(const std::vector<double> &e) { return median_of(e); }
+double median_error(const std::vector<double> &e) {
+  return median_of(e);
+}
 
 double abs_error_quantile(const std::vector<double> &e, double q) {
   if (e.empty())

@@ -47,8 +47,8 @@ constexpr double kEngineBandQuantile = 0.9;
 struct ServingGroupsReport {
   std::vector<EngineGroupFit> engines; // in the order the groups first name them
   std::vector<GroupErrors> in_sample;  // each engine fitted to all its groups
-  std::vector<GroupErrors> held_out;  // each group at its engine fitted to the others
-  std::vector<std::string> notes;     // runs left out and why; groups alone on their engine
+  std::vector<GroupErrors> held_out;   // each group at its engine fitted to the others
+  std::vector<std::string> notes;      // runs left out and why; groups alone on their engine
   // Every run of the groups together.
   std::vector<double> all_tpot(bool held_out) const;
   std::vector<double> all_ttft(bool held_out) const;

@@ -789,9 +789,9 @@ std::string trtllm(const Config &c, const Layout &l) {
   if (wait) { // tensorrt_llm/llmapi/llm_args.py TorchLlmArgs
     std::ostringstream r;
     r << w.serve.batch_wait_tokens_ratio;
-    x.notes.push_back("extra.yaml holds \"batch_wait_timeout_iters: " +
-                      s(w.serve.batch_wait_iters) + "\" and \"batch_wait_max_tokens_ratio: " +
-                      r.str() + "\"");
+    x.notes.push_back(
+        "extra.yaml holds \"batch_wait_timeout_iters: " + s(w.serve.batch_wait_iters) +
+        "\" and \"batch_wait_max_tokens_ratio: " + r.str() + "\"");
   }
   if (x.serve && w.serve.recv_interval > 1)
     x.notes.push_back("the receive interval (scheduler.recv_interval) is SGLang's: TensorRT-LLM "

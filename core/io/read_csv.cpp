@@ -398,8 +398,8 @@ Measurements read_layer_profile_csv(std::string_view text, const std::string &na
 // set: memory_fraction (the engine's memory argument), recv_interval (SGLang
 // --scheduler-recv-interval), batch_wait_iters and batch_wait_tokens_ratio (TensorRT-LLM).
 struct RunColumns {
-  int hardware, pp, attention_dp, moe_tp, ep, precision, kv_dtype, requests_per_client,
-      max_tokens, speculative, lengths, memory_fraction, recv_interval, batch_wait_iters,
+  int hardware, pp, attention_dp, moe_tp, ep, precision, kv_dtype, requests_per_client, max_tokens,
+      speculative, lengths, memory_fraction, recv_interval, batch_wait_iters,
       batch_wait_tokens_ratio;
 };
 std::optional<Dtype> dtype_cell(const Csv &csv, int c) {
@@ -522,8 +522,7 @@ Measurements read_serving_csv(std::string_view text, const std::string &name) {
              (s.attention_dp > 1 ? " dp" + std::to_string(s.attention_dp) : "") +
              (s.ep > 1 ? " ep" + std::to_string(s.ep) : "") +
              (s.draft_tokens > 0 ? " mtp" + std::to_string(s.draft_tokens) : "") + " " +
-             whole(s.input_len) + "/" +
-             whole(s.output_len) +
+             whole(s.input_len) + "/" + whole(s.output_len) +
              (s.concurrency > 0 ? " c=" + std::to_string(s.concurrency)
                                 : " rate=" + number_text(s.request_rate));
     out.serving.push_back(s);

@@ -105,12 +105,14 @@ json group_json(const GroupErrors &g) {
           {"request_overhead", g.request_overhead},
           {"fitted_to", g.fitted_to},
           {"runs", g.tpot.size()},
-          {"tpot", {{"median_abs_error", median_abs_error(g.tpot)},
-                    {"median_error", median_error(g.tpot)},
-                    {"errors", g.tpot}}},
-          {"ttft", {{"median_abs_error", median_abs_error(g.ttft)},
-                    {"median_error", median_error(g.ttft)},
-                    {"errors", g.ttft}}}};
+          {"tpot",
+           {{"median_abs_error", median_abs_error(g.tpot)},
+            {"median_error", median_error(g.tpot)},
+            {"errors", g.tpot}}},
+          {"ttft",
+           {{"median_abs_error", median_abs_error(g.ttft)},
+            {"median_error", median_error(g.ttft)},
+            {"errors", g.ttft}}}};
 }
 
 } // namespace

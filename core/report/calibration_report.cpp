@@ -157,9 +157,11 @@ ReportTable serving_engines_table(const ServingGroupsReport &r) {
   t.help = "workload.engine.iteration_overhead and request_overhead fitted to every run of the "
            "engine's groups; the bands tpot_uncertainty and ttft_uncertainty are the 90th "
            "percentile of |error| over those runs (docs/serving.md).";
-  t.columns = {col("engine", "engine", Unit::plain, true), col("runs", "runs"),
+  t.columns = {col("engine", "engine", Unit::plain, true),
+               col("runs", "runs"),
                col("iter", "iteration overhead", Unit::seconds),
-               col("req", "request overhead", Unit::seconds), col("tpot_band", "TPOT band"),
+               col("req", "request overhead", Unit::seconds),
+               col("tpot_band", "TPOT band"),
                col("ttft_band", "TTFT band")};
   for (const EngineGroupFit &e : r.engines) {
     ReportLine l;

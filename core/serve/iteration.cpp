@@ -211,8 +211,8 @@ IterationTime IterationModel::time(const IterationLoad &x) {
     const double dbytes = kv_layer_chip_ * x.decode_context / ep;
     const double pflops = attn_flops - dflops, pbytes = attn_bytes - dbytes;
     attn = decode_attn_->latency +
-           std::max(dflops / (attn_peak_ * eff_), dbytes / (c_.hardware.hbm_bw *
-                                                            decode_attn_->bw_efficiency)) +
+           std::max(dflops / (attn_peak_ * eff_),
+                    dbytes / (c_.hardware.hbm_bw * decode_attn_->bw_efficiency)) +
            (x.prefill > 0 ? std::max(pflops / (attn_peak_ * eff_), pbytes / bw_) : 0);
   }
   // Element-wise traffic: the same kernels as in training (core/time), no sequence parallelism.

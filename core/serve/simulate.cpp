@@ -482,9 +482,9 @@ private:
   i64 decode_iters = 0;     // decode iterations so far (kept_tokens' clock)
   std::size_t released = 0; // closed loop: requests of `ids` given an arrival so far
   PositionHeap pending;     // closed loop: positions [next, released) of ids, by arrival
-  i64 recv_counter = 0;                // receives()' counter
-  i64 last_weight = kExtendWeight;     // the last iteration's weight (first pass: receive)
-  i64 wait_count = 0;                  // hold_prompts(): iterations the prompts have waited
+  i64 recv_counter = 0;     // receives()' counter
+  i64 last_weight = kExtendWeight; // the last iteration's weight (first pass: receive)
+  i64 wait_count = 0;              // hold_prompts(): iterations the prompts have waited
   // scratch of one pass, kept to spare the allocations: the prefill chunks (running index,
   // tokens), the decoding sequences, the sequences that stay, a run's new blocks
   std::vector<std::pair<std::size_t, i64>> chunks;
@@ -500,8 +500,8 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
   if (running.empty() && waiting.empty())
     last_weight = kExtendWeight; // idle: the loop spins until a request arrives
   const bool recv = receives();
-  for (std::size_t j = 0;
-       recv && next < ids.size() && (*arrive)[static_cast<std::size_t>(ids[j = earliest()])] <= t;) {
+  for (std::size_t j = 0; recv && next < ids.size() &&
+                          (*arrive)[static_cast<std::size_t>(ids[j = earliest()])] <= t;) {
     take(j);
     st.area += t - (*arrive)[static_cast<std::size_t>(ids[next])];
     waiting.push_back(ids[next++]);
@@ -559,8 +559,8 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
   if (!prefill_only)
     decode_all();
   // TensorRT-LLM's batch waiting may hold this iteration's prompts back (steps 2 and 3)
-  const bool hold = role != Role::decode && hold_prompts(prompt_tokens(tr, tokens),
-                                                         static_cast<i64>(x.decode) * verify);
+  const bool hold = role != Role::decode &&
+                    hold_prompts(prompt_tokens(tr, tokens), static_cast<i64>(x.decode) * verify);
   // 2. sequences part-way through their prompt take the next chunk
   auto schedule_chunk = [&](std::size_t i) {
     Seq &q = running[i];
