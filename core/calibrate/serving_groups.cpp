@@ -157,7 +157,14 @@ ServingGroupsReport serving_groups_report(const std::vector<ServingGroup> &group
                           ", so nothing to predict it from");
       continue;
     }
-    out.held_out.push_back(errors_at(g, fit_groups(others), others));
+    const EngineOverheads f = fit_groups(others);
+    if (f.iteration <= 0 || f.iteration >= kMaxIterationOverhead)
+      out.notes.push_back(g.group->name + ": predicted at the iteration overhead's bound (" +
+                          (f.iteration <= 0 ? "0" : "50 ms") +
+                          "): the engine's other groups ask for " +
+                          (f.iteration <= 0 ? "less host time than none" : "more than the bound") +
+                          " (a component the model misses)");
+    out.held_out.push_back(errors_at(g, f, others));
   }
   return out;
 }

@@ -104,6 +104,35 @@ ReportTable residual_table(const FittedParameter &p) {
   return t;
 }
 
+namespace {
+
+ReportCell count_cell(std::size_t n) {
+  return {std::to_string(n), static_cast<double>(n)};
+}
+ReportCell seconds_cell(double v) {
+  return {format_value(v, Unit::seconds), v};
+}
+
+// A row of the groups tables: its name, runs, the host times (blank for "every run") and the
+// median |error| and median error of TPOT and TTFT.
+ReportLine group_line(const std::string &key, const std::string &name,
+                      const std::vector<double> &tpot, const std::vector<double> &ttft,
+                      const GroupErrors *g) {
+  ReportLine l;
+  l.key = key;
+  l.cells = {words(name),
+             count_cell(tpot.size()),
+             g ? seconds_cell(g->iteration_overhead) : words(""),
+             g ? seconds_cell(g->request_overhead) : words(""),
+             pct(median_abs_error(tpot), "%.1f%%"),
+             pct(median_error(tpot)),
+             pct(median_abs_error(ttft), "%.1f%%"),
+             pct(median_error(ttft))};
+  return l;
+}
+
+} // namespace
+
 ReportTable serving_groups_table(const ServingGroupsReport &r, bool held_out) {
   ReportTable t;
   t.key = held_out ? "groups.held_out" : "groups.in_sample";
@@ -121,32 +150,10 @@ ReportTable serving_groups_table(const ServingGroupsReport &r, bool held_out) {
                col("tpot_bias", "TPOT median error"),
                col("ttft", "TTFT median |error|"),
                col("ttft_bias", "TTFT median error")};
-  const auto abs_pct = [](double v) { return pct(v, "%.1f%%"); };
-  for (const GroupErrors &g : held_out ? r.held_out : r.in_sample) {
-    ReportLine l;
-    l.key = g.name;
-    l.cells = {words(g.name),
-               {std::to_string(g.tpot.size()), static_cast<double>(g.tpot.size())},
-               {format_value(g.iteration_overhead, Unit::seconds), g.iteration_overhead},
-               {format_value(g.request_overhead, Unit::seconds), g.request_overhead},
-               abs_pct(median_abs_error(g.tpot)),
-               pct(median_error(g.tpot)),
-               abs_pct(median_abs_error(g.ttft)),
-               pct(median_error(g.ttft))};
-    t.rows.push_back(std::move(l));
-  }
-  const std::vector<double> tp = r.all_tpot(held_out), tf = r.all_ttft(held_out);
-  ReportLine all;
-  all.key = "all";
-  all.cells = {words("every run"),
-               {std::to_string(tp.size()), static_cast<double>(tp.size())},
-               words(""),
-               words(""),
-               abs_pct(median_abs_error(tp)),
-               pct(median_error(tp)),
-               abs_pct(median_abs_error(tf)),
-               pct(median_error(tf))};
-  t.rows.push_back(std::move(all));
+  for (const GroupErrors &g : held_out ? r.held_out : r.in_sample)
+    t.rows.push_back(group_line(g.name, g.name, g.tpot, g.ttft, &g));
+  t.rows.push_back(
+      group_line("all", "every run", r.all_tpot(held_out), r.all_ttft(held_out), nullptr));
   return t;
 }
 
@@ -167,9 +174,9 @@ ReportTable serving_engines_table(const ServingGroupsReport &r) {
     ReportLine l;
     l.key = e.engine;
     l.cells = {words(e.engine),
-               {std::to_string(e.runs), static_cast<double>(e.runs)},
-               {format_value(e.iteration_overhead, Unit::seconds), e.iteration_overhead},
-               {format_value(e.request_overhead, Unit::seconds), e.request_overhead},
+               count_cell(static_cast<std::size_t>(e.runs)),
+               seconds_cell(e.iteration_overhead),
+               seconds_cell(e.request_overhead),
                pct(e.tpot_band, "+/-%.1f%%"),
                pct(e.ttft_band, "+/-%.1f%%")};
     t.rows.push_back(std::move(l));
