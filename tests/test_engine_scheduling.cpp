@@ -2,6 +2,7 @@
 // SGLang's receive interval and TensorRT-LLM's batch waiting, the engines' own all-reduce
 // and the per-request front-end time (docs/serving.md).
 #include "core/io/config_json.hpp"
+#include "core/io/launch_export.hpp"
 #include "core/parallel/layout.hpp"
 #include "core/serve/iteration.hpp"
 #include "core/serve/simulate.hpp"
@@ -274,4 +275,23 @@ TEST_CASE("iteration: a decode iteration's time is affine in its KV context", "[
       CHECK(t1001 == Approx(t0 + 1001 * (t1 - t0)).epsilon(1e-12));
     }
   }
+}
+
+TEST_CASE("scheduler: the admission options reach the engines' launch arguments", "[serve]") {
+  const Config c = serve_config(R"({"mode": "serve", "concurrency": 8, "prompt_len": 1024,
+    "gen_len": 128, "scheduler": {"recv_interval": 30, "batch_wait_iters": 20,
+    "batch_wait_tokens_ratio": 0.9}})");
+  const Layout l = resolve_layout(c);
+  // python/sglang/srt/server_args.py --scheduler-recv-interval; batch waiting is not SGLang's
+  const std::string sg = io::launch_export(c, l, "sglang");
+  CHECK(sg.find("--scheduler-recv-interval 30") != std::string::npos);
+  CHECK(sg.find("batch waiting (scheduler.batch_wait_iters) is TensorRT-LLM's") !=
+        std::string::npos);
+  // tensorrt_llm/llmapi/llm_args.py batch_wait_timeout_iters, batch_wait_max_tokens_ratio in
+  // the extra options YAML
+  const std::string trt = io::launch_export(c, l, "trtllm");
+  CHECK(trt.find("--extra_llm_api_options extra.yaml") != std::string::npos);
+  CHECK(trt.find("\"batch_wait_timeout_iters: 20\" and \"batch_wait_max_tokens_ratio: 0.9\"") !=
+        std::string::npos);
+  CHECK(io::launch_export(c, l, "vllm").find("have no vLLM option") != std::string::npos);
 }
