@@ -61,7 +61,9 @@ double serving_bw(const Config &c) {
          (c.workload.bound == ServingBound::roofline ? 1.0 : c.hardware.hbm_efficiency);
 }
 double serving_gemm_eff(const Config &c) {
-  return c.workload.bound == ServingBound::roofline ? 1.0 : serving_gemm_efficiency(c.hardware);
+  return c.workload.bound == ServingBound::roofline
+             ? 1.0
+             : serving_gemm_efficiency(c.hardware, c.workload.precision);
 }
 
 namespace {
@@ -255,11 +257,12 @@ Prefill prefill(const Config &c, const Layout &l, double prompt_tokens) {
     p.comm += static_cast<double>(l.pp - 1) *
               collective_time(c.cluster, Collective::p2p, act, pp_group(l)).time;
   // the LM head runs on the last prompt token only
-  p.compute += gemm_cost("lm head", 1, static_cast<double>(m.hidden),
-                         static_cast<double>(m.vocab) / static_cast<double>(l.tp), 1,
-                         peak_flops(c.hardware, c.workload.precision),
-                         serving_gemm_efficiency(c.hardware), c.hardware.hbm_bw)
-                   .time;
+  p.compute +=
+      gemm_cost("lm head", 1, static_cast<double>(m.hidden),
+                static_cast<double>(m.vocab) / static_cast<double>(l.tp), 1,
+                peak_flops(c.hardware, c.workload.precision),
+                serving_gemm_efficiency(c.hardware, c.workload.precision), c.hardware.hbm_bw)
+          .time;
   p.time = p.compute + p.comm;
   return p;
 }

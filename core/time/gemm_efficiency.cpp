@@ -40,8 +40,8 @@ double gemm_shape_efficiency(const HardwareSpec &hw, Dtype precision, double m, 
          reduction;
 }
 
-double serving_gemm_efficiency(const HardwareSpec &hw) {
-  return hw.gemm_efficiency / (1 + hw.compute_overhead);
+double serving_gemm_efficiency(const HardwareSpec &hw, Dtype precision) {
+  return base_gemm_efficiency(hw, precision) / (1 + hw.compute_overhead);
 }
 
 } // namespace rl

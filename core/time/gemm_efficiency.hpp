@@ -27,8 +27,9 @@ double base_gemm_efficiency(const HardwareSpec &hw, Dtype precision);
 double gemm_shape_efficiency(const HardwareSpec &hw, Dtype precision, double m, double k, double n,
                              double count = 1);
 
-// The efficiency the serving model applies to its GEMM-shaped work: the large-GEMM one less
-// the calibrated compute overhead (hardware.compute_overhead).
-double serving_gemm_efficiency(const HardwareSpec &hw);
+// The efficiency the serving model applies to its GEMM-shaped work at a precision: the
+// large-GEMM one (base_gemm_efficiency: FP8 and FP4 their own) less the calibrated compute
+// overhead (hardware.compute_overhead).
+double serving_gemm_efficiency(const HardwareSpec &hw, Dtype precision);
 
 } // namespace rl
