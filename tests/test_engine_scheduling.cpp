@@ -6,6 +6,7 @@
 #include "core/parallel/layout.hpp"
 #include "core/serve/iteration.hpp"
 #include "core/serve/simulate.hpp"
+#include "core/time/gemm_efficiency.hpp"
 #include "tests/helpers.hpp"
 
 #include <catch2/catch.hpp>
@@ -191,6 +192,52 @@ TEST_CASE("engine: a GEMM call costs its measured latency, weights stream at its
   c.workload.bound = ServingBound::roofline;
   CHECK(IterationModel(c, resolve_layout(c)).time(x).linear ==
         Approx(32 * 2 * 218112000.0 / 3.35e12).epsilon(1e-9));
+}
+
+TEST_CASE("engine: fused FP8 quantisation, attention's dtype and each precision's efficiency",
+          "[serve]") {
+  // presets/engines/trtllm.json: fp8_quant_fused; its H100 fits bf16 3.42 us / 0.843, fp8
+  // 14.92 us / 0.82. Llama-3-8B per-tensor FP8 on one H100: 4 calls a layer at the bf16
+  // kernel's 3.42 us (TensorRT-LLM fuses the quantise kernel), 218,112,000 FP8 bytes at
+  // 0.82 x 3.35 TB/s; block-scaled FP8 keeps the FP8 fit's 14.92 us
+  Config c = serve_config(R"({"mode": "serve", "request_rate": 1, "prompt_len": 64,
+    "gen_len": 8, "engine": "trtllm", "weight_dtype": "fp8", "precision": "fp8"})",
+                          R"({"tp": 1})", R"({"base": "dgx-h100", "devices": 1})");
+  IterationLoad x;
+  x.decode = 1;
+  x.decode_context = 64;
+  const double stream = 218112000.0 / (3.35e12 * 0.82);
+  CHECK(IterationModel(c, resolve_layout(c)).time(x).linear ==
+        Approx(32 * (4 * 3.42e-6 + stream)).epsilon(1e-9));
+  c.workload.fp8_recipe = Fp8Recipe::blockwise;
+  CHECK(IterationModel(c, resolve_layout(c)).time(x).linear ==
+        Approx(32 * (4 * 14.92e-6 + stream)).epsilon(1e-9));
+  // A prompt chunk's GEMMs at the precision's own large-GEMM efficiency less the compute
+  // overhead (H100: FP8 0.731 / 1.368 of 1979 TFLOP/s, not bf16's 0.845), and its attention
+  // in bf16 (a bf16 KV cache): 0.845 / 1.368 of 989 TFLOP/s
+  const HardwareSpec &hw = c.hardware;
+  CHECK(serving_gemm_efficiency(hw, Dtype::fp8) ==
+        Approx(hw.gemm_efficiency_fp8 / (1 + hw.compute_overhead)).epsilon(1e-12));
+  CHECK(serving_gemm_efficiency(hw, Dtype::bf16) ==
+        Approx(hw.gemm_efficiency / (1 + hw.compute_overhead)).epsilon(1e-12));
+  CHECK(attention_dtype(c.workload) == Dtype::bf16);
+  IterationLoad p;
+  p.prefill = 1024;
+  p.prefill_pairs = 1024.0 * 512;
+  p.prefill_kv = 1024;
+  // 32 heads x (128 + 128) x 2 FLOPs a pair (FlashAttention's two GEMMs)
+  const double attn_flops = 32 * 2 * (32 * 256.0) * p.prefill_pairs;
+  CHECK(
+      IterationModel(c, resolve_layout(c)).time(p).attention ==
+      Approx(attn_flops / (989e12 * hw.gemm_efficiency / (1 + hw.compute_overhead))).epsilon(1e-9));
+  // with an FP8 KV cache FP8 attention kernels (TensorRT-LLM's FP8 context FMHA); no kernel
+  // computes in FP4, so NVFP4 GEMMs with an FP8 KV cache also attend in FP8
+  c.workload.kv_dtype = Dtype::fp8;
+  CHECK(attention_dtype(c.workload) == Dtype::fp8);
+  c.workload.precision = c.workload.weight_dtype = Dtype::nvfp4;
+  CHECK(attention_dtype(c.workload) == Dtype::fp8);
+  c.workload.kv_dtype = Dtype::bf16;
+  CHECK(attention_dtype(c.workload) == Dtype::bf16);
 }
 
 #ifndef __EMSCRIPTEN__ // (the WASM suite has no file system)
