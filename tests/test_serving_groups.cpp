@@ -172,3 +172,26 @@ TEST_CASE("serving groups: leave one group out, as docs/serving.md states", "[ca
   CHECK(median_abs_error(r.all_ttft(false)) == Approx(0.3273).margin(0.001));
 }
 #endif
+
+TEST_CASE("serving groups: the work is counted before the first simulation", "[calibrate][serve]") {
+  // 300 runs of 4,900 clients x 10 requests x 1,000 output tokens (4.9e7 simulated tokens each,
+  // just under the 5e7 a run may hold): 1.47e10 tokens, each simulated 4 + 1 times, over the
+  // 1e10 limit: refused at "groups" before any simulation
+  std::string csv = "engine,tp,isl,osl,concurrency,requests_per_client,ttft_ms,tpot_ms\n";
+  for (int i = 0; i < 300; ++i)
+    csv += "vllm,1,128,1000,4900,10,100,10\n";
+  const json manifest =
+      json::parse(R"({"groups": [{"name": "big", "runs": "big.csv", "base": "base.json"}]})");
+  const auto groups =
+      io::serving_groups(manifest, [&](const std::string &path, const std::string &) {
+        return path == "big.csv" ? csv
+                                 : std::string(R"({"model": "llama3-8b", "hardware": "h100-sxm",
+          "cluster": {"base": "dgx-h100", "devices": 1}, "workload": {"mode": "serve",
+          "concurrency": 4, "prompt_len": 128, "gen_len": 128, "engine": "vllm"},
+          "parallel": {"tp": 1}})");
+      });
+  CHECK(error_of([&] { serving_groups_report(groups); }) ==
+        "groups: the groups' runs hold 14700000000 simulated output tokens, each simulated 4 + "
+        "(the groups of its engine) times: 73500 million in all, over the limit of 10000 "
+        "million: give fewer or shorter runs");
+}

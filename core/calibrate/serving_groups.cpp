@@ -116,8 +116,32 @@ ServingGroupsReport serving_groups_report(const std::vector<ServingGroup> &group
     gr[i].runs = serving_runs(g.base, g.samples);
     for (const std::string &n : gr[i].runs.notes)
       out.notes.push_back(g.name + ": " + n);
-    gr[i].p0 = predict_serving(gr[i].runs.runs, nullptr, 0);
-    gr[i].p1 = predict_serving(gr[i].runs.runs, nullptr, kOverheadProbe);
+  }
+  // the work, counted before any simulation: each run is simulated at 0 and the probe, at its
+  // engine's in-sample fit (twice), at each fit that leaves one of the engine's other groups
+  // out, and once predicted from the others
+  double tokens = 0, work = 0;
+  for (const GroupRuns &g : gr) {
+    const auto same = std::count_if(gr.begin(), gr.end(),
+                                    [&](const GroupRuns &h) { return h.engine() == g.engine(); });
+    for (const Config &c : g.runs.runs) {
+      const double t = static_cast<double>(simulated_requests(c.workload.serve)) *
+                       static_cast<double>(c.workload.gen_len);
+      tokens += t;
+      work += t * static_cast<double>(4 + same);
+    }
+  }
+  if (work > kMaxGroupsSimulatedTokens)
+    throw ConfigError("groups", "the groups' runs hold " + std::to_string(std::llround(tokens)) +
+                                    " simulated output tokens, each simulated 4 + (the groups of "
+                                    "its engine) times: " +
+                                    std::to_string(std::llround(work / 1e6)) +
+                                    " million in all, over the limit of " +
+                                    std::to_string(std::llround(kMaxGroupsSimulatedTokens / 1e6)) +
+                                    " million: give fewer or shorter runs");
+  for (GroupRuns &g : gr) {
+    g.p0 = predict_serving(g.runs.runs, nullptr, 0);
+    g.p1 = predict_serving(g.runs.runs, nullptr, kOverheadProbe);
   }
   std::vector<std::string> engines;
   for (const GroupRuns &g : gr)

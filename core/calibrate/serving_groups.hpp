@@ -54,8 +54,14 @@ struct ServingGroupsReport {
   std::vector<double> all_ttft(bool held_out) const;
 };
 
+// The most simulated output tokens the report may run: every run's requests x output length,
+// times the simulations the fits make of it (4 + the groups of its engine), counted before
+// the first (about 30 s natively; the shipped groups need 3.1e9).
+constexpr double kMaxGroupsSimulatedTokens = 1e10;
+
 // The in-sample fits and leave-one-group-out predictions. ConfigError naming a group when its
-// base is not a serve configuration or a run cannot be set on it.
+// base is not a serve configuration or a run cannot be set on it, and at "groups" when the
+// work would pass kMaxGroupsSimulatedTokens.
 ServingGroupsReport serving_groups_report(const std::vector<ServingGroup> &groups);
 
 } // namespace rl
