@@ -12,6 +12,7 @@
 #include "core/io/presets.hpp"
 #include "core/io/readers.hpp"
 #include "core/io/serve_json.hpp"
+#include "core/io/serving_groups_json.hpp"
 #include "core/io/tx8_json.hpp"
 #include "core/io/url_codec.hpp"
 #include "core/io/validation_json.hpp"
@@ -382,7 +383,48 @@ bool cap_rows(Measurements &m, const Config &base) {
 // the base with the overrides applied (the page's Apply). A file of more rows than the caps
 // (kFuzzFit*) has the rest left out and is fitted through calibrate() with the options
 // calibrate_files would give (the GEMM ratio reference).
+// `ridgeline calibrate --groups MANIFEST`: a manifest (the input) whose groups name two
+// files, runs.csv (two B200 serving rows) and base.json (a serving configuration of them),
+// then the groups' fits and leave-one-group-out when the manifest is accepted. Checks: every
+// error names where; every error and host time finite.
+void groups_target(const std::string &in) {
+  static const std::string csv =
+      "model,engine,tp,isl,osl,concurrency,requests_per_client,ttft_ms,tpot_ms,speculative\n"
+      "meta-llama/Llama-3.1-8B,vllm,1,256,64,2,2,40.0,8.0,\n"
+      "meta-llama/Llama-3.1-8B,trtllm,1,256,64,4,2,50.0,9.0,mtp1\n";
+  static const std::string base =
+      R"({"model": "llama3-8b", "hardware": "h100-sxm", "cluster": {"base": "dgx-h100",
+      "devices": 1}, "workload": {"mode": "serve", "concurrency": 2, "prompt_len": 256,
+      "gen_len": 64, "engine": "vllm"}, "parallel": {"tp": 1}})";
+  json manifest;
+  if (!expected([&] { manifest = io::parse_json_text(in); }))
+    return;
+  std::vector<ServingGroup> groups;
+  if (!expected(
+          [&] {
+            groups = io::serving_groups(
+                manifest, [&](const std::string &path, const std::string &field) {
+                  if (path == "runs.csv")
+                    return csv;
+                  if (path == "base.json")
+                    return base;
+                  throw ConfigError(field, "no such file in the fuzz harness");
+                });
+          },
+          true))
+    return;
+  ServingGroupsReport r;
+  if (!expected([&] { r = serving_groups_report(groups); }, true))
+    return;
+  json out = io::to_json(r);
+  check_numbers(out, "calibrate --groups");
+}
+
 void calibrate_target(const std::string &in) {
+  if (in.find("\"groups\"") != std::string::npos) { // a --groups manifest
+    groups_target(in);
+    return;
+  }
   static const std::string train_scenario = scenario_of_base("h100-sxm");
   static const std::string serve_scenario = "llama3-70b-h100-serve";
   Measurements m; // as calibrate_files gathers them (append names the rows' file)
