@@ -172,11 +172,15 @@ ErrorSummary summarize(const std::vector<ValidationRow> &rows) {
   s.rows = static_cast<i64>(errs.size());
   if (errs.empty())
     return s;
-  std::sort(errs.begin(), errs.end());
-  const std::size_t n = errs.size();
-  s.median_abs_error = n % 2 ? errs[n / 2] : (errs[n / 2 - 1] + errs[n / 2]) / 2;
-  s.max_abs_error = errs.back();
+  s.max_abs_error = *std::max_element(errs.begin(), errs.end());
+  s.median_abs_error = median(std::move(errs));
   return s;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 namespace {

@@ -60,6 +60,9 @@ double predicted_metric(const Estimate &e, Metric m);
 // ConfigError at "runs" when the runs need more than kCalibrationBudget.
 std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs);
 
+// The median of a list (the mean of the middle two of an even count; 0 when empty).
+double median(std::vector<double> v);
+
 // How far a set of predictions is off: the median and the largest |predicted/measured - 1|,
 // and how many rows lie within their band.
 struct ErrorSummary {

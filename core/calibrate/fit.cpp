@@ -334,12 +334,6 @@ void fit_collectives(const std::vector<ComponentPoint> &all, const CalibrateOpti
            opt, out);
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // [SECTION] the work a fit costs, counted before it starts
 
 // Component predictions the fits make for these points: each point's share of its fit's grid

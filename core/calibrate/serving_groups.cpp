@@ -1,6 +1,7 @@
 // Leave one group out over the serving calibration groups (serving_groups.hpp).
 #include "core/calibrate/serving_groups.hpp"
 
+#include "core/calibrate/calibration.hpp"
 #include "core/calibrate/fit.hpp"
 #include "core/error.hpp"
 
@@ -10,14 +11,6 @@
 namespace rl {
 
 namespace {
-
-double median_of(std::vector<double> v) {
-  if (v.empty())
-    return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // One group's runs and their simulations at no host time and at the probe.
 struct GroupRuns {
@@ -73,10 +66,10 @@ GroupErrors errors_at(const GroupRuns &g, const EngineOverheads &f,
 double median_abs_error(const std::vector<double> &e) {
   std::vector<double> a(e.size());
   std::transform(e.begin(), e.end(), a.begin(), [](double x) { return std::fabs(x); });
-  return median_of(std::move(a));
+  return median(std::move(a));
 }
 double median_error(const std::vector<double> &e) {
-  return median_of(e);
+  return median(e);
 }
 
 double abs_error_quantile(const std::vector<double> &e, double q) {
