@@ -1,5 +1,4 @@
 #include "core/calibrate/fit.hpp"
-#include "core/serve/speculative.hpp"
 
 #include "core/calibrate/replay.hpp"
 
@@ -10,6 +9,7 @@
 #include "core/schema/fields.hpp"
 #include "core/schema/suggest.hpp"
 #include "core/serve/simulate.hpp"
+#include "core/serve/speculative.hpp"
 #include "core/time/layer_budget.hpp"
 
 #include <algorithm>

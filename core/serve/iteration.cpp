@@ -52,12 +52,12 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
   const WorkloadSpec &w = c.workload;
   const bool roofline = w.bound == ServingBound::roofline;
   peak_ = peak_flops(hw, w.precision);
-  attn_peak_ = peak_flops(hw, attention_dtype(w));
   if (const EngineSpec::SmallGemm &a = w.serve.engine.decode_attention;
       !roofline && !m.mla && a.latency > 0)
     decode_attn_ = a;
   eff_ = roofline ? 1.0 : serving_gemm_efficiency(hw, w.precision);
-  attn_eff_ = roofline ? 1.0 : serving_gemm_efficiency(hw, attention_dtype(w));
+  const Dtype ad = attention_dtype(w);
+  attn_rate_ = peak_flops(hw, ad) * (roofline ? 1.0 : serving_gemm_efficiency(hw, ad));
   bw_ = hw.hbm_bw * (roofline ? 1.0 : hw.hbm_efficiency);
   wb_ = rl::weight_bytes(w.weight_dtype);
   // the engine's measured GEMM kernels (achievable bound only): their weight-streaming share
@@ -204,17 +204,17 @@ IterationTime IterationModel::time(const IterationLoad &x) {
   // decode reads every KV token of its sequences, prefill the prior KV plus its chunk.
   const double attn_flops = 2 * attn_width_ * (x.decode_context * verify_ + x.prefill_pairs) / ep;
   const double attn_bytes = kv_layer_chip_ * (x.decode_context + x.prefill_kv) / ep;
-  double attn = std::max(attn_flops / (attn_peak_ * attn_eff_), attn_bytes / bw_);
+  double attn = std::max(attn_flops / attn_rate_, attn_bytes / bw_);
   if (decode_attn_ && x.decode > 0) {
     // the engine's measured decode kernel: its time per call, the KV read at its share of
     // HBM; the prompt chunks beside it at the roofline
     const double dflops = 2 * attn_width_ * x.decode_context * verify_ / ep;
     const double dbytes = kv_layer_chip_ * x.decode_context / ep;
     const double pflops = attn_flops - dflops, pbytes = attn_bytes - dbytes;
-    attn = decode_attn_->latency +
-           std::max(dflops / (attn_peak_ * attn_eff_),
-                    dbytes / (c_.hardware.hbm_bw * decode_attn_->bw_efficiency)) +
-           (x.prefill > 0 ? std::max(pflops / (attn_peak_ * attn_eff_), pbytes / bw_) : 0);
+    attn =
+        decode_attn_->latency +
+        std::max(dflops / attn_rate_, dbytes / (c_.hardware.hbm_bw * decode_attn_->bw_efficiency)) +
+        (x.prefill > 0 ? std::max(pflops / attn_rate_, pbytes / bw_) : 0);
   }
   // Element-wise traffic: the same kernels as in training (core/time), no sequence parallelism.
   const double elem_d = elem_d_ * tokens / bw_;

@@ -106,7 +106,7 @@ private:
   std::vector<Stage> stages_;
   StageParams dense_lp_, moe_lp_;
   double peak_ = 0, eff_ = 1, bw_ = 0, wb_ = 2, act_b_ = 2;
-  double attn_peak_ = 0, attn_eff_ = 1; // attention's peak and efficiency: attention_dtype's
+  double attn_rate_ = 0; // attention's FLOP/s: attention_dtype's peak x its efficiency
   std::optional<EngineSpec::SmallGemm> decode_attn_; // the engine's measured decode kernel
   double kv_layer_chip_ = 0;         // KV bytes of one token of one layer on one chip
   double attn_width_ = 0;            // a_l x (d_qk + d_v): score + value FLOPs per q-k pair / 2

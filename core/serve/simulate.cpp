@@ -251,7 +251,6 @@ class PositionHeap {
 public:
   bool empty() const { return heap_.empty(); }
   std::size_t top() const { return heap_.front(); }
-  bool contains(std::size_t p) const { return p < slot_.size() && slot_[p] != kNone; }
   template <class Less> void push(std::size_t p, Less less) {
     if (slot_.size() <= p)
       slot_.resize(p + 1, kNone);
@@ -268,8 +267,6 @@ public:
     put(0, last);
     down(0, less);
   }
-  // p's key became smaller.
-  template <class Less> void lowered(std::size_t p, Less less) { up(slot_[p], less); }
   // The entry of position `from` stands for position `to` now (not in the heap), whose key is
   // no smaller.
   template <class Less> void moved(std::size_t from, std::size_t to, Less less) {
@@ -366,12 +363,16 @@ private:
   // (then it restarts at 0). A decode iteration weighs 1, one with prefill kExtendWeight; an
   // idle engine's loop spins, so it takes an arrival at once.
   static constexpr i64 kExtendWeight = 1000; // SGLang's _DEFAULT_WEIGHT (every mode but decode)
-  bool receives() {
-    if (s.recv_interval <= 1)
-      return true;
-    recv_counter += last_weight;
-    if (recv_counter < s.recv_interval)
+  // Whether the pass after an iteration of weight w takes new requests (nothing counted).
+  bool gate_opens(i64 w) const {
+    return s.recv_interval <= 1 || recv_counter + w >= s.recv_interval;
+  }
+  // The pass after an iteration of weight w: counted; whether it takes new requests.
+  bool receives(i64 w) {
+    if (!gate_opens(w)) {
+      recv_counter += w;
       return false;
+    }
     recv_counter = 0;
     return true;
   }
@@ -482,7 +483,7 @@ private:
   i64 decode_iters = 0;     // decode iterations so far (kept_tokens' clock)
   std::size_t released = 0; // closed loop: requests of `ids` given an arrival so far
   PositionHeap pending;     // closed loop: positions [next, released) of ids, by arrival
-  i64 recv_counter = 0;     // receives()' counter
+  i64 recv_counter = 0;     // the receive gate's counter
   i64 last_weight = kExtendWeight; // the last iteration's weight (first pass: receive)
   i64 wait_count = 0;              // hold_prompts(): iterations the prompts have waited
   // scratch of one pass, kept to spare the allocations: the prefill chunks (running index,
@@ -499,7 +500,7 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
   auto preempt = [&] { preempt_last(tr, st); };
   if (running.empty() && waiting.empty())
     last_weight = kExtendWeight; // idle: the loop spins until a request arrives
-  const bool recv = receives();
+  const bool recv = receives(last_weight);
   for (std::size_t j = 0; recv && next < ids.size() &&
                           (*arrive)[static_cast<std::size_t>(ids[j = earliest()])] <= t;) {
     take(j);
@@ -745,18 +746,12 @@ bool Engine::decode_run(IterationModel &model, std::vector<Track> &tr, EngineSta
   const double slope = model.time(x).total - dt0;
   i64 j = 0;
   for (; j < k; ++j) {
-    // an arrival the scheduler would take before iteration j ends the run (the next pass
-    // takes it); SGLang's receive gate counts the run's iterations (receives())
-    if (j > 0 && s.recv_interval <= 1 && t >= next_arrival)
-      break;
-    if (j > 0 && s.recv_interval > 1) {
-      if (recv_counter + 1 >= s.recv_interval) {
-        if (t >= next_arrival)
-          break;
-        recv_counter = 0;
-      } else {
-        ++recv_counter;
-      }
+    // the pass before iteration j: an arrival it would take ends the run (the next pass
+    // takes it); else it is counted as SGLang's receive gate counts a decode iteration
+    if (j > 0) {
+      if (t >= next_arrival && gate_opens(1))
+        break;
+      receives(1);
     }
     --budget;
     free -= alloc[static_cast<std::size_t>(j)];
