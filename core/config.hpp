@@ -395,6 +395,35 @@ struct SpeculativeSpec {
   std::shared_ptr<const ModelSpec> draft; // resolved from draft_model
 };
 
+// One request of a trace (workload.trace): an array [arrival_s, prompt_len, gen_len] or an
+// object {"t", "prompt", "gen", "session", "think"}. A row naming a session is a turn of that
+// conversation: its prompt begins with the session's earlier turns (prefix reuse); a later turn
+// may give `think` in place of `t`: sent that many seconds after its previous turn completes.
+struct TraceRow {
+  double t = 0; // arrival (s); a `think` row's is set by the simulation
+  i64 prompt = 0, gen = 0;
+  std::string session; // "" : none
+  double think = -1;   // >= 0: sent this long after the session's previous turn completes
+};
+
+// Multi-turn sessions (workload.sessions): each client of a closed loop runs conversations of
+// `turns` turns one after another; a turn's prompt is the conversation so far (the shared
+// prefix, the earlier turns' new tokens and outputs) plus `new_tokens`, sent think_time s after
+// the previous turn's last token.
+struct SessionsSpec {
+  i64 turns = 1;
+  i64 new_tokens = 1;
+  double think_time = 0;
+};
+
+// KV-cache tiers below HBM (workload.scheduler.kv_offload), per GPU: host memory and a local
+// disk, each a capacity and the bandwidth blocks come back at (host_bw 0: the cluster's
+// host link, cluster.host_bw). HBM evicts its least recently used blocks to host memory, host
+// memory to disk (vLLM's CPU offloading connector, SGLang HiCache, LMCache).
+struct KvOffloadSpec {
+  double host_bytes = 0, host_bw = 0, disk_bytes = 0, disk_bw = 0;
+};
+
 // A request stream and the scheduler that serves it (workload.mode "serve").
 struct ServeSpec {
   double request_rate = 1; // requests/s (Poisson arrivals; 0 with a closed loop)
@@ -411,7 +440,7 @@ struct ServeSpec {
   i64 requests_per_client = 0;
   bool count_warmup = false;
   LengthDist length_dist = LengthDist::fixed; // of prompt_len and gen_len (their means)
-  std::vector<std::array<double, 3>> trace; // [arrival_s, prompt_len, gen_len]; replaces the above
+  std::vector<TraceRow> trace; // replaces the above
   std::uint64_t seed = 1;                   // random stream of arrivals and lengths
   double slo_ttft = 0, slo_tpot = 0;        // s (0: no target)
   double slo_attainment = 0.9; // fraction of requests that must meet both targets (DistServe)
@@ -442,6 +471,15 @@ struct ServeSpec {
   i64 batch_wait_iters = 0;
   double batch_wait_tokens_ratio = 0;
   std::optional<SpeculativeSpec> speculative;
+  // Prefix reuse: every prompt begins with the same shared_prefix tokens (a system prompt,
+  // workload.prefix.shared_tokens); sessions: multi-turn conversations (closed loop).
+  i64 shared_prefix = 0;
+  std::optional<SessionsSpec> sessions;
+  // The engine keeps the KV blocks of finished requests and reuses them for a later prompt
+  // with the same prefix (vLLM automatic prefix caching, SGLang RadixAttention, TensorRT-LLM
+  // KV-cache block reuse: on by default in each), evicting the least recently used.
+  bool prefix_cache = true;
+  std::optional<KvOffloadSpec> kv_offload;
 };
 
 // The requests a serving simulation runs: requests_per_client x concurrency when both are set,

@@ -198,8 +198,8 @@ double serve_iterations(const Config &c) {
            (static_cast<double>(c.workload.prompt_len) / chunk +
             static_cast<double>(c.workload.gen_len));
   double n = 0;
-  for (const auto &r : s.trace)
-    n += r[1] / chunk + r[2];
+  for (const TraceRow &r : s.trace)
+    n += static_cast<double>(r.prompt) / chunk + static_cast<double>(r.gen);
   return n;
 }
 

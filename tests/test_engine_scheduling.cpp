@@ -62,7 +62,7 @@ std::pair<double, double> second_request_ttft(const std::string &sched, int b_pr
   x.decode_context = 520; // A's context a few iterations on (a 1.6% spread over 8 tokens)
   const double dt = model.time(x).total;
   Config both = serve_config(w);
-  both.workload.serve.trace.push_back({a_first + dt / 2, static_cast<double>(b_prompt), 20});
+  both.workload.serve.trace.push_back({a_first + dt / 2, b_prompt, 20, "", -1});
   const ServeResult r = simulate_serving(both);
   return {2 * r.ttft.mean - a_first, dt}; // the mean of A's and B's
 }

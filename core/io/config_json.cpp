@@ -4,11 +4,13 @@
 // [SECTION] config  [SECTION] printing
 #include "core/io/config_json.hpp"
 
+#include "core/serve/requests.hpp"
 #include "core/serve/speculative.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 
 #include "core/error.hpp"
 #include "core/io/json_reader.hpp"
@@ -717,6 +719,92 @@ constexpr i64 kMaxRequests = 1'000'000;
 constexpr i64 kMaxSeqTokens = 10'000'000;
 constexpr double kMaxServeTokens = 1e8; // output tokens of one simulation (~2 s natively)
 
+// workload.trace: rows [arrival_s, prompt_len, gen_len] or {"t", "prompt", "gen", "session",
+// "think"}: a row naming a session is a turn of it; a later turn may give `think` (sent that long
+// after the session's previous turn completes) in place of `t`.
+std::vector<TraceRow> parse_trace(const json &t, const std::string &tp) {
+  std::vector<TraceRow> out;
+  std::map<std::string, double> session_t; // each session's last turn's arrival (-1: a think row)
+  double last = 0;
+  const auto length = [](const json &v, const std::string &at, const char *what) {
+    const double x = v.is_number() ? v.get<double>() : -1;
+    if (!(x >= 1 && x <= kMaxSeqTokens && x == std::floor(x)))
+      throw ConfigError(at, std::string(what) + " " + v.dump() + " is not an integer in [1, 1e7]");
+    return static_cast<i64>(x);
+  };
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const json &e = t[i];
+    const std::string ep = tp + "[" + std::to_string(i) + "]";
+    TraceRow row;
+    bool timed = true;
+    if (e.is_object()) {
+      ObjectReader o(e, ep);
+      for (const char *k : {"prompt", "gen"})
+        if (!o.opt_child(k))
+          throw ConfigError(o.path_of(k), "is required (tokens)");
+      row.prompt = length(*o.opt_child("prompt"), o.path_of("prompt"), "prompt");
+      row.gen = length(*o.opt_child("gen"), o.path_of("gen"), "gen");
+      if (const json *sid = o.opt_child("session")) {
+        if (sid->is_string() && !sid->get<std::string>().empty() &&
+            sid->get<std::string>().size() <= 256)
+          row.session = sid->get<std::string>();
+        else if (sid->is_number_integer() && sid->get<i64>() >= 0)
+          row.session = std::to_string(sid->get<i64>());
+        else
+          throw ConfigError(o.path_of("session"),
+                            "must be a session id: a non-negative integer or a string of 1-256 "
+                            "characters");
+      }
+      const auto at = o.opt_num("t", 0, 1e9);
+      const auto think = o.opt_num("think", 0, 86400);
+      if (at && think)
+        throw ConfigError(o.path_of("think"), "give t (an arrival) or think (after the "
+                                              "session's previous turn), not both");
+      if (think) {
+        if (row.session.empty())
+          throw ConfigError(o.path_of("think"), "is the pause after the session's previous "
+                                                "turn: the row needs a session");
+        if (!session_t.count(row.session))
+          throw ConfigError(o.path_of("session"),
+                            "\"" + row.session +
+                                "\" has no earlier turn: its first row gives its arrival t");
+        row.think = *think;
+        timed = false;
+      } else if (!at) {
+        throw ConfigError(o.path_of("t"), "is required (the arrival, s), or think after a "
+                                          "session's earlier turn");
+      } else {
+        row.t = *at;
+      }
+      o.finish();
+    } else if (e.is_array() && e.size() == 3 && e[0].is_number() && e[1].is_number() &&
+               e[2].is_number()) {
+      row.t = e[0].get<double>();
+      if (!(row.t >= 0 && row.t <= 1e9))
+        throw ConfigError(ep, "arrival " + e[0].dump() + " s is not in [0, 1e9]");
+      row.prompt = length(e[1], ep, "prompt_len");
+      row.gen = length(e[2], ep, "gen_len");
+    } else {
+      throw ConfigError(ep, "must be [arrival_s, prompt_len, gen_len] (three numbers) or an "
+                            "object {\"t\", \"prompt\", \"gen\", \"session\", \"think\"}");
+    }
+    if (timed) {
+      if (row.t < last)
+        throw ConfigError(ep, "arrival " + json(row.t).dump() + " s is before the previous one (" +
+                                  json(last).dump() + " s): sort the trace by arrival");
+      if (!row.session.empty() && session_t.count(row.session) && session_t[row.session] < 0)
+        throw ConfigError(ep, "session \"" + row.session +
+                                  "\": a turn at a fixed time after one sent on completion "
+                                  "(think); give its think time");
+      last = row.t;
+    }
+    if (!row.session.empty())
+      session_t[row.session] = timed ? row.t : -1;
+    out.push_back(row);
+  }
+  return out;
+}
+
 // workload.speculative: the method, k, the acceptance (one number or one per position; default
 // the method's fit, docs/serving.md "Speculative decoding") and, for a draft model, its preset.
 SpeculativeSpec parse_speculative(const json &j, const std::string &path) {
@@ -764,43 +852,43 @@ void parse_serve(ObjectReader &r, WorkloadSpec &w) {
     s.engine = parse_engine(*e, r.path_of("engine"), &s); // its scheduler defaults
   // precision, weight_dtype, kv_dtype, bound, kv_sharding
   read_fields(r, w, schema::workload_fields(), "", schema::mode_bit(Mode::serve));
+  if (const json *px = r.opt_child("prefix")) {
+    ObjectReader o(*px, r.path_of("prefix"));
+    read_fields(o, s, schema::serve_fields(), "prefix");
+    o.finish();
+  }
+  if (const json *ss = r.opt_child("sessions")) {
+    ObjectReader o(*ss, r.path_of("sessions"));
+    s.sessions.emplace();
+    read_fields(o, *s.sessions, schema::sessions_fields(), "sessions");
+    o.finish();
+    if (r.opt_child("trace"))
+      throw ConfigError(r.path_of("sessions"),
+                        "give sessions or a trace whose rows name their session, not both");
+    if (r.opt_child("prompt_len"))
+      throw ConfigError(r.path_of("prompt_len"),
+                        "is set by workload.sessions: each turn's prompt is the conversation so "
+                        "far plus sessions.new_tokens");
+  }
   if (const json *t = r.opt_child("trace")) {
     const std::string tp = r.path_of("trace");
     if (!t->is_array() || t->empty())
-      throw ConfigError(tp, "must be a non-empty array of [arrival_s, prompt_len, gen_len]");
+      throw ConfigError(tp, "must be a non-empty array of [arrival_s, prompt_len, gen_len] or "
+                            "{\"t\", \"prompt\", \"gen\", \"session\", \"think\"}");
     if (static_cast<i64>(t->size()) > kMaxRequests)
       throw ConfigError(tp, "has " + std::to_string(t->size()) + " requests, over the limit of " +
                                 std::to_string(kMaxRequests));
-    double last = 0;
-    for (std::size_t i = 0; i < t->size(); ++i) {
-      const json &e = (*t)[i];
-      const std::string ep = tp + "[" + std::to_string(i) + "]";
-      if (!e.is_array() || e.size() != 3 || !e[0].is_number() || !e[1].is_number() ||
-          !e[2].is_number())
-        throw ConfigError(ep, "must be [arrival_s, prompt_len, gen_len] (three numbers)");
-      const double a = e[0].get<double>(), p = e[1].get<double>(), g = e[2].get<double>();
-      if (!(a >= 0 && a <= 1e9))
-        throw ConfigError(ep, "arrival " + json(a).dump() + " s is not in [0, 1e9]");
-      if (a < last)
-        throw ConfigError(ep, "arrival " + json(a).dump() + " s is before the previous one (" +
-                                  json(last).dump() + " s): sort the trace by arrival");
-      if (!(p >= 1 && p <= kMaxSeqTokens && p == std::floor(p)))
-        throw ConfigError(ep, "prompt_len " + json(p).dump() + " is not an integer in [1, 1e7]");
-      if (!(g >= 1 && g <= kMaxSeqTokens && g == std::floor(g)))
-        throw ConfigError(ep, "gen_len " + json(g).dump() + " is not an integer in [1, 1e7]");
-      last = a;
-      s.trace.push_back({a, p, g});
-    }
+    s.trace = parse_trace(*t, tp);
     w.prompt_len = 0;
     w.gen_len = 0;
-    for (const auto &e : s.trace) {
-      w.prompt_len = std::max<i64>(w.prompt_len, static_cast<i64>(e[1]));
-      w.gen_len = std::max<i64>(w.gen_len, static_cast<i64>(e[2]));
+    for (const TraceRow &e : s.trace) {
+      w.prompt_len = std::max<i64>(w.prompt_len, e.prompt);
+      w.gen_len = std::max<i64>(w.gen_len, e.gen);
     }
     s.requests = static_cast<i64>(s.trace.size());
     double out = 0;
-    for (const auto &e : s.trace)
-      out += e[2];
+    for (const TraceRow &e : s.trace)
+      out += static_cast<double>(e.gen);
     if (out > kMaxServeTokens)
       throw ConfigError(r.path_of("trace"), "asks for " + json(out).dump() +
                                                 " output tokens, over the limit of 1e8 per "
@@ -816,8 +904,15 @@ void parse_serve(ObjectReader &r, WorkloadSpec &w) {
       s.request_rate = r.req_num("request_rate", 1e-6, 1e6);
     }
     read_fields(r, s, schema::serve_fields(), ""); // requests, length_dist, think_time
-    w.prompt_len = r.req_int("prompt_len", 1, kMaxSeqTokens);
     w.gen_len = r.req_int("gen_len", 1, kMaxSeqTokens);
+    // with sessions, the mean turn's prompt
+    w.prompt_len = s.sessions ? std::max<i64>(1, mean_session_prompt(s, w.gen_len))
+                              : r.req_int("prompt_len", 1, kMaxSeqTokens);
+    if (!s.sessions && s.shared_prefix >= w.prompt_len)
+      throw ConfigError(r.path_of("prefix") + ".shared_tokens",
+                        std::to_string(s.shared_prefix) + " is not below prompt_len " +
+                            std::to_string(w.prompt_len) +
+                            ": a prompt is the shared prefix and its own tokens");
     s.seed = static_cast<std::uint64_t>(r.opt_int("seed", 0, i64{1} << 53).value_or(1));
     // the longest output a request may draw: fixed, uniform up to 2x, exponential up to 8x
     const double per =
@@ -845,6 +940,17 @@ void parse_serve(ObjectReader &r, WorkloadSpec &w) {
   if (const json *sc = r.opt_child("scheduler")) {
     ObjectReader o(*sc, r.path_of("scheduler"));
     read_fields(o, s, schema::serve_fields(), "scheduler"); // policy, max_batch, ...
+    if (const json *ko = o.opt_child("kv_offload")) {
+      ObjectReader k(*ko, o.path_of("kv_offload"));
+      s.kv_offload.emplace();
+      read_fields(k, *s.kv_offload, schema::kv_offload_fields(), "scheduler.kv_offload");
+      k.finish();
+      if (s.kv_offload->disk_bytes > 0 && s.kv_offload->disk_bw <= 0)
+        throw ConfigError(k.path_of("disk_bw"), "is required with disk_bytes");
+      if (!s.prefix_cache)
+        throw ConfigError(o.path_of("kv_offload"),
+                          "holds blocks the prefix cache evicts: it needs prefix_cache on");
+    }
     o.finish();
     if (s.max_tokens < s.max_batch && s.policy == SchedulerPolicy::continuous)
       throw ConfigError(o.path_of("max_tokens"),
@@ -1277,8 +1383,22 @@ Config parse_config(const json &j0) {
     check_precision_peak(c.hardware, c.workload.precision);
   // A served prompt past the model's context is refused by every engine (vLLM's
   // --max-model-len): an error, not a run whose every request is dropped.
-  if (c.workload.mode == Mode::serve && c.workload.serve.trace.empty() && c.model.max_seq > 0 &&
-      c.workload.prompt_len > c.model.max_seq)
+  if (const ServeSpec &sv = c.workload.serve;
+      c.workload.mode == Mode::serve && sv.sessions && c.model.max_seq > 0) {
+    // a conversation's last turn: the shared prefix, every turn's new tokens, all answers but
+    // its own (at their means)
+    const SessionsSpec &x = *sv.sessions;
+    const double last = static_cast<double>(sv.shared_prefix) +
+                        static_cast<double>(x.turns) * static_cast<double>(x.new_tokens) +
+                        static_cast<double>(x.turns - 1) * static_cast<double>(c.workload.gen_len);
+    if (last > static_cast<double>(c.model.max_seq))
+      throw ConfigError("workload.sessions.turns",
+                        std::to_string(x.turns) + " turns reach a prompt of " +
+                            std::to_string(static_cast<i64>(last)) +
+                            " tokens, past the model's context " +
+                            std::to_string(c.model.max_seq) + " (model.max_seq)");
+  } else if (c.workload.mode == Mode::serve && c.workload.serve.trace.empty() &&
+             c.model.max_seq > 0 && c.workload.prompt_len > c.model.max_seq)
     throw ConfigError("workload.prompt_len", std::to_string(c.workload.prompt_len) +
                                                  " tokens exceed the model's context " +
                                                  std::to_string(c.model.max_seq) +
@@ -1414,15 +1534,34 @@ json to_json(const WorkloadSpec &w) {
     write_fields(j, w, schema::workload_fields(), "", schema::mode_bit(Mode::serve));
     if (!s.trace.empty()) {
       json t = json::array();
-      for (const auto &e : s.trace)
-        t.push_back({e[0], static_cast<i64>(e[1]), static_cast<i64>(e[2])});
+      for (const TraceRow &e : s.trace) {
+        if (e.session.empty()) {
+          t.push_back({e.t, e.prompt, e.gen});
+          continue;
+        }
+        json row = {{"prompt", e.prompt}, {"gen", e.gen}, {"session", e.session}};
+        if (e.think >= 0)
+          row["think"] = e.think;
+        else
+          row["t"] = e.t;
+        t.push_back(row);
+      }
       j["trace"] = t;
     } else {
       write_fields(j, s, schema::serve_fields(), ""); // request_rate, requests, length_dist
       if (s.concurrency > 0)
         j.erase("request_rate");
-      j.update({{"prompt_len", w.prompt_len}, {"gen_len", w.gen_len}, {"seed", s.seed}});
+      j.update({{"gen_len", w.gen_len}, {"seed", s.seed}});
+      if (s.sessions) {
+        json ss = json::object();
+        write_fields(ss, *s.sessions, schema::sessions_fields(), "sessions");
+        j["sessions"] = ss;
+      } else {
+        j["prompt_len"] = w.prompt_len;
+      }
     }
+    if (json px = json::object(); write_fields(px, s, schema::serve_fields(), "prefix"), !px.empty())
+      j["prefix"] = px;
     if (s.engine.name != "none") {
       json e = {{"name", s.engine.name},
                 {"iteration_overhead", s.engine.iteration_overhead},
@@ -1470,6 +1609,11 @@ json to_json(const WorkloadSpec &w) {
     json slo = json::object(), scheduler = json::object();
     write_fields(slo, s, schema::serve_fields(), "slo");
     write_fields(scheduler, s, schema::serve_fields(), "scheduler");
+    if (s.kv_offload) {
+      json ko = json::object();
+      write_fields(ko, *s.kv_offload, schema::kv_offload_fields(), "scheduler.kv_offload");
+      scheduler["kv_offload"] = ko;
+    }
     j["slo"] = slo;
     j["scheduler"] = scheduler;
     if (s.speculative) {

@@ -495,11 +495,14 @@ i64 longest_request(const WorkloadSpec &w) {
   const ServeSpec &sv = w.serve;
   if (w.mode == Mode::serve && !sv.trace.empty()) {
     double most = 0;
-    for (const auto &e : sv.trace)
-      most = std::max(most, e[1] + e[2]);
+    for (const TraceRow &e : sv.trace)
+      most = std::max(most, static_cast<double>(e.prompt + e.gen));
     return static_cast<i64>(most);
   }
-  const i64 mean = w.prompt_len + w.gen_len;
+  // a conversation's last turn holds the shared prefix and every turn
+  const i64 mean = w.mode == Mode::serve && sv.sessions
+                       ? sv.shared_prefix + sv.sessions->turns * (sv.sessions->new_tokens + w.gen_len)
+                       : w.prompt_len + w.gen_len;
   if (w.mode != Mode::serve)
     return mean;
   // core/serve/requests.cpp draw_length: exponential clamps at 8x the mean, uniform

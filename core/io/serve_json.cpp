@@ -77,6 +77,15 @@ json to_json(const ServeResult &r) {
                  {"band", {{"tpot", e.tpot_uncertainty}, {"ttft", e.ttft_uncertainty}}}};
   if (r.prefill_instances > 0)
     j["kv_transfer"] = r.kv_transfer;
+  if (r.cache.on) {
+    json tiers = json::array();
+    for (const ServeCache::Tier &k : r.cache.tiers)
+      tiers.push_back({{"tier", k.tier}, {"hit_rate", k.hit_rate}});
+    j["cache"] = {{"hit_rate", r.cache.hit_rate},
+                  {"hit_tokens", r.cache.hit_tokens},
+                  {"prompt_tokens", r.cache.prompt_tokens},
+                  {"tiers", tiers}};
+  }
   if (r.cost_per_hour > 0)
     j["cost"] = {{"per_hour", r.cost_per_hour}, {"per_million_tokens", r.cost_per_million_tokens}};
   if (r.committed_tokens != 1)

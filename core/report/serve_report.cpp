@@ -173,6 +173,19 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
       units::format("%.1f requests in the system (time average)", r.mean_in_system),
       "Sequences decoding in one engine iteration, and Little's L: the requests queued or "
       "running, averaged over time.");
+  if (r.cache.on) {
+    std::string tiers;
+    for (const ServeCache::Tier &k : r.cache.tiers)
+      tiers += (tiers.empty() ? "" : ", ") + k.tier + " " + units::percent(k.hit_rate);
+    add("cache", "prefix cache hit rate", {units::percent(r.cache.hit_rate), r.cache.hit_rate},
+        units::format("%.4g of ", r.cache.hit_tokens) +
+            units::format("%.4g prompt tokens found cached; by tier: ", r.cache.prompt_tokens) +
+            tiers,
+        "Prompt tokens found in the prefix cache at admission (each request's first), so not "
+        "prefilled: in HBM (vLLM automatic prefix caching, SGLang RadixAttention), or brought "
+        "back from host memory or disk (workload.scheduler.kv_offload) when that is sooner than "
+        "computing them.");
+  }
   if (r.prefill_instances > 0)
     add("kv_transfer", "KV transfer per request", cell(r.kv_transfer, Unit::seconds), "mean",
         "Disaggregated: the prompt's KV cache sent from the prefill to the decode instance.");

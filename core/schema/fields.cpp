@@ -580,10 +580,74 @@ const std::vector<Field<Tx8Spec>> &tx8_fields() {
   return t;
 }
 
+const std::vector<Field<SessionsSpec>> &sessions_fields() {
+  using S = SessionsSpec;
+  const Modes sv = mode_bit(Mode::serve);
+  static const std::vector<Field<S>> t = {
+      integer(&S::turns, {"sessions", "turns", N, 1, 10000, "", "Turns", 1, "",
+                          "Turns of one conversation; a client (closed loop) or a conversation "
+                          "arriving at request_rate / turns (open loop) runs them in turn.",
+                          "sessions", sv, false, "", 1}),
+      integer(&S::new_tokens,
+              {"sessions", "new_tokens", N, 1, 10'000'000, "", "New tokens a turn", 1, "",
+               "Tokens each turn adds to the conversation before its answer (the user's message, "
+               "a tool's output); the turn's prompt is the conversation so far plus these.",
+               "sessions", sv, false, "", 256}),
+      num(&S::think_time, {"sessions", "think_time", N, 0.0, 86400.0, "s", "Think time", 1,
+                           "%.3g s",
+                           "Between a turn's last token and the next turn (a person reading, "
+                           "an agent's tool call).",
+                           "sessions", sv}),
+  };
+  return t;
+}
+
+const std::vector<Field<KvOffloadSpec>> &kv_offload_fields() {
+  using S = KvOffloadSpec;
+  const Modes sv = mode_bit(Mode::serve);
+  static const std::vector<Field<S>> t = {
+      num(&S::host_bytes,
+          {"scheduler.kv_offload", "host_bytes", N, 0.0, kMaxBytes, "B", "Host KV GB", 1e-9,
+           "%.0f",
+           "Host memory for KV blocks HBM evicts, per GPU (vLLM --kv-offloading-size over the "
+           "GPUs, SGLang --hicache-size, TensorRT-LLM kv_cache_config.host_cache_size).",
+           "kv_offload", sv}),
+      num(&S::host_bw,
+          {"scheduler.kv_offload", "host_bw", N, 0.0, kMaxBw, "B/s", "Host link GB/s", 1e-9,
+           "%.1f",
+           "Bandwidth blocks come back from host memory at, per GPU (0: cluster.host_bw, the "
+           "PCIe or NVLink-C2C link).",
+           "kv_offload", sv}),
+      num(&S::disk_bytes,
+          {"scheduler.kv_offload", "disk_bytes", N, 0.0, kMaxBytes, "B", "Disk KV GB", 1e-9,
+           "%.0f",
+           "Local disk (NVMe) for blocks host memory evicts, per GPU (LMCache local_disk, "
+           "SGLang HiCache storage).",
+           "kv_offload", sv}),
+      num(&S::disk_bw, {"scheduler.kv_offload", "disk_bw", N, 0.0, kMaxBw, "B/s", "Disk GB/s",
+                        1e-9, "%.1f",
+                        "Read bandwidth of the disk tier per GPU (a PCIe 5.0 NVMe drive reads "
+                        "about 14 GB/s; shared by the GPUs it serves).",
+                        "kv_offload", sv}),
+  };
+  return t;
+}
+
 const std::vector<Field<ServeSpec>> &serve_fields() {
   using S = ServeSpec;
   const Modes sv = mode_bit(Mode::serve);
   static const std::vector<Field<S>> t = {
+      integer(&S::shared_prefix,
+              {"prefix", "shared_tokens", N, 0, 10'000'000, "", "Shared prefix", 1, "",
+               "Tokens every prompt begins with (a system prompt): computed once, then found in "
+               "the prefix cache.",
+               "", sv, false, "", 512, true}),
+      flag(&S::prefix_cache,
+           {"scheduler", "prefix_cache", N, 0, 1, "", "Prefix cache", 1, "",
+            "Keep finished requests' KV blocks and reuse them for prompts that begin the same "
+            "way, evicting the least recently used (vLLM --enable-prefix-caching, SGLang's "
+            "radix cache, TensorRT-LLM enable_block_reuse; on by default in each).",
+            "", sv}),
       num(&S::request_rate,
           {"", "request_rate", N, 1e-6, 1e6, "req/s", "Request rate", 1, "%.3g req/s",
            "Poisson arrivals per second, over all instances (each of N "
@@ -1198,6 +1262,8 @@ std::vector<FieldEntry> all_fields() {
   add(out, "workload", finetune_fields());
   add(out, "workload", speculative_fields());
   add(out, "workload", serve_fields());
+  add(out, "workload", sessions_fields());
+  add(out, "workload", kv_offload_fields());
   add(out, "workload", op_fields());
   for (const char *link : {"intra_node", "inter_node", "ici", "dcn", "d2d"})
     add(out, "cluster", link_fields(), link);

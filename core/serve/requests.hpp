@@ -11,8 +11,15 @@
 namespace rl {
 
 struct Request {
-  double arrival = 0; // s
+  double arrival = 0; // s (a turn sent after another: set when that one completes)
   i64 prompt = 0, gen = 0;
+  // What the prompt shares: its first `shared` tokens are the workload's shared prefix, the
+  // rest lies on `stream` (a session's conversation; -1: the request's own tokens).
+  i64 shared = 0;
+  i64 stream = -1;
+  // A turn sent `think` s after request `after` completes (-1: at `arrival`).
+  i64 after = -1;
+  double think = 0;
 };
 
 // splitmix64: a small, fast, well-mixed 64-bit generator (public domain reference code).
@@ -30,7 +37,13 @@ private:
 // mean); uniform on [1, 2 mean - 1].
 i64 draw_length(LengthDist d, i64 mean, SplitMix64 &rng);
 
-// The requests of w.serve: the trace, or `requests` Poisson arrivals at `rate` (requests/s).
+// The requests of w.serve: the trace, or `requests` Poisson arrivals at `rate` (requests/s),
+// or with sessions the turns of a closed loop's clients (request i is client i mod C's, each
+// sent after the client's previous one).
 std::vector<Request> make_requests(const WorkloadSpec &w, double rate, i64 requests);
+
+// The mean prompt of a session's turn: the shared prefix, then (turns - 1) / 2 earlier turns'
+// new tokens and outputs on average, and the turn's own new tokens.
+i64 mean_session_prompt(const ServeSpec &s, i64 gen_len);
 
 } // namespace rl

@@ -94,7 +94,7 @@ ServePlanSearch::ServePlanSearch(std::vector<Config> choices, const ServePlanOpt
                       "request_rate instead of concurrency to plan");
   rate_ = s0.trace.empty() ? s0.request_rate
                            : static_cast<double>(s0.trace.size()) /
-                                 std::max(s0.trace.back()[0] - s0.trace.front()[0], 1e-9);
+                                 std::max(s0.trace.back().t - s0.trace.front().t, 1e-9);
   const ModelSpec &m = c.model;
   const ParallelSpec &p = c.parallel;
   // The space: per choice (hardware x engine x precision), tp over one node, pp 1-4 and, for

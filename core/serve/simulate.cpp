@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/inference/serving.hpp"
 #include "core/serve/iteration.hpp"
+#include "core/serve/kv_blocks.hpp"
 #include "core/serve/speculative.hpp"
 #include "core/time/step_time.hpp"
 
@@ -15,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 namespace rl {
 
@@ -123,8 +125,8 @@ ServeWork serve_work(const WorkloadSpec &w, i64 requests) {
   };
   ServeWork out;
   if (!s.trace.empty()) { // make_requests takes the whole trace
-    for (const auto &e : s.trace)
-      out.steps += chunks(e[1]) + e[2];
+    for (const TraceRow &e : s.trace)
+      out.steps += chunks(static_cast<double>(e.prompt)) + static_cast<double>(e.gen);
     out.requests = static_cast<double>(s.trace.size());
     return out;
   }
@@ -227,11 +229,31 @@ struct Seq {
   i64 target = 0; // tokens to prefill (prompt, or prompt + generated after a preemption)
   i64 kv = 0;     // tokens in the KV cache
   i64 blocks = 0;
+  i64 cached = 0;   // leading blocks it references in the prefix cache
+  double ready = 0; // its cached blocks brought up from a lower tier by then
   bool prefilled = false;
+};
+
+// What the requests share and how they follow each other, by request: the blocks each prompt
+// names (prefix reuse), and for a turn sent after another completes, its successor and think
+// time (sessions).
+struct Streams {
+  std::vector<BlockName> name;
+  std::vector<i64> follow; // the request its completion releases (-1: none)
+  std::vector<double> think;
+  bool chained = false;
+};
+
+// The lower tiers' links: a block's bytes on one chip and each tier's bandwidth to it.
+struct TierLinks {
+  double block_bytes = 0, host_bw = 0, disk_bw = 0;
+  i64 host_blocks = 0, disk_blocks = 0;
 };
 
 struct EngineStats {
   i64 iterations = 0, preemptions = 0, peak_blocks = 0, dropped = 0;
+  // prompt tokens of first admissions, and those of them found cached, by tier
+  double prompt_tokens = 0, hit_hbm = 0, hit_host = 0, hit_disk = 0;
   i64 missed = 0; // completed requests that missed the SLO target of their role
   double decode_sum = 0, area = 0;
   double block_slots = 0, kv_slots = 0; // integrals over time of allocated and used KV slots
@@ -251,6 +273,7 @@ class PositionHeap {
 public:
   bool empty() const { return heap_.empty(); }
   std::size_t top() const { return heap_.front(); }
+  bool contains(std::size_t p) const { return p < slot_.size() && slot_[p] != kNone; }
   template <class Less> void push(std::size_t p, Less less) {
     if (slot_.size() <= p)
       slot_.resize(p + 1, kNone);
@@ -323,12 +346,27 @@ public:
   // clients > 0: a closed loop; the first `clients` of `order` arrive as *arrivals says (the
   // caller staggers them) and each completion releases the next think_time later (the others'
   // arrivals are set then).
+  // streams->chained: each request's successor is released when it completes (sessions),
+  // whatever the clients; every request with a known arrival starts pending.
   Engine(const ServeSpec &spec, i64 blocks, Role r, std::vector<i64> order,
-         std::vector<double> *arrivals, i64 clients = 0)
+         std::vector<double> *arrivals, const Streams *streams, const TierLinks &links,
+         i64 clients = 0)
       : s(spec), total_blocks(blocks), role(r), ids(std::move(order)), arrive(arrivals),
-        is_static(spec.policy == SchedulerPolicy::static_batch), bs(spec.block_size), free(blocks),
-        closed(clients > 0), commit(spec.speculative ? committed_tokens(*spec.speculative) : 1.0),
+        is_static(spec.policy == SchedulerPolicy::static_batch), bs(spec.block_size),
+        kv(blocks, spec.prefix_cache && r != Role::decode && !is_static, links.host_blocks,
+           links.disk_blocks),
+        streams(streams), links(links), chained(streams->chained),
+        closed(clients > 0 || streams->chained),
+        commit(spec.speculative ? committed_tokens(*spec.speculative) : 1.0),
         verify(spec.speculative ? 1 + spec.speculative->draft_tokens : 1) {
+    if (chained) {
+      for (std::size_t p = 0; p < ids.size(); ++p) {
+        where[ids[p]] = p;
+        if (std::isfinite(arrival_at(p)))
+          pending.push(p, sooner());
+      }
+      return;
+    }
     for (; closed && released < std::min(ids.size(), static_cast<std::size_t>(clients)); ++released)
       pending.push(released, sooner());
   }
@@ -347,8 +385,20 @@ private:
     done = true;
     return false;
   }
-  // Closed loop: a request completed (or was dropped) at `at`; its client sends the next.
-  void complete(double at, std::vector<Track> &tr) {
+  // Closed loop: request `id` completed (or was dropped) at `at`; its client sends the next
+  // (chained: the turn that follows it, think time later).
+  void complete(double at, i64 id0, std::vector<Track> &tr) {
+    if (chained) {
+      const i64 f = streams->follow[static_cast<std::size_t>(id0)];
+      if (f < 0)
+        return;
+      const auto fid = static_cast<std::size_t>(f);
+      const double send = at + s.engine.request_overhead + streams->think[fid];
+      tr[fid].arrival = send;
+      (*arrive)[fid] = send;
+      pending.push(where.at(f), sooner());
+      return;
+    }
     if (!closed || released >= ids.size())
       return;
     const std::size_t p = released++;
@@ -416,8 +466,14 @@ private:
   void take(std::size_t j) {
     if (closed) {
       pending.pop(sooner());
+      // the request at `next` moves to j; chained, it may not be pending yet (a later turn)
+      const bool listed = j != next && pending.contains(next);
       std::swap(ids[next], ids[j]);
-      if (j != next)
+      if (chained) {
+        where[ids[next]] = next;
+        where[ids[j]] = j;
+      }
+      if (listed)
         pending.moved(next, j, sooner());
       return;
     }
@@ -431,11 +487,19 @@ private:
            : role == Role::decode ? !x.tpot_ok
                                   : !(x.ttft_ok && x.tpot_ok);
   }
+  const BlockName &name_of(const Seq &q) const {
+    return streams->name[static_cast<std::size_t>(q.id)];
+  }
   void release(Seq &q) {
-    free += q.blocks;
+    kv.release(name_of(q), q.cached, std::min(q.blocks, q.kv / bs), q.blocks);
     q.blocks = 0;
+    q.cached = 0;
     kv_tokens -= q.kv;
   }
+  // Admission with prefix reuse: the prompt's leading blocks found cached are referenced (or
+  // brought up from a lower tier, when that is sooner than computing them again) and only the
+  // rest is prefilled. Returns false when the KV blocks cannot hold the prompt now.
+  bool admit_cached(Seq &q, const Track &r, IterationModel &model, EngineStats &st);
   // vLLM's recompute preemption of the newest running request.
   void preempt_last(std::vector<Track> &tr, EngineStats &st) {
     Seq q = running.back();
@@ -470,7 +534,12 @@ private:
   std::vector<double> *arrive;
   bool is_static;
   i64 bs;
-  i64 free;
+  KvBlocks kv;
+  const Streams *streams;
+  TierLinks links;
+  bool chained = false;
+  std::unordered_map<i64, std::size_t> where; // chained: each request's position in ids
+  double host_busy = 0, disk_busy = 0;        // the tiers' links busy until then
   std::deque<i64> waiting;
   std::vector<Seq> running;
   std::size_t next = 0;
@@ -539,7 +608,7 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
         continue;
       const i64 need = ceil_div(q.kv + kept_by(tr[static_cast<std::size_t>(q.id)], now), bs);
       bool self = false;
-      while (need - q.blocks > free) {
+      while (need - q.blocks > kv.free()) {
         self = i + 1 == running.size();
         preempt();
         if (self)
@@ -548,7 +617,7 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
       if (self)
         break;
       if (need > q.blocks) {
-        free -= need - q.blocks;
+        kv.take(need - q.blocks);
         q.blocks = need;
       }
       decodes.push_back(i);
@@ -569,12 +638,14 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
     const i64 n = std::min(q.target - q.kv, cap);
     if (n <= 0)
       return false;
+    if (q.ready > t)
+      return false; // its cached blocks are still coming up from a lower tier
     const i64 need = ceil_div(q.kv + n, bs) - q.blocks;
-    if (need > free)
+    if (need > kv.free())
       return false;
     if (need > 0) {
       q.blocks += need;
-      free -= need;
+      kv.take(need);
     }
     chunks.emplace_back(i, n);
     const double prior = static_cast<double>(q.kv), nn = static_cast<double>(n);
@@ -602,33 +673,45 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
       waiting.pop_front();
       tr[static_cast<std::size_t>(id)].dropped = true;
       ++st.dropped;
-      complete(t, tr);
+      complete(t, id, tr);
       continue;
     }
     const i64 reserve = is_static ? ceil_div(longest, bs) : ceil_div(q.target + 1, bs);
-    if (reserve > free)
+    if (kv.reuse()) {
+      if (!admit_cached(q, r, model, st))
+        break;
+    } else if (reserve > kv.free()) {
       break;
+    }
     waiting.pop_front();
     if (role == Role::decode) { // the KV arrives whole from a prefill instance
       q.kv = q.target;
       q.prefilled = true;
       q.blocks = ceil_div(q.kv, bs);
-      free -= q.blocks;
+      kv.take(q.blocks);
       kv_tokens += q.kv;
       running.push_back(q);
       continue;
     }
     if (is_static) {
       q.blocks = reserve;
-      free -= reserve;
+      kv.take(reserve);
     }
     running.push_back(q);
     schedule_chunk(running.size() - 1);
   }
   if (prefill_only && x.prefill == 0)
     decode_all(); // no prompt could take a chunk (KV or batch limit): decode instead
-  st.peak_blocks = std::max(st.peak_blocks, total_blocks - free);
+  st.peak_blocks = std::max(st.peak_blocks, kv.used());
   if (x.tokens() == 0) {
+    double up = INFINITY; // the first sequence whose blocks are coming up from a lower tier
+    for (const Seq &q : running)
+      if (q.ready > t)
+        up = std::min(up, q.ready);
+    if (std::isfinite(up)) {
+      t = up;
+      return true;
+    }
     if (!running.empty() && role != Role::decode) {
       preempt(); // stuck on KV with nothing to decode: make room
       return true;
@@ -659,6 +742,10 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
     Seq &q = running[i];
     q.kv += n;
     kv_tokens += n;
+    if (kv.reuse()) { // its full blocks join the cache as they are computed (vLLM v1)
+      kv.publish(name_of(q), q.cached, q.kv / bs);
+      q.cached = std::max(q.cached, q.kv / bs);
+    }
     if (q.kv == q.target) {
       q.prefilled = true;
       Track &r = tr[static_cast<std::size_t>(q.id)];
@@ -678,8 +765,8 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
   if (!decodes.empty())
     ++decode_iters;
   // paged-block fragmentation: slots of allocated blocks that hold no token, time-weighted
-  st.block_slots += static_cast<double>((total_blocks - free) * bs) * dt;
-  st.kv_slots += static_cast<double>(kv_tokens) * dt;
+  st.block_slots += static_cast<double>(kv.used() * bs) * dt;
+  st.kv_slots += std::min(static_cast<double>(kv_tokens), static_cast<double>(kv.used() * bs)) * dt;
   keep.clear();
   for (Seq &q : running) {
     Track &r = tr[static_cast<std::size_t>(q.id)];
@@ -688,12 +775,59 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
       r.finish = t;
       st.missed += missed(r) ? 1 : 0;
       release(q);
-      complete(t, tr);
+      complete(t, q.id, tr);
     } else {
       keep.push_back(q);
     }
   }
   running.swap(keep);
+  return true;
+}
+
+bool Engine::admit_cached(Seq &q, const Track &r, IterationModel &model, EngineStats &st) {
+  const BlockName &name = name_of(q);
+  // every prompt computes at least its last token (vLLM caps a full hit at prompt - 1)
+  BlockMatch m = kv.match(name, (q.target - 1) / bs);
+  double ready = t, host_end = host_busy, disk_end = disk_busy;
+  if (const i64 lower = m.host + m.disk; lower > 0) {
+    // brought up when the transfers (each tier's link in turn) end sooner than the prefill of
+    // those tokens alone would
+    const double b = links.block_bytes;
+    if (m.host > 0)
+      host_end = std::max(t, host_busy) + static_cast<double>(m.host) * b / links.host_bw;
+    if (m.disk > 0)
+      disk_end = std::max(t, disk_busy) + static_cast<double>(m.disk) * b / links.disk_bw;
+    IterationLoad x;
+    const double n = static_cast<double>(lower * bs), prior = static_cast<double>(m.hbm * bs);
+    x.prefill = n;
+    x.prefill_pairs = n * (prior + n / 2);
+    x.prefill_kv = prior + n;
+    ready = std::max(m.host > 0 ? host_end : t, m.disk > 0 ? disk_end : t);
+    if (ready - t >= model.time(x).total) {
+      m = kv.match(name, m.lead); // the HBM blocks before the first lower-tier one
+      ready = t;
+    }
+  }
+  const i64 used = m.blocks();
+  // new blocks: the prompt's and its first output's beyond the HBM hits, and the hits no
+  // request references leave the free pool
+  if (ceil_div(q.target + 1, bs) - m.hbm + m.unreferenced > kv.free())
+    return false;
+  kv.acquire(name, used);
+  q.blocks = q.cached = used;
+  q.kv = used * bs;
+  kv_tokens += q.kv;
+  if (ready > t) {
+    q.ready = ready;
+    host_busy = m.host > 0 ? host_end : host_busy;
+    disk_busy = m.disk > 0 ? disk_end : disk_busy;
+  }
+  if (r.resume == 0) {
+    st.prompt_tokens += static_cast<double>(r.prompt);
+    st.hit_hbm += static_cast<double>(m.hbm * bs);
+    st.hit_host += static_cast<double>(m.host * bs);
+    st.hit_disk += static_cast<double>(m.disk * bs);
+  }
   return true;
 }
 
@@ -723,7 +857,7 @@ bool Engine::decode_run(IterationModel &model, std::vector<Track> &tr, EngineSta
     }
     return a;
   };
-  while (k >= 2 && allocations(k) > free)
+  while (k >= 2 && allocations(k) > kv.free())
     k /= 2;
   if (k < 2)
     return false;
@@ -754,16 +888,17 @@ bool Engine::decode_run(IterationModel &model, std::vector<Track> &tr, EngineSta
       receives(1);
     }
     --budget;
-    free -= alloc[static_cast<std::size_t>(j)];
-    st.peak_blocks = std::max(st.peak_blocks, total_blocks - free);
+    kv.take(alloc[static_cast<std::size_t>(j)]);
+    st.peak_blocks = std::max(st.peak_blocks, kv.used());
     const double dt = dt0 + static_cast<double>(j) * slope;
     st.area += b * dt;
     t += dt;
     ++st.iterations;
     st.decode_sum += x.decode;
     kv_tokens += static_cast<i64>(running.size());
-    st.block_slots += static_cast<double>((total_blocks - free) * bs) * dt;
-    st.kv_slots += static_cast<double>(kv_tokens) * dt;
+    st.block_slots += static_cast<double>(kv.used() * bs) * dt;
+    st.kv_slots +=
+        std::min(static_cast<double>(kv_tokens), static_cast<double>(kv.used() * bs)) * dt;
   }
   for (Seq &q : running) {
     q.kv += j;
@@ -793,6 +928,8 @@ struct ServeSimulation::Impl {
   std::vector<i64> order;
   std::optional<SplitMix64> route;
   EngineStats st;
+  Streams streams;
+  TierLinks links;
   // The current phase's instances that have requests, each one's engine built when its turn
   // comes: one engine's state at a time, and nothing for an instance without a request.
   struct Part {
@@ -813,13 +950,23 @@ struct ServeSimulation::Impl {
   bool burst = false;
 
   // Uniform random routing of `ids` over n instances: the parts of those that get any, in
-  // the order of the instances, each in the order of `ids`.
+  // the order of the instances, each in the order of `ids`. A session's turns follow its
+  // first turn's instance, where its conversation's KV blocks are (session affinity).
   void spread(i64 n, const std::vector<i64> &ids) {
     std::vector<std::pair<i64, i64>> routed; // (instance, id)
+    std::unordered_map<i64, i64> session;    // stream -> instance
     routed.reserve(ids.size());
-    for (const i64 id : ids)
-      routed.emplace_back(
-          std::min<i64>(n - 1, static_cast<i64>(route->uniform() * static_cast<double>(n))), id);
+    for (const i64 id : ids) {
+      const i64 stream = reqs[static_cast<std::size_t>(id)].stream;
+      const auto it = stream >= 0 ? session.find(stream) : session.end();
+      const i64 to =
+          it != session.end()
+              ? it->second
+              : std::min<i64>(n - 1, static_cast<i64>(route->uniform() * static_cast<double>(n)));
+      if (stream >= 0)
+        session.emplace(stream, to);
+      routed.emplace_back(to, id);
+    }
     std::stable_sort(routed.begin(), routed.end(),
                      [](const auto &a, const auto &b) { return a.first < b.first; });
     for (std::size_t i = 0; i < routed.size(); ++i) {
@@ -865,9 +1012,14 @@ struct ServeSimulation::Impl {
     decode.decode = static_cast<double>(std::min(k, w.serve.max_batch));
     decode.decode_context = decode.decode * static_cast<double>(w.prompt_len + w.gen_len / 2);
     decode.outputs = decode.decode;
+    // a conversation's pauses: think_time between its turns, the workload's between two
+    const std::optional<SessionsSpec> &ss = w.serve.sessions;
+    const double think =
+        ss ? (static_cast<double>(ss->turns - 1) * ss->think_time + w.serve.think_time) /
+                 static_cast<double>(ss->turns)
+           : w.serve.think_time;
     const double cycle = model->time(prefill).total +
-                         static_cast<double>(w.gen_len - 1) * model->time(decode).total +
-                         w.serve.think_time;
+                         static_cast<double>(w.gen_len - 1) * model->time(decode).total + think;
     return cycle / static_cast<double>(k);
   }
   // The phase's requests `ids` over n instances of this role, arriving at *a; the instances
@@ -896,10 +1048,14 @@ struct ServeSimulation::Impl {
           i < static_cast<std::size_t>(p.clients) ? static_cast<double>(i) * stagger : INFINITY;
       tr[id].arrival = (*arr)[id];
     }
-    engine.emplace(c.workload.serve, res.memory.kv_blocks, role, std::move(p.ids), arr, p.clients);
+    engine.emplace(c.workload.serve, res.memory.kv_blocks, role, std::move(p.ids), arr, &streams,
+                   links, p.clients);
   }
   void start();
   void next_phase();
+  // What the requests share (their blocks' names) and how they follow each other, and the
+  // tiers below HBM.
+  void make_streams();
   // The result, now.
   void end() {
     if (mode == ServeRun::prefill_pool)
@@ -960,6 +1116,7 @@ void ServeSimulation::Impl::start() {
     tr[i].gen = reqs[i].gen;
     arrive[i] = reqs[i].arrival;
   }
+  make_streams();
   route.emplace(s.seed ^ 0x5eedULL);
   order.assign(reqs.size(), 0);
   for (std::size_t i = 0; i < order.size(); ++i)
@@ -983,6 +1140,47 @@ void ServeSimulation::Impl::start() {
     add_engines(prefill_instances, order, Role::prefill, &arrive);
   }
   engines_total = instances;
+}
+
+void ServeSimulation::Impl::make_streams() {
+  const ServeSpec &s = c.workload.serve;
+  const std::size_t n = reqs.size();
+  streams.name.assign(n, BlockName{});
+  streams.follow.assign(n, -1);
+  streams.think.assign(n, 0);
+  streams.chained = false;
+  i64 last_stream = -1;
+  for (const Request &q : reqs)
+    last_stream = std::max(last_stream, q.stream);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Request &q = reqs[i];
+    const i64 line = q.stream >= 0 ? q.stream : last_stream + 1 + static_cast<i64>(i);
+    streams.name[i] = {static_cast<std::uint64_t>(line) + 1, q.shared / s.block_size};
+    streams.think[i] = q.think;
+    if (q.after >= 0) {
+      if (mode != ServeRun::aggregated)
+        throw ConfigError(s.sessions ? "workload.sessions" : "workload.trace",
+                          "a turn sent after its previous one completes needs an aggregated "
+                          "deployment (no prefill_instances, no pool of its own)");
+      streams.follow[static_cast<std::size_t>(q.after)] = static_cast<i64>(i);
+      streams.chained = true;
+    }
+  }
+  // the tiers below HBM, per chip: a block's bytes from the KV cache's own accounting
+  links = TierLinks{};
+  if (s.kv_offload && res.memory.kv_tokens > 0) {
+    const KvOffloadSpec &o = *s.kv_offload;
+    links.block_bytes =
+        res.memory.kv_cache / res.memory.kv_tokens * static_cast<double>(s.block_size);
+    links.host_bw = o.host_bw > 0 ? o.host_bw : c.cluster.host_bw;
+    links.disk_bw = o.disk_bw;
+    if (links.block_bytes > 0) {
+      links.host_blocks =
+          links.host_bw > 0 ? static_cast<i64>(std::floor(o.host_bytes / links.block_bytes)) : 0;
+      links.disk_blocks =
+          links.disk_bw > 0 ? static_cast<i64>(std::floor(o.disk_bytes / links.block_bytes)) : 0;
+    }
+  }
 }
 
 // Disaggregated: the prefill pool is done; the KV of each prompt crosses the network (every
@@ -1029,6 +1227,18 @@ ServeResult ServeSimulation::Impl::finish() const {
   res.truncated = st.truncated;
   res.memory.kv_fragmentation = st.block_slots > 0 ? 1 - st.kv_slots / st.block_slots : 0;
   res.mean_batch = st.iterations > 0 ? st.decode_sum / static_cast<double>(st.iterations) : 0;
+  if (st.prompt_tokens > 0) {
+    ServeCache &k = res.cache;
+    k.on = true;
+    k.prompt_tokens = st.prompt_tokens;
+    k.hit_tokens = st.hit_hbm + st.hit_host + st.hit_disk;
+    k.hit_rate = k.hit_tokens / st.prompt_tokens;
+    k.tiers.push_back({"hbm", st.hit_hbm / st.prompt_tokens});
+    if (links.host_blocks > 0)
+      k.tiers.push_back({"host", st.hit_host / st.prompt_tokens});
+    if (links.disk_blocks > 0)
+      k.tiers.push_back({"disk", st.hit_disk / st.prompt_tokens});
+  }
 
   std::vector<double> ttft, tpot, e2e;
   double first_arrival = reqs.empty() ? 0 : reqs.front().arrival, last = first_arrival;

@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace rl {
@@ -59,6 +60,18 @@ struct ServeMemory {
 
 ServeMemory serve_memory(const Config &c, const Layout &l);
 
+// Prefix reuse in a serving run: the prompt tokens admitted (each request's first admission)
+// and those found cached, in all and by the tier they were found in (hbm, host, disk).
+struct ServeCache {
+  bool on = false; // the engines reused prefixes (workload.scheduler.prefix_cache)
+  double prompt_tokens = 0, hit_tokens = 0, hit_rate = 0;
+  struct Tier {
+    std::string tier;
+    double hit_rate = 0;
+  };
+  std::vector<Tier> tiers;
+};
+
 struct ServeResult {
   Percentiles ttft, tpot, e2e;    // s
   double output_tokens_per_s = 0; // output tokens/s over the steady state (steady_s)
@@ -95,6 +108,7 @@ struct ServeResult {
   // facility meter (W) and per output token (J), and the electricity per million output
   // tokens ($; cluster.energy_price_per_kwh). 0: no power given.
   double facility_w = 0, joules_per_output_token = 0, energy_cost_per_million_tokens = 0;
+  ServeCache cache;
   // Speculative decoding: tokens a decoding sequence keeps per iteration (1 without).
   double committed_tokens = 1;
   // What the run was timed with: the engine preset (workload.engine: its host times, own
