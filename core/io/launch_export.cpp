@@ -16,6 +16,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <iomanip>
 #include <sstream>
 
 // Every flag, key and override below was checked against the framework's own argument
@@ -490,6 +491,13 @@ std::string torchtune(const Config &c, const Layout &l) {
   return o.str();
 }
 
+// Whether requests share prompt prefixes: a shared prefix, sessions, or trace rows of one.
+bool shares_prefixes(const ServeSpec &sv) {
+  return sv.shared_prefix > 0 || sv.sessions ||
+         std::any_of(sv.trace.begin(), sv.trace.end(),
+                     [](const TraceRow &r) { return !r.session.empty(); });
+}
+
 // The longest prompt + output a request of the workload can have (vLLM --max-model-len).
 i64 longest_request(const WorkloadSpec &w) {
   const ServeSpec &sv = w.serve;
@@ -703,6 +711,20 @@ std::string vllm(const Config &c, const Layout &l) {
   if (x.serve && (sv.recv_interval > 1 || sv.batch_wait_iters > 0))
     x.notes.push_back("the receive interval (SGLang's) and batch waiting (TensorRT-LLM's) have no "
                       "vLLM option: vLLM takes new requests every iteration");
+  if (x.serve && !sv.prefix_cache)
+    x.add("--no-enable-prefix-caching");
+  else if (x.serve && shares_prefixes(sv))
+    x.add("--enable-prefix-caching"); // vLLM V1's default, said for the workload that needs it
+  if (x.serve && sv.kv_offload) { // vllm/config/cache.py kv_offloading_size: GiB over the TP ranks
+    const KvOffloadSpec &o = *sv.kv_offload;
+    std::ostringstream g;
+    g << o.host_bytes * static_cast<double>(l.tp * l.pp * l.attention_dp) / (1024.0 * 1024 * 1024);
+    x.add("--kv-offloading-backend native --kv-offloading-size " + g.str());
+    if (o.disk_bytes > 0)
+      x.notes.push_back("the disk tier: LMCache's local disk (--kv-offloading-backend lmcache with "
+                        "LMCACHE_LOCAL_DISK and LMCACHE_MAX_LOCAL_DISK_SIZE); vLLM's native "
+                        "offloading keeps host memory only");
+  }
   return launch_text(serving_header("vLLM", c, l, x), "vllm serve " + x.model, x, c);
 }
 
@@ -732,6 +754,15 @@ std::string sglang(const Config &c, const Layout &l) {
     if (w.serve.batch_wait_iters > 0)
       x.notes.push_back("batch waiting (scheduler.batch_wait_iters) is TensorRT-LLM's: SGLang "
                         "has no such option");
+    if (!w.serve.prefix_cache)
+      x.add("--disable-radix-cache");
+    if (w.serve.kv_offload) { // HiCache: host memory per GPU in GB
+      std::ostringstream g;
+      g << w.serve.kv_offload->host_bytes / 1e9;
+      x.add("--enable-hierarchical-cache --hicache-size " + g.str());
+      if (w.serve.kv_offload->disk_bytes > 0)
+        x.add("--hicache-storage-backend file");
+    }
   }
   x.add("--context-length " + s(x.max_len));
   if (w.kv_dtype == Dtype::fp8)
@@ -817,6 +848,20 @@ std::string trtllm(const Config &c, const Layout &l) {
   if (w.kv_dtype == Dtype::fp8)
     x.notes.push_back("FP8 KV cache: \"kv_cache_config: {dtype: fp8}\" in the extra options "
                       "YAML");
+  // tensorrt_llm/llmapi/llm_args.py KvCacheConfig: enable_block_reuse (on by default),
+  // host_cache_size (bytes of host memory per rank for blocks evicted from the GPU)
+  if (x.serve && !w.serve.prefix_cache)
+    x.notes.push_back("prefix caching off: \"kv_cache_config: {enable_block_reuse: false}\" in "
+                      "the extra options YAML");
+  if (x.serve && w.serve.kv_offload) {
+    std::ostringstream b;
+    b << std::fixed << std::setprecision(0) << w.serve.kv_offload->host_bytes;
+    x.notes.push_back("host memory tier: \"kv_cache_config: {host_cache_size: " + b.str() +
+                      "}\" (bytes per GPU) in the extra options YAML");
+    if (w.serve.kv_offload->disk_bytes > 0)
+      x.notes.push_back("the disk tier has no TensorRT-LLM option: serve it through Dynamo's KV "
+                        "block manager or leave disk_bytes out");
+  }
   if (w.weight_dtype == Dtype::fp8)
     x.notes.push_back("fp8 weights: TensorRT-LLM reads them from an FP8 checkpoint (its "
                       "config's quantization): serve one (e.g. quantized with ModelOpt)");

@@ -14,7 +14,9 @@
 
 #include <cstdint>
 #include <list>
+#include <map>
 #include <unordered_map>
+#include <vector>
 
 namespace rl {
 
@@ -42,7 +44,7 @@ public:
 
   i64 total() const { return total_; }
   // Blocks an allocation may take: never used, and cached ones no request references.
-  i64 free() const { return raw_ + static_cast<i64>(lru_.size()); }
+  i64 free() const { return raw_ + evictable_; }
   i64 used() const { return total_ - free(); }
   bool reuse() const { return reuse_; }
 
@@ -52,43 +54,67 @@ public:
   void give(i64 n) { raw_ += n; }
 
   // The leading blocks of `name` found, at most `limit`: each block in the first tier that
-  // holds it, up to the first block none holds. Lower-tier blocks are counted only after
-  // every block before them was found.
+  // holds it, up to the first block none holds.
   BlockMatch match(const BlockName &name, i64 limit) const;
   // A request takes blocks [0, n) of `name`: references the HBM ones and brings the others
-  // up (an HBM block each, taken first).
+  // up (an HBM block each, taken after the references).
   void acquire(const BlockName &name, i64 n);
-  // Blocks [from, to) of a running request, now full, join the cache referenced by it (a
-  // block already cached under that name is referenced instead and the request's copy given
-  // back).
+  // Blocks [from, to) of a running request that references [0, from), now full, join the
+  // cache referenced by it (blocks already cached are referenced instead and the request's
+  // copies given back).
   void publish(const BlockName &name, i64 from, i64 to);
   // A request lets go of its blocks: `referenced` leading ones it holds in the cache, `full`
   // full ones in all (those past `referenced` join the cache unreferenced, or are given back
-  // as duplicates), `held` in all (the rest, partly filled, given back). The tail goes first
-  // when room is needed (vLLM frees a request's blocks in reverse order).
+  // as duplicates), `held` in all (the rest, partly filled, given back).
   void release(const BlockName &name, i64 referenced, i64 full, i64 held);
 
 private:
-  struct Node {
-    i64 refs = 0;
-    std::list<std::uint64_t>::iterator at; // in lru_ while refs == 0
+  // The cache is kept by lineage, as ranges: what a lineage holds in HBM is always a prefix
+  // [start, hend) (blocks are evicted from its tail, vLLM freeing a request's blocks in reverse
+  // order), references hold prefixes of it, and each lower tier holds one range below or
+  // beside it. Recency is the lineage's: its blocks were last used together (a request
+  // references them all). Evicting a block is O(1), matching a prompt O(log refs).
+  struct Line {
+    std::uint64_t id = 0;
+    i64 start = 0, hend = 0;  // HBM holds [start, hend)
+    std::map<i64, i64> refs;  // a running request's reference: the end of its prefix (count)
+    i64 evictable = 0;        // hend - the longest reference
+    bool in_lru = false;
+    std::list<std::uint64_t>::iterator at;
+    struct Range {
+      i64 lo = 0, hi = 0;
+      bool in_list = false;
+      std::list<std::uint64_t>::iterator at;
+    } tier[2]; // host memory, disk
   };
-  // A lower tier: its blocks by name, least recently used first.
+  struct Segment {
+    std::uint64_t lineage;
+    i64 lo, hi;
+  };
   struct Tier {
-    i64 capacity = 0;
-    std::list<std::uint64_t> order;
-    std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> at;
-    bool has(std::uint64_t k) const { return at.count(k) > 0; }
-    // Stores k (refreshing it when held); returns the block pushed out, if any.
-    bool put(std::uint64_t k, std::uint64_t &out);
+    i64 capacity = 0, used = 0;
+    std::list<std::uint64_t> order; // lineages by last use, least recent first
   };
-  void unreference(std::uint64_t k);
-  void evict_one();
+  // The lineages blocks [0, n) of `name` lie on: the shared prefix's, then its own.
+  static std::vector<Segment> segments(const BlockName &name, i64 n);
+  static i64 max_ref(const Line &l);
+  Line &line(std::uint64_t id, i64 start);
+  // After a change to l: its evictable count and its place as the most recently used.
+  void relist(Line &l);
+  // Blocks [lo, hi) of l stored in tier t (0 host, 1 disk), pushing out the least recently
+  // used lineages' tails (host memory's to disk).
+  void tier_put(int t, Line &l, i64 lo, i64 hi);
+  // Blocks [from, to) of l computed by a request: cached, the duplicates given back.
+  void extend(Line &l, i64 from, i64 to);
+  // A request's reference on l moves from the end `from` to `to`.
+  static void reference(Line &l, i64 from, i64 to);
+  // Forgets l when it holds nothing anywhere (a request's own lineage, evicted).
+  void prune(std::uint64_t id);
 
-  i64 total_ = 0, raw_ = 0;
+  i64 total_ = 0, raw_ = 0, evictable_ = 0;
   bool reuse_ = false;
-  std::unordered_map<std::uint64_t, Node> hbm_;
-  std::list<std::uint64_t> lru_; // unreferenced cached blocks, least recently used first
+  std::unordered_map<std::uint64_t, Line> lines_;
+  std::list<std::uint64_t> lru_; // lineages with evictable blocks, least recently used first
   Tier host_, disk_;
 };
 
