@@ -148,12 +148,12 @@ TEST_CASE("serving groups: leave one group out, as docs/serving.md states", "[ca
   // docs/serving.md "Serving calibration groups", the held-out table: TPOT and TTFT median
   // |error| of each group predicted by its engine fitted to the engine's other groups
   const std::map<std::string, std::pair<double, double>> held = {
-      {"vllm H100 Llama-3.1-70B FP8", {0.1530, 0.4476}},
-      {"trtllm H100 Llama-3.1-8B bf16", {0.1077, 0.7117}},
-      {"sglang H100 Qwen3-32B bf16", {0.1232, 0.2310}},
+      {"vllm H100 Llama-3.1-70B FP8", {0.1530, 0.4343}},
+      {"trtllm H100 Llama-3.1-8B bf16", {0.1074, 0.7118}},
+      {"sglang H100 Qwen3-32B bf16", {0.1234, 0.2310}},
       {"trtllm B200 Llama-3.1-70B FP8", {0.0430, 0.3946}},
       {"vllm B200 Llama-3.1-70B FP4", {0.0822, 0.3989}},
-      {"sglang B200 DeepSeek-R1 FP8", {0.0936, 0.3888}},
+      {"sglang B200 DeepSeek-R1 FP8", {0.0940, 0.3890}},
       {"trtllm B200 DeepSeek-R1 FP8", {0.1378, 0.5140}}};
   REQUIRE(r.held_out.size() == held.size());
   for (const GroupErrors &g : r.held_out) {
@@ -168,7 +168,7 @@ TEST_CASE("serving groups: leave one group out, as docs/serving.md states", "[ca
   CHECK(median_abs_error(r.all_tpot(true)) == Approx(0.1002).margin(0.001));
   CHECK(median_abs_error(r.all_ttft(true)) == Approx(0.4178).margin(0.001));
   // and in sample
-  CHECK(median_abs_error(r.all_tpot(false)) == Approx(0.0790).margin(0.001));
+  CHECK(median_abs_error(r.all_tpot(false)) == Approx(0.0795).margin(0.001));
   CHECK(median_abs_error(r.all_ttft(false)) == Approx(0.3273).margin(0.001));
 }
 #endif
