@@ -120,8 +120,12 @@ int run_serve_plan(const std::vector<Config> &choices, int top, bool json_out, s
   } else {
     const Config &c = choices.front();
     const ServeSpec &s = c.workload.serve;
-    os << "ridgeline plan (serving): " << c.model.name << " at " << s.request_rate
-       << " requests/s, " << c.workload.prompt_len << " in / " << c.workload.gen_len
+    os << "ridgeline plan (serving): " << c.model.name << " at "
+       << (s.concurrency > 0 ? std::to_string(s.concurrency) + " concurrent clients"
+                             : units::format("%g requests/s", s.request_rate))
+       << (s.sessions ? " in sessions of " + std::to_string(s.sessions->turns) + " turns" : "")
+       << ", " << c.workload.prompt_len << (s.sessions ? " in (mean turn) / " : " in / ")
+       << c.workload.gen_len
        << " out, SLO TTFT " << (s.slo_ttft > 0 ? ms(s.slo_ttft) : "-") << ", TPOT "
        << (s.slo_tpot > 0 ? ms(s.slo_tpot) : "-") << " for " << units::percent(s.slo_attainment)
        << " of requests\n\n";

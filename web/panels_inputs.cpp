@@ -637,6 +637,61 @@ void draw_speculative(AppState &s) {
   ui::field_error("workload.speculative");
 }
 
+// Traffic: independent requests of prompt_len, or multi-turn sessions (workload.sessions),
+// each turn's prompt the conversation so far.
+void draw_sessions(AppState &s) {
+  const bool on = s.field("workload", "sessions").is_object();
+  std::string kind = on ? "sessions" : "independent";
+  if (ui::combo_string("Traffic", "workload.sessions", kind, {"independent", "sessions"},
+                       "independent: each request a fresh prompt of prompt_len. sessions: "
+                       "multi-turn conversations (chat, agents); a turn's prompt is the "
+                       "conversation so far plus its new tokens, so the prefix cache finds the "
+                       "earlier turns (workload.sessions).")) {
+    json wl = s.effective().at("workload");
+    if (kind == "sessions") {
+      const i64 prompt = as_int(wl.value("prompt_len", json(2048)), 2048);
+      wl.erase("prompt_len");
+      wl["sessions"] = {{"turns", 10}, {"new_tokens", std::min<i64>(prompt, 2048)},
+                        {"think_time", 30.0}};
+    } else {
+      const i64 t = as_int(wl["sessions"].value("new_tokens", json(2048)), 2048);
+      wl.erase("sessions");
+      wl["prompt_len"] = t;
+    }
+    s.set_workload(wl);
+    return;
+  }
+  if (on)
+    schema_rows(s, "workload", schema::sessions_fields(), "sessions", "sessions");
+  else
+    workload_row(s, "prompt_len");
+  ui::field_error("workload.sessions");
+}
+
+// KV-cache tiers below HBM (workload.scheduler.kv_offload): off, or host memory and disk.
+void draw_kv_offload(AppState &s) {
+  const json cur = s.field("workload", "scheduler.kv_offload");
+  bool on = cur.is_object();
+  if (ui::checkbox("KV offload", "workload.scheduler.kv_offload", on,
+                   "Blocks the prefix cache evicts from HBM go to host memory (and from there to "
+                   "a local disk), and come back on a hit when that is sooner than computing "
+                   "them again (vLLM --kv-offloading-size, SGLang HiCache, TensorRT-LLM "
+                   "host_cache_size).")) {
+    if (on)
+      s.set_field("workload", "scheduler.kv_offload", json{{"host_bytes", 200e9}});
+    else {
+      json wl = s.effective().at("workload");
+      if (wl.contains("scheduler"))
+        wl["scheduler"].erase("kv_offload");
+      s.set_workload(wl);
+    }
+    return;
+  }
+  if (on)
+    schema_rows(s, "workload", schema::kv_offload_fields(), "scheduler.kv_offload", "kv_offload");
+  ui::field_error("workload.scheduler.kv_offload");
+}
+
 // workload.mode "serve": the request stream, the SLO and the scheduler (`ridgeline serve`).
 void draw_serve_workload(AppState &s) {
   if (s.field("workload", "trace").is_array()) {
@@ -644,10 +699,11 @@ void draw_serve_workload(AppState &s) {
                  " entries.");
   } else {
     schema_rows(s, "workload", schema::serve_fields(), "", ""); // rate, requests
-    workload_row(s, "prompt_len");
+    draw_sessions(s);
     workload_row(s, "gen_len");
     schema_rows(s, "workload", schema::serve_fields(), "", "lengths");
   }
+  schema_rows(s, "workload", schema::serve_fields(), "prefix", "");
   plan_on_row(s, "Hardware presets the Deployments tab searches (none ticked: the accelerator "
                  "above, on its cluster). Each runs on the cluster above.");
   option_checkboxes(s, "Engines", "engine_options",
@@ -660,6 +716,7 @@ void draw_serve_workload(AppState &s) {
                     {"bf16", "fp8", "fp4", "mxfp4", "int4"});
   schema_rows(s, "workload", schema::serve_fields(), "slo", "");
   schema_rows(s, "workload", schema::serve_fields(), "scheduler", "");
+  draw_kv_offload(s);
   schema_rows(s, "workload", schema::workload_fields(), "", "types"); // dtypes, time bound
   draw_speculative(s);
 }

@@ -116,6 +116,7 @@ json to_json(const ServePlanResult &r) {
               {"devices_per_instance", l.instance_devices()},
               {"scheduler", {{"max_batch", d.max_batch}, {"chunk", d.chunk}}},
               {"draft_tokens", d.draft_tokens},
+              {"kv_offload", d.kv_offload},
               {"disaggregated", d.disaggregated},
               {"replicas", d.instances},
               {"prefill_instances", d.prefill_instances},

@@ -288,6 +288,10 @@ ReportTable deployment_table(const ServePlanResult &r) {
                {"tokens", "tokens/s", Unit::count, Better::higher}};
   if (r.speculative) // speculative decoding's draft tokens, after the chunk
     t.columns.insert(t.columns.begin() + 7, {"draft", "draft k"});
+  if (r.kv_tiers) // the KV tiers, before the split
+    t.columns.insert(t.columns.end() - 8, {"kv_tiers", "KV tiers", {}, {}, true});
+  if (r.prefix_reuse)
+    t.columns.push_back({"hit_rate", "cache hits", Unit::percent, Better::higher});
   i64 i = 0;
   for (const Deployment &x : r.deployments) {
     ++i;
@@ -313,12 +317,20 @@ ReportTable deployment_table(const ServePlanResult &r) {
                        cell(x.result.tpot.p90, Unit::seconds),
                        cell(x.result.attainment, Unit::percent),
                        num(x.result.output_tokens_per_s, "%.1f")}});
-    if (r.speculative) {
-      auto &cells = t.rows.back().cells;
+    auto &cells = t.rows.back().cells;
+    if (r.speculative)
       cells.insert(cells.begin() + 7, x.draft_tokens > 0
                                           ? ReportCell{str(x.draft_tokens), d(x.draft_tokens)}
                                           : ReportCell{"off", 0});
+    if (r.kv_tiers) {
+      std::string tiers = "hbm";
+      for (const ServeCache::Tier &k : x.result.cache.tiers)
+        if (k.tier != "hbm")
+          tiers += "+" + k.tier;
+      cells.insert(cells.end() - 8, ReportCell{tiers, x.kv_offload ? 1.0 : 0.0});
     }
+    if (r.prefix_reuse)
+      cells.push_back(cell(x.result.cache.hit_rate, Unit::percent));
   }
   return t;
 }

@@ -88,10 +88,6 @@ ServePlanSearch::ServePlanSearch(std::vector<Config> choices, const ServePlanOpt
   if (s0.slo_ttft <= 0 && s0.slo_tpot <= 0)
     throw ConfigError("workload.slo",
                       "give a TTFT or TPOT target (slo.ttft, slo.tpot) to plan for");
-  if (s0.concurrency > 0)
-    throw ConfigError("workload.concurrency",
-                      "the serving planner sizes replicas for an open-loop request_rate; give "
-                      "request_rate instead of concurrency to plan");
   rate_ = s0.trace.empty() ? s0.request_rate
                            : static_cast<double>(s0.trace.size()) /
                                  std::max(s0.trace.back().t - s0.trace.front().t, 1e-9);
@@ -104,6 +100,20 @@ ServePlanSearch::ServePlanSearch(std::vector<Config> choices, const ServePlanOpt
   // attention; then max batch, chunk, aggregated / disaggregated. Fixed fields of `parallel`
   // restrict it. Smallest instances first, so that a budget cut drops the largest.
   // speculative decoding's draft tokens: off and 1 to 4, and the configuration's own
+  // a conversation's turn sent when its previous one completes needs the instance that
+  // serves both phases: no disaggregated candidates
+  // (and a closed loop's clients: they are sized by the instance that serves them whole)
+  const bool chained = s0.sessions.has_value() || s0.concurrency > 0 ||
+                       std::any_of(s0.trace.begin(), s0.trace.end(),
+                                   [](const TraceRow &r) { return r.think >= 0; });
+  // KV tiers below HBM: without them and with the workload's (host memory costs nothing
+  // here: the price per device-hour is the node's)
+  std::vector<bool> offloads{false};
+  if (s0.kv_offload) {
+    offloads.push_back(true);
+    result_.kv_tiers = true;
+  }
+  result_.prefix_reuse = s0.prefix_cache && (s0.shared_prefix > 0 || chained);
   std::vector<i64> drafts{0};
   if (const auto &sp = s0.speculative) {
     result_.speculative = true;
@@ -141,7 +151,9 @@ ServePlanSearch::ServePlanSearch(std::vector<Config> choices, const ServePlanOpt
               for (const i64 ch : kChunks)
                 for (const bool disagg : {false, true})
                   for (const i64 k : drafts)
-                    space_.push_back({h, tp, adp, pp, ep, mb, ch, disagg, k});
+                    for (const bool off : offloads)
+                      if (!disagg || !chained)
+                        space_.push_back({h, tp, adp, pp, ep, mb, ch, disagg, k, off});
       }
   }
   std::stable_sort(space_.begin(), space_.end(), [](const Candidate &a, const Candidate &b) {
@@ -151,12 +163,17 @@ ServePlanSearch::ServePlanSearch(std::vector<Config> choices, const ServePlanOpt
   check_work();
 }
 
+// A closed loop sizes and checks with its clients' own requests (all of them, at most: one
+// instance of n takes its share).
 i64 ServePlanSearch::sim_requests() const {
-  return std::min(o_.sim_requests, std::max<i64>(1, choices_.front().workload.serve.requests));
+  const ServeSpec &s = choices_.front().workload.serve;
+  return s.concurrency > 0 ? simulated_requests(s)
+                           : std::min(o_.sim_requests, std::max<i64>(1, s.requests));
 }
 
 i64 ServePlanSearch::verify_requests() const {
-  return std::min(choices_.front().workload.serve.requests, o_.verify_requests);
+  const ServeSpec &s = choices_.front().workload.serve;
+  return s.concurrency > 0 ? simulated_requests(s) : std::min(s.requests, o_.verify_requests);
 }
 
 // Before any simulation: --top, and the most work the search may do (every pool of the
@@ -237,6 +254,8 @@ bool ServePlanSearch::step(i64 candidates) {
     k.workload.serve.chunk = x.chunk;
     k.workload.serve.max_tokens = std::max<i64>(s0.max_tokens, x.max_batch + x.chunk);
     k.workload.serve.prefill_instances = 0;
+    if (!x.offload)
+      k.workload.serve.kv_offload.reset();
     if (x.draft_tokens == 0)
       k.workload.serve.speculative.reset();
     else
@@ -261,6 +280,17 @@ bool ServePlanSearch::step(i64 candidates) {
     fitted_pp_.emplace(group, x.pp);
     ++out.evaluated;
     auto reqs_at = [&](double r) { return make_requests(k.workload, r, sim_n); };
+    // A closed loop: one of n instances serves its share of the clients, each sending as many
+    // requests as the workload's clients do (split_clients: client j on instance j mod n).
+    auto one_of = [&](i64 n) {
+      Config kn = k;
+      ServeSpec &s = kn.workload.serve;
+      const i64 c = (s0.concurrency + n - 1) / n;
+      if (s.requests_per_client <= 0)
+        s.requests = std::max<i64>(c, s.requests * c / s0.concurrency);
+      s.concurrency = c;
+      return kn;
+    };
     Deployment d;
     d.hardware = cc.hardware.name;
     d.cluster = cc.cluster.name;
@@ -269,12 +299,19 @@ bool ServePlanSearch::step(i64 candidates) {
     d.chunk = x.chunk;
     d.disaggregated = x.disagg;
     d.draft_tokens = x.draft_tokens;
+    d.kv_offload = x.offload;
     if (!x.disagg) {
       std::map<i64, double> tokens; // output tokens/s of one instance at rate / n, when met
       auto ok = [&](i64 n) {
         ++out.simulations;
-        const ServeResult r = simulate_serving(k, l, reqs_at(rate_ / static_cast<double>(n)), 1, 0,
-                                               kServeIterationBudget, true);
+        const Config kn = s0.concurrency > 0 ? one_of(n) : k;
+        const ServeResult r =
+            s0.concurrency > 0
+                ? simulate_serving(kn, l,
+                                   make_requests(kn.workload, 1.0, simulated_requests(kn.workload.serve)),
+                                   1, 0, kServeIterationBudget, false)
+                : simulate_serving(k, l, reqs_at(rate_ / static_cast<double>(n)), 1, 0,
+                                   kServeIterationBudget, true);
         out.iterations += r.iterations;
         const bool met = meets_slo(k.workload.serve, r);
         if (met)
@@ -379,7 +416,10 @@ void ServePlanSearch::verify_try() {
   k.parallel.dp = d.instances * (d.layout.ep_in_instance ? 1 : d.layout.ep);
   k.workload.serve.prefill_instances = d.prefill_instances;
   const Layout l = resolve_layout(k);
-  d.result = simulate_serving(k, l, make_requests(k.workload, rate_, verify_requests()),
+  d.result = simulate_serving(k, l,
+                              s0.concurrency > 0
+                                  ? make_requests(k.workload, 1.0, simulated_requests(s0))
+                                  : make_requests(k.workload, rate_, verify_requests()),
                               d.instances, d.prefill_instances);
   ++result_.simulations;
   result_.iterations += d.result.iterations;

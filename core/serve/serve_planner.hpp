@@ -26,6 +26,7 @@ struct Deployment {
   i64 max_batch = 0, chunk = 0;
   bool disaggregated = false;
   i64 draft_tokens = 0; // speculative decoding's draft tokens (0: off)
+  bool kv_offload = false; // the KV tiers below HBM of workload.scheduler.kv_offload, used
   i64 instances = 0;    // aggregated: all; disaggregated: prefill + decode
   i64 prefill_instances = 0, decode_instances = 0;
   i64 devices = 0;
@@ -60,6 +61,8 @@ struct ServePlanResult {
   i64 iterations = 0;                  // engine iterations of all the simulations
   std::map<std::string, i64> rejected; // layout | memory | slo | dominated | budget
   bool speculative = false;            // draft tokens were searched (workload.speculative)
+  bool kv_tiers = false;               // KV offload was searched (workload.scheduler.kv_offload)
+  bool prefix_reuse = false;           // the requests share prefixes: hit rates shown
 };
 
 // Whether the simulated requests meet the SLO attainment (and nothing was cut short).
@@ -84,6 +87,7 @@ private:
     i64 tp = 1, adp = 1, pp = 1, ep = 1, max_batch = 0, chunk = 0;
     bool disagg = false;
     i64 draft_tokens = 0; // speculative decoding's k (0: off)
+    bool offload = false;  // the workload's KV tiers below HBM (searched: off and on)
   };
   std::vector<Config> choices_;
   ServePlanOptions o_;
