@@ -198,6 +198,22 @@ TEST_CASE("Sessions: hit rate under a smaller KV cache, closed and open loop",
             .stream == 39);
 }
 
+TEST_CASE("Sessions, session traces and tiers print back as they were read", "[serve][prefix]") {
+  const Config c = serve_config(R"({"mode": "serve", "prefix": {"shared_tokens": 64},
+    "trace": [{"t": 0, "prompt": 100, "gen": 20, "session": "a"}, [0.5, 300, 4],
+              {"think": 1.5, "prompt": 220, "gen": 20, "session": "a"}],
+    "scheduler": {"kv_offload": {"host_bytes": 1e9, "disk_bytes": 1e10, "disk_bw": 3e9}}})");
+  const Config back = io::parse_config(io::to_json(c));
+  REQUIRE(back.workload.serve.trace.size() == 3);
+  CHECK(back.workload.serve.trace[2].session == "a");
+  CHECK(back.workload.serve.trace[2].think == 1.5);
+  CHECK(back.workload.serve.trace[1].session.empty());
+  CHECK(back.workload.serve.shared_prefix == 64);
+  REQUIRE(back.workload.serve.kv_offload);
+  CHECK(back.workload.serve.kv_offload->disk_bw == 3e9);
+  CHECK(io::to_json(back) == io::to_json(c));
+}
+
 TEST_CASE("Sessions and session traces: errors name the field", "[serve][prefix]") {
   const auto err = [](const std::string &w) {
     return error_of([&] { serve_config(w); });

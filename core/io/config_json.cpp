@@ -1556,6 +1556,7 @@ json to_json(const WorkloadSpec &w) {
         json ss = json::object();
         write_fields(ss, *s.sessions, schema::sessions_fields(), "sessions");
         j["sessions"] = ss;
+        j.erase("prompt_len"); // the sessions set it (the mean turn's)
       } else {
         j["prompt_len"] = w.prompt_len;
       }

@@ -9,6 +9,7 @@
 #include "core/io/config_json.hpp"
 #include "core/io/json_reader.hpp"
 #include "core/parallel/frameworks.hpp"
+#include "core/serve/requests.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -489,13 +490,6 @@ std::string torchtune(const Config &c, const Layout &l) {
     o << "# note: " << name_of(w.precision)
       << " GEMMs have no torchtune recipe flag: it trains in bf16\n";
   return o.str();
-}
-
-// Whether requests share prompt prefixes: a shared prefix, sessions, or trace rows of one.
-bool shares_prefixes(const ServeSpec &sv) {
-  return sv.shared_prefix > 0 || sv.sessions ||
-         std::any_of(sv.trace.begin(), sv.trace.end(),
-                     [](const TraceRow &r) { return !r.session.empty(); });
 }
 
 // The longest prompt + output a request of the workload can have (vLLM --max-model-len).

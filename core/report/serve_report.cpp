@@ -111,6 +111,13 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
   row("tpot", "TPOT (inter-token)", r.tpot, s.slo_tpot);
   row("e2e", "end to end", r.e2e, 0);
   t.note = engine_band_text(s.engine);
+  if (r.cache.on) { // the hits that set these latencies, beside them
+    std::string tiers;
+    for (const ServeCache::Tier &k : r.cache.tiers)
+      tiers += (tiers.empty() ? "" : ", ") + k.tier + " " + units::percent(k.hit_rate);
+    t.note += " Prefix cache: " + units::percent(r.cache.hit_rate) +
+              " of prompt tokens found cached (" + tiers + ").";
+  }
   // A closed loop of fixed lengths is deterministic: every request meets the same engine state
   // (clients staggered over a cycle), so its percentiles coincide; said, not left to puzzle.
   if (s.concurrency > 0 && s.length_dist == LengthDist::fixed && s.trace.empty() &&

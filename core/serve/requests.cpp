@@ -32,6 +32,12 @@ i64 draw_length(LengthDist d, i64 mean, SplitMix64 &rng) {
   }
 }
 
+bool shares_prefixes(const ServeSpec &s) {
+  return s.shared_prefix > 0 || s.sessions ||
+         std::any_of(s.trace.begin(), s.trace.end(),
+                     [](const TraceRow &r) { return !r.session.empty(); });
+}
+
 i64 mean_session_prompt(const ServeSpec &s, i64 gen_len) {
   if (!s.sessions)
     return 0;

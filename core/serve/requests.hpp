@@ -42,6 +42,10 @@ i64 draw_length(LengthDist d, i64 mean, SplitMix64 &rng);
 // sent after the client's previous one).
 std::vector<Request> make_requests(const WorkloadSpec &w, double rate, i64 requests);
 
+// Whether the requests share prompt prefixes: a shared prefix, sessions, or trace rows that
+// name a session.
+bool shares_prefixes(const ServeSpec &s);
+
 // The mean prompt of a session's turn: the shared prefix, then (turns - 1) / 2 earlier turns'
 // new tokens and outputs on average, and the turn's own new tokens.
 i64 mean_session_prompt(const ServeSpec &s, i64 gen_len);

@@ -113,7 +113,7 @@ ServePlanSearch::ServePlanSearch(std::vector<Config> choices, const ServePlanOpt
     offloads.push_back(true);
     result_.kv_tiers = true;
   }
-  result_.prefix_reuse = s0.prefix_cache && (s0.shared_prefix > 0 || chained);
+  result_.prefix_reuse = s0.prefix_cache && shares_prefixes(s0);
   std::vector<i64> drafts{0};
   if (const auto &sp = s0.speculative) {
     result_.speculative = true;

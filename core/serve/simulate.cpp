@@ -1227,7 +1227,9 @@ ServeResult ServeSimulation::Impl::finish() const {
   res.truncated = st.truncated;
   res.memory.kv_fragmentation = st.block_slots > 0 ? 1 - st.kv_slots / st.block_slots : 0;
   res.mean_batch = st.iterations > 0 ? st.decode_sum / static_cast<double>(st.iterations) : 0;
-  if (st.prompt_tokens > 0) {
+  // what the cache found: shown for a workload that shares prefixes, or when it found any
+  // (a preempted request's own blocks)
+  if (st.prompt_tokens > 0 && (shares_prefixes(s) || st.hit_hbm + st.hit_host + st.hit_disk > 0)) {
     ServeCache &k = res.cache;
     k.on = true;
     k.prompt_tokens = st.prompt_tokens;
