@@ -1547,6 +1547,8 @@ json to_json(const WorkloadSpec &w) {
         t.push_back(row);
       }
       j["trace"] = t;
+      j.erase("prompt_len"); // the trace's (its longest), not a field beside it
+      j.erase("gen_len");
     } else {
       write_fields(j, s, schema::serve_fields(), ""); // request_rate, requests, length_dist
       if (s.concurrency > 0)
