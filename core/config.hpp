@@ -317,6 +317,12 @@ enum class ServingBound { achievable, roofline };
 enum class KvSharding { replicate, batch };
 enum class LengthDist { fixed, exponential, uniform };
 enum class SchedulerPolicy { continuous, static_batch };
+// How requests are spread over a deployment's replicas (workload.routing): `none`, the
+// default, sends an open loop's requests to a random replica and keeps a closed loop's client
+// (and a session) on one; round_robin in turn; least_loaded to the replica with the fewest
+// requests outstanding; prefix_aware to the replica holding the longest cached prefix of the
+// prompt unless the load is out of balance (SGLang's cache-aware router).
+enum class Routing { none, round_robin, least_loaded, prefix_aware };
 
 // A serving engine as a named part of the model (presets/engines/): the host-side time the
 // roofline of an iteration leaves out, fitted to measured serving runs (docs/serving.md).
@@ -480,6 +486,7 @@ struct ServeSpec {
   // KV-cache block reuse: on by default in each), evicting the least recently used.
   bool prefix_cache = true;
   std::optional<KvOffloadSpec> kv_offload;
+  Routing routing = Routing::none;
 };
 
 // The requests a serving simulation runs: requests_per_client x concurrency when both are set,

@@ -7,6 +7,7 @@
 #include "core/io/launch_export.hpp"
 #include "core/io/serve_json.hpp"
 #include "core/serve/serve_planner.hpp"
+#include "core/serve/simulate.hpp"
 
 using namespace rl;
 using nlohmann::json;
@@ -86,4 +87,47 @@ TEST_CASE("Exports carry prefix caching and the KV tiers", "[serve][export][pref
   CHECK_THAT(launch(off, "vllm"), Catch::Contains("--no-enable-prefix-caching"));
   CHECK_THAT(launch(off, "sglang"), Catch::Contains("--disable-radix-cache"));
   CHECK_THAT(launch(off, "trtllm"), Catch::Contains("enable_block_reuse: false"));
+}
+
+TEST_CASE("Routing over replicas: by hand", "[serve][prefix][routing]") {
+  // Two replicas of tp 1. Four equal prompts at once: least-loaded and round-robin routing put
+  // two on each, so every request sees what two requests on one replica see alone.
+  const auto run = [](const std::string &routing, const std::string &trace, int devices) {
+    return simulate_serving(test::serve_config(
+        R"({"mode": "serve", "routing": ")" + routing + R"(", "trace": )" + trace + "}",
+        R"({"tp": 1})", R"({"base": "dgx-h100", "devices": )" + std::to_string(devices) + "}"));
+  };
+  const std::string four = "[[0, 1000, 10], [0, 1000, 10], [0, 1000, 10], [0, 1000, 10]]";
+  const ServeResult alone = run("none", "[[0, 1000, 10], [0, 1000, 10]]", 1);
+  for (const char *routing : {"least_loaded", "round_robin"}) {
+    INFO(routing);
+    const ServeResult r = run(routing, four, 2);
+    REQUIRE(r.completed == 4);
+    CHECK(r.ttft.p99 == Approx(alone.ttft.p99).epsilon(1e-12));
+    CHECK(r.tpot.p99 == Approx(alone.tpot.p99).epsilon(1e-12));
+  }
+  // A conversation's second turn (1,510 = 1,000 + 10 + 500 new tokens, 100 s later): round-robin
+  // sends it to the other replica, which has none of it; prefix-aware routing to the one that
+  // holds its 1,008 cached tokens (63 full blocks of 16).
+  const std::string turns = R"([{"t": 0, "prompt": 1000, "gen": 10, "session": 1},
+                                {"t": 100, "prompt": 1510, "gen": 10, "session": 1}])";
+  CHECK(run("round_robin", turns, 2).cache.hit_tokens == 0);
+  CHECK(run("prefix_aware", turns, 2).cache.hit_tokens == 1008);
+  // a closed loop's clients routed request by request complete every request
+  const ServeResult closed = simulate_serving(test::serve_config(
+      R"({"mode": "serve", "routing": "round_robin", "concurrency": 8, "requests_per_client": 5,
+          "prompt_len": 300, "gen_len": 20})",
+      R"({"tp": 1})", R"({"base": "dgx-h100", "devices": 2})"));
+  CHECK(closed.completed == 40);
+  // routing spreads over aggregated replicas only
+  CHECK(test::error_of([] {
+          simulate_serving(test::serve_config(
+              R"({"mode": "serve", "routing": "least_loaded", "request_rate": 1, "prompt_len": 100,
+                  "gen_len": 10, "scheduler": {"prefill_instances": 1}})",
+              R"({"tp": 1})"));
+        }).rfind("workload.routing: spreads requests over aggregated replicas", 0) == 0);
+  CHECK(test::error_of([] {
+          test::serve_config(R"({"mode": "serve", "routing": "sticky", "request_rate": 1,
+                                 "prompt_len": 100, "gen_len": 10})");
+        }).rfind("workload.routing: \"sticky\" is not one of", 0) == 0);
 }

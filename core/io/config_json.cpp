@@ -879,6 +879,7 @@ void parse_serve(ObjectReader &r, WorkloadSpec &w) {
       throw ConfigError(tp, "has " + std::to_string(t->size()) + " requests, over the limit of " +
                                 std::to_string(kMaxRequests));
     s.trace = parse_trace(*t, tp);
+    read_fields(r, s, schema::serve_fields(), "", schema::mode_bit(Mode::serve), "routing");
     w.prompt_len = 0;
     w.gen_len = 0;
     for (const TraceRow &e : s.trace) {
@@ -1549,6 +1550,7 @@ json to_json(const WorkloadSpec &w) {
       j["trace"] = t;
       j.erase("prompt_len"); // the trace's (its longest), not a field beside it
       j.erase("gen_len");
+      write_fields(j, s, schema::serve_fields(), "", schema::mode_bit(Mode::serve), "routing");
     } else {
       write_fields(j, s, schema::serve_fields(), ""); // request_rate, requests, length_dist
       if (s.concurrency > 0)

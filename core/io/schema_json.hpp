@@ -70,7 +70,7 @@ void write_fields(json &j, const S &s, const std::vector<schema::Field<S>> &tabl
     if (f.info.omit_zero && (f.num       ? s.*f.num == 0
                              : f.integer ? s.*f.integer == 0
                              : f.flag    ? !(s.*f.flag)
-                                         : false))
+                                         : f.get(s) == 0)) // a choice: its first
       continue; // not given
     if (f.num)
       j[f.info.key] = s.*f.num;

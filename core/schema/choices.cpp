@@ -113,6 +113,14 @@ template <> const ChoiceList &choices<LengthDist>() {
                                                 {"uniform", LengthDist::uniform}});
   return l;
 }
+template <> const ChoiceList &choices<Routing>() {
+  static const ChoiceList l = list<Routing>({{"none", Routing::none},
+                                             {"round_robin", Routing::round_robin},
+                                             {"least_loaded", Routing::least_loaded},
+                                             {"prefix_aware", Routing::prefix_aware}});
+  return l;
+}
+
 template <> const ChoiceList &choices<SchedulerPolicy>() {
   static const ChoiceList l = list<SchedulerPolicy>(
       {{"continuous", SchedulerPolicy::continuous}, {"static", SchedulerPolicy::static_batch}});

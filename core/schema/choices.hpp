@@ -39,6 +39,7 @@ template <> const ChoiceList &choices<Framework>();
 template <> const ChoiceList &choices<KvSharding>();
 template <> const ChoiceList &choices<LengthDist>();
 template <> const ChoiceList &choices<SchedulerPolicy>();
+template <> const ChoiceList &choices<Routing>();
 template <> const ChoiceList &choices<EngineSpec::KvMemory>();
 template <> const ChoiceList &choices<FinetuneMethod>();
 template <> const ChoiceList &choices<BaseDtype>();

@@ -748,6 +748,13 @@ const std::vector<Field<ServeSpec>> &serve_fields() {
                                "fixed, exponential (at most 8x the mean) or uniform on [1, 2 x "
                                "mean - 1].",
                                "lengths", sv}),
+      choice<&S::routing>(
+          {"", "routing", N, 0, 0, "", "Routing", 1, "",
+           "How requests reach the replicas: none (an open loop's at random, a client or a "
+           "session kept on one), round_robin, least_loaded (fewest requests outstanding), "
+           "prefix_aware (the replica holding the longest cached prefix unless the loads are "
+           "out of balance by 64 requests and 1.5x: SGLang's cache-aware router's defaults).",
+           "routing", sv, false, "", 0, true}),
       choice<&S::policy>({"scheduler", "policy", N, 0, 0, "", "Scheduler", 1, "",
                           "continuous: every iteration mixes decodes and prefill chunks (vLLM, "
                           "Sarathi-Serve, TensorRT-LLM in-flight batching); static: a batch is "

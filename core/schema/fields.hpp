@@ -67,7 +67,7 @@ struct FieldInfo {
   bool custom = false;    // the parser reads it itself (required, or a derived default)
   const char *vllm = "";  // the vLLM engine argument it exports to (`ridgeline export`), if any
   i64 step = 0;           // page: the +/- step of an integer (0: none)
-  bool omit_zero = false; // printed only when not 0 or false (0 means "not given")
+  bool omit_zero = false; // printed only when not 0, false or a choice's first ("not given")
   const ChoiceList *choices = nullptr; // a choice's names (set by the table's builder)
   // page: drawn only while another field of the same section holds one of some values,
   // "key=a|b" (the parser refuses the field otherwise, with its own reason); "": always.

@@ -13,8 +13,10 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <queue>
 #include <string>
 #include <unordered_map>
 
@@ -348,15 +350,17 @@ public:
   // arrivals are set then).
   // streams->chained: each request's successor is released when it completes (sessions),
   // whatever the clients; every request with a known arrival starts pending.
+  // release_to (routed: one engine of a fleet run side by side): requests come by add(), and
+  // a completed request's successor goes back to the router through it.
   Engine(const ServeSpec &spec, i64 blocks, Role r, std::vector<i64> order,
          std::vector<double> *arrivals, const Streams *streams, const TierLinks &links,
-         i64 clients = 0)
+         i64 clients = 0, std::function<void(i64)> release_to = {})
       : s(spec), total_blocks(blocks), role(r), ids(std::move(order)), arrive(arrivals),
         is_static(spec.policy == SchedulerPolicy::static_batch), bs(spec.block_size),
         kv(blocks, spec.prefix_cache && r != Role::decode && !is_static, links.host_blocks,
            links.disk_blocks),
-        streams(streams), links(links), chained(streams->chained),
-        closed(clients > 0 || streams->chained),
+        streams(streams), links(links), chained(streams->chained || bool(release_to)),
+        release_to(std::move(release_to)), closed(clients > 0 || chained),
         commit(spec.speculative ? committed_tokens(*spec.speculative) : 1.0),
         verify(spec.speculative ? 1 + spec.speculative->draft_tokens : 1) {
     if (chained) {
@@ -371,6 +375,27 @@ public:
       pending.push(released, sooner());
   }
   bool finished() const { return done; }
+  // Routed: request `id` (its arrival known) joins this engine.
+  void add(i64 id) {
+    where[id] = ids.size();
+    ids.push_back(id);
+    pending.push(ids.size() - 1, sooner());
+    ++outstanding;
+  }
+  // Routed: when this engine next has something to do (infinite: nothing until a request is
+  // added), its requests outstanding, and the blocks of a prompt it holds cached.
+  double next_event() const {
+    if (done)
+      return INFINITY;
+    if (!running.empty() || !waiting.empty())
+      return t;
+    return next < ids.size() ? std::max(t, arrival_at(earliest())) : INFINITY;
+  }
+  i64 load() const { return outstanding; }
+  BlockMatch cached(const BlockName &name, i64 limit) const { return kv.match(name, limit); }
+  // Routed: the engine runs no decode-only stretch past this time (another engine's event or an
+  // arrival the router has not placed yet may concern it).
+  double horizon = INFINITY;
   // One pass of the loop; false once this engine has served everything (or the budget ran
   // out).
   bool step(IterationModel &model, std::vector<Track> &tr, EngineStats &st, i64 &budget);
@@ -388,6 +413,7 @@ private:
   // Closed loop: request `id` completed (or was dropped) at `at`; its client sends the next
   // (chained: the turn that follows it, think time later).
   void complete(double at, i64 id0, std::vector<Track> &tr) {
+    --outstanding;
     if (chained) {
       const i64 f = streams->follow[static_cast<std::size_t>(id0)];
       if (f < 0)
@@ -396,7 +422,10 @@ private:
       const double send = at + s.engine.request_overhead + streams->think[fid];
       tr[fid].arrival = send;
       (*arrive)[fid] = send;
-      pending.push(where.at(f), sooner());
+      if (release_to)
+        release_to(f); // the router places it when it arrives
+      else
+        pending.push(where.at(f), sooner());
       return;
     }
     if (!closed || released >= ids.size())
@@ -538,6 +567,8 @@ private:
   const Streams *streams;
   TierLinks links;
   bool chained = false;
+  std::function<void(i64)> release_to;
+  i64 outstanding = 0;                        // routed: requests added and not completed
   std::unordered_map<i64, std::size_t> where; // chained: each request's position in ids
   double host_busy = 0, disk_busy = 0;        // the tiers' links busy until then
   std::deque<i64> waiting;
@@ -578,8 +609,8 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
   }
   if (running.empty() && waiting.empty()) {
     if (next == ids.size())
-      return finish();
-    t = (*arrive)[static_cast<std::size_t>(ids[earliest()])];
+      return release_to ? true : finish(); // routed: more may be added
+    t = std::max(t, (*arrive)[static_cast<std::size_t>(ids[earliest()])]);
     return true;
   }
   if (decode_run(model, tr, st, budget))
@@ -883,7 +914,7 @@ bool Engine::decode_run(IterationModel &model, std::vector<Track> &tr, EngineSta
     // the pass before iteration j: an arrival it would take ends the run (the next pass
     // takes it); else it is counted as SGLang's receive gate counts a decode iteration
     if (j > 0) {
-      if (t >= next_arrival && gate_opens(1))
+      if ((t >= next_arrival && gate_opens(1)) || t >= horizon)
         break;
       receives(1);
     }
@@ -937,6 +968,14 @@ struct ServeSimulation::Impl {
     i64 clients = 0; // closed loop: the instance's clients
   };
   std::vector<Part> parts;
+  // Routed (workload.routing): every instance's engine side by side, the one whose next
+  // event is soonest stepped; the router places each request when it arrives.
+  bool routed = false;
+  std::vector<Engine> fleet;
+  std::priority_queue<std::pair<double, i64>, std::vector<std::pair<double, i64>>,
+                      std::greater<>>
+      inbox; // (arrival, request) known and not placed yet
+  i64 turn = 0; // round-robin's next replica
   Role role = Role::both;
   std::vector<double> *arr = nullptr; // the phase's arrivals
   std::optional<Engine> engine;       // parts[current]'s
@@ -1053,6 +1092,10 @@ struct ServeSimulation::Impl {
   }
   void start();
   void next_phase();
+  void start_routed();
+  // The replica request `id` goes to, by the routing policy, as the engines stand.
+  std::size_t choose(i64 id);
+  bool advance_routed(i64 passes);
   // What the requests share (their blocks' names) and how they follow each other, and the
   // tiers below HBM.
   void make_streams();
@@ -1117,6 +1160,13 @@ void ServeSimulation::Impl::start() {
     arrive[i] = reqs[i].arrival;
   }
   make_streams();
+  if (s.routing != Routing::none) {
+    if (mode != ServeRun::aggregated)
+      throw ConfigError("workload.routing", "spreads requests over aggregated replicas; a "
+                                            "disaggregated deployment's pools are not routed");
+    start_routed();
+    return;
+  }
   route.emplace(s.seed ^ 0x5eedULL);
   order.assign(reqs.size(), 0);
   for (std::size_t i = 0; i < order.size(); ++i)
@@ -1140,6 +1190,122 @@ void ServeSimulation::Impl::start() {
     add_engines(prefill_instances, order, Role::prefill, &arrive);
   }
   engines_total = instances;
+}
+
+void ServeSimulation::Impl::start_routed() {
+  const ServeSpec &s = c.workload.serve;
+  routed = true;
+  engines_total = instances;
+  const i64 clients = s.concurrency;
+  if (clients > 0 && !streams.chained) // a plain closed loop: each client's requests in turn
+    for (std::size_t i = 0; i + static_cast<std::size_t>(clients) < reqs.size(); ++i) {
+      streams.follow[i] = static_cast<i64>(i) + clients;
+      streams.think[i + static_cast<std::size_t>(clients)] = s.think_time;
+    }
+  streams.chained = clients > 0 || streams.chained;
+  fleet.reserve(static_cast<std::size_t>(instances));
+  for (i64 k = 0; k < instances; ++k)
+    fleet.emplace_back(s, res.memory.kv_blocks, Role::both, std::vector<i64>{}, &arrive, &streams,
+                       links, 0, [this](i64 id) {
+                         inbox.emplace(arrive[static_cast<std::size_t>(id)], id);
+                       });
+  // A closed loop's clients start over one cycle (client_stagger), a replica's share of them
+  // spread as the unrouted engines' are; the opening burst of a counted warm-up starts at 0.
+  const i64 per = clients > 0 ? (clients + instances - 1) / instances : 0;
+  const double gap =
+      clients > 0 && s.mixed_prefill && !burst
+          ? client_stagger(per) * static_cast<double>(per) / static_cast<double>(clients)
+          : 0;
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    const bool head = clients > 0 ? i < static_cast<std::size_t>(clients) : reqs[i].after < 0;
+    if (clients > 0)
+      arrive[i] = tr[i].arrival = head ? static_cast<double>(i) * gap : INFINITY;
+    if (head && std::isfinite(arrive[i]))
+      inbox.emplace(arrive[i], static_cast<i64>(i));
+  }
+}
+
+std::size_t ServeSimulation::Impl::choose(i64 id) {
+  const ServeSpec &s = c.workload.serve;
+  const std::size_t n = fleet.size();
+  std::size_t least = 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if (fleet[k].load() < fleet[least].load())
+      least = k;
+  switch (s.routing) {
+  case Routing::round_robin:
+    return static_cast<std::size_t>(turn++ % static_cast<i64>(n));
+  case Routing::least_loaded:
+    return least;
+  default: // prefix_aware
+    break;
+  }
+  // SGLang's cache-aware router (sgl-model-gateway, policy cache_aware): while the loads are
+  // in balance, the replica with the longest cached prefix if it covers more than
+  // kCacheThreshold of the prompt; out of balance (most - fewest > kBalanceAbs and most >
+  // kBalanceRel x fewest), or with no such match, the least loaded.
+  constexpr double kCacheThreshold = 0.3, kBalanceRel = 1.5;
+  constexpr i64 kBalanceAbs = 64;
+  i64 most = 0;
+  for (const Engine &e : fleet)
+    most = std::max(most, e.load());
+  const i64 fewest = fleet[least].load();
+  if (most - fewest > kBalanceAbs && static_cast<double>(most) > kBalanceRel * static_cast<double>(fewest))
+    return least;
+  const auto i = static_cast<std::size_t>(id);
+  const i64 limit = (reqs[i].prompt - 1) / s.block_size;
+  std::size_t best = least;
+  i64 hit = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const i64 m = fleet[k].cached(streams.name[i], limit).blocks();
+    if (m > hit || (m == hit && m > 0 && fleet[k].load() < fleet[best].load())) {
+      hit = m;
+      best = k;
+    }
+  }
+  const double share = static_cast<double>(hit * s.block_size) /
+                       static_cast<double>(std::max<i64>(1, reqs[i].prompt));
+  return share > kCacheThreshold ? best : least;
+}
+
+bool ServeSimulation::Impl::advance_routed(i64 passes) {
+  for (i64 p = 0; p < passes && !finished; ++p) {
+    std::size_t e = fleet.size();
+    double first = INFINITY, second = INFINITY;
+    for (std::size_t k = 0; k < fleet.size(); ++k) {
+      const double x = fleet[k].next_event();
+      if (x < first) {
+        second = first;
+        first = x;
+        e = k;
+      } else if (x < second) {
+        second = x;
+      }
+    }
+    const double arrival = inbox.empty() ? INFINITY : inbox.top().first;
+    if (std::isfinite(arrival) && arrival <= first) { // placed as the engines stand now
+      const i64 id = inbox.top().second;
+      inbox.pop();
+      fleet[choose(id)].add(id);
+      continue;
+    }
+    if (!std::isfinite(first)) { // nothing left anywhere
+      end();
+      break;
+    }
+    fleet[e].horizon = std::min(arrival, second);
+    fleet[e].step(*model, tr, st, left);
+    if (st.truncated) {
+      end();
+      break;
+    }
+    if (stop_when_missed && unreachable()) {
+      end();
+      out.stopped_at_miss = true;
+      break;
+    }
+  }
+  return finished;
 }
 
 void ServeSimulation::Impl::make_streams() {
@@ -1413,6 +1579,8 @@ ServeSimulation::ServeSimulation(ServeSimulation &&) noexcept = default;
 ServeSimulation &ServeSimulation::operator=(ServeSimulation &&) noexcept = default;
 
 bool ServeSimulation::Impl::advance(i64 passes) {
+  if (routed)
+    return advance_routed(passes);
   Impl &m = *this;
   for (i64 k = 0; k < passes && !m.finished; ++k) {
     if (m.current >= m.parts.size()) {
@@ -1451,6 +1619,12 @@ double ServeSimulation::progress() const {
   const Impl &m = *impl_;
   if (m.finished)
     return 1;
+  if (m.routed) // requests completed
+    return std::min(0.999, static_cast<double>(std::count_if(m.tr.begin(), m.tr.end(),
+                                                             [](const Track &r) {
+                                                               return r.finish >= 0;
+                                                             })) /
+                               static_cast<double>(std::max<std::size_t>(1, m.tr.size())));
   return std::min(0.999, static_cast<double>(m.engines_done) /
                              static_cast<double>(std::max<i64>(1, m.engines_total)));
 }
