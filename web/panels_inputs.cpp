@@ -704,6 +704,7 @@ void draw_serve_workload(AppState &s) {
     schema_rows(s, "workload", schema::serve_fields(), "", "lengths");
   }
   schema_rows(s, "workload", schema::serve_fields(), "prefix", "");
+  schema_rows(s, "workload", schema::serve_fields(), "", "routing");
   plan_on_row(s, "Hardware presets the Deployments tab searches (none ticked: the accelerator "
                  "above, on its cluster). Each runs on the cluster above.");
   option_checkboxes(s, "Engines", "engine_options",
