@@ -410,6 +410,7 @@ struct TraceRow {
   i64 prompt = 0, gen = 0;
   std::string session; // "" : none
   double think = -1;   // >= 0: sent this long after the session's previous turn completes
+  i64 adapter = -1;    // workload.lora: the adapter it uses (-1: drawn by popularity)
 };
 
 // Multi-turn sessions (workload.sessions): each client of a closed loop runs conversations of
@@ -428,6 +429,16 @@ struct SessionsSpec {
 // memory to disk (vLLM's CPU offloading connector, SGLang HiCache, LMCache).
 struct KvOffloadSpec {
   double host_bytes = 0, host_bw = 0, disk_bytes = 0, disk_bw = 0;
+};
+
+// Many LoRA adapters on one base model (workload.lora): `adapters` in all, each request using
+// one (Zipf popularity of exponent zipf: 0 uniform; a session keeps its adapter), rank `rank`
+// on attention and dense MLP matrices; `resident` of them fit in each instance's GPU slots at
+// once (vLLM --max-loras, SGLang --max-loras-per-batch), the others loaded from host memory
+// when a request needs one (vLLM --max-cpu-loras).
+struct LoraSpec {
+  i64 adapters = 1, rank = 16, resident = 1;
+  double zipf = 0;
 };
 
 // A request stream and the scheduler that serves it (workload.mode "serve").
@@ -487,6 +498,7 @@ struct ServeSpec {
   bool prefix_cache = true;
   std::optional<KvOffloadSpec> kv_offload;
   Routing routing = Routing::none;
+  std::optional<LoraSpec> lora;
 };
 
 // The requests a serving simulation runs: requests_per_client x concurrency when both are set,

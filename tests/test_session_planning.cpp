@@ -7,7 +7,12 @@
 #include "core/io/launch_export.hpp"
 #include "core/io/serve_json.hpp"
 #include "core/serve/serve_planner.hpp"
+#include "core/serve/iteration.hpp"
+#include "core/serve/lora.hpp"
 #include "core/serve/simulate.hpp"
+#include "core/inference/serving.hpp"
+#include "core/time/gemm_efficiency.hpp"
+#include "core/time/step_time.hpp"
 
 using namespace rl;
 using nlohmann::json;
@@ -130,4 +135,84 @@ TEST_CASE("Routing over replicas: by hand", "[serve][prefix][routing]") {
           test::serve_config(R"({"mode": "serve", "routing": "sticky", "request_rate": 1,
                                  "prompt_len": 100, "gen_len": 10})");
         }).rfind("workload.routing: \"sticky\" is not one of", 0) == 0);
+}
+
+TEST_CASE("LoRA serving: adapter memory, SGMV cost, slots and loads by hand", "[serve][lora]") {
+  // Llama-3 8B (h 4096, 32 heads, 8 KV heads of 128, f 14336, 32 layers): r x (in + out) per
+  // matrix: q 4096 + 4096, k and v 4096 + 1024 each, o 4096 + 4096, gate and up 4096 + 14336
+  // each, down 14336 + 4096: 81,920 a layer; rank 16 in bf16 over 32 layers: 83,886,080 B.
+  const Config base = test::serve_config(R"({"mode": "serve", "trace": [[0, 1000, 10]],
+    "lora": {"adapters": 4, "rank": 16, "resident": 2}})");
+  CHECK(lora_layer_width(base.model, false) == 81920);
+  CHECK(lora_adapter_bytes(base.model, 16) == 83886080.0);
+  const Layout l = resolve_layout(base); // tp 2
+  const ServeMemory mem = serve_memory(base, l);
+  CHECK(mem.lora == Approx(2 * 83886080.0 / 2));
+  Config plain = base;
+  plain.workload.serve.lora.reset();
+  CHECK(serve_memory(plain, l).kv_cache - mem.kv_cache == Approx(mem.lora).epsilon(1e-9));
+
+  // An iteration of 8 decoding sequences using 3 adapters: per layer the larger of 2 x 8 x
+  // 16 x 81,920 / tp FLOPs at bf16's serving rate and 3 x 16 x 81,920 / tp x 2 B at HBM's.
+  IterationModel with(base, l), without(plain, l);
+  IterationLoad x;
+  x.decode = 8;
+  x.decode_context = 8 * 1000;
+  x.outputs = 8;
+  x.lora_adapters = 3;
+  const HardwareSpec &hw = base.hardware;
+  const double width = 16 * 81920.0 / 2;
+  const double rate = peak_flops(hw, Dtype::bf16) * serving_gemm_efficiency(hw, Dtype::bf16);
+  const double per_layer = std::max(2 * 8 * width / rate, 3 * width * 2 / (hw.hbm_bw * hw.hbm_efficiency));
+  CHECK(with.time(x).lora == Approx(32 * per_layer).epsilon(1e-12));
+  CHECK(with.time(x).total - without.time(x).total == Approx(32 * per_layer).epsilon(1e-9));
+
+  // One GPU slot, two requests at once with different adapters: the second waits for the first
+  // to finish (vLLM's max_loras); each adapter comes over the host link first (83.9 MB / 2 chips
+  // at 63 GB/s: 0.67 ms), then the prompt.
+  const Config one = test::serve_config(R"({"mode": "serve", "lora": {"adapters": 2, "resident": 1},
+    "trace": [{"t": 0, "prompt": 1000, "gen": 10, "adapter": 0},
+              {"t": 0, "prompt": 1000, "gen": 10, "adapter": 1}]})");
+  IterationModel m(one, l);
+  IterationLoad p;
+  p.prefill = 512;
+  p.prefill_pairs = 512 * 256.0;
+  p.prefill_kv = 512;
+  p.lora_adapters = 1;
+  IterationLoad p2;
+  p2.prefill = 488;
+  p2.prefill_pairs = 488 * (512 + 244.0);
+  p2.prefill_kv = 1000;
+  p2.outputs = 1;
+  p2.lora_adapters = 1;
+  const double load = 83886080.0 / 2 / one.cluster.host_bw;
+  const double first = load + m.time(p).total + m.time(p2).total;
+  const ServeResult r = simulate_serving(one);
+  REQUIRE(r.completed == 2);
+  CHECK(r.ttft.p50 == Approx(first).epsilon(1e-12));
+  CHECK(r.ttft.p99 > r.e2e.p50); // the second began after the first ended
+  // two slots: both run at once
+  Config two = one;
+  two.workload.serve.lora->resident = 2;
+  CHECK(simulate_serving(two).ttft.p99 < r.e2e.p50);
+
+  // exports: each engine's own arguments
+  const std::string v = io::launch_export(two, l, "vllm");
+  CHECK_THAT(v, Catch::Contains("--enable-lora --max-loras 2 --max-lora-rank 16 --max-cpu-loras 2"));
+  CHECK_THAT(io::launch_export(two, l, "sglang"),
+             Catch::Contains("--enable-lora --max-loras-per-batch 2 --max-lora-rank 16"));
+  CHECK_THAT(io::launch_export(two, l, "trtllm"), Catch::Contains("max_loras: 2"));
+  // errors name the field
+  CHECK(test::error_of([] {
+          test::serve_config(R"({"mode": "serve", "request_rate": 1, "prompt_len": 10,
+            "gen_len": 2, "lora": {"adapters": 2, "resident": 3}})");
+        }).rfind("workload.lora.resident: 3 is more than the adapters (2)", 0) == 0);
+  CHECK(test::error_of([] {
+          test::serve_config(R"({"mode": "serve", "lora": {"adapters": 2},
+            "trace": [{"t": 0, "prompt": 10, "gen": 2, "adapter": 2}]})");
+        }).rfind("workload.trace[0].adapter: is not one of the 2 adapters", 0) == 0);
+  CHECK(test::error_of([] {
+          test::serve_config(R"({"mode": "serve", "trace": [{"t": 0, "prompt": 10, "gen": 2,
+            "adapter": 0}]})");
+        }).rfind("workload.trace[0].adapter: names an adapter: give workload.lora", 0) == 0);
 }

@@ -755,6 +755,8 @@ std::vector<TraceRow> parse_trace(const json &t, const std::string &tp) {
                             "must be a session id: a non-negative integer or a string of 1-256 "
                             "characters");
       }
+      if (const auto a = o.opt_int("adapter", 0, 99999))
+        row.adapter = *a;
       const auto at = o.opt_num("t", 0, 1e9);
       const auto think = o.opt_num("think", 0, 86400);
       if (at && think)
@@ -961,6 +963,23 @@ void parse_serve(ObjectReader &r, WorkloadSpec &w) {
   }
   if (const json *sp = r.opt_child("speculative"))
     s.speculative = parse_speculative(*sp, r.path_of("speculative"));
+  if (const json *lo = r.opt_child("lora")) {
+    ObjectReader o(*lo, r.path_of("lora"));
+    s.lora.emplace();
+    read_fields(o, *s.lora, schema::lora_fields(), "lora");
+    o.finish();
+    if (s.lora->resident > s.lora->adapters)
+      throw ConfigError(o.path_of("resident"), std::to_string(s.lora->resident) +
+                                                   " is more than the adapters (" +
+                                                   std::to_string(s.lora->adapters) + ")");
+  }
+  for (std::size_t i = 0; i < s.trace.size(); ++i)
+    if (s.trace[i].adapter >= (s.lora ? s.lora->adapters : 0))
+      throw ConfigError(r.path_of("trace") + "[" + std::to_string(i) + "].adapter",
+                        s.lora ? "is not one of the " + std::to_string(s.lora->adapters) +
+                                     " adapters of workload.lora (0 to " +
+                                     std::to_string(s.lora->adapters - 1) + ")"
+                               : std::string("names an adapter: give workload.lora"));
 }
 
 // The planners' choices: hardware presets ("name" or "name@cluster") and, for training,
@@ -1536,11 +1555,15 @@ json to_json(const WorkloadSpec &w) {
     if (!s.trace.empty()) {
       json t = json::array();
       for (const TraceRow &e : s.trace) {
-        if (e.session.empty()) {
+        if (e.session.empty() && e.adapter < 0) {
           t.push_back({e.t, e.prompt, e.gen});
           continue;
         }
-        json row = {{"prompt", e.prompt}, {"gen", e.gen}, {"session", e.session}};
+        json row = {{"prompt", e.prompt}, {"gen", e.gen}};
+        if (!e.session.empty())
+          row["session"] = e.session;
+        if (e.adapter >= 0)
+          row["adapter"] = e.adapter;
         if (e.think >= 0)
           row["think"] = e.think;
         else
@@ -1621,6 +1644,11 @@ json to_json(const WorkloadSpec &w) {
     }
     j["slo"] = slo;
     j["scheduler"] = scheduler;
+    if (s.lora) {
+      json lo = json::object();
+      write_fields(lo, *s.lora, schema::lora_fields(), "lora");
+      j["lora"] = lo;
+    }
     if (s.speculative) {
       json sp = json::object();
       write_fields(sp, *s.speculative, schema::speculative_fields(), "speculative");

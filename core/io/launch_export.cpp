@@ -709,6 +709,9 @@ std::string vllm(const Config &c, const Layout &l) {
     x.add("--no-enable-prefix-caching");
   else if (x.serve && shares_prefixes(sv))
     x.add("--enable-prefix-caching"); // vLLM V1's default, said for the workload that needs it
+  if (x.serve && sv.lora) // vllm/config/lora.py: max_loras (GPU slots), max_cpu_loras
+    x.add("--enable-lora --max-loras " + s(sv.lora->resident) + " --max-lora-rank " +
+          s(sv.lora->rank) + " --max-cpu-loras " + s(sv.lora->adapters));
   if (x.serve && sv.kv_offload) { // vllm/config/cache.py kv_offloading_size: GiB over the TP ranks
     const KvOffloadSpec &o = *sv.kv_offload;
     std::ostringstream g;
@@ -750,6 +753,9 @@ std::string sglang(const Config &c, const Layout &l) {
                         "has no such option");
     if (!w.serve.prefix_cache)
       x.add("--disable-radix-cache");
+    if (w.serve.lora) // python/sglang/srt/server_args.py
+      x.add("--enable-lora --max-loras-per-batch " + s(w.serve.lora->resident) +
+            " --max-lora-rank " + s(w.serve.lora->rank) + " --lora-target-modules all");
     if (w.serve.kv_offload) { // HiCache: host memory per GPU in GB
       std::ostringstream g;
       g << w.serve.kv_offload->host_bytes / 1e9;
@@ -847,6 +853,10 @@ std::string trtllm(const Config &c, const Layout &l) {
   if (x.serve && !w.serve.prefix_cache)
     x.notes.push_back("prefix caching off: \"kv_cache_config: {enable_block_reuse: false}\" in "
                       "the extra options YAML");
+  if (x.serve && w.serve.lora) // tensorrt_llm/lora_helper.py LoraConfig
+    x.notes.push_back("LoRA: \"lora_config: {max_lora_rank: " + s(w.serve.lora->rank) +
+                      ", max_loras: " + s(w.serve.lora->resident) + ", max_cpu_loras: " +
+                      s(w.serve.lora->adapters) + "}\" in the extra options YAML");
   if (x.serve && w.serve.kv_offload) {
     std::ostringstream b;
     b << std::fixed << std::setprecision(0) << w.serve.kv_offload->host_bytes;

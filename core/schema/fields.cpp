@@ -602,6 +602,30 @@ const std::vector<Field<SessionsSpec>> &sessions_fields() {
   return t;
 }
 
+const std::vector<Field<LoraSpec>> &lora_fields() {
+  using S = LoraSpec;
+  const Modes sv = mode_bit(Mode::serve);
+  static const std::vector<Field<S>> t = {
+      integer(&S::adapters, {"lora", "adapters", N, 1, 100000, "", "Adapters", 1, "",
+                             "LoRA adapters the requests use, one each (a session keeps its own).",
+                             "lora", sv, false, "", 1}),
+      integer(&S::rank, {"lora", "rank", N, 1, 1024, "", "Adapter rank", 1, "",
+                         "Rank r of every adapter: r x (in + out) bf16 weights beside each "
+                         "attention and dense MLP matrix (vLLM --max-lora-rank).",
+                         "lora", sv, false, "", 8}),
+      integer(&S::resident, {"lora", "resident", N, 1, 10000, "", "Resident adapters", 1, "",
+                             "Adapters an instance holds in GPU memory at once, beside its KV "
+                             "cache; a running batch uses at most this many (vLLM --max-loras, "
+                             "SGLang --max-loras-per-batch). The others load from host memory.",
+                             "lora", sv, false, "", 1}),
+      num(&S::zipf, {"lora", "zipf", N, 0.0, 5.0, "", "Popularity (Zipf)", 1, "%.2f",
+                     "Exponent of the adapters' Zipf popularity (0: uniform; S-LoRA's "
+                     "evaluation draws power-law popularity).",
+                     "lora", sv}),
+  };
+  return t;
+}
+
 const std::vector<Field<KvOffloadSpec>> &kv_offload_fields() {
   using S = KvOffloadSpec;
   const Modes sv = mode_bit(Mode::serve);
@@ -1271,6 +1295,7 @@ std::vector<FieldEntry> all_fields() {
   add(out, "workload", serve_fields());
   add(out, "workload", sessions_fields());
   add(out, "workload", kv_offload_fields());
+  add(out, "workload", lora_fields());
   add(out, "workload", op_fields());
   for (const char *link : {"intra_node", "inter_node", "ici", "dcn", "d2d"})
     add(out, "cluster", link_fields(), link);

@@ -1,5 +1,7 @@
 #include "core/serve/iteration.hpp"
 
+#include "core/serve/lora.hpp"
+
 #include "core/serve/speculative.hpp"
 
 #include "core/inference/serving.hpp"
@@ -93,6 +95,12 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
   elem_d_ = elementwise_bytes(m, false, 1, l.tp, 1);
   elem_m_ = m.moe ? elementwise_bytes(m, true, 1, l.tp, 1) : elem_d_;
   const double t = static_cast<double>(l.tp);
+  if (const auto &lo = w.serve.lora; lo && w.mode == Mode::serve) {
+    const double r = static_cast<double>(lo->rank);
+    lora_d_ = r * lora_layer_width(m, false) / t;
+    lora_m_ = r * lora_layer_width(m, true) / t;
+    lora_rate_ = peak_flops(hw, Dtype::bf16) * (roofline ? 1.0 : serving_gemm_efficiency(hw, Dtype::bf16));
+  }
   const ModelParams mp = model_params(m);
   head_params_ = static_cast<double>(m.tied_embeddings ? mp.embedding : mp.head) / t;
   for (i64 j = 0; j < l.pp; ++j) {
@@ -116,6 +124,7 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
     draft_cfg_ = std::make_unique<Config>(c);
     draft_cfg_->model = draft_module(m, *sp);
     draft_cfg_->workload.serve.speculative.reset();
+    draft_cfg_->workload.serve.lora.reset(); // the adapters are the model's
     draft_cfg_->workload.serve.engine.iteration_overhead = 0; // the model's iteration carries it
     Layout dl = l;
     dl.pp = 1; // the draft runs beside the last stage
@@ -252,8 +261,16 @@ IterationTime IterationModel::time(const IterationLoad &x) {
     comm_m += 2 * collective(Collective::alltoall, act * static_cast<double>(m.moe->top_k), ep_g_,
                              cache_ep_, tokens);
   }
+  // LoRA (Punica's SGMV, S-LoRA's MBGMM): every token through its adapter's A and B, 2 r (in
+  // + out) FLOPs per adapted matrix, the batch's distinct adapters read once (bf16)
+  const auto lora = [&](double width) {
+    return width > 0 ? std::max(2 * all * width / ep / lora_rate_, x.lora_adapters * width * 2 / bw_)
+                     : 0.0;
+  };
+  const double lora_d = lora(lora_d_), lora_m = lora(lora_m_);
   for (const Stage &s : stages_) {
     const double n_d = s.dense_layers, n_m = s.moe_layers;
+    it.lora += n_d * lora_d + n_m * lora_m;
     it.linear += n_d * (calls_d_ + std::max(lin_d[0], lin_d[1])) +
                  n_m * (calls_m_ + std::max(lin_m[0], lin_m[1]));
     it.linear_flops += n_d * lin_d[0] + n_m * lin_m[0];
@@ -285,7 +302,8 @@ IterationTime IterationModel::time(const IterationLoad &x) {
     }
   }
   it.engine = c_.workload.serve.engine.iteration_overhead;
-  it.total = it.linear + it.attention + it.elementwise + it.head + it.comm + it.draft + it.engine;
+  it.total =
+      it.linear + it.attention + it.elementwise + it.head + it.comm + it.draft + it.lora + it.engine;
   return it;
 }
 

@@ -27,6 +27,7 @@ struct IterationLoad {
   double prefill_pairs = 0;  // sum over chunks of chunk x (prior + chunk/2): causal q-k pairs
   double prefill_kv = 0;     // sum over chunks of (prior + chunk): KV tokens read
   double outputs = 0;        // rows through the LM head (decodes + prefills that complete)
+  double lora_adapters = 0;  // workload.lora: distinct adapters among the running sequences
   double tokens() const { return decode + prefill; }
 };
 
@@ -39,6 +40,7 @@ struct IterationTime {
   double head = 0;         // LM head on the output rows
   double comm = 0;         // TP AllReduce, EP AllToAll, KV batch-split AllToAll, PP sends
   double draft = 0;        // speculative decoding's draft: k steps over the decoding sequences
+  double lora = 0;         // workload.lora: the adapters' shrink and expand kernels (SGMV)
   double engine = 0;       // the engine's host time per iteration (workload.engine)
   double total = 0;
 };
@@ -115,6 +117,9 @@ private:
   double calls_d_ = 0, calls_m_ = 0; // fixed GEMM time of a dense / MoE layer (calls x latency)
   std::optional<EngineSpec::SmallGemm> gemm_fit_;
   double head_params_ = 0; // LM head parameters on one chip
+  // workload.lora: r x (in + out) of a dense / MoE layer's adapted matrices on one chip, and
+  // the bf16 rate their kernels compute at
+  double lora_d_ = 0, lora_m_ = 0, lora_rate_ = 0;
   double weight_bytes_ = 0, kv_token_bytes_ = 0, kv_model_bytes_ = 0;
   i64 devices_ = 1;
   Group tp_g_, ep_g_, pp_g_, inst_g_;

@@ -1,5 +1,7 @@
 #include "core/serve/requests.hpp"
 
+#include "core/serve/lora.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -113,9 +115,36 @@ std::vector<Request> session_requests(const WorkloadSpec &w, double rate, i64 re
   }
   return out;
 }
-} // namespace
 
-std::vector<Request> make_requests(const WorkloadSpec &w, double rate, i64 requests) {
+// workload.lora: each request's adapter, by the adapters' popularity from a stream of its
+// own (the lengths and arrivals stay as without adapters); a session's turns share one, and a
+// trace row naming its adapter keeps it.
+void draw_adapters(const ServeSpec &s, std::vector<Request> &out) {
+  if (!s.lora)
+    return;
+  const std::vector<double> cdf = lora_popularity(s.lora->adapters, s.lora->zipf);
+  SplitMix64 rng(s.seed ^ 0x10ad0a5ULL);
+  std::map<i64, i64> of_stream;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    Request &q = out[i];
+    if (!s.trace.empty() && s.trace[i].adapter >= 0) {
+      q.adapter = s.trace[i].adapter;
+      continue;
+    }
+    if (q.stream >= 0)
+      if (const auto it = of_stream.find(q.stream); it != of_stream.end()) {
+        q.adapter = it->second;
+        continue;
+      }
+    q.adapter = std::min<i64>(
+        static_cast<i64>(cdf.size()) - 1,
+        std::lower_bound(cdf.begin(), cdf.end(), rng.uniform()) - cdf.begin());
+    if (q.stream >= 0)
+      of_stream[q.stream] = q.adapter;
+  }
+}
+
+std::vector<Request> requests_of(const WorkloadSpec &w, double rate, i64 requests) {
   const ServeSpec &s = w.serve;
   if (!s.trace.empty())
     return trace_requests(s);
@@ -131,6 +160,14 @@ std::vector<Request> make_requests(const WorkloadSpec &w, double rate, i64 reque
     const i64 g = draw_length(s.length_dist, w.gen_len, rng);
     out.push_back({t, p, g, std::min(s.shared_prefix, p)});
   }
+  return out;
+}
+
+} // namespace
+
+std::vector<Request> make_requests(const WorkloadSpec &w, double rate, i64 requests) {
+  std::vector<Request> out = requests_of(w, rate, requests);
+  draw_adapters(w.serve, out);
   return out;
 }
 

@@ -20,6 +20,7 @@ struct Request {
   // A turn sent `think` s after request `after` completes (-1: at `arrival`).
   i64 after = -1;
   double think = 0;
+  i64 adapter = -1; // workload.lora: the adapter it uses
 };
 
 // splitmix64: a small, fast, well-mixed 64-bit generator (public domain reference code).

@@ -6,6 +6,7 @@
 #include "core/inference/serving.hpp"
 #include "core/serve/iteration.hpp"
 #include "core/serve/kv_blocks.hpp"
+#include "core/serve/lora.hpp"
 #include "core/serve/speculative.hpp"
 #include "core/time/step_time.hpp"
 
@@ -110,12 +111,15 @@ ServeMemory serve_memory(const Config &c, const Layout &l) {
   m.capacity = c.hardware.hbm_bytes;
   m.weights = model.weight_bytes();
   m.workspace = prefill_working_set(c.model, l, static_cast<double>(s.max_tokens));
-  const double room =
-      kv_cache_room(s.engine.kv_memory, m.capacity, s.memory_fraction, m.weights, m.workspace);
+  if (s.lora) // the resident adapters' slots, beside the weights (vLLM allocates them first)
+    m.lora = static_cast<double>(s.lora->resident) * lora_adapter_bytes(c.model, s.lora->rank) /
+             static_cast<double>(l.tp * l.pp);
+  const double room = kv_cache_room(s.engine.kv_memory, m.capacity, s.memory_fraction,
+                                    m.weights + m.lora, m.workspace);
   m.kv_tokens = model.kv_tokens(room);
   m.kv_blocks = static_cast<i64>(std::floor(m.kv_tokens / static_cast<double>(s.block_size)));
   m.kv_cache = std::max(room, 0.0);
-  m.total = m.weights + m.workspace + m.kv_cache;
+  m.total = m.weights + m.lora + m.workspace + m.kv_cache;
   m.fits = m.kv_blocks >= 1;
   return m;
 }
@@ -243,13 +247,69 @@ struct Streams {
   std::vector<BlockName> name;
   std::vector<i64> follow; // the request its completion releases (-1: none)
   std::vector<double> think;
+  std::vector<i64> adapter; // workload.lora: each request's (-1: none)
   bool chained = false;
+};
+
+// An instance's GPU slots for LoRA adapters (vLLM's max_loras, SGLang's max_loras_per_batch):
+// the adapters resident, those the running sequences use, and the least recently used of the
+// others, which a new adapter replaces (vLLM's LRUCacheWorkerLoRAManager).
+class AdapterSlots {
+public:
+  explicit AdapterSlots(i64 slots = 0) : slots_(slots) {}
+  bool on() const { return slots_ > 0; }
+  // Whether a request of adapter a can run now: resident, or a slot free or held by an adapter
+  // no running sequence uses.
+  bool placeable(i64 a) const {
+    return a < 0 || resident_.count(a) > 0 || static_cast<i64>(resident_.size()) < slots_ ||
+           !idle_.empty();
+  }
+  // A sequence of adapter a starts running; true when the adapter has to be loaded.
+  bool acquire(i64 a) {
+    if (a < 0)
+      return false;
+    auto it = resident_.find(a);
+    const bool load = it == resident_.end();
+    if (load) {
+      if (static_cast<i64>(resident_.size()) >= slots_) { // replace the least recently used
+        resident_.erase(idle_.front());
+        idle_.pop_front();
+      }
+      it = resident_.emplace(a, Slot{}).first;
+    }
+    Slot &s = it->second;
+    if (s.users++ == 0 && !load)
+      idle_.erase(s.at);
+    return load;
+  }
+  void release(i64 a) {
+    if (a < 0)
+      return;
+    Slot &s = resident_.at(a);
+    if (--s.users == 0)
+      s.at = idle_.insert(idle_.end(), a);
+  }
+  bool resident(i64 a) const { return resident_.count(a) > 0; }
+  // adapters the running sequences use
+  double in_use() const {
+    return static_cast<double>(resident_.size() - idle_.size());
+  }
+
+private:
+  struct Slot {
+    i64 users = 0;
+    std::list<i64>::iterator at; // in idle_ while users == 0
+  };
+  i64 slots_ = 0;
+  std::unordered_map<i64, Slot> resident_;
+  std::list<i64> idle_; // resident, used by no running sequence, least recently used first
 };
 
 // The lower tiers' links: a block's bytes on one chip and each tier's bandwidth to it.
 struct TierLinks {
   double block_bytes = 0, host_bw = 0, disk_bw = 0;
   i64 host_blocks = 0, disk_blocks = 0;
+  double adapter_bytes = 0, adapter_bw = 0; // workload.lora: one adapter on one chip, its link
 };
 
 struct EngineStats {
@@ -359,7 +419,9 @@ public:
         is_static(spec.policy == SchedulerPolicy::static_batch), bs(spec.block_size),
         kv(blocks, spec.prefix_cache && r != Role::decode && !is_static, links.host_blocks,
            links.disk_blocks),
-        streams(streams), links(links), chained(streams->chained || bool(release_to)),
+        streams(streams), links(links),
+        adapters(spec.lora ? spec.lora->resident : 0),
+        chained(streams->chained || bool(release_to)),
         release_to(std::move(release_to)), closed(clients > 0 || chained),
         commit(spec.speculative ? committed_tokens(*spec.speculative) : 1.0),
         verify(spec.speculative ? 1 + spec.speculative->draft_tokens : 1) {
@@ -392,6 +454,7 @@ public:
     return next < ids.size() ? std::max(t, arrival_at(earliest())) : INFINITY;
   }
   i64 load() const { return outstanding; }
+  bool has_adapter(i64 a) const { return adapters.on() && adapters.resident(a); }
   BlockMatch cached(const BlockName &name, i64 limit) const { return kv.match(name, limit); }
   // Routed: the engine runs no decode-only stretch past this time (another engine's event or an
   // arrival the router has not placed yet may concern it).
@@ -519,7 +582,10 @@ private:
   const BlockName &name_of(const Seq &q) const {
     return streams->name[static_cast<std::size_t>(q.id)];
   }
+  i64 adapter_of(const Seq &q) const { return streams->adapter[static_cast<std::size_t>(q.id)]; }
   void release(Seq &q) {
+    if (adapters.on())
+      adapters.release(adapter_of(q));
     kv.release(name_of(q), q.cached, std::min(q.blocks, q.kv / bs), q.blocks);
     q.blocks = 0;
     q.cached = 0;
@@ -566,6 +632,7 @@ private:
   KvBlocks kv;
   const Streams *streams;
   TierLinks links;
+  AdapterSlots adapters;
   bool chained = false;
   std::function<void(i64)> release_to;
   i64 outstanding = 0;                        // routed: requests added and not completed
@@ -635,7 +702,7 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
   auto decode_all = [&] {
     for (std::size_t i = 0; i < running.size(); ++i) {
       Seq &q = running[i];
-      if (!q.prefilled)
+      if (!q.prefilled || q.ready > t)
         continue;
       const i64 need = ceil_div(q.kv + kept_by(tr[static_cast<std::size_t>(q.id)], now), bs);
       bool self = false;
@@ -694,6 +761,18 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
   const bool admit = !hold && (!is_static || running.empty() || role == Role::decode);
   while (admit && !waiting.empty() && static_cast<i64>(running.size()) < s.max_batch &&
          (tokens > 0 || role == Role::decode)) {
+    if (adapters.on()) { // vLLM skips a request whose adapter has no slot now, for later ones
+      const auto it = std::find_if(waiting.begin(), waiting.end(), [&](i64 w) {
+        return adapters.placeable(streams->adapter[static_cast<std::size_t>(w)]);
+      });
+      if (it == waiting.end())
+        break;
+      if (it != waiting.begin()) {
+        const i64 w = *it;
+        waiting.erase(it);
+        waiting.push_front(w);
+      }
+    }
     const i64 id = waiting.front();
     const Track &r = tr[static_cast<std::size_t>(id)];
     Seq q;
@@ -715,6 +794,10 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
       break;
     }
     waiting.pop_front();
+    if (adapters.on() && adapters.acquire(adapter_of(q))) { // loaded over the host link
+      host_busy = std::max(t, host_busy) + links.adapter_bytes / links.adapter_bw;
+      q.ready = std::max(q.ready, host_busy);
+    }
     if (role == Role::decode) { // the KV arrives whole from a prefill instance
       q.kv = q.target;
       q.prefilled = true;
@@ -762,6 +845,7 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
   for (const auto &[i, n] : chunks)
     if (running[i].kv + n == running[i].target)
       x.outputs += 1;
+  x.lora_adapters = adapters.in_use();
   const double dt = model.time(x).total;
   st.area += static_cast<double>(waiting.size() + running.size()) * dt;
   t += dt;
@@ -870,7 +954,7 @@ bool Engine::decode_run(IterationModel &model, std::vector<Track> &tr, EngineSta
   i64 k = INT64_MAX; // iterations before the first completion
   double ctx = 0;
   for (const Seq &q : running) {
-    if (!q.prefilled)
+    if (!q.prefilled || q.ready > t)
       return false;
     const Track &r = tr[static_cast<std::size_t>(q.id)];
     k = std::min(k, r.gen - r.generated - 1);
@@ -902,6 +986,7 @@ bool Engine::decode_run(IterationModel &model, std::vector<Track> &tr, EngineSta
   IterationLoad x;
   x.decode = b;
   x.outputs = b;
+  x.lora_adapters = adapters.in_use();
   // A decode iteration's time is affine in its KV context (IterationModel::time: attention,
   // max(FLOPs, bytes), both proportional to it, is the only term that reads it), and the
   // context grows by b an iteration: two evaluations give the whole run.
@@ -1265,7 +1350,15 @@ std::size_t ServeSimulation::Impl::choose(i64 id) {
   }
   const double share = static_cast<double>(hit * s.block_size) /
                        static_cast<double>(std::max<i64>(1, reqs[i].prompt));
-  return share > kCacheThreshold ? best : least;
+  if (share > kCacheThreshold)
+    return best;
+  // LoRA: the least loaded replica that holds the request's adapter, within the balance
+  // (adapter-aware routing; S-LoRA and Punica place requests where their adapter is)
+  std::size_t with = n;
+  for (std::size_t k = 0; k < n; ++k)
+    if (fleet[k].has_adapter(reqs[i].adapter) && (with == n || fleet[k].load() < fleet[with].load()))
+      with = k;
+  return with < n && fleet[with].load() - fewest <= kBalanceAbs ? with : least;
 }
 
 bool ServeSimulation::Impl::advance_routed(i64 passes) {
@@ -1334,6 +1427,17 @@ void ServeSimulation::Impl::make_streams() {
   }
   // the tiers below HBM, per chip: a block's bytes from the KV cache's own accounting
   links = TierLinks{};
+  streams.adapter.assign(n, -1);
+  for (std::size_t i = 0; i < n; ++i)
+    streams.adapter[i] = reqs[i].adapter;
+  if (const auto &lo = s.lora) { // an adapter comes from host memory over the host link
+    links.adapter_bytes = res.memory.lora / static_cast<double>(lo->resident);
+    links.adapter_bw = s.kv_offload && s.kv_offload->host_bw > 0 ? s.kv_offload->host_bw
+                                                                  : c.cluster.host_bw;
+    if (links.adapter_bw <= 0)
+      throw ConfigError("workload.lora", "adapters load from host memory over the cluster's "
+                                         "host link: give cluster.host_bw");
+  }
   if (s.kv_offload && res.memory.kv_tokens > 0) {
     const KvOffloadSpec &o = *s.kv_offload;
     links.block_bytes =

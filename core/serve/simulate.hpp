@@ -49,6 +49,7 @@ std::string kv_memory_rule_text(EngineSpec::KvMemory rule, double f);
 struct ServeMemory {
   double weights = 0;
   double workspace = 0;        // activations of one max_tokens iteration through one layer
+  double lora = 0;             // workload.lora: the resident adapters' weights
   double kv_cache = 0;         // bytes left for paged KV at memory_fraction
   double total = 0;            // weights + workspace + kv_cache: what the engine takes
   double capacity = 0;         // HBM
