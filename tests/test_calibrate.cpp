@@ -489,9 +489,13 @@ TEST_CASE("closed loop: the load sweep runs over clients, and the planner asks f
   CHECK(serve_sweep_table(sweep).columns[0].head == "clients");
   Config slo = c;
   slo.workload.serve.slo_ttft = 1;
-  CHECK(test::error_of([&] { plan_serving({slo}); }) ==
-        "workload.concurrency: the serving planner sizes replicas for an open-loop "
-        "request_rate; give request_rate instead of concurrency to plan");
+  // a closed loop plans (each of n instances serving its share of the clients), aggregated
+  const ServePlanResult plan = plan_serving({slo});
+  REQUIRE_FALSE(plan.deployments.empty());
+  for (const Deployment &d : plan.deployments) {
+    CHECK_FALSE(d.disaggregated);
+    CHECK(d.result.completed == simulated_requests(slo.workload.serve));
+  }
 }
 
 TEST_CASE("engine: the serve report names the engine and carries its band", "[serve]") {

@@ -692,6 +692,28 @@ void draw_kv_offload(AppState &s) {
   ui::field_error("workload.scheduler.kv_offload");
 }
 
+// Many LoRA adapters on the base model (workload.lora): off, or their count, rank and slots.
+void draw_lora(AppState &s) {
+  bool on = s.field("workload", "lora").is_object();
+  if (ui::checkbox("LoRA adapters", "workload.lora", on,
+                   "Requests each use one of many LoRA adapters of the base model: their GPU "
+                   "slots beside the KV cache, the batched adapter kernels (Punica SGMV, "
+                   "S-LoRA), loads from host memory when an adapter is not resident (vLLM "
+                   "--enable-lora --max-loras, SGLang --max-loras-per-batch).")) {
+    if (on)
+      s.set_field("workload", "lora", json{{"adapters", 100}, {"rank", 16}, {"resident", 8}});
+    else {
+      json wl = s.effective().at("workload");
+      wl.erase("lora");
+      s.set_workload(wl);
+    }
+    return;
+  }
+  if (on)
+    schema_rows(s, "workload", schema::lora_fields(), "lora", "lora");
+  ui::field_error("workload.lora");
+}
+
 // workload.mode "serve": the request stream, the SLO and the scheduler (`ridgeline serve`).
 void draw_serve_workload(AppState &s) {
   if (s.field("workload", "trace").is_array()) {
@@ -718,6 +740,7 @@ void draw_serve_workload(AppState &s) {
   schema_rows(s, "workload", schema::serve_fields(), "slo", "");
   schema_rows(s, "workload", schema::serve_fields(), "scheduler", "");
   draw_kv_offload(s);
+  draw_lora(s);
   schema_rows(s, "workload", schema::workload_fields(), "", "types"); // dtypes, time bound
   draw_speculative(s);
 }
