@@ -411,7 +411,13 @@ struct TraceRow {
   std::string session; // "" : none
   double think = -1;   // >= 0: sent this long after the session's previous turn completes
   i64 adapter = -1;    // workload.lora: the adapter it uses (-1: drawn by popularity)
+  // Mooncake's traces (kvcache-ai/Mooncake FAST25-release): a chained hash per 512-token block
+  // of the prompt; equal ids hold equal tokens, and everything before them.
+  std::shared_ptr<const std::vector<std::uint64_t>> hash_ids = nullptr;
 };
+
+// Tokens per hash id of a trace row's hash_ids (Mooncake's traces hash 512-token blocks).
+constexpr i64 kTraceHashTokens = 512;
 
 // Multi-turn sessions (workload.sessions): each client of a closed loop runs conversations of
 // `turns` turns one after another; a turn's prompt is the conversation so far (the shared

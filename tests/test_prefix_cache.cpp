@@ -3,6 +3,7 @@
 // skips, a host-memory hit as its bytes over the tier's link, and field-named errors.
 #include "helpers.hpp"
 
+#include "core/io/serve_json.hpp"
 #include "core/serve/iteration.hpp"
 #include "core/serve/kv_blocks.hpp"
 #include "core/serve/requests.hpp"
@@ -257,4 +258,35 @@ TEST_CASE("Sessions and session traces: errors name the field", "[serve][prefix]
                                 R"({"tp": 1})");
   CHECK(error_of([&] { simulate_serving(c); }).rfind("workload.sessions: a turn sent after", 0) ==
         0);
+}
+
+TEST_CASE("Mooncake traces: JSON lines, hash ids as the prompts' content", "[serve][prefix]") {
+  // kvcache-ai/Mooncake FAST25-release traces: a chained hash per 512 prompt tokens. Three
+  // requests: the second shares the first's two leading blocks (1,024 tokens), the third
+  // nothing; 100 s apart, so every block the first left is cached when the second comes.
+  const std::string lines =
+      "{\"timestamp\": 0, \"input_length\": 1500, \"output_length\": 10, \"hash_ids\": [1, 2, 3]}\n"
+      "{\"timestamp\": 100000, \"input_length\": 1200, \"output_length\": 10, \"hash_ids\": [1, 2, 9]}\n"
+      "\n"
+      "{\"timestamp\": 200000, \"input_length\": 700, \"output_length\": 5, \"hash_ids\": [4, 5]}\n";
+  const nlohmann::json rows = io::trace_from_text(lines, "mooncake.jsonl");
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[1]["t"] == 100.0);
+  CHECK(rows[1]["hash_ids"] == nlohmann::json::array({1, 2, 9}));
+  const Config c = io::parse_config(
+      io::with_trace(nlohmann::json::parse(R"({"model": "llama3-8b", "hardware": "h100-sxm",
+        "cluster": {"base": "dgx-h100", "devices": 2}, "parallel": {"tp": 2},
+        "workload": {"mode": "serve", "request_rate": 1, "prompt_len": 10, "gen_len": 2}})"),
+                     rows));
+  const ServeResult r = simulate_serving(c);
+  REQUIRE(r.completed == 3);
+  CHECK(r.cache.prompt_tokens == 1500 + 1200 + 700);
+  CHECK(r.cache.hit_tokens == 1024); // blocks 1 and 2: 64 engine blocks of 16
+  CHECK(io::to_json(io::parse_config(io::to_json(c))) == io::to_json(c));
+  CHECK(test::error_of([] { io::trace_from_text("{\"timestamp\": 0}\n", "m.jsonl"); })
+            .rfind("m.jsonl:1: expected a Mooncake trace line", 0) == 0);
+  CHECK(test::error_of([] {
+          test::serve_config(R"({"mode": "serve", "trace": [{"t": 0, "prompt": 600, "gen": 2,
+            "hash_ids": [1, 2, 3]}]})");
+        }).rfind("workload.trace[0].hash_ids: must be an array of at most 2 block hashes", 0) == 0);
 }

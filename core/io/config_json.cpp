@@ -757,6 +757,22 @@ std::vector<TraceRow> parse_trace(const json &t, const std::string &tp) {
       }
       if (const auto a = o.opt_int("adapter", 0, 99999))
         row.adapter = *a;
+      if (const json *h = o.opt_child("hash_ids")) {
+        const std::string hp = o.path_of("hash_ids");
+        const auto most = static_cast<std::size_t>((row.prompt + kTraceHashTokens - 1) / kTraceHashTokens);
+        if (!h->is_array() || h->size() > most)
+          throw ConfigError(hp, "must be an array of at most " + std::to_string(most) +
+                                    " block hashes (one per 512 tokens of the prompt)");
+        auto ids = std::make_shared<std::vector<std::uint64_t>>();
+        for (std::size_t k = 0; k < h->size(); ++k) {
+          const json &v = (*h)[k];
+          if (!v.is_number_integer() || v.get<i64>() < 0 || v.get<i64>() > (i64{1} << 53))
+            throw ConfigError(hp + "[" + std::to_string(k) + "]",
+                              "must be a block hash: an integer in [0, 2^53]");
+          ids->push_back(static_cast<std::uint64_t>(v.get<i64>()));
+        }
+        row.hash_ids = std::move(ids);
+      }
       const auto at = o.opt_num("t", 0, 1e9);
       const auto think = o.opt_num("think", 0, 86400);
       if (at && think)
@@ -1555,7 +1571,7 @@ json to_json(const WorkloadSpec &w) {
     if (!s.trace.empty()) {
       json t = json::array();
       for (const TraceRow &e : s.trace) {
-        if (e.session.empty() && e.adapter < 0) {
+        if (e.session.empty() && e.adapter < 0 && !e.hash_ids) {
           t.push_back({e.t, e.prompt, e.gen});
           continue;
         }
@@ -1564,6 +1580,8 @@ json to_json(const WorkloadSpec &w) {
           row["session"] = e.session;
         if (e.adapter >= 0)
           row["adapter"] = e.adapter;
+        if (e.hash_ids)
+          row["hash_ids"] = *e.hash_ids;
         if (e.think >= 0)
           row["think"] = e.think;
         else

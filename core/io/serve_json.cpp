@@ -220,9 +220,51 @@ std::vector<Config> planner_choices(const json &config) {
   return out;
 }
 
+namespace {
+// Mooncake's JSON-lines traces (kvcache-ai/Mooncake, FAST25-release/traces): a request a line,
+// {"timestamp": ms, "input_length", "output_length", "hash_ids": [a chained hash per 512
+// prompt tokens]}, as workload.trace rows {"t": s, "prompt", "gen", "hash_ids"}.
+json mooncake_rows(const std::string &text, const std::string &name) {
+  json out = json::array();
+  std::size_t pos = 0;
+  i64 line_no = 0;
+  while (pos < text.size()) {
+    const auto end = std::min(text.find('\n', pos), text.size());
+    const std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string::npos)
+      continue;
+    const std::string at = name + ":" + std::to_string(line_no);
+    json j;
+    try {
+      j = parse_json_text(line);
+    } catch (const ConfigError &e) {
+      throw ConfigError(at, e.message());
+    }
+    if (!j.is_object() || !j.contains("timestamp") || !j.contains("input_length") ||
+        !j.contains("output_length") || !j["timestamp"].is_number() ||
+        !j["input_length"].is_number() || !j["output_length"].is_number())
+      throw ConfigError(at, "expected a Mooncake trace line {\"timestamp\": ms, "
+                            "\"input_length\", \"output_length\", \"hash_ids\"}");
+    json row = {{"t", j["timestamp"].get<double>() / 1000},
+                {"prompt", j["input_length"]},
+                {"gen", j["output_length"]}};
+    if (j.contains("hash_ids"))
+      row["hash_ids"] = j["hash_ids"];
+    out.push_back(row);
+    if (out.size() > 1'000'000)
+      throw ConfigError(at, "over the limit of 1,000,000 requests");
+  }
+  return out;
+}
+} // namespace
+
 json trace_from_text(const std::string &text, const std::string &name) {
   using readers_detail::parse_number;
   const auto first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{')
+    return mooncake_rows(text, name);
   if (first != std::string::npos && text[first] == '[') {
     try {
       return parse_json_text(text);

@@ -21,6 +21,15 @@ KvBlocks::KvBlocks(i64 blocks, bool reuse, i64 host_blocks, i64 disk_blocks)
 
 std::vector<KvBlocks::Segment> KvBlocks::segments(const BlockName &name, i64 n) {
   std::vector<Segment> out;
+  if (name.chunks && name.chunk_blocks > 0) { // content-hashed chunks, then the request's own
+    const std::vector<std::uint64_t> &h = *name.chunks;
+    i64 lo = 0;
+    for (std::size_t k = 0; k < h.size() && lo < n; ++k, lo += name.chunk_blocks)
+      out.push_back({(h[k] << 1) | (std::uint64_t{1} << 63), lo, std::min(n, lo + name.chunk_blocks)});
+    if (lo < n)
+      out.push_back({name.lineage, lo, n});
+    return out;
+  }
   const i64 s = std::min(name.shared_blocks, n);
   if (s > 0)
     out.push_back({0, 0, s});

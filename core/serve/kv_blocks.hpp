@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <list>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct BlockName {
   std::uint64_t lineage = 0;
   i64 shared_blocks = 0;
   std::uint64_t key(i64 j) const;
+  // Named by content hashes instead (a Mooncake trace row): block j lies in chunk j /
+  // chunk_blocks, whose lineage is its hash; blocks past the hashes on `lineage`.
+  std::shared_ptr<const std::vector<std::uint64_t>> chunks = nullptr;
+  i64 chunk_blocks = 0;
 };
 
 // The leading blocks of a prompt found cached, by tier, in order: hbm, then lower tiers. `hbm`

@@ -56,6 +56,7 @@ std::vector<Request> trace_requests(const ServeSpec &s) {
   for (const TraceRow &e : s.trace) {
     Request q{e.t, e.prompt, e.gen};
     q.shared = std::min(s.shared_prefix, e.prompt);
+    q.hash_ids = e.hash_ids;
     if (!e.session.empty()) {
       auto [it, fresh] =
           sessions.try_emplace(e.session, static_cast<i64>(sessions.size()), i64{-1});

@@ -21,6 +21,8 @@ struct Request {
   i64 after = -1;
   double think = 0;
   i64 adapter = -1; // workload.lora: the adapter it uses
+  // a trace row's hash ids: its prompt's 512-token blocks by content (Mooncake's traces)
+  std::shared_ptr<const std::vector<std::uint64_t>> hash_ids = nullptr;
 };
 
 // splitmix64: a small, fast, well-mixed 64-bit generator (public domain reference code).

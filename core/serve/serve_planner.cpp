@@ -430,8 +430,8 @@ void ServePlanSearch::verify_try() {
     tries_ = 0;
     return;
   }
-  if (!d.disaggregated)
-    d.instances += 1;
+  if (!d.disaggregated) // routed, a replica's share of the load is not what sizing saw: a quarter
+    d.instances += s0.routing != Routing::none ? std::max<i64>(1, d.instances / 4) : 1;
   else if (d.result.attainment_ttft < d.result.attainment_tpot)
     d.prefill_instances += 1;
   else
@@ -450,6 +450,13 @@ ServePlanResult ServePlanSearch::finish() {
   }
   ServePlanResult out = result_;
   std::vector<Deployment> found = verify_;
+  // a pick whose whole simulation still misses the SLO after its tries is not shown as one
+  // that meets it
+  const ServeSpec &s0 = choices_.front().workload.serve;
+  out.rejected["verify"] += static_cast<i64>(std::erase_if(
+      found, [&](const Deployment &d) { return !meets_slo(s0, d.result); }));
+  if (out.rejected["verify"] == 0)
+    out.rejected.erase("verify");
   // Ranked by what the table shows under "cheapest": the cost per million output tokens of
   // the whole simulation (equal $/h can serve the rate at different simulated throughputs);
   // without a price (0 $/M for all), by devices; ties to the lower p90 TTFT, then p90 TPOT.

@@ -1415,6 +1415,10 @@ void ServeSimulation::Impl::make_streams() {
     const Request &q = reqs[i];
     const i64 line = q.stream >= 0 ? q.stream : last_stream + 1 + static_cast<i64>(i);
     streams.name[i] = {static_cast<std::uint64_t>(line) + 1, q.shared / s.block_size};
+    if (q.hash_ids) { // Mooncake's 512-token hash blocks, in engine blocks
+      streams.name[i].chunks = q.hash_ids;
+      streams.name[i].chunk_blocks = std::max<i64>(1, kTraceHashTokens / s.block_size);
+    }
     streams.think[i] = q.think;
     if (q.after >= 0) {
       if (mode != ServeRun::aggregated)
