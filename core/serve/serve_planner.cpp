@@ -430,8 +430,8 @@ void ServePlanSearch::verify_try() {
     tries_ = 0;
     return;
   }
-  if (!d.disaggregated) // routed, a replica's share of the load is not what sizing saw: a quarter
-    d.instances += s0.routing != Routing::none ? std::max<i64>(1, d.instances / 4) : 1;
+  if (!d.disaggregated) // routed, a replica's share is not what sizing saw: half again a try
+    d.instances += s0.routing != Routing::none ? std::max<i64>(1, d.instances / 2) : 1;
   else if (d.result.attainment_ttft < d.result.attainment_tpot)
     d.prefill_instances += 1;
   else
