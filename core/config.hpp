@@ -463,9 +463,9 @@ struct ServeSpec {
   i64 requests_per_client = 0;
   bool count_warmup = false;
   LengthDist length_dist = LengthDist::fixed; // of prompt_len and gen_len (their means)
-  std::vector<TraceRow> trace; // replaces the above
-  std::uint64_t seed = 1;                   // random stream of arrivals and lengths
-  double slo_ttft = 0, slo_tpot = 0;        // s (0: no target)
+  std::vector<TraceRow> trace;                // replaces the above
+  std::uint64_t seed = 1;                     // random stream of arrivals and lengths
+  double slo_ttft = 0, slo_tpot = 0;          // s (0: no target)
   double slo_attainment = 0.9; // fraction of requests that must meet both targets (DistServe)
   SchedulerPolicy policy = SchedulerPolicy::continuous;
   i64 max_batch = 256;          // sequences running at once (vLLM max_num_seqs)

@@ -125,10 +125,9 @@ int run_serve_plan(const std::vector<Config> &choices, int top, bool json_out, s
                              : units::format("%g requests/s", s.request_rate))
        << (s.sessions ? " in sessions of " + std::to_string(s.sessions->turns) + " turns" : "")
        << ", " << c.workload.prompt_len << (s.sessions ? " in (mean turn) / " : " in / ")
-       << c.workload.gen_len
-       << " out, SLO TTFT " << (s.slo_ttft > 0 ? ms(s.slo_ttft) : "-") << ", TPOT "
-       << (s.slo_tpot > 0 ? ms(s.slo_tpot) : "-") << " for " << units::percent(s.slo_attainment)
-       << " of requests\n\n";
+       << c.workload.gen_len << " out, SLO TTFT " << (s.slo_ttft > 0 ? ms(s.slo_ttft) : "-")
+       << ", TPOT " << (s.slo_tpot > 0 ? ms(s.slo_tpot) : "-") << " for "
+       << units::percent(s.slo_attainment) << " of requests\n\n";
     table_of(deployment_table(r)).print(os);
     os << "\n"
        << r.candidates << " candidates, " << r.evaluated << " sized, " << r.feasible

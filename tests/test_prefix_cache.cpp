@@ -134,12 +134,13 @@ TEST_CASE("KV tiers: a hit from host memory costs its bytes over the host link",
   // first turn, then b's long prompt evicts most of a's blocks to host memory, then a's second
   // turn finds them there and brings them up at cluster.host_bw (PCIe 5.0 x16, 63 GB/s).
   const auto make = [](const std::string &offload, i64 pa, i64 pb) {
-    return serve_config(R"({"mode": "serve", "scheduler": {"memory_fraction": 0.11, "chunk": 8192)" +
-                        offload + R"(}, "trace": [{"t": 0, "prompt": )" + std::to_string(pa) +
-                        R"(, "gen": 4, "session": "a"}, {"t": 100, "prompt": )" +
-                        std::to_string(pb) + R"(, "gen": 4, "session": "b"},
+    return serve_config(
+        R"({"mode": "serve", "scheduler": {"memory_fraction": 0.11, "chunk": 8192)" + offload +
+        R"(}, "trace": [{"t": 0, "prompt": )" + std::to_string(pa) +
+        R"(, "gen": 4, "session": "a"}, {"t": 100, "prompt": )" + std::to_string(pb) +
+        R"(, "gen": 4, "session": "b"},
                         {"t": 200, "prompt": )" +
-                        std::to_string(pa + 3 + 16) + R"(, "gen": 4, "session": "a"}]})");
+        std::to_string(pa + 3 + 16) + R"(, "gen": 4, "session": "a"}]})");
   };
   const Config probe = make("", 100, 100);
   const ServeMemory mem = serve_memory(probe, resolve_layout(probe));
@@ -172,16 +173,16 @@ TEST_CASE("KV tiers: a hit from host memory costs its bytes over the host link",
   CHECK(plain.ttft.mean > r.ttft.mean);
 }
 
-TEST_CASE("Sessions: hit rate under a smaller KV cache, closed and open loop",
-          "[serve][prefix]") {
+TEST_CASE("Sessions: hit rate under a smaller KV cache, closed and open loop", "[serve][prefix]") {
   const auto run = [](const std::string &load, double fraction) {
-    return simulate_serving(serve_config(
-        R"({"mode": "serve", )" + load + R"(, "gen_len": 50, "requests": 240,
+    return simulate_serving(serve_config(R"({"mode": "serve", )" + load +
+                                         R"(, "gen_len": 50, "requests": 240,
         "prefix": {"shared_tokens": 1024}, "sessions": {"turns": 6, "new_tokens": 400, "think_time": 5},
         "scheduler": {"memory_fraction": )" +
-        std::to_string(fraction) + "}}"));
+                                         std::to_string(fraction) + "}}"));
   };
-  for (const char *load : {R"("concurrency": 16, "requests_per_client": 15)", R"("request_rate": 2)"}) {
+  for (const char *load :
+       {R"("concurrency": 16, "requests_per_client": 15)", R"("request_rate": 2)"}) {
     const ServeResult big = run(load, 0.9), small = run(load, 0.115);
     INFO(load);
     CHECK(big.completed == 240);
@@ -216,9 +217,7 @@ TEST_CASE("Sessions, session traces and tiers print back as they were read", "[s
 }
 
 TEST_CASE("Sessions and session traces: errors name the field", "[serve][prefix]") {
-  const auto err = [](const std::string &w) {
-    return error_of([&] { serve_config(w); });
-  };
+  const auto err = [](const std::string &w) { return error_of([&] { serve_config(w); }); };
   CHECK(err(R"({"mode": "serve", "trace": [{"think": 1, "prompt": 10, "gen": 2, "session": "x"}]})")
             .rfind("workload.trace[0].session: \"x\" has no earlier turn", 0) == 0);
   CHECK(err(R"({"mode": "serve", "trace": [{"t": 0, "prompt": 10, "gen": 2, "session": "x"},
@@ -266,9 +265,11 @@ TEST_CASE("Mooncake traces: JSON lines, hash ids as the prompts' content", "[ser
   // nothing; 100 s apart, so every block the first left is cached when the second comes.
   const std::string lines =
       "{\"timestamp\": 0, \"input_length\": 1500, \"output_length\": 10, \"hash_ids\": [1, 2, 3]}\n"
-      "{\"timestamp\": 100000, \"input_length\": 1200, \"output_length\": 10, \"hash_ids\": [1, 2, 9]}\n"
+      "{\"timestamp\": 100000, \"input_length\": 1200, \"output_length\": 10, \"hash_ids\": [1, 2, "
+      "9]}\n"
       "\n"
-      "{\"timestamp\": 200000, \"input_length\": 700, \"output_length\": 5, \"hash_ids\": [4, 5]}\n";
+      "{\"timestamp\": 200000, \"input_length\": 700, \"output_length\": 5, \"hash_ids\": [4, "
+      "5]}\n";
   const nlohmann::json rows = io::trace_from_text(lines, "mooncake.jsonl");
   REQUIRE(rows.size() == 3);
   CHECK(rows[1]["t"] == 100.0);
@@ -283,8 +284,9 @@ TEST_CASE("Mooncake traces: JSON lines, hash ids as the prompts' content", "[ser
   CHECK(r.cache.prompt_tokens == 1500 + 1200 + 700);
   CHECK(r.cache.hit_tokens == 1024); // blocks 1 and 2: 64 engine blocks of 16
   CHECK(io::to_json(io::parse_config(io::to_json(c))) == io::to_json(c));
-  CHECK(test::error_of([] { io::trace_from_text("{\"timestamp\": 0}\n", "m.jsonl"); })
-            .rfind("m.jsonl:1: expected a Mooncake trace line", 0) == 0);
+  CHECK(test::error_of([] {
+          io::trace_from_text("{\"timestamp\": 0}\n", "m.jsonl");
+        }).rfind("m.jsonl:1: expected a Mooncake trace line", 0) == 0);
   CHECK(test::error_of([] {
           test::serve_config(R"({"mode": "serve", "trace": [{"t": 0, "prompt": 600, "gen": 2,
             "hash_ids": [1, 2, 3]}]})");

@@ -3,14 +3,14 @@
 // tier, by each engine's own argument).
 #include "helpers.hpp"
 
+#include "core/inference/serving.hpp"
 #include "core/io/config_json.hpp"
 #include "core/io/launch_export.hpp"
 #include "core/io/serve_json.hpp"
-#include "core/serve/serve_planner.hpp"
 #include "core/serve/iteration.hpp"
 #include "core/serve/lora.hpp"
+#include "core/serve/serve_planner.hpp"
 #include "core/serve/simulate.hpp"
-#include "core/inference/serving.hpp"
 #include "core/time/gemm_efficiency.hpp"
 #include "core/time/step_time.hpp"
 
@@ -84,7 +84,8 @@ TEST_CASE("Exports carry prefix caching and the KV tiers", "[serve][export][pref
   CHECK_THAT(v, Catch::Contains("--enable-prefix-caching"));
   CHECK_THAT(v, Catch::Contains("--kv-offloading-backend native --kv-offloading-size 93.1323"));
   // SGLang HiCache: host memory per GPU in GB (python/sglang/srt/server_args.py)
-  CHECK_THAT(launch(on, "sglang"), Catch::Contains("--enable-hierarchical-cache --hicache-size 100"));
+  CHECK_THAT(launch(on, "sglang"),
+             Catch::Contains("--enable-hierarchical-cache --hicache-size 100"));
   // TensorRT-LLM KvCacheConfig.host_cache_size, bytes (tensorrt_llm/llmapi/llm_args.py)
   CHECK_THAT(launch(on, "trtllm"), Catch::Contains("host_cache_size: 100000000000"));
   json off = sessions(false);
@@ -163,7 +164,8 @@ TEST_CASE("LoRA serving: adapter memory, SGMV cost, slots and loads by hand", "[
   const HardwareSpec &hw = base.hardware;
   const double width = 16 * 81920.0 / 2;
   const double rate = peak_flops(hw, Dtype::bf16) * serving_gemm_efficiency(hw, Dtype::bf16);
-  const double per_layer = std::max(2 * 8 * width / rate, 3 * width * 2 / (hw.hbm_bw * hw.hbm_efficiency));
+  const double per_layer =
+      std::max(2 * 8 * width / rate, 3 * width * 2 / (hw.hbm_bw * hw.hbm_efficiency));
   CHECK(with.time(x).lora == Approx(32 * per_layer).epsilon(1e-12));
   CHECK(with.time(x).total - without.time(x).total == Approx(32 * per_layer).epsilon(1e-9));
 
@@ -198,7 +200,8 @@ TEST_CASE("LoRA serving: adapter memory, SGMV cost, slots and loads by hand", "[
 
   // exports: each engine's own arguments
   const std::string v = io::launch_export(two, l, "vllm");
-  CHECK_THAT(v, Catch::Contains("--enable-lora --max-loras 2 --max-lora-rank 16 --max-cpu-loras 2"));
+  CHECK_THAT(v,
+             Catch::Contains("--enable-lora --max-loras 2 --max-lora-rank 16 --max-cpu-loras 2"));
   CHECK_THAT(io::launch_export(two, l, "sglang"),
              Catch::Contains("--enable-lora --max-loras-per-batch 2 --max-lora-rank 16"));
   CHECK_THAT(io::launch_export(two, l, "trtllm"), Catch::Contains("max_loras: 2"));

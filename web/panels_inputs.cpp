@@ -651,8 +651,8 @@ void draw_sessions(AppState &s) {
     if (kind == "sessions") {
       const i64 prompt = as_int(wl.value("prompt_len", json(2048)), 2048);
       wl.erase("prompt_len");
-      wl["sessions"] = {{"turns", 10}, {"new_tokens", std::min<i64>(prompt, 2048)},
-                        {"think_time", 30.0}};
+      wl["sessions"] = {
+          {"turns", 10}, {"new_tokens", std::min<i64>(prompt, 2048)}, {"think_time", 30.0}};
     } else {
       const i64 t = as_int(wl["sessions"].value("new_tokens", json(2048)), 2048);
       wl.erase("sessions");
@@ -668,50 +668,56 @@ void draw_sessions(AppState &s) {
   ui::field_error("workload.sessions");
 }
 
-// KV-cache tiers below HBM (workload.scheduler.kv_offload): off, or host memory and disk.
-void draw_kv_offload(AppState &s) {
-  const json cur = s.field("workload", "scheduler.kv_offload");
-  bool on = cur.is_object();
-  if (ui::checkbox("KV offload", "workload.scheduler.kv_offload", on,
-                   "Blocks the prefix cache evicts from HBM go to host memory (and from there to "
-                   "a local disk), and come back on a hit when that is sooner than computing "
-                   "them again (vLLM --kv-offloading-size, SGLang HiCache, TensorRT-LLM "
-                   "host_cache_size).")) {
-    if (on)
-      s.set_field("workload", "scheduler.kv_offload", json{{"host_bytes", 200e9}});
-    else {
+// An optional workload object switched by a checkbox (workload.scheduler.kv_offload,
+// workload.lora): on, it starts from `start` and shows its schema rows; off, it is removed.
+template <class S>
+void optional_object(AppState &s, const char *label, const std::string &key, const char *help,
+                     const json &start, const std::vector<schema::Field<S>> &rows,
+                     const char *object, const char *group) {
+  bool on = s.field("workload", key).is_object();
+  if (ui::checkbox(label, "workload." + key, on, help)) {
+    if (on) {
+      s.set_field("workload", key, start);
+    } else {
       json wl = s.effective().at("workload");
-      if (wl.contains("scheduler"))
-        wl["scheduler"].erase("kv_offload");
+      json *parent = &wl;
+      std::string rest = key;
+      for (auto dot = rest.find('.'); dot != std::string::npos && parent->is_object();
+           dot = rest.find('.')) {
+        parent = &(*parent)[rest.substr(0, dot)];
+        rest = rest.substr(dot + 1);
+      }
+      if (parent->is_object())
+        parent->erase(rest);
       s.set_workload(wl);
     }
     return;
   }
   if (on)
-    schema_rows(s, "workload", schema::kv_offload_fields(), "scheduler.kv_offload", "kv_offload");
-  ui::field_error("workload.scheduler.kv_offload");
+    schema_rows(s, "workload", rows, object, group);
+  ui::field_error("workload." + key);
+}
+
+// KV-cache tiers below HBM (workload.scheduler.kv_offload): off, or host memory and disk.
+void draw_kv_offload(AppState &s) {
+  optional_object(s, "KV offload", "scheduler.kv_offload",
+                  "Blocks the prefix cache evicts from HBM go to host memory (and from there to "
+                  "a local disk), and come back on a hit when that is sooner than computing "
+                  "them again (vLLM --kv-offloading-size, SGLang HiCache, TensorRT-LLM "
+                  "host_cache_size).",
+                  json{{"host_bytes", 200e9}}, schema::kv_offload_fields(), "scheduler.kv_offload",
+                  "kv_offload");
 }
 
 // Many LoRA adapters on the base model (workload.lora): off, or their count, rank and slots.
 void draw_lora(AppState &s) {
-  bool on = s.field("workload", "lora").is_object();
-  if (ui::checkbox("LoRA adapters", "workload.lora", on,
-                   "Requests each use one of many LoRA adapters of the base model: their GPU "
-                   "slots beside the KV cache, the batched adapter kernels (Punica SGMV, "
-                   "S-LoRA), loads from host memory when an adapter is not resident (vLLM "
-                   "--enable-lora --max-loras, SGLang --max-loras-per-batch).")) {
-    if (on)
-      s.set_field("workload", "lora", json{{"adapters", 100}, {"rank", 16}, {"resident", 8}});
-    else {
-      json wl = s.effective().at("workload");
-      wl.erase("lora");
-      s.set_workload(wl);
-    }
-    return;
-  }
-  if (on)
-    schema_rows(s, "workload", schema::lora_fields(), "lora", "lora");
-  ui::field_error("workload.lora");
+  optional_object(s, "LoRA adapters", "lora",
+                  "Requests each use one of many LoRA adapters of the base model: their GPU "
+                  "slots beside the KV cache, the batched adapter kernels (Punica SGMV, "
+                  "S-LoRA), loads from host memory when an adapter is not resident (vLLM "
+                  "--enable-lora --max-loras, SGLang --max-loras-per-batch).",
+                  json{{"adapters", 100}, {"rank", 16}, {"resident", 8}}, schema::lora_fields(),
+                  "lora", "lora");
 }
 
 // workload.mode "serve": the request stream, the SLO and the scheduler (`ridgeline serve`).

@@ -759,7 +759,8 @@ std::vector<TraceRow> parse_trace(const json &t, const std::string &tp) {
         row.adapter = *a;
       if (const json *h = o.opt_child("hash_ids")) {
         const std::string hp = o.path_of("hash_ids");
-        const auto most = static_cast<std::size_t>((row.prompt + kTraceHashTokens - 1) / kTraceHashTokens);
+        const auto most =
+            static_cast<std::size_t>((row.prompt + kTraceHashTokens - 1) / kTraceHashTokens);
         if (!h->is_array() || h->size() > most)
           throw ConfigError(hp, "must be an array of at most " + std::to_string(most) +
                                     " block hashes (one per 512 tokens of the prompt)");
@@ -1431,8 +1432,8 @@ Config parse_config(const json &j0) {
       throw ConfigError("workload.sessions.turns",
                         std::to_string(x.turns) + " turns reach a prompt of " +
                             std::to_string(static_cast<i64>(last)) +
-                            " tokens, past the model's context " +
-                            std::to_string(c.model.max_seq) + " (model.max_seq)");
+                            " tokens, past the model's context " + std::to_string(c.model.max_seq) +
+                            " (model.max_seq)");
   } else if (c.workload.mode == Mode::serve && c.workload.serve.trace.empty() &&
              c.model.max_seq > 0 && c.workload.prompt_len > c.model.max_seq)
     throw ConfigError("workload.prompt_len", std::to_string(c.workload.prompt_len) +
@@ -1606,7 +1607,8 @@ json to_json(const WorkloadSpec &w) {
         j["prompt_len"] = w.prompt_len;
       }
     }
-    if (json px = json::object(); write_fields(px, s, schema::serve_fields(), "prefix"), !px.empty())
+    if (json px = json::object();
+        write_fields(px, s, schema::serve_fields(), "prefix"), !px.empty())
       j["prefix"] = px;
     if (s.engine.name != "none") {
       json e = {{"name", s.engine.name},

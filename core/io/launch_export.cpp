@@ -502,9 +502,10 @@ i64 longest_request(const WorkloadSpec &w) {
     return static_cast<i64>(most);
   }
   // a conversation's last turn holds the shared prefix and every turn
-  const i64 mean = w.mode == Mode::serve && sv.sessions
-                       ? sv.shared_prefix + sv.sessions->turns * (sv.sessions->new_tokens + w.gen_len)
-                       : w.prompt_len + w.gen_len;
+  const i64 mean =
+      w.mode == Mode::serve && sv.sessions
+          ? sv.shared_prefix + sv.sessions->turns * (sv.sessions->new_tokens + w.gen_len)
+          : w.prompt_len + w.gen_len;
   if (w.mode != Mode::serve)
     return mean;
   // core/serve/requests.cpp draw_length: exponential clamps at 8x the mean, uniform
@@ -709,7 +710,7 @@ std::string vllm(const Config &c, const Layout &l) {
     x.add("--no-enable-prefix-caching");
   else if (x.serve && shares_prefixes(sv))
     x.add("--enable-prefix-caching"); // vLLM V1's default, said for the workload that needs it
-  if (x.serve && sv.lora) // vllm/config/lora.py: max_loras (GPU slots), max_cpu_loras
+  if (x.serve && sv.lora)             // vllm/config/lora.py: max_loras (GPU slots), max_cpu_loras
     x.add("--enable-lora --max-loras " + s(sv.lora->resident) + " --max-lora-rank " +
           s(sv.lora->rank) + " --max-cpu-loras " + s(sv.lora->adapters));
   if (x.serve && sv.kv_offload) { // vllm/config/cache.py kv_offloading_size: GiB over the TP ranks

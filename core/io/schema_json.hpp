@@ -71,7 +71,7 @@ void write_fields(json &j, const S &s, const std::vector<schema::Field<S>> &tabl
                              : f.integer ? s.*f.integer == 0
                              : f.flag    ? !(s.*f.flag)
                                          : f.get(s) == 0)) // a choice: its first
-      continue; // not given
+      continue;                                         // not given
     if (f.num)
       j[f.info.key] = s.*f.num;
     else if (f.integer)

@@ -593,11 +593,11 @@ const std::vector<Field<SessionsSpec>> &sessions_fields() {
                "Tokens each turn adds to the conversation before its answer (the user's message, "
                "a tool's output); the turn's prompt is the conversation so far plus these.",
                "sessions", sv, false, "", 256}),
-      num(&S::think_time, {"sessions", "think_time", N, 0.0, 86400.0, "s", "Think time", 1,
-                           "%.3g s",
-                           "Between a turn's last token and the next turn (a person reading, "
-                           "an agent's tool call).",
-                           "sessions", sv}),
+      num(&S::think_time,
+          {"sessions", "think_time", N, 0.0, 86400.0, "s", "Think time", 1, "%.3g s",
+           "Between a turn's last token and the next turn (a person reading, "
+           "an agent's tool call).",
+           "sessions", sv}),
   };
   return t;
 }
@@ -631,28 +631,25 @@ const std::vector<Field<KvOffloadSpec>> &kv_offload_fields() {
   const Modes sv = mode_bit(Mode::serve);
   static const std::vector<Field<S>> t = {
       num(&S::host_bytes,
-          {"scheduler.kv_offload", "host_bytes", N, 0.0, kMaxBytes, "B", "Host KV GB", 1e-9,
-           "%.0f",
+          {"scheduler.kv_offload", "host_bytes", N, 0.0, kMaxBytes, "B", "Host KV GB", 1e-9, "%.0f",
            "Host memory for KV blocks HBM evicts, per GPU (vLLM --kv-offloading-size over the "
            "GPUs, SGLang --hicache-size, TensorRT-LLM kv_cache_config.host_cache_size).",
            "kv_offload", sv}),
       num(&S::host_bw,
-          {"scheduler.kv_offload", "host_bw", N, 0.0, kMaxBw, "B/s", "Host link GB/s", 1e-9,
-           "%.1f",
+          {"scheduler.kv_offload", "host_bw", N, 0.0, kMaxBw, "B/s", "Host link GB/s", 1e-9, "%.1f",
            "Bandwidth blocks come back from host memory at, per GPU (0: cluster.host_bw, the "
            "PCIe or NVLink-C2C link).",
            "kv_offload", sv}),
       num(&S::disk_bytes,
-          {"scheduler.kv_offload", "disk_bytes", N, 0.0, kMaxBytes, "B", "Disk KV GB", 1e-9,
-           "%.0f",
+          {"scheduler.kv_offload", "disk_bytes", N, 0.0, kMaxBytes, "B", "Disk KV GB", 1e-9, "%.0f",
            "Local disk (NVMe) for blocks host memory evicts, per GPU (LMCache local_disk, "
            "SGLang HiCache storage).",
            "kv_offload", sv}),
-      num(&S::disk_bw, {"scheduler.kv_offload", "disk_bw", N, 0.0, kMaxBw, "B/s", "Disk GB/s",
-                        1e-9, "%.1f",
-                        "Read bandwidth of the disk tier per GPU (a PCIe 5.0 NVMe drive reads "
-                        "about 14 GB/s; shared by the GPUs it serves).",
-                        "kv_offload", sv}),
+      num(&S::disk_bw,
+          {"scheduler.kv_offload", "disk_bw", N, 0.0, kMaxBw, "B/s", "Disk GB/s", 1e-9, "%.1f",
+           "Read bandwidth of the disk tier per GPU (a PCIe 5.0 NVMe drive reads "
+           "about 14 GB/s; shared by the GPUs it serves).",
+           "kv_offload", sv}),
   };
   return t;
 }

@@ -112,11 +112,11 @@ const std::vector<Field<MoeSpec>> &moe_fields(); // model.moe
 // serving's are serve_fields(), the tx8 modes' their own.
 const std::vector<Field<WorkloadSpec>> &workload_fields();
 const std::vector<Field<HardwareSpec>> &hardware_fields();
-const std::vector<Field<Tx8Spec>> &tx8_fields();     // hardware.tx8
-const std::vector<Field<ServeSpec>> &serve_fields(); // workload.slo and workload.scheduler
+const std::vector<Field<Tx8Spec>> &tx8_fields();              // hardware.tx8
+const std::vector<Field<ServeSpec>> &serve_fields();          // workload.slo and workload.scheduler
 const std::vector<Field<SessionsSpec>> &sessions_fields();    // workload.sessions
 const std::vector<Field<KvOffloadSpec>> &kv_offload_fields(); // workload.scheduler.kv_offload
-const std::vector<Field<LoraSpec>> &lora_fields();             // workload.lora
+const std::vector<Field<LoraSpec>> &lora_fields();            // workload.lora
 // workload.op of mode tx8-op: each row's group is the operator type it belongs to (gemm,
 // vector, flash_attention; "" for every type). The type, the fused activation, the
 // stationary operand, the loop order, the name and a fixed tiling are read by the parser.

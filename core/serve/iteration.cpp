@@ -99,7 +99,8 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
     const double r = static_cast<double>(lo->rank);
     lora_d_ = r * lora_layer_width(m, false) / t;
     lora_m_ = r * lora_layer_width(m, true) / t;
-    lora_rate_ = peak_flops(hw, Dtype::bf16) * (roofline ? 1.0 : serving_gemm_efficiency(hw, Dtype::bf16));
+    lora_rate_ =
+        peak_flops(hw, Dtype::bf16) * (roofline ? 1.0 : serving_gemm_efficiency(hw, Dtype::bf16));
   }
   const ModelParams mp = model_params(m);
   head_params_ = static_cast<double>(m.tied_embeddings ? mp.embedding : mp.head) / t;
@@ -124,7 +125,7 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
     draft_cfg_ = std::make_unique<Config>(c);
     draft_cfg_->model = draft_module(m, *sp);
     draft_cfg_->workload.serve.speculative.reset();
-    draft_cfg_->workload.serve.lora.reset(); // the adapters are the model's
+    draft_cfg_->workload.serve.lora.reset();                  // the adapters are the model's
     draft_cfg_->workload.serve.engine.iteration_overhead = 0; // the model's iteration carries it
     Layout dl = l;
     dl.pp = 1; // the draft runs beside the last stage
@@ -264,8 +265,9 @@ IterationTime IterationModel::time(const IterationLoad &x) {
   // LoRA (Punica's SGMV, S-LoRA's MBGMM): every token through its adapter's A and B, 2 r (in
   // + out) FLOPs per adapted matrix, the batch's distinct adapters read once (bf16)
   const auto lora = [&](double width) {
-    return width > 0 ? std::max(2 * all * width / ep / lora_rate_, x.lora_adapters * width * 2 / bw_)
-                     : 0.0;
+    return width > 0
+               ? std::max(2 * all * width / ep / lora_rate_, x.lora_adapters * width * 2 / bw_)
+               : 0.0;
   };
   const double lora_d = lora(lora_d_), lora_m = lora(lora_m_);
   for (const Stage &s : stages_) {
@@ -302,8 +304,8 @@ IterationTime IterationModel::time(const IterationLoad &x) {
     }
   }
   it.engine = c_.workload.serve.engine.iteration_overhead;
-  it.total =
-      it.linear + it.attention + it.elementwise + it.head + it.comm + it.draft + it.lora + it.engine;
+  it.total = it.linear + it.attention + it.elementwise + it.head + it.comm + it.draft + it.lora +
+             it.engine;
   return it;
 }
 

@@ -25,7 +25,8 @@ std::vector<KvBlocks::Segment> KvBlocks::segments(const BlockName &name, i64 n) 
     const std::vector<std::uint64_t> &h = *name.chunks;
     i64 lo = 0;
     for (std::size_t k = 0; k < h.size() && lo < n; ++k, lo += name.chunk_blocks)
-      out.push_back({(h[k] << 1) | (std::uint64_t{1} << 63), lo, std::min(n, lo + name.chunk_blocks)});
+      out.push_back(
+          {(h[k] << 1) | (std::uint64_t{1} << 63), lo, std::min(n, lo + name.chunk_blocks)});
     if (lo < n)
       out.push_back({name.lineage, lo, n});
     return out;
@@ -80,7 +81,8 @@ void KvBlocks::tier_put(int t, Line &l, i64 lo, i64 hi) {
     tier.used -= r.hi - r.lo;
     r.lo = r.hi = lo;
   }
-  const i64 nlo = r.hi > r.lo ? std::min(r.lo, lo) : lo, nhi = r.hi > r.lo ? std::max(r.hi, hi) : hi;
+  const i64 nlo = r.hi > r.lo ? std::min(r.lo, lo) : lo,
+            nhi = r.hi > r.lo ? std::max(r.hi, hi) : hi;
   tier.used += (nhi - nlo) - (r.hi - r.lo);
   r.lo = nlo;
   r.hi = nhi;
@@ -133,8 +135,7 @@ void KvBlocks::prune(std::uint64_t id) {
   if (it == lines_.end())
     return;
   const Line &l = it->second;
-  if (l.hend == l.start && l.refs.empty() && !l.in_lru && !l.tier[0].in_list &&
-      !l.tier[1].in_list)
+  if (l.hend == l.start && l.refs.empty() && !l.in_lru && !l.tier[0].in_list && !l.tier[1].in_list)
     lines_.erase(it);
 }
 

@@ -81,9 +81,9 @@ private:
   // references them all). Evicting a block is O(1), matching a prompt O(log refs).
   struct Line {
     std::uint64_t id = 0;
-    i64 start = 0, hend = 0;  // HBM holds [start, hend)
-    std::map<i64, i64> refs;  // a running request's reference: the end of its prefix (count)
-    i64 evictable = 0;        // hend - the longest reference
+    i64 start = 0, hend = 0; // HBM holds [start, hend)
+    std::map<i64, i64> refs; // a running request's reference: the end of its prefix (count)
+    i64 evictable = 0;       // hend - the longest reference
     bool in_lru = false;
     std::list<std::uint64_t>::iterator at;
     struct Range {

@@ -137,9 +137,9 @@ void draw_adapters(const ServeSpec &s, std::vector<Request> &out) {
         q.adapter = it->second;
         continue;
       }
-    q.adapter = std::min<i64>(
-        static_cast<i64>(cdf.size()) - 1,
-        std::lower_bound(cdf.begin(), cdf.end(), rng.uniform()) - cdf.begin());
+    q.adapter =
+        std::min<i64>(static_cast<i64>(cdf.size()) - 1,
+                      std::lower_bound(cdf.begin(), cdf.end(), rng.uniform()) - cdf.begin());
     if (q.stream >= 0)
       of_stream[q.stream] = q.adapter;
   }

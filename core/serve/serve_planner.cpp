@@ -103,9 +103,9 @@ ServePlanSearch::ServePlanSearch(std::vector<Config> choices, const ServePlanOpt
   // a conversation's turn sent when its previous one completes needs the instance that
   // serves both phases: no disaggregated candidates
   // (and a closed loop's clients: they are sized by the instance that serves them whole)
-  const bool chained = s0.sessions.has_value() || s0.concurrency > 0 ||
-                       std::any_of(s0.trace.begin(), s0.trace.end(),
-                                   [](const TraceRow &r) { return r.think >= 0; });
+  const bool chained =
+      s0.sessions.has_value() || s0.concurrency > 0 ||
+      std::any_of(s0.trace.begin(), s0.trace.end(), [](const TraceRow &r) { return r.think >= 0; });
   // KV tiers below HBM: without them and with the workload's (host memory costs nothing
   // here: the price per device-hour is the node's)
   std::vector<bool> offloads{false};
@@ -307,9 +307,9 @@ bool ServePlanSearch::step(i64 candidates) {
         const Config kn = s0.concurrency > 0 ? one_of(n) : k;
         const ServeResult r =
             s0.concurrency > 0
-                ? simulate_serving(kn, l,
-                                   make_requests(kn.workload, 1.0, simulated_requests(kn.workload.serve)),
-                                   1, 0, kServeIterationBudget, false)
+                ? simulate_serving(
+                      kn, l, make_requests(kn.workload, 1.0, simulated_requests(kn.workload.serve)),
+                      1, 0, kServeIterationBudget, false)
                 : simulate_serving(k, l, reqs_at(rate_ / static_cast<double>(n)), 1, 0,
                                    kServeIterationBudget, true);
         out.iterations += r.iterations;
@@ -416,11 +416,11 @@ void ServePlanSearch::verify_try() {
   k.parallel.dp = d.instances * (d.layout.ep_in_instance ? 1 : d.layout.ep);
   k.workload.serve.prefill_instances = d.prefill_instances;
   const Layout l = resolve_layout(k);
-  d.result = simulate_serving(k, l,
-                              s0.concurrency > 0
-                                  ? make_requests(k.workload, 1.0, simulated_requests(s0))
-                                  : make_requests(k.workload, rate_, verify_requests()),
-                              d.instances, d.prefill_instances);
+  d.result =
+      simulate_serving(k, l,
+                       s0.concurrency > 0 ? make_requests(k.workload, 1.0, simulated_requests(s0))
+                                          : make_requests(k.workload, rate_, verify_requests()),
+                       d.instances, d.prefill_instances);
   ++result_.simulations;
   result_.iterations += d.result.iterations;
   if (meets_slo(s0, d.result) || ++tries_ == kVerifyTries) {
@@ -453,8 +453,8 @@ ServePlanResult ServePlanSearch::finish() {
   // a pick whose whole simulation still misses the SLO after its tries is not shown as one
   // that meets it
   const ServeSpec &s0 = choices_.front().workload.serve;
-  out.rejected["verify"] += static_cast<i64>(std::erase_if(
-      found, [&](const Deployment &d) { return !meets_slo(s0, d.result); }));
+  out.rejected["verify"] += static_cast<i64>(
+      std::erase_if(found, [&](const Deployment &d) { return !meets_slo(s0, d.result); }));
   if (out.rejected["verify"] == 0)
     out.rejected.erase("verify");
   // Ranked by what the table shows under "cheapest": the cost per million output tokens of

@@ -25,9 +25,9 @@ struct Deployment {
   Layout layout; // one instance (dp = 1)
   i64 max_batch = 0, chunk = 0;
   bool disaggregated = false;
-  i64 draft_tokens = 0; // speculative decoding's draft tokens (0: off)
+  i64 draft_tokens = 0;    // speculative decoding's draft tokens (0: off)
   bool kv_offload = false; // the KV tiers below HBM of workload.scheduler.kv_offload, used
-  i64 instances = 0;    // aggregated: all; disaggregated: prefill + decode
+  i64 instances = 0;       // aggregated: all; disaggregated: prefill + decode
   i64 prefill_instances = 0, decode_instances = 0;
   i64 devices = 0;
   double cost_per_hour = 0;
@@ -87,7 +87,7 @@ private:
     i64 tp = 1, adp = 1, pp = 1, ep = 1, max_batch = 0, chunk = 0;
     bool disagg = false;
     i64 draft_tokens = 0; // speculative decoding's k (0: off)
-    bool offload = false;  // the workload's KV tiers below HBM (searched: off and on)
+    bool offload = false; // the workload's KV tiers below HBM (searched: off and on)
   };
   std::vector<Config> choices_;
   ServePlanOptions o_;

@@ -291,9 +291,7 @@ public:
   }
   bool resident(i64 a) const { return resident_.count(a) > 0; }
   // adapters the running sequences use
-  double in_use() const {
-    return static_cast<double>(resident_.size() - idle_.size());
-  }
+  double in_use() const { return static_cast<double>(resident_.size() - idle_.size()); }
 
 private:
   struct Slot {
@@ -419,10 +417,9 @@ public:
         is_static(spec.policy == SchedulerPolicy::static_batch), bs(spec.block_size),
         kv(blocks, spec.prefix_cache && r != Role::decode && !is_static, links.host_blocks,
            links.disk_blocks),
-        streams(streams), links(links),
-        adapters(spec.lora ? spec.lora->resident : 0),
-        chained(streams->chained || bool(release_to)),
-        release_to(std::move(release_to)), closed(clients > 0 || chained),
+        streams(streams), links(links), adapters(spec.lora ? spec.lora->resident : 0),
+        chained(streams->chained || bool(release_to)), release_to(std::move(release_to)),
+        closed(clients > 0 || chained),
         commit(spec.speculative ? committed_tokens(*spec.speculative) : 1.0),
         verify(spec.speculative ? 1 + spec.speculative->draft_tokens : 1) {
     if (chained) {
@@ -1059,7 +1056,7 @@ struct ServeSimulation::Impl {
   std::vector<Engine> fleet;
   std::priority_queue<std::pair<double, i64>, std::vector<std::pair<double, i64>>,
                       std::greater<>>
-      inbox; // (arrival, request) known and not placed yet
+      inbox;    // (arrival, request) known and not placed yet
   i64 turn = 0; // round-robin's next replica
   Role role = Role::both;
   std::vector<double> *arr = nullptr; // the phase's arrivals
@@ -1291,9 +1288,8 @@ void ServeSimulation::Impl::start_routed() {
   fleet.reserve(static_cast<std::size_t>(instances));
   for (i64 k = 0; k < instances; ++k)
     fleet.emplace_back(s, res.memory.kv_blocks, Role::both, std::vector<i64>{}, &arrive, &streams,
-                       links, 0, [this](i64 id) {
-                         inbox.emplace(arrive[static_cast<std::size_t>(id)], id);
-                       });
+                       links, 0,
+                       [this](i64 id) { inbox.emplace(arrive[static_cast<std::size_t>(id)], id); });
   // A closed loop's clients start over one cycle (client_stagger), a replica's share of them
   // spread as the unrouted engines' are; the opening burst of a counted warm-up starts at 0.
   const i64 per = clients > 0 ? (clients + instances - 1) / instances : 0;
@@ -1335,7 +1331,8 @@ std::size_t ServeSimulation::Impl::choose(i64 id) {
   for (const Engine &e : fleet)
     most = std::max(most, e.load());
   const i64 fewest = fleet[least].load();
-  if (most - fewest > kBalanceAbs && static_cast<double>(most) > kBalanceRel * static_cast<double>(fewest))
+  if (most - fewest > kBalanceAbs &&
+      static_cast<double>(most) > kBalanceRel * static_cast<double>(fewest))
     return least;
   const auto i = static_cast<std::size_t>(id);
   const i64 limit = (reqs[i].prompt - 1) / s.block_size;
@@ -1356,7 +1353,8 @@ std::size_t ServeSimulation::Impl::choose(i64 id) {
   // (adapter-aware routing; S-LoRA and Punica place requests where their adapter is)
   std::size_t with = n;
   for (std::size_t k = 0; k < n; ++k)
-    if (fleet[k].has_adapter(reqs[i].adapter) && (with == n || fleet[k].load() < fleet[with].load()))
+    if (fleet[k].has_adapter(reqs[i].adapter) &&
+        (with == n || fleet[k].load() < fleet[with].load()))
       with = k;
   return with < n && fleet[with].load() - fewest <= kBalanceAbs ? with : least;
 }
@@ -1436,8 +1434,8 @@ void ServeSimulation::Impl::make_streams() {
     streams.adapter[i] = reqs[i].adapter;
   if (const auto &lo = s.lora) { // an adapter comes from host memory over the host link
     links.adapter_bytes = res.memory.lora / static_cast<double>(lo->resident);
-    links.adapter_bw = s.kv_offload && s.kv_offload->host_bw > 0 ? s.kv_offload->host_bw
-                                                                  : c.cluster.host_bw;
+    links.adapter_bw =
+        s.kv_offload && s.kv_offload->host_bw > 0 ? s.kv_offload->host_bw : c.cluster.host_bw;
     if (links.adapter_bw <= 0)
       throw ConfigError("workload.lora", "adapters load from host memory over the cluster's "
                                          "host link: give cluster.host_bw");
@@ -1728,11 +1726,10 @@ double ServeSimulation::progress() const {
   if (m.finished)
     return 1;
   if (m.routed) // requests completed
-    return std::min(0.999, static_cast<double>(std::count_if(m.tr.begin(), m.tr.end(),
-                                                             [](const Track &r) {
-                                                               return r.finish >= 0;
-                                                             })) /
-                               static_cast<double>(std::max<std::size_t>(1, m.tr.size())));
+    return std::min(
+        0.999, static_cast<double>(std::count_if(m.tr.begin(), m.tr.end(),
+                                                 [](const Track &r) { return r.finish >= 0; })) /
+                   static_cast<double>(std::max<std::size_t>(1, m.tr.size())));
   return std::min(0.999, static_cast<double>(m.engines_done) /
                              static_cast<double>(std::max<i64>(1, m.engines_total)));
 }
