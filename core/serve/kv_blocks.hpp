@@ -47,7 +47,6 @@ public:
   // given back); host_blocks / disk_blocks: the tiers' capacities in blocks (0: none).
   KvBlocks(i64 blocks, bool reuse, i64 host_blocks = 0, i64 disk_blocks = 0);
 
-  i64 total() const { return total_; }
   // Blocks an allocation may take: never used, and cached ones no request references.
   i64 free() const { return raw_ + evictable_; }
   i64 used() const { return total_ - free(); }
@@ -55,8 +54,6 @@ public:
 
   // n blocks taken by a request (evicting the least recently used cached blocks, down a tier).
   void take(i64 n);
-  // n blocks a request held privately, given back.
-  void give(i64 n) { raw_ += n; }
 
   // The leading blocks of `name` found, at most `limit`: each block in the first tier that
   // holds it, up to the first block none holds.
