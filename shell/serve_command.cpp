@@ -129,6 +129,8 @@ int run_serve_plan(const std::vector<Config> &choices, int top, bool json_out, s
        << ", TPOT " << (s.slo_tpot > 0 ? ms(s.slo_tpot) : "-") << " for "
        << units::percent(s.slo_attainment) << " of requests\n\n";
     table_of(deployment_table(r)).print(os);
+    if (const std::string note = routing_note(r); !note.empty())
+      os << "\n" << note << "\n";
     os << "\n"
        << r.candidates << " candidates, " << r.evaluated << " sized, " << r.feasible
        << " meet the SLO; rejected:";

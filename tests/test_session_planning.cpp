@@ -73,6 +73,75 @@ TEST_CASE("Serving planner: sessions in a closed loop, the host tier searched",
   CHECK_FALSE(plan_serving(io::planner_choices(plain), o).deployments.empty());
 }
 
+TEST_CASE("Serving planner: routing compared, the host tier sized", "[serve][planner][routing]") {
+  // 256 clients of the conversations above on tp-1 Llama-3 8B instances whose KV cache (30% of
+  // HBM, ~8 GB past the 16 GB of weights) holds a few dozen: two or more replicas, routed.
+  json c = sessions(true);
+  c["cluster"]["devices"] = 16;
+  c["parallel"]["pp"] = 1;
+  c["workload"]["concurrency"] = 256;
+  c["workload"]["slo"] = {{"ttft", 0.2}, {"tpot", 0.02}, {"attainment", 0.9}};
+  c["workload"]["scheduler"]["memory_fraction"] = 0.3;
+  ServePlanOptions o;
+  o.top = 4;
+  const ServePlanResult r = plan_serving(io::planner_choices(c), o);
+  REQUIRE_FALSE(r.deployments.empty());
+  CHECK(r.routing);
+  // the first pick of several replicas under each policy, the default (sessions kept on their
+  // replica) first, on the same instance and replica count as far as the default needed
+  REQUIRE(r.routing_trials.size() == 4);
+  const Routing order[] = {Routing::none, Routing::prefix_aware, Routing::least_loaded,
+                           Routing::round_robin};
+  const Deployment &sticky = r.routing_trials[0];
+  CHECK(sticky.instances >= 2);
+  CHECK(meets_slo(sticky.config.workload.serve, sticky.result));
+  for (std::size_t i = 0; i < 4; ++i) {
+    const Deployment &t = r.routing_trials[i];
+    INFO(i);
+    CHECK(t.config.workload.serve.routing == order[i]);
+    CHECK(t.max_batch == sticky.max_batch);
+    CHECK(t.chunk == sticky.chunk);
+    CHECK(t.instances <= sticky.instances); // never grown past the default's replicas
+  }
+  // round-robin sends a conversation's turns to replicas that hold none of it: fewer hits
+  // than keeping the session on its replica
+  CHECK(r.routing_trials[3].result.cache.hit_rate < sticky.result.cache.hit_rate);
+  const json j = io::to_json(r);
+  CHECK(j["routing_compared"].size() == 4);
+  CHECK(j["routing_compared"][3]["routing"] == "round_robin");
+  bool sized = false;
+  for (const Deployment &d : r.deployments) {
+    const ServeSpec &s = d.config.workload.serve;
+    INFO(d.instances << " replicas, " << (s.kv_offload ? s.kv_offload->host_bytes : 0) << " B");
+    CHECK(meets_slo(s, d.result));
+    // the configuration is the deployment: simulated again, the same result
+    CHECK(simulate_serving(d.config).attainment == Approx(d.result.attainment).epsilon(1e-12));
+    if (!s.kv_offload)
+      continue;
+    // the host tier: the configuration's 100 GB halved while the SLO holds, an eighth at least
+    const double host = s.kv_offload->host_bytes;
+    CHECK((host == 100e9 || host == 50e9 || host == 25e9 || host == 12.5e9));
+    if (host == 12.5e9)
+      continue;
+    sized = sized || host < 100e9;
+    Config half = d.config; // the next halving misses the SLO on the same replicas
+    half.workload.serve.kv_offload->host_bytes = host / 2;
+    CHECK_FALSE(meets_slo(s, simulate_serving(half)));
+  }
+  CHECK(sized);
+  // the launch names the router for the planned policy
+  const Deployment &d = r.deployments.front();
+  CHECK_THAT(io::launch_export(d.config, resolve_layout(d.config), "vllm"),
+             Catch::Contains("SGLang's model gateway --policy"));
+  // a policy set in the configuration is the one verified: nothing compared
+  c["workload"]["routing"] = "prefix_aware";
+  const ServePlanResult set = plan_serving(io::planner_choices(c), o);
+  CHECK_FALSE(set.routing);
+  CHECK(set.routing_trials.empty());
+  for (const Deployment &x : set.deployments)
+    CHECK(x.config.workload.serve.routing == Routing::prefix_aware);
+}
+
 TEST_CASE("Exports carry prefix caching and the KV tiers", "[serve][export][prefix]") {
   const auto launch = [](const json &j, const char *format) {
     const Config c = io::parse_config(j);

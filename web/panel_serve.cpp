@@ -287,6 +287,8 @@ void draw_deployments_panel(AppState &s, UiState &ui) {
                " sized, " + std::to_string(r.feasible) + " meet the SLO; rejected:" + rej + "; " +
                std::to_string(r.simulations) + " simulations" +
                (su.plan_seconds > 0 ? " in " + units::seconds(su.plan_seconds) : ""));
+  if (const std::string note = routing_note(r); !note.empty())
+    ui::text_dim_wrapped(note);
   if (su.plan_key != s.config_key())
     ui::text_colored(ui::color::warn, "The configuration changed since this plan.");
   if (r.deployments.empty()) {

@@ -550,6 +550,28 @@ struct ServingLaunch {
   void add(const std::string &v) { args.push_back(v); }
 };
 
+// The load balancer in front of the replicas, by workload.routing, as SGLang's model gateway
+// (sgl-model-gateway; vLLM's router is its fork) names its policies.
+std::string router_note(const ServeSpec &s, i64 replicas) {
+  const std::string front = "route the " + std::to_string(replicas) + " replicas ";
+  switch (s.routing) {
+  case Routing::prefix_aware:
+    return front + "by cached prefix, as planned: SGLang's model gateway --policy cache_aware "
+                   "(its defaults --cache-threshold 0.3 --balance-abs-threshold 64 "
+                   "--balance-rel-threshold 1.5)";
+  case Routing::round_robin:
+    return front + "in turn: SGLang's model gateway --policy round_robin";
+  case Routing::least_loaded:
+    return front + "to the one with the fewest requests outstanding (NGINX least_conn)";
+  case Routing::none:
+    break;
+  }
+  if (s.sessions || s.concurrency > 0)
+    return front + "keeping each session or client on one replica, as planned: SGLang's model "
+                   "gateway --policy consistent_hashing on a session header";
+  return front + "at random, as planned: SGLang's model gateway --policy random";
+}
+
 ServingLaunch serving_launch(const Config &c, const Layout &l) {
   const ModelSpec &m = c.model;
   const WorkloadSpec &w = c.workload;
@@ -584,6 +606,8 @@ ServingLaunch serving_launch(const Config &c, const Layout &l) {
                              " (max_position_embeddings), which the engine will not exceed; the "
                              "workload's longest request, " +
                              s(x.longest) + " tokens, is longer: the engine rejects such requests");
+  if (w.mode == Mode::serve && x.replicas > 1 && w.serve.prefill_instances == 0)
+    x.shared_notes.push_back(router_note(w.serve, x.replicas));
   if (w.mode == Mode::serve && w.serve.prefill_instances > 0)
     x.shared_notes.push_back(
         "disaggregated: " + s(w.serve.prefill_instances) + " of the " + s(x.replicas) +

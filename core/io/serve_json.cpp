@@ -1,6 +1,7 @@
 #include "core/io/serve_json.hpp"
 
 #include "core/io/readers.hpp"
+#include "core/schema/choices.hpp"
 
 #include "core/parallel/layout.hpp"
 
@@ -117,6 +118,7 @@ json to_json(const ServePlanResult &r) {
               {"scheduler", {{"max_batch", d.max_batch}, {"chunk", d.chunk}}},
               {"draft_tokens", d.draft_tokens},
               {"kv_offload", d.kv_offload},
+              {"routing", schema::choice_name(w.serve.routing)},
               {"disaggregated", d.disaggregated},
               {"replicas", d.instances},
               {"prefill_instances", d.prefill_instances},
@@ -131,7 +133,14 @@ json to_json(const ServePlanResult &r) {
   json rej = json::object();
   for (const auto &[k, v] : r.rejected)
     rej[k] = v;
+  json trials = json::array(); // the routing policies compared on the first pick
+  for (const Deployment &d : r.routing_trials)
+    trials.push_back({{"routing", schema::choice_name(d.config.workload.serve.routing)},
+                      {"replicas", d.instances},
+                      {"attainment", d.result.attainment},
+                      {"meets_slo", meets_slo(d.config.workload.serve, d.result)}});
   return {{"deployments", deps},
+          {"routing_compared", trials},
           {"stats",
            {{"candidates", r.candidates},
             {"evaluated", r.evaluated},

@@ -52,6 +52,17 @@ std::string gemm_text(const std::optional<EngineSpec::SmallGemm> &g, const Workl
          units::format("%.0f%%", 100 * g->bw_efficiency) + " of HBM";
 }
 
+// The routing policy; unset, a session or a client stays on one replica ("sticky") and other
+// requests go at random.
+std::string routing_label(const ServeSpec &s) {
+  if (s.routing != Routing::none)
+    return schema::choice_name(s.routing);
+  const bool streams = s.sessions || s.concurrency > 0 ||
+                       std::any_of(s.trace.begin(), s.trace.end(),
+                                   [](const TraceRow &r) { return !r.session.empty(); });
+  return streams ? "sticky" : "random";
+}
+
 } // namespace
 
 std::string engine_label(const EngineSpec &e) {
@@ -297,6 +308,8 @@ ReportTable deployment_table(const ServePlanResult &r) {
     t.columns.insert(t.columns.begin() + 7, {"draft", "draft k"});
   if (r.kv_tiers) // the KV tiers, before the split
     t.columns.insert(t.columns.end() - 8, {"kv_tiers", "KV tiers", {}, {}, true});
+  if (r.routing) // the routing policy, after the split
+    t.columns.insert(t.columns.end() - 7, {"routing", "routing", {}, {}, true});
   if (r.prefix_reuse)
     t.columns.push_back({"hit_rate", "cache hits", Unit::percent, Better::higher});
   i64 i = 0;
@@ -329,17 +342,43 @@ ReportTable deployment_table(const ServePlanResult &r) {
       cells.insert(cells.begin() + 7, x.draft_tokens > 0
                                           ? ReportCell{str(x.draft_tokens), d(x.draft_tokens)}
                                           : ReportCell{"off", 0});
-    if (r.kv_tiers) {
+    const ServeSpec &sv = x.config.workload.serve;
+    if (r.kv_tiers) { // the host tier with its size per GPU (the planner halves it)
       std::string tiers = "hbm";
       for (const ServeCache::Tier &k : x.result.cache.tiers)
         if (k.tier != "hbm")
           tiers += "+" + k.tier;
-      cells.insert(cells.end() - 8, ReportCell{tiers, x.kv_offload ? 1.0 : 0.0});
+      if (sv.kv_offload && sv.kv_offload->host_bytes > 0)
+        tiers += " " + units::format("%.3g GB", sv.kv_offload->host_bytes / 1e9);
+      cells.insert(cells.end() - 8,
+                   ReportCell{tiers, sv.kv_offload ? sv.kv_offload->host_bytes : 0.0});
     }
+    if (r.routing) // one replica: nothing to route
+      cells.insert(cells.end() - 7,
+                   words(x.instances > 1 && !x.disaggregated ? routing_label(sv) : "-"));
     if (r.prefix_reuse)
       cells.push_back(cell(x.result.cache.hit_rate, Unit::percent));
   }
   return t;
+}
+
+std::string routing_note(const ServePlanResult &r) {
+  if (r.routing_trials.empty())
+    return "";
+  const Deployment &d = r.routing_trials.front();
+  std::string s = "Routing compared on " + str(d.instances) + " replicas of " +
+                  instance_label(d.layout) + " (batch " + str(d.max_batch) + ", chunk " +
+                  str(d.chunk) + (d.kv_offload ? ", hbm+host" : "") + "), requests within the SLO:";
+  for (std::size_t i = 0; i < r.routing_trials.size(); ++i) {
+    const Deployment &x = r.routing_trials[i];
+    s += std::string(i ? ", " : " ") + routing_label(x.config.workload.serve) + " " +
+         units::percent(x.result.attainment);
+    if (x.instances != d.instances)
+      s += " on " + str(x.instances) + " replicas";
+    if (meets_slo(x.config.workload.serve, x.result))
+      s += " (meets it)";
+  }
+  return s + ".";
 }
 
 } // namespace rl

@@ -36,4 +36,9 @@ ReportTable serve_sweep_table(const LoadSweep &sweep);
 // devices $/h $/M tokens TTFT p90 TPOT p90 SLO met tokens/s.
 ReportTable deployment_table(const ServePlanResult &r);
 
+// The routing policies compared on the planner's first pick (ServePlanResult::routing_trials):
+// "Routing on 13 replicas of tp8 pp1 (batch 64, chunk 512): sticky meets the SLO (92.8%), ..."
+// ("" when none were compared).
+std::string routing_note(const ServePlanResult &r);
+
 } // namespace rl

@@ -25,6 +25,18 @@ bool cheaper(const Deployment &a, const Deployment &b) {
   return a.devices < b.devices;
 }
 
+// The same instance on the same hardware, engine and precision, split and KV tiers: the
+// deployments of one candidate but for max batch, chunk, replicas and routing.
+bool same_instance(const Deployment &a, const Deployment &b) {
+  const WorkloadSpec &aw = a.config.workload, &bw = b.config.workload;
+  return a.hardware == b.hardware && a.cluster == b.cluster &&
+         aw.serve.engine.name == bw.serve.engine.name && aw.weight_dtype == bw.weight_dtype &&
+         aw.precision == bw.precision && a.layout.tp == b.layout.tp && a.layout.pp == b.layout.pp &&
+         a.layout.ep == b.layout.ep && a.layout.attention_dp == b.layout.attention_dp &&
+         a.disaggregated == b.disaggregated && a.draft_tokens == b.draft_tokens &&
+         a.kv_offload == b.kv_offload;
+}
+
 // The fewest instances n in [lo, hi] with ok(n), assuming ok is monotone in n; nullopt
 // when even hi fails. Doubling from lo, then bisection.
 template <class F> std::optional<i64> fewest(i64 hi, F ok) {
@@ -59,7 +71,13 @@ i64 fewest_calls(i64 hi) {
 // The scheduler settings a candidate takes: max batch, prefill chunk.
 constexpr i64 kMaxBatches[] = {64, 256};
 constexpr i64 kChunks[] = {512, 2048};
-constexpr int kVerifyTries = 5; // a deployment's whole simulation, growing a pool 4 times
+constexpr int kVerifyTries = 5;  // a deployment's whole simulation, growing a pool 4 times
+constexpr int kTierHalvings = 3; // the host tier of a shown pick: down to an eighth
+// The policies compared (ServePlanResult::routing): the default first (a session kept on its
+// replica, other requests at random), then SGLang's cache-aware router and the two it falls
+// back on.
+constexpr Routing kRoutings[] = {Routing::none, Routing::prefix_aware, Routing::least_loaded,
+                                 Routing::round_robin};
 
 // The field that makes a request's simulation long: the trace, the outputs or the prompts.
 const char *longest_field(const WorkloadSpec &w, i64 chunk) {
@@ -114,6 +132,9 @@ ServePlanSearch::ServePlanSearch(std::vector<Config> choices, const ServePlanOpt
     result_.kv_tiers = true;
   }
   result_.prefix_reuse = s0.prefix_cache && shares_prefixes(s0);
+  // Routing matters where a replica holds what a request needs (cached prefixes, adapters):
+  // compared at the verification unless the configuration names a policy
+  result_.routing = s0.routing == Routing::none && (result_.prefix_reuse || s0.lora.has_value());
   std::vector<i64> drafts{0};
   if (const auto &sp = s0.speculative) {
     result_.speculative = true;
@@ -191,7 +212,8 @@ void ServePlanSearch::check_work() const {
     pools += x.disagg ? 2 : 1;
   const double sizing = static_cast<double>(std::min(pools, 2 * o_.candidate_budget) *
                                             fewest_calls(o_.max_instances));
-  const double checks = static_cast<double>(3 * o_.top * kVerifyTries);
+  const double checks = static_cast<double>(3 * o_.top * kVerifyTries +
+                                            (result_.kv_tiers ? o_.top * kTierHalvings : 0));
   const ServeWork one = serve_work(w, sim_requests()), whole = serve_work(w, verify_requests());
   const double work = sizing * one.units() + checks * whole.units();
   if (work > kServePlanWork)
@@ -375,19 +397,48 @@ bool ServePlanSearch::step(i64 candidates) {
   }
   if (next_ < space_.size())
     return false;
-  // then the picks verified whole, one simulation a call (a page frame stays short)
+  // then the picks verified whole, then their host tiers sized, one simulation a call (a page
+  // frame stays short)
   if (!verify_started_)
     begin_verify();
-  if (verified_ < verify_.size() && candidates > 0)
-    verify_try();
-  return verified_ >= verify_.size();
+  if (verified_ < verify_.size()) {
+    if (candidates > 0)
+      verify_try();
+    return false;
+  }
+  if (!tiers_started_)
+    begin_tiers();
+  if (tiered_ < tier_queue_.size() && candidates > 0)
+    tier_try();
+  return tiered_ >= tier_queue_.size();
 }
 
 double ServePlanSearch::progress() const {
   const double verify = static_cast<double>(verify_started_ ? verify_.size() : 3 * o_.top);
-  const double total = static_cast<double>(space_.size()) + verify;
-  return total > 0 ? (static_cast<double>(next_) + static_cast<double>(verified_)) / total : 1.0;
+  const double tiers = static_cast<double>(
+      tiers_started_ ? tier_queue_.size()
+                     : (result_.kv_tiers ? static_cast<std::size_t>(o_.top) : 0));
+  const double total = static_cast<double>(space_.size()) + verify + tiers;
+  const double done = static_cast<double>(next_ + verified_ + tiered_);
+  return total > 0 ? done / total : 1.0;
 }
+
+namespace {
+
+// The order of the table: the cost per million output tokens of the whole simulation (equal
+// $/h can serve the rate at different simulated throughputs); without a price (0 $/M for all),
+// by devices; ties to the lower p90 TTFT, then p90 TPOT.
+bool ranks_before(const Deployment &a, const Deployment &b) {
+  if (a.cost_per_million_tokens != b.cost_per_million_tokens)
+    return a.cost_per_million_tokens < b.cost_per_million_tokens;
+  if (cheaper(a, b) || cheaper(b, a))
+    return cheaper(a, b);
+  if (a.result.ttft.p90 != b.result.ttft.p90)
+    return a.result.ttft.p90 < b.result.ttft.p90;
+  return a.result.tpot.p90 < b.result.tpot.p90;
+}
+
+} // namespace
 
 // The deployments to verify: the cheapest first (devices when no price; then the higher output
 // rate of the sizing runs, which ranks the many deployments of one price by their likely cost
@@ -401,8 +452,47 @@ void ServePlanSearch::begin_verify() {
     return a.sized_tokens_per_s > b.sized_tokens_per_s;
   };
   std::stable_sort(verify_.begin(), verify_.end(), first);
-  if (static_cast<i64>(verify_.size()) > 3 * o_.top)
-    verify_.resize(static_cast<std::size_t>(3 * o_.top));
+  // The first pick of each instance (its max batch and chunk aside) of several aggregated
+  // replicas under every routing policy compared, as far as the 3 x top verifications go (one
+  // replica, or a disaggregated pair, is not routed); a policy's verdict is the instance's.
+  const std::size_t most = static_cast<std::size_t>(3 * o_.top);
+  std::vector<Deployment> picks;
+  for (const Deployment &d : verify_) {
+    const bool compare = result_.routing && !d.disaggregated && d.instances > 1 &&
+                         std::none_of(picks.begin(), picks.end(),
+                                      [&](const Deployment &x) { return same_instance(x, d); });
+    const std::size_t from = picks.size();
+    for (const Routing r : kRoutings) {
+      if (picks.size() == most || (r != Routing::none && !compare))
+        break;
+      picks.push_back(d);
+      if (result_.routing)
+        picks.back().config.workload.serve.routing = r;
+    }
+    if (compare && trials_to_ == 0) { // the first compared: its verdicts shown
+      trials_from_ = from;
+      trials_to_ = picks.size();
+    }
+  }
+  verify_ = std::move(picks);
+}
+
+// A deployment simulated whole at the full rate and request count (closed loop: all its
+// clients), its instances and routing as they stand; `probe`: one whose miss is discarded,
+// stopped as soon as the SLO attainment is out of reach (an open loop's: a closed loop's
+// attainment leaves its warm-up out, which is known at the end).
+ServeResult ServePlanSearch::simulate_whole(Deployment &d, bool probe) const {
+  Config &k = d.config;
+  const ServeSpec &s0 = choices_.front().workload.serve;
+  k.cluster.devices = d.devices;
+  k.parallel.dp = d.instances * (d.layout.ep_in_instance ? 1 : d.layout.ep);
+  k.workload.serve.prefill_instances = d.prefill_instances;
+  const Layout l = resolve_layout(k);
+  return simulate_serving(
+      k, l,
+      s0.concurrency > 0 ? make_requests(k.workload, 1.0, simulated_requests(s0))
+                         : make_requests(k.workload, rate_, verify_requests()),
+      d.instances, d.prefill_instances, kServeIterationBudget, probe && s0.concurrency == 0);
 }
 
 // One whole-deployment simulation of the next pick, at the full rate and request count: when
@@ -410,27 +500,30 @@ void ServePlanSearch::begin_verify() {
 // by one instance and the pick is simulated again, up to kVerifyTries times.
 void ServePlanSearch::verify_try() {
   Deployment &d = verify_[verified_];
-  Config &k = d.config;
+  const Config &k = d.config;
   const ServeSpec &s0 = choices_.front().workload.serve;
-  k.cluster.devices = d.devices;
-  k.parallel.dp = d.instances * (d.layout.ep_in_instance ? 1 : d.layout.ep);
-  k.workload.serve.prefill_instances = d.prefill_instances;
-  const Layout l = resolve_layout(k);
-  d.result =
-      simulate_serving(k, l,
-                       s0.concurrency > 0 ? make_requests(k.workload, 1.0, simulated_requests(s0))
-                                          : make_requests(k.workload, rate_, verify_requests()),
-                       d.instances, d.prefill_instances);
+  // A policy compared with the default (which is verified first, then each policy on the same
+  // pick) grows as the default does, one replica a try, up to the default's final count: past
+  // it, the default serves the same pick on fewer GPUs.
+  const bool compared = k.workload.serve.routing != s0.routing;
+  d.result = simulate_whole(d, compared);
   ++result_.simulations;
   result_.iterations += d.result.iterations;
-  if (meets_slo(s0, d.result) || ++tries_ == kVerifyTries) {
+  if (!compared)
+    default_instances_ = d.instances;
+  if (meets_slo(s0, d.result) || ++tries_ == kVerifyTries ||
+      (compared && d.instances >= default_instances_)) {
     // per million output tokens: the simulation's own figure (ServeResult), one definition
     d.cost_per_million_tokens = d.result.cost_per_million_tokens;
+    if (verified_ >= trials_from_ && verified_ < trials_to_)
+      result_.routing_trials.push_back(d);
     ++verified_;
     tries_ = 0;
     return;
   }
-  if (!d.disaggregated) // routed, a replica's share is not what sizing saw: half again a try
+  // Routed by the configuration's policy, a replica's share is not what sizing saw: half again
+  // a try.
+  if (!d.disaggregated)
     d.instances += s0.routing != Routing::none ? std::max<i64>(1, d.instances / 2) : 1;
   else if (d.result.attainment_ttft < d.result.attainment_tpot)
     d.prefill_instances += 1;
@@ -445,50 +538,61 @@ void ServePlanSearch::verify_try() {
   d.cost_per_hour = static_cast<double>(d.devices) * k.hardware.price_per_hour;
 }
 
+// The deployments shown: the verified picks that meet the SLO (a pick whose whole simulation
+// still misses it after its tries is not shown as one that meets it), ranked, twins dropped,
+// `top` of them. Then the host tier's size (workload.scheduler.kv_offload.host_bytes is what a
+// node can give): each shown with it is tried at half its host memory, then half again
+// (kTierHalvings), on the same replicas; the smallest that still meets the SLO is kept, with
+// its simulation.
+void ServePlanSearch::begin_tiers() {
+  tiers_started_ = true;
+  const ServeSpec &s0 = choices_.front().workload.serve;
+  std::vector<Deployment> found = verify_;
+  const auto missed =
+      std::erase_if(found, [&](const Deployment &d) { return !meets_slo(s0, d.result); });
+  if (missed > 0)
+    result_.rejected["verify"] += static_cast<i64>(missed);
+  std::stable_sort(found.begin(), found.end(), ranks_before);
+  // A larger max batch or chunk that never binds gives the same deployment: keep the first.
+  for (Deployment &d : found) {
+    const bool twin = std::any_of(shown_.begin(), shown_.end(), [&](const Deployment &x) {
+      return same_instance(x, d) && x.instances == d.instances &&
+             x.prefill_instances == d.prefill_instances &&
+             x.config.workload.serve.routing == d.config.workload.serve.routing &&
+             x.result.ttft.p90 == d.result.ttft.p90 && x.result.tpot.p90 == d.result.tpot.p90 &&
+             x.result.e2e.mean == d.result.e2e.mean;
+    });
+    if (!twin && static_cast<i64>(shown_.size()) < o_.top)
+      shown_.push_back(std::move(d));
+  }
+  for (std::size_t i = 0; i < shown_.size(); ++i)
+    if (shown_[i].kv_offload && shown_[i].config.workload.serve.kv_offload->host_bytes > 0)
+      tier_queue_.push_back(i);
+}
+
+void ServePlanSearch::tier_try() {
+  Deployment half = shown_[tier_queue_[tiered_]];
+  half.config.workload.serve.kv_offload->host_bytes /= 2;
+  half.result = simulate_whole(half, true);
+  ++result_.simulations;
+  result_.iterations += half.result.iterations;
+  const bool met = meets_slo(choices_.front().workload.serve, half.result);
+  if (met) {
+    half.cost_per_million_tokens = half.result.cost_per_million_tokens;
+    shown_[tier_queue_[tiered_]] = std::move(half);
+  }
+  if (!met || ++halvings_ == kTierHalvings) {
+    ++tiered_;
+    halvings_ = 0;
+  }
+}
+
 ServePlanResult ServePlanSearch::finish() {
   while (!step(1)) { // what the steps have not done yet
   }
   ServePlanResult out = result_;
-  std::vector<Deployment> found = verify_;
-  // a pick whose whole simulation still misses the SLO after its tries is not shown as one
-  // that meets it
-  const ServeSpec &s0 = choices_.front().workload.serve;
-  out.rejected["verify"] += static_cast<i64>(
-      std::erase_if(found, [&](const Deployment &d) { return !meets_slo(s0, d.result); }));
-  if (out.rejected["verify"] == 0)
-    out.rejected.erase("verify");
-  // Ranked by what the table shows under "cheapest": the cost per million output tokens of
-  // the whole simulation (equal $/h can serve the rate at different simulated throughputs);
-  // without a price (0 $/M for all), by devices; ties to the lower p90 TTFT, then p90 TPOT.
-  std::stable_sort(found.begin(), found.end(), [&](const Deployment &a, const Deployment &b) {
-    if (a.cost_per_million_tokens != b.cost_per_million_tokens)
-      return a.cost_per_million_tokens < b.cost_per_million_tokens;
-    if (cheaper(a, b) || cheaper(b, a))
-      return cheaper(a, b);
-    if (a.result.ttft.p90 != b.result.ttft.p90)
-      return a.result.ttft.p90 < b.result.ttft.p90;
-    return a.result.tpot.p90 < b.result.tpot.p90;
-  });
-  // A larger max batch or chunk that never binds gives the same deployment: keep the first.
-  std::vector<Deployment> distinct;
-  for (Deployment &d : found) {
-    const bool twin = std::any_of(distinct.begin(), distinct.end(), [&](const Deployment &x) {
-      const WorkloadSpec &xw = x.config.workload, &dw = d.config.workload;
-      return x.hardware == d.hardware && x.cluster == d.cluster &&
-             xw.serve.engine.name == dw.serve.engine.name && xw.weight_dtype == dw.weight_dtype &&
-             xw.precision == dw.precision && x.layout.tp == d.layout.tp &&
-             x.layout.pp == d.layout.pp && x.layout.ep == d.layout.ep &&
-             x.layout.attention_dp == d.layout.attention_dp && x.disaggregated == d.disaggregated &&
-             x.instances == d.instances && x.prefill_instances == d.prefill_instances &&
-             x.result.ttft.p90 == d.result.ttft.p90 && x.result.tpot.p90 == d.result.tpot.p90 &&
-             x.result.e2e.mean == d.result.e2e.mean;
-    });
-    if (!twin)
-      distinct.push_back(std::move(d));
-  }
-  if (static_cast<i64>(distinct.size()) > o_.top)
-    distinct.resize(static_cast<std::size_t>(o_.top));
-  out.deployments = std::move(distinct);
+  out.deployments = shown_;
+  std::stable_sort(out.deployments.begin(), out.deployments.end(), ranks_before);
   return out;
 }
 

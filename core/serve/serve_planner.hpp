@@ -6,7 +6,10 @@
 // and under workload.speculative its draft tokens (0, off, to 4, and the configuration's). For
 // each candidate instance it finds the fewest instances N whose simulation (each instance at rate /
 // N, Poisson splitting) meets the SLO attainment; disaggregated pools are sized apart (prefill for
-// TTFT, decode for TPOT). Ranked by cost per million output tokens (price per device-hour
+// TTFT, decode for TPOT). The cheapest are then simulated whole: where requests share prefixes
+// or LoRA adapters and workload.routing is unset, under each routing policy; with the KV tiers
+// of workload.scheduler.kv_offload, the host tier of the shown picks is halved while the SLO
+// holds on the same replicas. Ranked by cost per million output tokens (price per device-hour
 // from the hardware preset), or by devices when no price is known.
 #pragma once
 
@@ -27,6 +30,7 @@ struct Deployment {
   bool disaggregated = false;
   i64 draft_tokens = 0;    // speculative decoding's draft tokens (0: off)
   bool kv_offload = false; // the KV tiers below HBM of workload.scheduler.kv_offload, used
+                           // (the host tier's size, and the routing, are in config)
   i64 instances = 0;       // aggregated: all; disaggregated: prefill + decode
   i64 prefill_instances = 0, decode_instances = 0;
   i64 devices = 0;
@@ -63,6 +67,9 @@ struct ServePlanResult {
   bool speculative = false;            // draft tokens were searched (workload.speculative)
   bool kv_tiers = false;               // KV offload was searched (workload.scheduler.kv_offload)
   bool prefix_reuse = false;           // the requests share prefixes: hit rates shown
+  bool routing = false;                // routing policies were compared (workload.routing unset)
+  // The first pick compared under each policy, as verified (met or not): the default first
+  std::vector<Deployment> routing_trials;
 };
 
 // Whether the simulated requests meet the SLO attainment (and nothing was cut short).
@@ -109,10 +116,21 @@ private:
   bool beaten(double cost, i64 devices) const;
   void begin_verify();
   void verify_try();
+  ServeResult simulate_whole(Deployment &d, bool probe = false) const;
+  void begin_tiers();
+  void tier_try();
   bool verify_started_ = false;
-  std::vector<Deployment> verify_; // the picks, cheapest first, 3 x top at most
+  std::vector<Deployment> verify_; // the picks (with their routing), cheapest first, 3 x top
   std::size_t verified_ = 0;
-  int tries_ = 0; // of the pick being verified
+  int tries_ = 0;             // of the pick being verified
+  i64 default_instances_ = 0; // the last default-routed pick's replicas, as verified
+  std::size_t trials_from_ = 0, trials_to_ = 0; // verify_'s picks kept as routing_trials
+  // The picks shown (top of them), then their host tier sized: halved while the SLO holds
+  bool tiers_started_ = false;
+  std::vector<Deployment> shown_;
+  std::vector<std::size_t> tier_queue_; // indices into shown_
+  std::size_t tiered_ = 0;
+  int halvings_ = 0; // of the pick being sized
   ServePlanResult result_;
 };
 
