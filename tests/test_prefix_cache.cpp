@@ -64,6 +64,7 @@ TEST_CASE("KV blocks: reuse, least recently used eviction tail first, tiers", "[
   CHECK(m.hbm == 0);
   CHECK(m.host == 2);
   CHECK(m.lead == 0);
+  CHECK(t.written(0) == 4); // every evicted block stored, the tier's own LRU pushing out two
   // a shared prefix: block j < shared_blocks is lineage 0's whatever the request
   CHECK(BlockName{7, 3}.key(2) == BlockName{9, 3}.key(2));
   CHECK(BlockName{7, 3}.key(3) != BlockName{9, 3}.key(3));
@@ -167,6 +168,13 @@ TEST_CASE("KV tiers: a hit from host memory costs its bytes over the host link",
   const double ttft_a1 = prefill_time(m, static_cast<double>(pa), 0);
   const double ttft_b = prefill_time(m, static_cast<double>(pb), 0);
   CHECK(r.ttft.mean == Approx((ttft_a1 + ttft_b + ttft_a2) / 3).epsilon(1e-9));
+  // the host tier's writes: whole blocks, at least those a's second turn found there, over the
+  // run's span and the link
+  const ServeCache::Tier &host = r.cache.tiers[1];
+  const double written = host.write_bw * r.simulated_s / block_bytes;
+  CHECK(written == Approx(std::round(written)).margin(1e-6));
+  CHECK(written >= host_tokens / 16);
+  CHECK(host.write_share == Approx(host.write_bw / c.cluster.host_bw).epsilon(1e-12));
   // without the host tier a's second turn recomputes what was evicted
   const ServeResult plain = simulate_serving(make("", pa, pb));
   CHECK(plain.cache.hit_rate < r.cache.hit_rate);

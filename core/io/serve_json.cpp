@@ -81,7 +81,10 @@ json to_json(const ServeResult &r) {
   if (r.cache.on) {
     json tiers = json::array();
     for (const ServeCache::Tier &k : r.cache.tiers)
-      tiers.push_back({{"tier", k.tier}, {"hit_rate", k.hit_rate}});
+      tiers.push_back({{"tier", k.tier},
+                       {"hit_rate", k.hit_rate},
+                       {"write_bw", k.write_bw},
+                       {"write_share", k.write_share}});
     j["cache"] = {{"hit_rate", r.cache.hit_rate},
                   {"hit_tokens", r.cache.hit_tokens},
                   {"prompt_tokens", r.cache.prompt_tokens},

@@ -84,6 +84,7 @@ void KvBlocks::tier_put(int t, Line &l, i64 lo, i64 hi) {
   const i64 nlo = r.hi > r.lo ? std::min(r.lo, lo) : lo,
             nhi = r.hi > r.lo ? std::max(r.hi, hi) : hi;
   tier.used += (nhi - nlo) - (r.hi - r.lo);
+  written_[t] += (nhi - nlo) - (r.hi - r.lo);
   r.lo = nlo;
   r.hi = nhi;
   if (r.in_list)

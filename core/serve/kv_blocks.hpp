@@ -51,6 +51,8 @@ public:
   i64 free() const { return raw_ + evictable_; }
   i64 used() const { return total_ - free(); }
   bool reuse() const { return reuse_; }
+  // Blocks written to tier t (0 host memory, 1 disk) so far: what eviction stored there.
+  i64 written(int t) const { return written_[t]; }
 
   // n blocks taken by a request (evicting the least recently used cached blocks, down a tier).
   void take(i64 n);
@@ -114,6 +116,7 @@ private:
   void prune(std::uint64_t id);
 
   i64 total_ = 0, raw_ = 0, evictable_ = 0;
+  i64 written_[2] = {0, 0};
   bool reuse_ = false;
   std::unordered_map<std::uint64_t, Line> lines_;
   std::list<std::uint64_t> lru_; // lineages with evictable blocks, least recently used first

@@ -314,7 +314,8 @@ struct EngineStats {
   i64 iterations = 0, preemptions = 0, peak_blocks = 0, dropped = 0;
   // prompt tokens of first admissions, and those of them found cached, by tier
   double prompt_tokens = 0, hit_hbm = 0, hit_host = 0, hit_disk = 0;
-  i64 missed = 0; // completed requests that missed the SLO target of their role
+  i64 written[2] = {0, 0}; // KV blocks written to host memory and disk (the tiers' stores)
+  i64 missed = 0;          // completed requests that missed the SLO target of their role
   double decode_sum = 0, area = 0;
   double block_slots = 0, kv_slots = 0; // integrals over time of allocated and used KV slots
   bool truncated = false;
@@ -401,7 +402,11 @@ struct Sooner {
 // One engine serving the requests `ids` (sorted by their arrival at this engine, `arrive`):
 // the scheduler loop of vLLM-like continuous batching, one pass per step(), so a simulation
 // can be spread over a page's frames.
+struct TierWrites;
+
 class Engine {
+  friend struct TierWrites;
+
 public:
   // clients > 0: a closed loop; the first `clients` of `order` arrive as *arrivals says (the
   // caller staggers them) and each completion releases the next think_time later (the others'
@@ -627,6 +632,14 @@ private:
   bool is_static;
   i64 bs;
   KvBlocks kv;
+  i64 counted[2] = {0, 0}; // kv.written(t) already added to the stats
+  // The tiers' writes since the last call, into the stats.
+  void count_writes(EngineStats &st) {
+    for (int t = 0; t < 2; ++t) {
+      st.written[t] += kv.written(t) - counted[t];
+      counted[t] = kv.written(t);
+    }
+  }
   const Streams *streams;
   TierLinks links;
   AdapterSlots adapters;
@@ -658,7 +671,15 @@ private:
   std::vector<i64> alloc;
 };
 
+// What an engine's step writes to the KV tiers, counted into the stats when it returns.
+struct TierWrites {
+  Engine &e;
+  EngineStats &st;
+  ~TierWrites() { e.count_writes(st); }
+};
+
 bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st, i64 &budget) {
+  const TierWrites writes{*this, st};
   if (done)
     return false;
   auto preempt = [&] { preempt_last(tr, st); };
@@ -945,6 +966,7 @@ bool Engine::admit_cached(Seq &q, const Track &r, IterationModel &model, EngineS
 
 bool Engine::decode_run(IterationModel &model, std::vector<Track> &tr, EngineStats &st,
                         i64 &budget) {
+  const TierWrites writes{*this, st};
   // speculative decoding keeps a varying number of tokens an iteration: one pass each
   if (role == Role::prefill || !waiting.empty() || running.empty() || commit != 1)
     return false;
@@ -1572,6 +1594,16 @@ ServeResult ServeSimulation::Impl::finish() const {
   res.tpot = percentiles(tpot);
   res.simulated_s = last - first_arrival;
   const double span = res.simulated_s > 0 ? res.simulated_s : 1;
+  // the tiers' stores: each chip's share of the blocks evicted to them, over the span
+  for (ServeCache::Tier &k : res.cache.tiers) {
+    const int t = k.tier == "host" ? 0 : k.tier == "disk" ? 1 : -1;
+    if (t < 0)
+      continue;
+    const double bw = t == 0 ? links.host_bw : links.disk_bw;
+    k.write_bw = static_cast<double>(st.written[t]) * links.block_bytes /
+                 (static_cast<double>(std::max<i64>(1, engines_total)) * span);
+    k.write_share = bw > 0 ? k.write_bw / bw : 0;
+  }
   res.output_tokens_per_s = out_tokens / span;
   res.requests_per_s = static_cast<double>(res.completed) / span;
   // Throughput over the steady state: tokens and completions inside the window the arrivals

@@ -69,6 +69,9 @@ struct ServeCache {
   struct Tier {
     std::string tier;
     double hit_rate = 0;
+    // host and disk: what eviction stored there, per chip, over the simulated span (B/s), and
+    // that over the tier's link (assumed to overlap the engine's work: docs/serving.md)
+    double write_bw = 0, write_share = 0;
   };
   std::vector<Tier> tiers;
 };
