@@ -154,6 +154,30 @@ TEST_CASE("serving sizing: stopping at the first sure miss gives the whole run's
   }
   CHECK(failed > 0); // the rates span both verdicts
   CHECK(passed > 0);
+  // A closed loop: a sure miss even if every request left out of the steady state (the first
+  // and last C to arrive) had been among the misses; the same verdict as the whole run.
+  failed = passed = 0;
+  for (const int clients : {2, 8, 32, 128}) {
+    INFO(clients << " clients");
+    const Config k =
+        test::serve_config(R"({"mode": "serve", "concurrency": )" + std::to_string(clients) +
+                               R"(, "requests": 600, "prompt_len": 2048, "gen_len": 128,
+      "length_dist": "exponential", "slo": {"ttft": 0.4, "tpot": 0.02}})",
+                           R"({"tp": 1})", R"({"base": "dgx-h100", "devices": 1})");
+    const auto reqs = make_requests(k.workload, 1.0, simulated_requests(k.workload.serve));
+    const ServeResult whole = simulate_serving(k, l, reqs, 1, 0);
+    const ServeResult cut = simulate_serving(k, l, reqs, 1, 0, kServeIterationBudget, true);
+    CHECK(meets_slo(k.workload.serve, cut) == meets_slo(k.workload.serve, whole));
+    (meets_slo(k.workload.serve, whole) ? passed : failed) += 1;
+    CHECK(cut.iterations <= whole.iterations);
+    // the opening burst counted (count_warmup) weights the statistics at the end: never cut
+    Config counted = k;
+    counted.workload.serve.count_warmup = true;
+    CHECK_FALSE(
+        simulate_serving(counted, l, reqs, 1, 0, kServeIterationBudget, true).stopped_at_miss);
+  }
+  CHECK(failed > 0);
+  CHECK(passed > 0);
 }
 
 TEST_CASE("serving planner in steps: the page's search (a candidate, then a verification a "

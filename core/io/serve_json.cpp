@@ -141,6 +141,7 @@ json to_json(const ServePlanResult &r) {
     trials.push_back({{"routing", schema::choice_name(d.config.workload.serve.routing)},
                       {"replicas", d.instances},
                       {"attainment", d.result.attainment},
+                      {"stopped_at_miss", d.result.stopped_at_miss},
                       {"meets_slo", meets_slo(d.config.workload.serve, d.result)}});
   return {{"deployments", deps},
           {"routing_compared", trials},

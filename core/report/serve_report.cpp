@@ -383,8 +383,11 @@ std::string routing_note(const ServePlanResult &r) {
                   str(d.chunk) + (d.kv_offload ? ", hbm+host" : "") + "), requests within the SLO:";
   for (std::size_t i = 0; i < r.routing_trials.size(); ++i) {
     const Deployment &x = r.routing_trials[i];
+    // a probe stopped at a sure miss counted only what had completed
     s += std::string(i ? ", " : " ") + routing_label(x.config.workload.serve) + " " +
-         units::percent(x.result.attainment);
+         (x.result.stopped_at_miss
+              ? "under " + units::percent(x.config.workload.serve.slo_attainment)
+              : units::percent(x.result.attainment));
     if (x.instances != d.instances)
       s += " on " + str(x.instances) + " replicas";
     if (meets_slo(x.config.workload.serve, x.result))

@@ -331,7 +331,7 @@ bool ServePlanSearch::step(i64 candidates) {
             s0.concurrency > 0
                 ? simulate_serving(
                       kn, l, make_requests(kn.workload, 1.0, simulated_requests(kn.workload.serve)),
-                      1, 0, kServeIterationBudget, false)
+                      1, 0, kServeIterationBudget, true)
                 : simulate_serving(k, l, reqs_at(rate_ / static_cast<double>(n)), 1, 0,
                                    kServeIterationBudget, true);
         out.iterations += r.iterations;
@@ -479,8 +479,7 @@ void ServePlanSearch::begin_verify() {
 
 // A deployment simulated whole at the full rate and request count (closed loop: all its
 // clients), its instances and routing as they stand; `probe`: one whose miss is discarded,
-// stopped as soon as the SLO attainment is out of reach (an open loop's: a closed loop's
-// attainment leaves its warm-up out, which is known at the end).
+// stopped as soon as the SLO attainment is out of reach.
 ServeResult ServePlanSearch::simulate_whole(Deployment &d, bool probe) const {
   Config &k = d.config;
   const ServeSpec &s0 = choices_.front().workload.serve;
@@ -488,11 +487,11 @@ ServeResult ServePlanSearch::simulate_whole(Deployment &d, bool probe) const {
   k.parallel.dp = d.instances * (d.layout.ep_in_instance ? 1 : d.layout.ep);
   k.workload.serve.prefill_instances = d.prefill_instances;
   const Layout l = resolve_layout(k);
-  return simulate_serving(
-      k, l,
-      s0.concurrency > 0 ? make_requests(k.workload, 1.0, simulated_requests(s0))
-                         : make_requests(k.workload, rate_, verify_requests()),
-      d.instances, d.prefill_instances, kServeIterationBudget, probe && s0.concurrency == 0);
+  return simulate_serving(k, l,
+                          s0.concurrency > 0
+                              ? make_requests(k.workload, 1.0, simulated_requests(s0))
+                              : make_requests(k.workload, rate_, verify_requests()),
+                          d.instances, d.prefill_instances, kServeIterationBudget, probe);
 }
 
 // One whole-deployment simulation of the next pick, at the full rate and request count: when

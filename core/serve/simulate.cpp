@@ -1211,12 +1211,26 @@ struct ServeSimulation::Impl {
     out = finish();
     finished = true;
   }
-  // Too many requests missed the SLO for its attainment to be met (finish's share of all
-  // requests, an open loop: every request counted).
+  // Closed loop: the requests left out of the steady state at each end (the first and the
+  // last C to arrive, at most a quarter of them each); 0 where every request counts.
+  i64 steady_trim() const {
+    const ServeSpec &s = c.workload.serve;
+    return s.concurrency > 0 && mode == ServeRun::aggregated && !burst
+               ? std::min(s.concurrency, static_cast<i64>(tr.size()) / 4)
+               : 0;
+  }
+  // Too many requests missed the SLO for its attainment to be met, whatever the rest do.
+  // finish() counts every request of an open loop; a closed loop's steady state leaves out
+  // k at each end (warmup_excluded), so a sure miss is one even if all 2k left out were among
+  // the misses. A closed loop whose opening burst is counted (count_warmup) is weighted at the
+  // end: never stopped.
   bool unreachable() const {
-    const double n = static_cast<double>(tr.size());
-    return n > 0 && static_cast<double>(static_cast<i64>(tr.size()) - st.missed) / n <
-                        c.workload.serve.slo_attainment;
+    const ServeSpec &s = c.workload.serve;
+    const i64 k = steady_trim();
+    if (k > 0 && s.count_warmup)
+      return false;
+    const double counted = static_cast<double>(static_cast<i64>(tr.size()) - 2 * k);
+    return counted > 0 && static_cast<double>(st.missed - 2 * k) > (1 - s.slo_attainment) * counted;
   }
   ServeResult finish() const;
   bool advance(i64 passes);
@@ -1544,13 +1558,12 @@ ServeResult ServeSimulation::Impl::finish() const {
   // (every client's first request starts together; the last ones run as the load drains), at
   // most a quarter of them at each end.
   std::vector<char> steady(tr.size(), 1);
-  if (s.concurrency > 0 && mode == ServeRun::aggregated && !burst) {
+  if (const auto k = static_cast<std::size_t>(steady_trim()); k > 0) {
     std::vector<std::size_t> by_arrival(tr.size());
     for (std::size_t i = 0; i < by_arrival.size(); ++i)
       by_arrival[i] = i;
     std::stable_sort(by_arrival.begin(), by_arrival.end(),
                      [&](std::size_t a, std::size_t b) { return tr[a].arrival < tr[b].arrival; });
-    const std::size_t k = std::min(static_cast<std::size_t>(s.concurrency), tr.size() / 4);
     for (std::size_t i = 0; i < k; ++i) {
       steady[by_arrival[i]] = 0;
       steady[by_arrival[tr.size() - 1 - i]] = 0;
@@ -1676,9 +1689,6 @@ ServeSimulation::ServeSimulation(const Config &c, const Layout &l, std::vector<R
                                  bool stop_when_missed)
     : impl_(std::make_unique<Impl>()) {
   Impl &m = *impl_;
-  if (stop_when_missed && c.workload.serve.concurrency > 0)
-    throw ConfigError("workload.concurrency",
-                      "a sizing check that stops at the first sure miss needs an open loop");
   m.stop_when_missed = stop_when_missed;
   m.c = at_power_cap(c); // under workload.power_cap_w the chip computes at the capped clock
   m.l = l;
