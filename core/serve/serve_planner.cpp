@@ -74,8 +74,8 @@ constexpr i64 kChunks[] = {512, 2048};
 constexpr int kVerifyTries = 5;  // a deployment's whole simulation, growing a pool 4 times
 constexpr int kTierHalvings = 3; // the host tier of a shown pick: down to an eighth
 // The policies compared (ServePlanResult::routing): the default first (a session kept on its
-// replica, other requests at random), then SGLang's cache-aware router and the two it falls
-// back on.
+// replica, other requests at random), then SGLang's cache-aware router, least-loaded (its
+// fallback) and round-robin.
 constexpr Routing kRoutings[] = {Routing::none, Routing::prefix_aware, Routing::least_loaded,
                                  Routing::round_robin};
 
