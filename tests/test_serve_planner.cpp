@@ -154,6 +154,20 @@ TEST_CASE("serving sizing: stopping at the first sure miss gives the whole run's
   }
   CHECK(failed > 0); // the rates span both verdicts
   CHECK(passed > 0);
+  // Exactly at the target: 9 of 10 requests far apart meet a 0.5 s TTFT, the tenth (a
+  // 60,000-token prompt, about 1.5 s of prefill on one H100) misses it: attainment 0.9 meets
+  // 0.9, so no stop (0.1 misses are not a sure miss, though 1 - 0.9 < 0.1 in floating point).
+  std::string rows;
+  for (int i = 0; i < 10; ++i)
+    rows += (i ? ", [" : "[") + std::to_string(10 * i) + (i < 9 ? ", 100, 4]" : ", 60000, 4]");
+  const Config exact = test::serve_config(R"({"mode": "serve", "trace": [)" + rows +
+                                              R"(], "slo": {"ttft": 0.5, "attainment": 0.9}})",
+                                          R"({"tp": 1})", R"({"base": "dgx-h100", "devices": 1})");
+  const auto ten = make_requests(exact.workload, 1.0, 10);
+  const ServeResult at = simulate_serving(exact, l, ten, 1, 0, kServeIterationBudget, true);
+  CHECK(at.attainment == 0.9);
+  CHECK_FALSE(at.stopped_at_miss);
+  CHECK(meets_slo(exact.workload.serve, at));
   // A closed loop: a sure miss even if every request left out of the steady state (the first
   // and last C to arrive) had been among the misses; the same verdict as the whole run.
   failed = passed = 0;

@@ -1229,8 +1229,12 @@ struct ServeSimulation::Impl {
     const i64 k = steady_trim();
     if (k > 0 && s.count_warmup)
       return false;
-    const double counted = static_cast<double>(static_cast<i64>(tr.size()) - 2 * k);
-    return counted > 0 && static_cast<double>(st.missed - 2 * k) > (1 - s.slo_attainment) * counted;
+    // the most that can still meet it over the requests counted, divided as finish() divides
+    // them (1 - attainment in floating point would call a run that meets it exactly a miss)
+    const i64 counted = static_cast<i64>(tr.size()) - 2 * k;
+    const i64 best = counted - std::max<i64>(0, st.missed - 2 * k);
+    return counted > 0 &&
+           static_cast<double>(best) / static_cast<double>(counted) < s.slo_attainment;
   }
   ServeResult finish() const;
   bool advance(i64 passes);
