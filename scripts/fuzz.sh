@@ -73,10 +73,12 @@ for t in "${targets[@]}"; do
   (cd $build/findings && "../fuzz/fuzz_$t" -max_total_time="$secs" -max_len=65536 \
     -rss_limit_mb=4096 -dict="$root/$dict" -artifact_prefix="$t-" -print_final_stats=1 \
     "../corpus/$t" >"$(basename "$runlog")" 2>&1) || rc=$?
-  mv -f "$runlog" "$log"
+  # Counted from this run's own file before it is renamed (two runs of one target side by side
+  # both rename theirs to findings/<target>.log, and read after that, one run counts twice).
   # -a: libFuzzer prints mutated dictionary entries, which may hold any byte.
-  runs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
-  cov=$(grep -ao 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 || true)
+  runs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$runlog" | grep -o '[0-9]*$' | tail -1 || true)
+  cov=$(grep -ao 'cov: [0-9]* ft: [0-9]*' "$runlog" | tail -1 || true)
+  mv -f "$runlog" "$log"
   echo "$t ${runs:-0} ${cov:-}" >>$build/runs.log
   if [ $rc -ne 0 ]; then
     echo "fuzz: $t FAILED (exit $rc) after ${runs:-?} runs; see $log and $build/findings/" >&2
