@@ -373,6 +373,16 @@ struct EngineSpec {
   // roofline. MLA models keep the roofline (their kernels were not measured).
   SmallGemm decode_attention;
   std::string decode_attention_source;
+  // The engine's MoE expert kernels (routing, permutation, the two grouped GEMMs, SwiGLU and the
+  // weighted un-permutation) where they are compute-bound: the share of the chip's peak FLOP/s at
+  // its dtype they reach, per chip (hardware preset name) and dtype (fp8_block: block-scaled FP8,
+  // fp8_recipe blockwise), fitted to measured MoE layers (docs/serving.md "MoE experts"). 0, or
+  // a chip without a fit: the chip's dense GEMM efficiency.
+  struct MoeEfficiency {
+    double bf16 = 0, fp8 = 0, fp8_block = 0, fp4 = 0;
+  };
+  std::map<std::string, MoeEfficiency> moe_on;
+  std::string moe_source;
   // How the engine sizes its KV cache from its memory fraction f (workload.scheduler
   // .memory_fraction, the engine's own argument): `hbm`, f x HBM less the weights and the
   // activations (vLLM gpu_memory_utilization); `static_pool`, f x HBM less the weights, the

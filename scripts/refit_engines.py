@@ -22,6 +22,17 @@ for e in report["engines"]:
     groups = [g["name"] for g in report["in_sample"]["groups"] if g["engine"] == e["name"]]
     p["source"] = ("ridgeline calibrate --groups docs/data/serving/groups.json: fitted to the "
                    f"{e['runs']} runs of " + "; ".join(groups))
+    # the notes' medians, in sample and left out, from the same report
+    def medians(g):
+        return f"TPOT {100 * g['tpot']['median_abs_error']:.1f}% / TTFT {100 * g['ttft']['median_abs_error']:.1f}%"
+    held = {g["name"]: g for g in report["held_out"]["groups"]}
+    text = "; ".join(f"{g['name']}: {medians(g)} in sample, {medians(held[g['name']])[5:]} "
+                     "predicted from the other groups"
+                     for g in report["in_sample"]["groups"] if g["engine"] == e["name"])
+    head = 'Median |error| (docs/serving.md "Serving calibration groups"): '
+    if head in p.get("notes", "") and " Bands:" in p["notes"]:
+        before, rest = p["notes"].split(head, 1)
+        p["notes"] = before + head + text + "." + " Bands:" + rest.split(" Bands:", 1)[1]
     open(path, "w").write(json.dumps(p, indent=2, ensure_ascii=False) + "\n")
     print(f"{e['name']}: iteration {e['iteration_overhead'] * 1e3:.3f} ms, request "
           f"{e['request_overhead'] * 1e3:.1f} ms, bands {e['tpot_uncertainty']:.3f} / "

@@ -9,6 +9,7 @@
 #include "core/io/serve_json.hpp"
 #include "core/serve/iteration.hpp"
 #include "core/serve/lora.hpp"
+#include "core/serve/requests.hpp"
 #include "core/serve/serve_planner.hpp"
 #include "core/serve/simulate.hpp"
 #include "core/time/gemm_efficiency.hpp"
@@ -287,4 +288,26 @@ TEST_CASE("LoRA serving: adapter memory, SGMV cost, slots and loads by hand", "[
           test::serve_config(R"({"mode": "serve", "trace": [{"t": 0, "prompt": 10, "gen": 2,
             "adapter": 0}]})");
         }).rfind("workload.trace[0].adapter: names an adapter: give workload.lora", 0) == 0);
+}
+
+TEST_CASE("serving: the default routing pins a trace's sessions, in the report and the launch",
+          "[serve][routing]") {
+  // Two replicas, an open-loop trace whose rows name sessions: unset, workload.routing keeps a
+  // session on its replica (core/serve/requests pins_streams); the report's routing and the
+  // launch's router note say the same (SGLang's model gateway, consistent hashing on a
+  // session header).
+  const Config c = test::serve_config(
+      R"({"mode": "serve", "trace": [{"t": 0, "prompt": 256, "gen": 8, "session": "a"},
+                                     {"t": 0.5, "prompt": 256, "gen": 8, "session": "b"}]})",
+      R"({"tp": 1})");
+  CHECK(pins_streams(c.workload.serve));
+  CHECK_THAT(io::launch_export(c, resolve_layout(c), "sglang"),
+             Catch::Contains("keeping each session or client on one replica"));
+  // without session names an open loop goes at random
+  Config plain = c;
+  for (TraceRow &r : plain.workload.serve.trace)
+    r.session.clear();
+  CHECK_FALSE(pins_streams(plain.workload.serve));
+  CHECK_THAT(io::launch_export(plain, resolve_layout(plain), "sglang"),
+             Catch::Contains("at random, as planned"));
 }

@@ -8,6 +8,7 @@
 #include "core/serve/speculative.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -440,6 +441,14 @@ json hf_config_used(const json &hf) {
   return out;
 }
 
+// The dtypes of an engine's MoE efficiencies by their JSON names (workload.engine.moe).
+namespace {
+std::array<std::pair<const char *, double *>, 4>
+moe_efficiency_fields(EngineSpec::MoeEfficiency &f) {
+  return {{{"bf16", &f.bf16}, {"fp8", &f.fp8}, {"fp8_block", &f.fp8_block}, {"fp4", &f.fp4}}};
+}
+} // namespace
+
 // A serving engine: a preset name ("vllm", or "vllm@0.10.1" naming its version) or an object
 // that may start from one ("base") and override fields.
 EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *scheduler) {
@@ -500,6 +509,23 @@ EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *sche
       }
     }
     e.gemm_source = o.opt_str("source").value_or("");
+    o.finish();
+  }
+  if (const json *g = r.opt_child("moe")) {
+    ObjectReader o(*g, r.path_of("moe"));
+    // {"on": {chip: {"bf16": share, "fp8": ..., "fp8_block": ..., "fp4": ...}}, "source"}
+    if (const json *on = o.opt_child("on")) {
+      if (!on->is_object())
+        throw ConfigError(o.path_of("on"), "must be an object of hardware preset names");
+      for (const auto &[hw, fits] : on->items()) {
+        ObjectReader h(fits, o.path_of("on") + "." + hw);
+        EngineSpec::MoeEfficiency &f = e.moe_on[hw];
+        for (auto [name, v] : moe_efficiency_fields(f))
+          *v = h.opt_num(name, 0.01, 1.0).value_or(0);
+        h.finish();
+      }
+    }
+    e.moe_source = o.opt_str("source").value_or("");
     o.finish();
   }
   if (const auto k = r.opt_str("kv_memory")) {
@@ -1648,6 +1674,15 @@ json to_json(const WorkloadSpec &w) {
         gemm["source"] = s.engine.gemm_source;
       if (!gemm.empty())
         e["gemm"] = gemm;
+      json moe = json::object();
+      for (auto [hw, f] : s.engine.moe_on)
+        for (auto [name, v] : moe_efficiency_fields(f))
+          if (*v > 0)
+            moe["on"][hw][name] = *v;
+      if (!moe.empty() && !s.engine.moe_source.empty())
+        moe["source"] = s.engine.moe_source;
+      if (!moe.empty())
+        e["moe"] = moe;
       if (!s.engine.version.empty())
         e["version"] = s.engine.version;
       if (!s.engine.source.empty())

@@ -566,7 +566,7 @@ std::string router_note(const ServeSpec &s, i64 replicas) {
   case Routing::none:
     break;
   }
-  if (s.sessions || s.concurrency > 0)
+  if (pins_streams(s))
     return front + "keeping each session or client on one replica, as planned: SGLang's model "
                    "gateway --policy consistent_hashing on a session header";
   return front + "at random, as planned: SGLang's model gateway --policy random";

@@ -2,6 +2,7 @@
 
 #include "core/io/units.hpp"
 #include "core/report/cells.hpp"
+#include "core/serve/requests.hpp"
 #include "core/schema/choices.hpp"
 
 #include <algorithm>
@@ -52,6 +53,16 @@ std::string gemm_text(const std::optional<EngineSpec::SmallGemm> &g, const Workl
          units::format("%.0f%%", 100 * g->bw_efficiency) + " of HBM";
 }
 
+// Which MoE expert time the iteration used: the engine's measured kernels or the dense GEMMs'.
+std::string moe_text(const Config &c, const ServeResult &r) {
+  if (!c.model.moe || c.workload.serve.engine.name == "none")
+    return "";
+  const double e = r.engine_moe_efficiency;
+  return e > 0 ? "; MoE experts at " + units::format("%.1f%%", 100 * e) +
+                     " of peak (measured MoE kernels)"
+               : "; MoE experts at the dense GEMM efficiency (no measured MoE kernels here)";
+}
+
 // "hbm 53.5%, host 40.5%": the prompt tokens found in each tier.
 std::string tier_hits(const ServeCache &c) {
   std::string s;
@@ -65,10 +76,7 @@ std::string tier_hits(const ServeCache &c) {
 std::string routing_label(const ServeSpec &s) {
   if (s.routing != Routing::none)
     return schema::choice_name(s.routing);
-  const bool streams = s.sessions || s.concurrency > 0 ||
-                       std::any_of(s.trace.begin(), s.trace.end(),
-                                   [](const TraceRow &r) { return !r.session.empty(); });
-  return streams ? "sticky" : "random";
+  return pins_streams(s) ? "sticky" : "random";
 }
 
 } // namespace
@@ -187,7 +195,7 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
                 (s.engine.allreduce_bw > 0
                      ? "; own all-reduce up to " + units::bytes(s.engine.allreduce_max_bytes)
                      : std::string()) +
-                gemm_text(r.engine_gemm, c.workload),
+                gemm_text(r.engine_gemm, c.workload) + moe_text(c, r),
       s.engine.source.empty()
           ? std::string("workload.engine: an engine preset (vllm, sglang, trtllm; name@version) "
                         "adds its fitted per-iteration host time and carries its bands.")

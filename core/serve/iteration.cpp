@@ -48,6 +48,28 @@ const EngineSpec::SmallGemm *small_gemm(const EngineSpec &e, const std::string &
   return g && g->latency > 0 ? g : nullptr;
 }
 
+double moe_efficiency(const EngineSpec &e, const std::string &hardware, const WorkloadSpec &w) {
+  const auto on = e.moe_on.find(hardware);
+  if (on == e.moe_on.end() || w.weight_dtype != w.precision)
+    return 0;
+  const EngineSpec::MoeEfficiency &f = on->second;
+  switch (w.precision) {
+  case Dtype::bf16:
+  case Dtype::fp16:
+    return f.bf16;
+  case Dtype::fp8:
+    return w.fp8_recipe == Fp8Recipe::blockwise ? f.fp8_block : f.fp8;
+  default:
+    return is_fp4(w.precision) ? f.fp4 : 0;
+  }
+}
+
+double moe_efficiency(const Config &c) {
+  if (!c.model.moe || c.workload.bound == ServingBound::roofline)
+    return 0;
+  return moe_efficiency(c.workload.serve.engine, c.hardware.name, c.workload);
+}
+
 IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) {
   const ModelSpec &m = c.model;
   const HardwareSpec &hw = c.hardware;
@@ -79,6 +101,7 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
   bw_lin_ = sg ? hw.hbm_bw * sg->bw_efficiency : bw_;
   calls_d_ = sg ? gemm_calls_per_layer(c.model, false) * gemm_fit_->latency : 0;
   calls_m_ = sg ? gemm_calls_per_layer(c.model, true) * gemm_fit_->latency : 0;
+  moe_eff_ = moe_efficiency(c);
   devices_ = l.instance_devices();
   dense_lp_ = layer_params_per_device(m, false, l.tp, l.ep);
   if (m.moe)
@@ -198,15 +221,23 @@ IterationTime IterationModel::time(const IterationLoad &x) {
   IterationTime it;
   // One layer's linear layers: 2 FLOPs per weight per token; routed experts receive
   // tokens x top_k assignments spread over all experts; a local expert's weights are read
-  // when any token of the instance picks it (uniform routing).
+  // when any token of the instance picks it (uniform routing). With the engine's measured MoE
+  // efficiency the routed experts are a kernel of their own: {compute, weight streaming} of
+  // the rest, then the experts' max of the two at that efficiency.
   auto linear = [&](const StageParams &p, bool moe) {
-    double flops = 2 * tokens * p.dense, bytes = p.dense * wb_;
+    double flops = 2 * tokens * p.dense, bytes = p.dense * wb_, experts = 0;
     if (moe && m.moe && p.experts > 0) {
       const double E = static_cast<double>(m.moe->experts), k = static_cast<double>(m.moe->top_k);
-      flops += 2 * all * k * p.experts / E;
-      bytes += p.experts * wb_ * (1 - std::pow(1 - k / E, all));
+      const double ef = 2 * all * k * p.experts / E;
+      const double eb = p.experts * wb_ * (1 - std::pow(1 - k / E, all));
+      if (moe_eff_ > 0) {
+        experts = std::max(ef / (peak_ * moe_eff_), eb / bw_lin_);
+      } else {
+        flops += ef;
+        bytes += eb;
+      }
     }
-    return std::array<double, 2>{flops / (peak_ * eff_), bytes / bw_lin_};
+    return std::array<double, 3>{flops / (peak_ * eff_), bytes / bw_lin_, experts};
   };
   const auto lin_d = linear(dense_lp_, false);
   const auto lin_m = m.moe ? linear(moe_lp_, true) : lin_d;
@@ -274,9 +305,10 @@ IterationTime IterationModel::time(const IterationLoad &x) {
     const double n_d = s.dense_layers, n_m = s.moe_layers;
     it.lora += n_d * lora_d + n_m * lora_m;
     it.linear += n_d * (calls_d_ + std::max(lin_d[0], lin_d[1])) +
-                 n_m * (calls_m_ + std::max(lin_m[0], lin_m[1]));
+                 n_m * (calls_m_ + std::max(lin_m[0], lin_m[1]) + lin_m[2]);
     it.linear_flops += n_d * lin_d[0] + n_m * lin_m[0];
     it.linear_bytes += n_d * lin_d[1] + n_m * lin_m[1];
+    it.linear_experts += n_m * lin_m[2];
     it.attention += (n_d + n_m) * attn;
     it.elementwise += n_d * elem_d + n_m * elem_m;
     it.comm += n_d * comm_d + n_m * comm_m;

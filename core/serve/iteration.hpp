@@ -35,6 +35,7 @@ struct IterationTime {
   double linear = 0;       // weight GEMMs: max(FLOPs at gemm efficiency, weight bytes at HBM)
   double linear_flops = 0; // of which the compute side (for the compute-bound test)
   double linear_bytes = 0; // and the weight-streaming side
+  double linear_experts = 0; // and the routed experts at the engine's MoE efficiency
   double attention = 0;    // max(score FLOPs, KV bytes)
   double elementwise = 0;  // norms, residuals, activation function, rotary
   double head = 0;         // LM head on the output rows
@@ -67,6 +68,13 @@ double gemm_calls_per_layer(const ModelSpec &m, bool moe_layer);
 Dtype attention_dtype(const WorkloadSpec &w);
 const EngineSpec::SmallGemm *small_gemm(const EngineSpec &e, const std::string &hardware,
                                         Dtype weights, Dtype precision);
+
+// The engine's measured MoE expert efficiency on this chip for this workload's dtype
+// (EngineSpec::moe_on; fp8_block under fp8_recipe blockwise), 0 when none was measured.
+double moe_efficiency(const EngineSpec &e, const std::string &hardware, const WorkloadSpec &w);
+// The efficiency a configuration's routed experts run at: the above for a MoE model under the
+// achievable bound, else 0 (the experts at the chip's dense GEMM efficiency).
+double moe_efficiency(const Config &c);
 
 // An engine's own all-reduce of `bytes` over n ranks (EngineSpec::allreduce_*), seconds.
 double engine_allreduce_time(const EngineSpec &e, double bytes, i64 n);
@@ -115,6 +123,7 @@ private:
   double elem_d_ = 0, elem_m_ = 0;   // element-wise bytes per token of a dense / MoE layer
   double bw_lin_ = 0;                // the bandwidth linear layers stream their weights at
   double calls_d_ = 0, calls_m_ = 0; // fixed GEMM time of a dense / MoE layer (calls x latency)
+  double moe_eff_ = 0; // the routed experts' share of peak (moe_efficiency; 0: eff_ with the rest)
   std::optional<EngineSpec::SmallGemm> gemm_fit_;
   double head_params_ = 0; // LM head parameters on one chip
   // workload.lora: r x (in + out) of a dense / MoE layer's adapted matrices on one chip, and

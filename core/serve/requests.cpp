@@ -34,10 +34,19 @@ i64 draw_length(LengthDist d, i64 mean, SplitMix64 &rng) {
   }
 }
 
-bool shares_prefixes(const ServeSpec &s) {
-  return s.shared_prefix > 0 || s.sessions ||
-         std::any_of(s.trace.begin(), s.trace.end(),
+namespace {
+bool trace_has_sessions(const ServeSpec &s) {
+  return std::any_of(s.trace.begin(), s.trace.end(),
                      [](const TraceRow &r) { return !r.session.empty(); });
+}
+} // namespace
+
+bool shares_prefixes(const ServeSpec &s) {
+  return s.shared_prefix > 0 || s.sessions || trace_has_sessions(s);
+}
+
+bool pins_streams(const ServeSpec &s) {
+  return s.sessions || s.concurrency > 0 || trace_has_sessions(s);
 }
 
 i64 mean_session_prompt(const ServeSpec &s, i64 gen_len) {

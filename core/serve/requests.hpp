@@ -49,6 +49,11 @@ std::vector<Request> make_requests(const WorkloadSpec &w, double rate, i64 reque
 // name a session.
 bool shares_prefixes(const ServeSpec &s);
 
+// Whether the default routing (workload.routing unset) pins request streams to replicas: a
+// closed loop's clients, sessions, or trace rows that name a session each stay on one replica
+// ("sticky"); other requests go at random.
+bool pins_streams(const ServeSpec &s);
+
 // The mean prompt of a session's turn: the shared prefix, then (turns - 1) / 2 earlier turns'
 // new tokens and outputs on average, and the turn's own new tokens.
 i64 mean_session_prompt(const ServeSpec &s, i64 gen_len);

@@ -1261,6 +1261,7 @@ void ServeSimulation::Impl::start() {
   }
   model.emplace(c, l);
   res.engine_gemm = model->gemm_fit();
+  res.engine_moe_efficiency = moe_efficiency(c);
   res.devices_per_instance = model->devices();
   res.instances = instances;
   const bool disagg = mode == ServeRun::disaggregated;

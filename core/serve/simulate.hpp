@@ -120,6 +120,8 @@ struct ServeResult {
   // this chip and dtype (nullopt: none applies, the chip's roofline).
   EngineSpec engine;
   std::optional<EngineSpec::SmallGemm> engine_gemm;
+  // and the share of peak its routed MoE experts ran at (0: the dense GEMM efficiency)
+  double engine_moe_efficiency = 0;
 };
 
 // Work limit of one simulation: engine iterations over all instances.
