@@ -36,10 +36,23 @@ const TABLES = [
   ['h100-sxm', 'h100_sxm', 'sglang', '0.5.9'],
   ['b200', 'b200_sxm', 'vllm', '0.19.0'],
   ['h100-sxm', 'h100_sxm', 'vllm', '0.19.0'],
+  ['h200', 'h200_sxm', 'sglang', '0.5.9'],
+  ['h200', 'h200_sxm', 'trtllm', '1.2.0rc5'],
+  ['h200', 'h200_sxm', 'vllm', '0.19.0'],
+  // the Grace-Blackwell and B300 tables have no TensorRT-LLM 1.2.0rc5: 1.3.0rc10
+  ['gb200', 'gb200', 'sglang', '0.5.9'],
+  ['gb200', 'gb200', 'trtllm', '1.3.0rc10'],
+  ['gb200', 'gb200', 'vllm', '0.19.0'],
+  ['gb300', 'gb300', 'sglang', '0.5.9'],
+  ['gb300', 'gb300', 'trtllm', '1.3.0rc10'],
+  ['gb300', 'gb300', 'vllm', '0.19.0'],
+  ['b300', 'b300_sxm', 'sglang', '0.5.9'],
+  ['b300', 'b300_sxm', 'trtllm', '1.3.0rc10'],
+  ['b300', 'b300_sxm', 'vllm', '0.19.0'],
 ];
 // the compute-bound token counts (docs/serving.md "MoE experts"), on at most 8 GPUs
 const TOKENS = new Set([4096, 16384]);
-const KERNELS = new Set(['moe_torch_flow_cutlass', 'deepgemm', 'sglang_fused_moe_triton',
+const KERNELS = new Set(['moe_torch_flow_cutlass', 'moe_torch_flow', 'deepgemm', 'sglang_fused_moe_triton',
                          'sglang_flashinfer_cutedsl_moe', 'vllm_fused_moe',
                          'vllm_flashinfer_trtllm_moe_fp4']);
 const DTYPE = {bfloat16: 'bf16', fp8: 'fp8', fp8_block: 'fp8_block', nvfp4: 'fp4'};

@@ -73,7 +73,7 @@ TEST_CASE("serving MoE: the engines' MoE efficiencies are the fit to the measure
     groups[{row[0], row[1], dtype}].push_back(
         {flops / peak_flops(hw, d), bytes / (hw.hbm_bw * hw.hbm_efficiency), std::stod(row[12])});
   }
-  REQUIRE(groups.size() == 19);
+  REQUIRE(groups.size() == 54);
   for (const auto &[key, points] : groups) {
     const auto &[gpu, engine, dtype] = key;
     const auto cost = [&](double e) {
