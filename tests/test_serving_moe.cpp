@@ -3,7 +3,9 @@
 // "MoE experts"), and the iteration model running the routed experts at it.
 #include "core/io/config_json.hpp"
 #include "core/parallel/layout.hpp"
+#include "core/report/serve_report.hpp"
 #include "core/serve/iteration.hpp"
+#include "core/serve/simulate.hpp"
 #include "core/time/step_time.hpp"
 #include "tests/helpers.hpp"
 
@@ -19,7 +21,8 @@
 using namespace rl;
 using nlohmann::json;
 
-TEST_CASE("serving MoE: routed experts run at the engine's measured MoE efficiency", "[serve][moe]") {
+TEST_CASE("serving MoE: routed experts run at the engine's measured MoE efficiency",
+          "[serve][moe]") {
   // DeepSeek-R1 FP8 (block scales) on 8 B200, SGLang, TP 8: an 8,192-token prefill. Each GPU
   // holds 1/8 of every routed expert (3 x 7168 x 2048 weights, 256 experts); the tokens make
   // 2 x 8192 x 8 x (256 x 3 x 7168 x 2048 / 8) / 256 FLOPs a layer on each GPU, compute-bound
@@ -37,15 +40,24 @@ TEST_CASE("serving MoE: routed experts run at the engine's measured MoE efficien
   x.prefill_kv = 8192;
   x.outputs = 1;
   const double expert_flops = 2 * 8192.0 * 8 * (3.0 * 7168 * 2048 / 8); // per GPU, one layer
-  const double moe_layers = 61 - 3;                                       // first_k_dense_replace 3
+  const double moe_layers = 61 - 3;                                     // first_k_dense_replace 3
   const IterationTime t = IterationModel(c, resolve_layout(c)).time(x);
   CHECK(t.linear_experts == Approx(moe_layers * expert_flops / (4.5e15 * 0.17)).epsilon(1e-9));
+  // the report says which the run used
+  c.workload.serve.requests = 8;
+  const ServeReport rep = serve_report(c, simulate_serving(c));
+  const ReportLine *row = rep.summary.row("moe_efficiency");
+  REQUIRE(row);
+  CHECK(row->cells[1].text == "17.0% of peak");
   // without the measured efficiency (a chip the tables do not cover) the experts join the
   // layer's other GEMMs at the dense efficiency: the same FLOPs take a fraction of the time
   c.workload.serve.engine.moe_on.clear();
   const IterationTime dense = IterationModel(c, resolve_layout(c)).time(x);
   CHECK(dense.linear_experts == 0);
   CHECK(dense.linear < t.linear - 0.5 * t.linear_experts);
+  const ReportLine *none = serve_report(c, simulate_serving(c)).summary.row("moe_efficiency");
+  REQUIRE(none);
+  CHECK(none->cells[1].text == "as dense GEMMs");
 }
 
 #ifndef __EMSCRIPTEN__ // (the WASM suite has no file system)
@@ -94,8 +106,9 @@ TEST_CASE("serving MoE: the engines' MoE efficiencies are the fit to the measure
     }
     const EngineSpec es = io::parse_engine(json(engine), "engine");
     WorkloadSpec w;
-    w.precision = w.weight_dtype =
-        dtype == "bf16" ? Dtype::bf16 : dtype == "fp4" ? Dtype::nvfp4 : Dtype::fp8;
+    w.precision = w.weight_dtype = dtype == "bf16"  ? Dtype::bf16
+                                   : dtype == "fp4" ? Dtype::nvfp4
+                                                    : Dtype::fp8;
     w.fp8_recipe = dtype == "fp8_block" ? Fp8Recipe::blockwise : Fp8Recipe::tensorwise;
     INFO(gpu << " " << engine << " " << dtype);
     CHECK(moe_efficiency(es, gpu, w) == Approx((lo + hi) / 2).margin(0.0006));

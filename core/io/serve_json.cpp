@@ -75,10 +75,9 @@ json to_json(const ServeResult &r) {
                                                {"bw_efficiency", r.engine_gemm->bw_efficiency},
                                                {"source", e.gemm_source}}
                                         : json(nullptr)},
-                 {"moe", r.engine_moe_efficiency > 0
-                             ? json{{"efficiency", r.engine_moe_efficiency},
-                                    {"source", e.moe_source}}
-                             : json(nullptr)},
+                 {"moe", r.engine_moe_efficiency > 0 ? json{{"efficiency", r.engine_moe_efficiency},
+                                                            {"source", e.moe_source}}
+                                                     : json(nullptr)},
                  {"band", {{"tpot", e.tpot_uncertainty}, {"ttft", e.ttft_uncertainty}}}};
   if (r.prefill_instances > 0)
     j["kv_transfer"] = r.kv_transfer;

@@ -2,8 +2,8 @@
 
 #include "core/io/units.hpp"
 #include "core/report/cells.hpp"
-#include "core/serve/requests.hpp"
 #include "core/schema/choices.hpp"
+#include "core/serve/requests.hpp"
 
 #include <algorithm>
 
@@ -51,16 +51,6 @@ std::string gemm_text(const std::optional<EngineSpec::SmallGemm> &g, const Workl
   return "; measured " + std::string(schema::choice_name(w.precision)) + " GEMMs " +
          units::seconds(g->latency) + " per call, weights at " +
          units::format("%.0f%%", 100 * g->bw_efficiency) + " of HBM";
-}
-
-// Which MoE expert time the iteration used: the engine's measured kernels or the dense GEMMs'.
-std::string moe_text(const Config &c, const ServeResult &r) {
-  if (!c.model.moe || c.workload.serve.engine.name == "none")
-    return "";
-  const double e = r.engine_moe_efficiency;
-  return e > 0 ? "; MoE experts at " + units::format("%.1f%%", 100 * e) +
-                     " of peak (measured MoE kernels)"
-               : "; MoE experts at the dense GEMM efficiency (no measured MoE kernels here)";
 }
 
 // "hbm 53.5%, host 40.5%": the prompt tokens found in each tier.
@@ -195,11 +185,22 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
                 (s.engine.allreduce_bw > 0
                      ? "; own all-reduce up to " + units::bytes(s.engine.allreduce_max_bytes)
                      : std::string()) +
-                gemm_text(r.engine_gemm, c.workload) + moe_text(c, r),
+                gemm_text(r.engine_gemm, c.workload),
       s.engine.source.empty()
           ? std::string("workload.engine: an engine preset (vllm, sglang, trtllm; name@version) "
                         "adds its fitted per-iteration host time and carries its bands.")
           : s.engine.source);
+  if (c.model.moe && s.engine.name != "none") {
+    const double e = r.engine_moe_efficiency;
+    add("moe_efficiency", "MoE experts",
+        e > 0 ? ReportCell{units::format("%.1f%% of peak", 100 * e), e} : words("as dense GEMMs"),
+        e > 0 ? "measured MoE kernels of " + engine_label(s.engine) + " on " + c.hardware.name
+              : "no measured MoE kernels for this chip and dtype: the dense GEMM efficiency",
+        e > 0
+            ? s.engine.moe_source
+            : std::string("workload.engine.moe: the routed experts' share of peak where "
+                          "compute-bound, per chip and dtype (docs/serving.md \"MoE experts\")."));
+  }
   add("batch", "decoding per iteration (mean)", num(r.mean_batch, "%.1f"),
       units::format("%.1f requests in the system (time average)", r.mean_in_system),
       "Sequences decoding in one engine iteration, and Little's L: the requests queued or "

@@ -32,17 +32,17 @@ struct IterationLoad {
 };
 
 struct IterationTime {
-  double linear = 0;       // weight GEMMs: max(FLOPs at gemm efficiency, weight bytes at HBM)
-  double linear_flops = 0; // of which the compute side (for the compute-bound test)
-  double linear_bytes = 0; // and the weight-streaming side
+  double linear = 0;         // weight GEMMs: max(FLOPs at gemm efficiency, weight bytes at HBM)
+  double linear_flops = 0;   // of which the compute side (for the compute-bound test)
+  double linear_bytes = 0;   // and the weight-streaming side
   double linear_experts = 0; // and the routed experts at the engine's MoE efficiency
-  double attention = 0;    // max(score FLOPs, KV bytes)
-  double elementwise = 0;  // norms, residuals, activation function, rotary
-  double head = 0;         // LM head on the output rows
-  double comm = 0;         // TP AllReduce, EP AllToAll, KV batch-split AllToAll, PP sends
-  double draft = 0;        // speculative decoding's draft: k steps over the decoding sequences
-  double lora = 0;         // workload.lora: the adapters' shrink and expand kernels (SGMV)
-  double engine = 0;       // the engine's host time per iteration (workload.engine)
+  double attention = 0;      // max(score FLOPs, KV bytes)
+  double elementwise = 0;    // norms, residuals, activation function, rotary
+  double head = 0;           // LM head on the output rows
+  double comm = 0;           // TP AllReduce, EP AllToAll, KV batch-split AllToAll, PP sends
+  double draft = 0;          // speculative decoding's draft: k steps over the decoding sequences
+  double lora = 0;           // workload.lora: the adapters' shrink and expand kernels (SGMV)
+  double engine = 0;         // the engine's host time per iteration (workload.engine)
   double total = 0;
 };
 
