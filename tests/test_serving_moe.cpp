@@ -55,7 +55,8 @@ TEST_CASE("serving MoE: routed experts run at the engine's measured MoE efficien
   const IterationTime dense = IterationModel(c, resolve_layout(c)).time(x);
   CHECK(dense.linear_experts == 0);
   CHECK(dense.linear < t.linear - 0.5 * t.linear_experts);
-  const ReportLine *none = serve_report(c, simulate_serving(c)).summary.row("moe_efficiency");
+  const ServeReport dense_rep = serve_report(c, simulate_serving(c));
+  const ReportLine *none = dense_rep.summary.row("moe_efficiency");
   REQUIRE(none);
   CHECK(none->cells[1].text == "as dense GEMMs");
 }
