@@ -370,8 +370,11 @@ struct EngineSpec {
   // The engine's decode attention kernel (paged GQA over the KV cache, one call a layer): a
   // fixed time per call and the share of HBM bandwidth it reads the KV cache at, fitted to
   // measured per-operation data (docs/serving.md "Decode attention"); latency 0: the
-  // roofline. MLA models keep the roofline (their kernels were not measured).
+  // roofline. MLA models keep the roofline (their kernels were not measured). `decode_attention`
+  // is the calibrated chip's (H100 SXM), used on chips without their own in
+  // `decode_attention_on`.
   SmallGemm decode_attention;
+  std::map<std::string, SmallGemm> decode_attention_on; // measured on other chips, by preset
   std::string decode_attention_source;
   // The engine's MoE expert kernels (routing, permutation, the two grouped GEMMs, SwiGLU and the
   // weighted un-permutation) where they are compute-bound: the share of the chip's peak FLOP/s at

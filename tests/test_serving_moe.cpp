@@ -1,6 +1,7 @@
-// The serving engines' MoE expert kernels: their compute efficiency per chip and dtype, fitted
-// to AIConfigurator's measured MoE layers (docs/data/aic/moe_serving.csv, docs/serving.md
-// "MoE experts"), and the iteration model running the routed experts at it.
+// The serving engines' measured kernels per chip: the MoE experts' compute efficiency per chip
+// and dtype (AIConfigurator's measured MoE layers, docs/data/aic/moe_serving.csv, docs/serving.md
+// "MoE experts") with the iteration model running the routed experts at it, and the decode
+// attention fits (docs/data/aic/decode_attention.csv, "Decode attention").
 #include "core/io/config_json.hpp"
 #include "core/parallel/layout.hpp"
 #include "core/report/serve_report.hpp"
@@ -113,6 +114,74 @@ TEST_CASE("serving MoE: the engines' MoE efficiencies are the fit to the measure
     w.fp8_recipe = dtype == "fp8_block" ? Fp8Recipe::blockwise : Fp8Recipe::tensorwise;
     INFO(gpu << " " << engine << " " << dtype);
     CHECK(moe_efficiency(es, gpu, w) == Approx((lo + hi) / 2).margin(0.0006));
+  }
+}
+#endif
+
+#ifndef __EMSCRIPTEN__ // (the WASM suite has no file system)
+TEST_CASE("decode attention: the engines' per-chip fits are the fit to the measured kernels",
+          "[serve][calibrate]") {
+  // docs/data/aic/decode_attention.csv: per (chip, engine), latency L and bandwidth share b
+  // minimising sum log^2((L + KV bytes / (b x hbm_bw)) / measured), KV bytes = batch x context
+  // x kv_heads x head_dim x 2 (K and V) x 2 (bf16), as docs/serving.md "Decode attention"
+  // states; nested ternary searches (ln b on [ln 0.05, ln 2], L on [0, 100 us]). The presets
+  // hold L to four figures and b to three.
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<double, double>>> groups;
+  // gpu,engine,version,kernel,batch,context,heads,kv_heads,head_dim,latency_s
+  for (const std::vector<std::string> &row : test::csv_rows("docs/data/aic/decode_attention.csv")) {
+    REQUIRE(row.size() == 10);
+    const HardwareSpec hw = io::parse_hardware(json(row[0]), "hardware");
+    const double bytes =
+        std::stod(row[4]) * std::stod(row[5]) * std::stod(row[7]) * std::stod(row[8]) * 2 * 2;
+    groups[{row[0], row[1]}].push_back({bytes / hw.hbm_bw, std::stod(row[9])});
+  }
+  REQUIRE(groups.size() == 12);
+  const auto ternary = [](auto f, double lo, double hi) {
+    for (int i = 0; i < 60; ++i) {
+      const double a = lo + (hi - lo) / 3, b = hi - (hi - lo) / 3;
+      if (f(a) < f(b))
+        hi = b;
+      else
+        lo = a;
+    }
+    return (lo + hi) / 2;
+  };
+  for (const auto &[key, points] : groups) {
+    const auto &[gpu, engine] = key;
+    const auto cost = [&](double L, double b) {
+      double s = 0;
+      for (const auto &[t_bytes, measured] : points) {
+        const double l = std::log((L + t_bytes / b) / measured);
+        s += l * l;
+      }
+      return s;
+    };
+    const auto best_l = [&](double b) {
+      return ternary([&](double L) { return cost(L, b); }, 0, 1e-4);
+    };
+    const double b =
+        std::exp(ternary([&](double lb) { return cost(best_l(std::exp(lb)), std::exp(lb)); },
+                         std::log(0.05), std::log(2.0)));
+    const double L = best_l(b);
+    INFO(gpu << " " << engine << ": " << L << " s, " << b);
+    // docs/serving.md "Decode attention", the per-chip table
+    const std::map<std::pair<std::string, std::string>, std::pair<double, double>> doc = {
+        {{"h100-sxm", "vllm"}, {12.50e-6, 0.793}},   {{"h100-sxm", "sglang"}, {12.90e-6, 0.811}},
+        {{"h100-sxm", "trtllm"}, {17.13e-6, 0.825}}, {{"h200", "vllm"}, {13.05e-6, 0.707}},
+        {{"h200", "sglang"}, {13.36e-6, 0.730}},     {{"h200", "trtllm"}, {17.98e-6, 0.656}},
+        {{"b200", "vllm"}, {7.20e-6, 0.895}},        {{"b200", "sglang"}, {8.89e-6, 0.967}},
+        {{"b200", "trtllm"}, {16.19e-6, 1.368}},     {{"gb200", "vllm"}, {10.04e-6, 0.942}},
+        {{"gb200", "sglang"}, {9.92e-6, 1.019}},     {{"gb200", "trtllm"}, {17.38e-6, 0.143}}};
+    CHECK(L == Approx(doc.at(key).first).margin(0.006e-6));
+    CHECK(b == Approx(doc.at(key).second).margin(0.0006));
+    // the presets hold the H100 fit, used on every chip (the per-chip fits predict the
+    // calibration groups they were not fitted to worse: docs/serving.md)
+    const EngineSpec es = io::parse_engine(json(engine), "engine");
+    CHECK(es.decode_attention_on.empty());
+    if (gpu == "h100-sxm") {
+      CHECK(es.decode_attention.latency == Approx(L).margin(0.006e-6));
+      CHECK(es.decode_attention.bw_efficiency == Approx(b).margin(0.0006));
+    }
   }
 }
 #endif

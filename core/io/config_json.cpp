@@ -479,8 +479,21 @@ EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *sche
   e.fp8_quant_fused = r.opt_bool("fp8_quant_fused").value_or(false);
   if (const json *a = r.opt_child("decode_attention")) {
     ObjectReader o(*a, r.path_of("decode_attention"));
-    e.decode_attention.latency = o.req_num("latency", 0.0, 1e-3);
-    e.decode_attention.bw_efficiency = o.req_num("bw_efficiency", 0.01, 2.0);
+    // {"latency", "bw_efficiency"}: one chip's fit
+    auto read = [](ObjectReader &in, EngineSpec::SmallGemm &f) {
+      f.latency = in.req_num("latency", 0.0, 1e-3);
+      f.bw_efficiency = in.req_num("bw_efficiency", 0.01, 2.0);
+    };
+    read(o, e.decode_attention);
+    if (const json *on = o.opt_child("on")) {
+      if (!on->is_object())
+        throw ConfigError(o.path_of("on"), "must be an object of hardware preset names");
+      for (const auto &[hw, fit] : on->items()) {
+        ObjectReader h(fit, o.path_of("on") + "." + hw);
+        read(h, e.decode_attention_on[hw]);
+        h.finish();
+      }
+    }
     e.decode_attention_source = o.opt_str("source").value_or("");
     o.finish();
   }
@@ -1656,6 +1669,9 @@ json to_json(const WorkloadSpec &w) {
       if (s.engine.decode_attention.latency > 0) {
         e["decode_attention"] = {{"latency", s.engine.decode_attention.latency},
                                  {"bw_efficiency", s.engine.decode_attention.bw_efficiency}};
+        for (const auto &[hw, f] : s.engine.decode_attention_on)
+          e["decode_attention"]["on"][hw] = {{"latency", f.latency},
+                                             {"bw_efficiency", f.bw_efficiency}};
         if (!s.engine.decode_attention_source.empty())
           e["decode_attention"]["source"] = s.engine.decode_attention_source;
       }

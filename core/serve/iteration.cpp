@@ -48,6 +48,12 @@ const EngineSpec::SmallGemm *small_gemm(const EngineSpec &e, const std::string &
   return g && g->latency > 0 ? g : nullptr;
 }
 
+const EngineSpec::SmallGemm &engine_decode_attention(const EngineSpec &e,
+                                                     const std::string &hardware) {
+  const auto on = e.decode_attention_on.find(hardware);
+  return on != e.decode_attention_on.end() ? on->second : e.decode_attention;
+}
+
 double moe_efficiency(const EngineSpec &e, const std::string &hardware, const WorkloadSpec &w) {
   const auto on = e.moe_on.find(hardware);
   if (on == e.moe_on.end() || w.weight_dtype != w.precision)
@@ -76,7 +82,7 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
   const WorkloadSpec &w = c.workload;
   const bool roofline = w.bound == ServingBound::roofline;
   peak_ = peak_flops(hw, w.precision);
-  if (const EngineSpec::SmallGemm &a = w.serve.engine.decode_attention;
+  if (const EngineSpec::SmallGemm &a = engine_decode_attention(w.serve.engine, hw.name);
       !roofline && !m.mla && a.latency > 0)
     decode_attn_ = a;
   eff_ = roofline ? 1.0 : serving_gemm_efficiency(hw, w.precision);

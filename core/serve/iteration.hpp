@@ -69,6 +69,11 @@ Dtype attention_dtype(const WorkloadSpec &w);
 const EngineSpec::SmallGemm *small_gemm(const EngineSpec &e, const std::string &hardware,
                                         Dtype weights, Dtype precision);
 
+// The engine's decode attention fit on this chip: its own where measured, else the calibrated
+// chip's (EngineSpec::decode_attention_on, decode_attention).
+const EngineSpec::SmallGemm &engine_decode_attention(const EngineSpec &e,
+                                                     const std::string &hardware);
+
 // The engine's measured MoE expert efficiency on this chip for this workload's dtype
 // (EngineSpec::moe_on; fp8_block under fp8_recipe blockwise), 0 when none was measured.
 double moe_efficiency(const EngineSpec &e, const std::string &hardware, const WorkloadSpec &w);
