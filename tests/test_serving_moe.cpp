@@ -118,6 +118,23 @@ TEST_CASE("serving MoE: the engines' MoE efficiencies are the fit to the measure
 }
 #endif
 
+TEST_CASE("decode attention: a chip's own fit replaces the calibrated chip's", "[serve]") {
+  // workload.engine.decode_attention.on: B200's measured vLLM FlashInfer fit (docs/serving.md
+  // "Decode attention": 7.20 us, 0.895) used on B200, the H100 fit elsewhere
+  const EngineSpec e = io::parse_engine(
+      json::parse(R"({"name": "vllm", "decode_attention": {"latency": 12.5e-6, "bw_efficiency":
+        0.793, "on": {"b200": {"latency": 7.2e-6, "bw_efficiency": 0.895}}}})"),
+      "engine");
+  CHECK(engine_decode_attention(e, "b200").latency == 7.2e-6);
+  CHECK(engine_decode_attention(e, "b200").bw_efficiency == 0.895);
+  CHECK(engine_decode_attention(e, "h200").latency == 12.5e-6);
+  CHECK(test::error_of([] {
+          io::parse_engine(json::parse(R"({"decode_attention": {"latency": 1e-5,
+            "bw_efficiency": 0.8, "on": {"b200": {"latency": 1e-5}}}})"),
+                           "engine");
+        }) == "engine.decode_attention.on.b200.bw_efficiency: is required");
+}
+
 #ifndef __EMSCRIPTEN__ // (the WASM suite has no file system)
 TEST_CASE("decode attention: the engines' per-chip fits are the fit to the measured kernels",
           "[serve][calibrate]") {
