@@ -22,6 +22,21 @@
 using namespace rl;
 using nlohmann::json;
 
+namespace {
+// The minimum of a unimodal f on [lo, hi] (ternary search, 60 steps): the fits of
+// docs/serving.md "MoE experts" and "Decode attention" recomputed.
+template <class F> double ternary_min(F &&f, double lo, double hi) {
+  for (int i = 0; i < 60; ++i) {
+    const double a = lo + (hi - lo) / 3, b = hi - (hi - lo) / 3;
+    if (f(a) < f(b))
+      hi = b;
+    else
+      lo = a;
+  }
+  return (lo + hi) / 2;
+}
+} // namespace
+
 TEST_CASE("serving MoE: routed experts run at the engine's measured MoE efficiency",
           "[serve][moe]") {
   // DeepSeek-R1 FP8 (block scales) on 8 B200, SGLang, TP 8: an 8,192-token prefill. Each GPU
@@ -98,14 +113,7 @@ TEST_CASE("serving MoE: the engines' MoE efficiencies are the fit to the measure
       }
       return s;
     };
-    double lo = 0.005, hi = 1.0; // ternary search: the cost is unimodal in e
-    for (int i = 0; i < 100; ++i) {
-      const double a = lo + (hi - lo) / 3, b = hi - (hi - lo) / 3;
-      if (cost(a) < cost(b))
-        hi = b;
-      else
-        lo = a;
-    }
+    const double e_fit = ternary_min(cost, 0.005, 1.0); // the cost is unimodal in e
     const EngineSpec es = io::parse_engine(json(engine), "engine");
     WorkloadSpec w;
     w.precision = w.weight_dtype = dtype == "bf16"  ? Dtype::bf16
@@ -113,7 +121,7 @@ TEST_CASE("serving MoE: the engines' MoE efficiencies are the fit to the measure
                                                     : Dtype::fp8;
     w.fp8_recipe = dtype == "fp8_block" ? Fp8Recipe::blockwise : Fp8Recipe::tensorwise;
     INFO(gpu << " " << engine << " " << dtype);
-    CHECK(moe_efficiency(es, gpu, w) == Approx((lo + hi) / 2).margin(0.0006));
+    CHECK(moe_efficiency(es, gpu, w) == Approx(e_fit).margin(0.0006));
   }
 }
 #endif
@@ -153,16 +161,6 @@ TEST_CASE("decode attention: the engines' per-chip fits are the fit to the measu
     groups[{row[0], row[1]}].push_back({bytes / hw.hbm_bw, std::stod(row[9])});
   }
   REQUIRE(groups.size() == 12);
-  const auto ternary = [](auto f, double lo, double hi) {
-    for (int i = 0; i < 60; ++i) {
-      const double a = lo + (hi - lo) / 3, b = hi - (hi - lo) / 3;
-      if (f(a) < f(b))
-        hi = b;
-      else
-        lo = a;
-    }
-    return (lo + hi) / 2;
-  };
   for (const auto &[key, points] : groups) {
     const auto &[gpu, engine] = key;
     const auto cost = [&](double L, double b) {
@@ -174,11 +172,11 @@ TEST_CASE("decode attention: the engines' per-chip fits are the fit to the measu
       return s;
     };
     const auto best_l = [&](double b) {
-      return ternary([&](double L) { return cost(L, b); }, 0, 1e-4);
+      return ternary_min([&](double L) { return cost(L, b); }, 0, 1e-4);
     };
     const double b =
-        std::exp(ternary([&](double lb) { return cost(best_l(std::exp(lb)), std::exp(lb)); },
-                         std::log(0.05), std::log(2.0)));
+        std::exp(ternary_min([&](double lb) { return cost(best_l(std::exp(lb)), std::exp(lb)); },
+                             std::log(0.05), std::log(2.0)));
     const double L = best_l(b);
     INFO(gpu << " " << engine << ": " << L << " s, " << b);
     // docs/serving.md "Decode attention", the per-chip table

@@ -441,11 +441,26 @@ json hf_config_used(const json &hf) {
   return out;
 }
 
-// The dtypes of an engine's MoE efficiencies by their JSON names (workload.engine.moe).
 namespace {
+// The dtypes of an engine's MoE efficiencies by their JSON names (workload.engine.moe).
 std::array<std::pair<const char *, double *>, 4>
 moe_efficiency_fields(EngineSpec::MoeEfficiency &f) {
   return {{{"bf16", &f.bf16}, {"fp8", &f.fp8}, {"fp8_block", &f.fp8_block}, {"fp4", &f.fp4}}};
+}
+
+// An engine fit's measurements on other chips: {"on": {hardware preset: fit}}, each fit read
+// by read(chip, its reader).
+template <class F> void read_on_chips(ObjectReader &o, F &&read) {
+  const json *on = o.opt_child("on");
+  if (!on)
+    return;
+  if (!on->is_object())
+    throw ConfigError(o.path_of("on"), "must be an object of hardware preset names");
+  for (const auto &[hw, fit] : on->items()) {
+    ObjectReader h(fit, o.path_of("on") + "." + hw);
+    read(hw, h);
+    h.finish();
+  }
 }
 } // namespace
 
@@ -485,15 +500,8 @@ EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *sche
       f.bw_efficiency = in.req_num("bw_efficiency", 0.01, 2.0);
     };
     read(o, e.decode_attention);
-    if (const json *on = o.opt_child("on")) {
-      if (!on->is_object())
-        throw ConfigError(o.path_of("on"), "must be an object of hardware preset names");
-      for (const auto &[hw, fit] : on->items()) {
-        ObjectReader h(fit, o.path_of("on") + "." + hw);
-        read(h, e.decode_attention_on[hw]);
-        h.finish();
-      }
-    }
+    read_on_chips(
+        o, [&](const std::string &hw, ObjectReader &h) { read(h, e.decode_attention_on[hw]); });
     e.decode_attention_source = o.opt_str("source").value_or("");
     o.finish();
   }
@@ -512,32 +520,17 @@ EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *sche
         }
     };
     read(o, e.gemm);
-    if (const json *on = o.opt_child("on")) {
-      if (!on->is_object())
-        throw ConfigError(o.path_of("on"), "must be an object of hardware preset names");
-      for (const auto &[hw, fits] : on->items()) {
-        ObjectReader h(fits, o.path_of("on") + "." + hw);
-        read(h, e.gemm_on[hw]);
-        h.finish();
-      }
-    }
+    read_on_chips(o, [&](const std::string &hw, ObjectReader &h) { read(h, e.gemm_on[hw]); });
     e.gemm_source = o.opt_str("source").value_or("");
     o.finish();
   }
   if (const json *g = r.opt_child("moe")) {
     ObjectReader o(*g, r.path_of("moe"));
     // {"on": {chip: {"bf16": share, "fp8": ..., "fp8_block": ..., "fp4": ...}}, "source"}
-    if (const json *on = o.opt_child("on")) {
-      if (!on->is_object())
-        throw ConfigError(o.path_of("on"), "must be an object of hardware preset names");
-      for (const auto &[hw, fits] : on->items()) {
-        ObjectReader h(fits, o.path_of("on") + "." + hw);
-        EngineSpec::MoeEfficiency &f = e.moe_on[hw];
-        for (auto [name, v] : moe_efficiency_fields(f))
-          *v = h.opt_num(name, 0.01, 1.0).value_or(0);
-        h.finish();
-      }
-    }
+    read_on_chips(o, [&](const std::string &hw, ObjectReader &h) {
+      for (auto [name, v] : moe_efficiency_fields(e.moe_on[hw]))
+        *v = h.opt_num(name, 0.01, 1.0).value_or(0);
+    });
     e.moe_source = o.opt_str("source").value_or("");
     o.finish();
   }
