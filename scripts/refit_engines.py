@@ -24,10 +24,10 @@ for e in report["engines"]:
                    f"{e['runs']} runs of " + "; ".join(groups))
     # the notes' medians, in sample and left out, from the same report
     def medians(g):
-        return f"TPOT {100 * g['tpot']['median_abs_error']:.1f}% / TTFT {100 * g['ttft']['median_abs_error']:.1f}%"
+        return f"{100 * g['tpot']['median_abs_error']:.1f}% / {100 * g['ttft']['median_abs_error']:.1f}%"
     held = {g["name"]: g for g in report["held_out"]["groups"]}
-    text = "; ".join(f"{g['name']}: {medians(g)} in sample, {medians(held[g['name']])[5:]} "
-                     "predicted from the other groups"
+    text = "; ".join(f"{g['name']}: TPOT / TTFT {medians(g)} in sample, "
+                     f"{medians(held[g['name']])} predicted from the other groups"
                      for g in report["in_sample"]["groups"] if g["engine"] == e["name"])
     head = 'Median |error| (docs/serving.md "Serving calibration groups"): '
     if head in p.get("notes", "") and " Bands:" in p["notes"]:
