@@ -228,6 +228,11 @@ struct ClusterSpec {
   // offloaded (parallel.offload_optimizer; DeepSpeed's CPU-Adam): an assumption, set it to
   // the host's measured rate.
   double host_adam_rate = 1e9;
+  // SMs one collective's kernels hold while they run under computation (NCCL: one CTA per
+  // channel; NCCL_MAX_CTAS or a communicator's max_ctas caps them). A GEMM running beside it
+  // has the rest: the overlapped time costs collective_sms / sm_count of it
+  // (docs/calibration.md "The SMs overlapped collectives take").
+  double collective_sms = 24;
   double pue = 1.56;                    // Uptime Institute 2024 survey average
   double energy_price_per_kwh = 0.0806; // US industrial average 2023 (EIA)
   // Unexpected interruptions per GPU-hour (Llama 3, sec. 3.3.4: 419 in 54 days on 16,384 H100);

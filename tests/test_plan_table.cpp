@@ -6,6 +6,9 @@
 #include "core/io/plan_apply.hpp"
 #include "core/io/serve_json.hpp"
 #include "core/report/plan_table.hpp"
+#include "core/report/report.hpp"
+
+#include <algorithm>
 
 using namespace rl;
 using nlohmann::json;
@@ -30,10 +33,13 @@ TEST_CASE("plan table: training columns, cells from each plan's estimate", "[rep
   REQUIRE(r.plans.size() == 3);
   const ReportTable t = plan_table(c, r);
   // a token budget adds time to train, a price the cost, a board power the energy to train;
-  // what a plan gives comes first, then its layout (a narrow window keeps the outcome in view)
+  // what a plan gives comes first, then its layout (a narrow window keeps the outcome in view);
+  // a rank order other than the default (pipeline stages inside DP) gets its column
   CHECK(heads(t) == std::vector<std::string>{"#", "step", "MFU", "to train", "cost", "MWh",
                                              "memory", "dp", "tp", "pp", "vpp", "cp", "ep", "ZeRO",
-                                             "mb", "recompute", "why"});
+                                             "mb", "recompute", "order", "why"});
+  CHECK(std::any_of(r.plans.begin(), r.plans.end(),
+                    [](const Plan &p) { return !order_label(p.estimate.layout).empty(); }));
   REQUIRE(t.rows.size() == 3);
   for (std::size_t i = 0; i < 3; ++i) {
     const Estimate &e = r.plans[i].estimate;

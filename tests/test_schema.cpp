@@ -225,11 +225,12 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
   // among them) + 42 the parser reads itself (12 model, 8 hardware with peak_flops.fp4, 10
   // cluster with nvlink_domain, devices_per_domain and host_bw, 12 workload with
   // engine_options, precision_options, finetune.targets, speculative.acceptance and
-  // speculative.draft_model: schema::parsed_fields) + 5 cluster (host_power_w, pue,
-  // energy_price_per_kwh, interruptions_per_gpu_hour, host_adam_rate) + 4 checkpoint + 3
+  // speculative.draft_model: schema::parsed_fields) + 6 cluster (host_power_w, pue,
+  // energy_price_per_kwh, interruptions_per_gpu_hour, host_adam_rate, collective_sms) + 4
+  // checkpoint + 3
   // finetune + 2 speculative + 3 more serve (prefix.shared_tokens, scheduler.prefix_cache,
   // routing) + 3 sessions + 4 scheduler.kv_offload + 4 lora
-  CHECK(rows == 17 + 6 + 33 + 22 + 14 + 23 + 17 + 4 * 5 + 30 + 42 + 5 + 4 + 3 + 2 + 3 + 3 + 4 + 4);
+  CHECK(rows == 17 + 6 + 33 + 22 + 14 + 23 + 17 + 4 * 5 + 30 + 42 + 6 + 4 + 3 + 2 + 3 + 3 + 4 + 4);
   CHECK(modes_of.size() == rows - 2); // request_rate and batch twice
   CHECK(io::fields_json().size() == rows);
 }

@@ -124,12 +124,14 @@ TEST_CASE("Step time decomposes exactly, MFU follows from it", "[time]") {
     CHECK(t.step == Approx(t.compute + t.comm_exposed + t.bubble + t.optimizer));
     const double m = static_cast<double>(e.layout.num_micro);
     const double p = static_cast<double>(e.layout.pp), v = static_cast<double>(e.layout.vpp);
-    // pipeline: step - DP/optimizer = (m + (p-1)/v) (t_fwd + t_bwd)
+    // pipeline: step - DP (its exposed time and the SMs its hidden part holds) - optimizer
+    // = (m + (p-1)/v) (t_fwd + t_bwd)
     double dp_exposed = 0;
     for (const auto &cc : t.comm)
       if (cc.kind == "dp" || cc.kind == "dp_experts")
         dp_exposed += cc.exposed;
-    CHECK(t.step - dp_exposed - t.optimizer == Approx((m + (p - 1) / v) * (t.t_fwd + t.t_bwd)));
+    CHECK(t.step - dp_exposed - t.sync_sms - t.optimizer ==
+          Approx((m + (p - 1) / v) * (t.t_fwd + t.t_bwd)));
     CHECK(t.bubble / (m * (t.t_fwd + t.t_bwd)) == Approx((p - 1) / (v * m)));
     CHECK(e.throughput.mfu ==
           Approx(e.model_flops_per_step /

@@ -391,6 +391,7 @@ void draw_hardware_section(AppState &s) {
                "Bytes/s one GPU moves to or from host memory, each direction (GB200: NVLink-C2C, "
                "225 GB/s; DGX: PCIe 5.0 x16, 63 GB/s): what activation offload "
                "(parallel.offload_layers) runs at.");
+  schema_rows(s, "cluster", schema::cluster_fields(), "", "Collectives"); // train only
   schema_group(s, "cluster", schema::cluster_fields(), "", "Energy", "cluster.energy");
   link_rows(s, "intra_node", "Intra-node");
   link_rows(s, "inter_node", "Inter-node");

@@ -145,6 +145,7 @@ std::vector<ValidationRow> validate(const std::vector<ValidationRun> &runs) {
     row.gemm = e.time.parts.gemm;
     row.attention = e.time.parts.attention;
     row.memory_bound = e.time.parts.memory;
+    row.comm_sms = e.time.parts.comm_sms;
     row.recompute = e.time.recompute;
     row.overhead = e.time.compute - e.time.recompute - e.time.parts.total();
     row.comm_exposed = e.time.comm_exposed;

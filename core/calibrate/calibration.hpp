@@ -45,9 +45,9 @@ struct ValidationRow {
   // metric but step_time is a rate: measured step = predicted step x predicted / measured).
   double step = 0, compute = 0, comm_exposed = 0, host = 0, bubble = 0, optimizer = 0;
   double measured_step = 0;
-  // compute by component (s): GEMMs, attention, memory-bound kernels, recompute and the
-  // hardware.compute_overhead share (compute = their sum)
-  double gemm = 0, attention = 0, memory_bound = 0, recompute = 0, overhead = 0;
+  // compute by component (s): GEMMs, attention, memory-bound kernels, recompute, the SMs
+  // overlapped collectives hold and the hardware.compute_overhead share (compute = their sum)
+  double gemm = 0, attention = 0, memory_bound = 0, recompute = 0, comm_sms = 0, overhead = 0;
   bool within_band() const;
 };
 

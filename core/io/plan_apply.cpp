@@ -44,7 +44,21 @@ json applied_parallel(const Config &c, const Plan &plan, const json &current) {
     return to_json(resolve_layout(x));
   };
   try {
-    if (layout_of(out) != layout_of(full))
+    // the other knobs the plan set that make its layout (a rank order, a stage split, the
+    // recomputed modules), each only where it changes what the short form resolves to
+    const json target = layout_of(full);
+    for (const auto &[k, v] : full.items()) {
+      if (out.contains(k))
+        continue;
+      const json before = layout_of(out);
+      if (before == target)
+        break;
+      json with = out;
+      with[k] = v;
+      if (layout_of(with) != before)
+        out = std::move(with);
+    }
+    if (layout_of(out) != target)
       out = full;
   } catch (const ConfigError &) {
     out = full; // the short form is not a legal layout on its own

@@ -112,6 +112,7 @@ json to_json(const std::vector<ValidationRow> &rows) {
                      {"attention", r.attention},
                      {"memory_bound", r.memory_bound},
                      {"recompute", r.recompute},
+                     {"comm_sms", r.comm_sms},
                      {"overhead", r.overhead}}}});
   return out;
 }

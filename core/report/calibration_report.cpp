@@ -296,7 +296,8 @@ ReportTable run_compute_table(const std::vector<ValidationRow> &rows) {
   t.title = "Where the predicted compute goes, by component";
   t.help = "The slowest stage's compute a step: GEMMs (the output layer's among them), the "
            "attention core and memory-bound kernels (norms, activation, routing, the "
-           "cross-entropy, FP8 quantisation) at their component rates, recompute, and what "
+           "cross-entropy, FP8 quantisation) at their component rates, recompute, the SMs the "
+           "collectives that hide under them hold (cluster.collective_sms), and what "
            "hardware.compute_overhead adds to them (docs/calibration.md).";
   t.columns = {col("name", "run", Unit::plain, true),
                col("compute", "compute"),
@@ -304,6 +305,7 @@ ReportTable run_compute_table(const std::vector<ValidationRow> &rows) {
                col("attention", "attention"),
                col("memory", "memory-bound"),
                col("recompute", "recompute"),
+               col("comm_sms", "collectives' SMs"),
                col("overhead", "overhead")};
   for (const ValidationRow &v : rows) {
     if (v.step <= 0)
@@ -314,7 +316,7 @@ ReportTable run_compute_table(const std::vector<ValidationRow> &rows) {
     l.cells = {words(v.name),        {format_value(v.compute, Unit::seconds), v.compute},
                part(v.gemm),         part(v.attention),
                part(v.memory_bound), part(v.recompute),
-               part(v.overhead)};
+               part(v.comm_sms),     part(v.overhead)};
     t.rows.push_back(l);
   }
   return t;

@@ -298,15 +298,21 @@ void step_time_table(const Config &c, const Estimate &e, ReportTable &t) {
                        Mark mark = Mark::none) {
     b.add(key, {words(name), cell(v, Unit::seconds), share(v, s.step)}, help, mark);
   };
-  // Every compute time is the components' times x (1 + compute_overhead): the overhead's part.
+  // Every kernel's time is the components' times x (1 + compute_overhead): the overhead's
+  // part; beside them, the time the SMs of the collectives hidden under them cost.
   const double o = c.hardware.compute_overhead;
-  row("compute", "compute", s.compute - s.recompute,
+  std::string help =
       "Forward + backward GEMMs, attention and element-wise traffic of the slowest stage, all "
       "micro-batches. Of compute and recompute, " +
-          units::seconds(s.compute * o / (1 + o)) +
-          fmt(" is hardware.compute_overhead (%.3f): time the measured components do not "
-              "explain (docs/calibration.md 'End to end: the compute overhead').",
-              o));
+      units::seconds((s.compute - s.parts.comm_sms) * o / (1 + o)) +
+      fmt(" is hardware.compute_overhead (%.3f): time the measured components do not "
+          "explain (docs/calibration.md 'End to end: the compute overhead').",
+          o);
+  if (s.parts.comm_sms > 0)
+    help += " " + units::seconds(s.parts.comm_sms) +
+            " is the SMs the collectives hidden under it hold (cluster.collective_sms; "
+            "docs/calibration.md 'The SMs overlapped collectives take').";
+  row("compute", "compute", s.compute - s.recompute, help);
   row("recompute", "recompute", s.recompute,
       "The extra forward work recompute costs (selective: attention scores; full: every "
       "layer).");

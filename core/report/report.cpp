@@ -67,7 +67,7 @@ std::vector<ReportRow> report_rows(const Estimate &e) {
     r.add("model FLOP/s per device", e.throughput.tflops_per_device, Unit::flop_rate,
           Better::higher);
     if (e.throughput.mfu > 0) // the precision's peak: what MFU is a share of
-      r.add(kPeakLabel, e.throughput.tflops_per_device / e.throughput.mfu, Unit::flop_rate);
+      r.add(kPeakLabel, e.time.peak, Unit::flop_rate);
     r.add("model FLOPs per step", e.model_flops_per_step, Unit::flops);
     if (e.train_steps > 0) {
       const Resilience &k = e.resilience;

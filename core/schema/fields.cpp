@@ -457,6 +457,13 @@ const std::vector<Field<ClusterSpec>> &cluster_fields() {
            "parallel.offload_optimizer (DeepSpeed CPU-Adam): an assumption, set it to your "
            "host's rate.",
            "Failures", tr}),
+      num(&C::collective_sms,
+          {"", "collective_sms", N, 0.0, 1024.0, "SMs", "Collective SMs", 1, "%.0f",
+           "SMs one NCCL collective holds while it runs under computation (a CTA per channel; "
+           "24 measured on H100 by Nsight Systems; NCCL_MAX_CTAS or Megatron's "
+           "--nccl-communicator-config-path max_ctas caps them): the hidden time costs the "
+           "GEMMs under it that share of the SMs. 0: overlap is free.",
+           "Collectives", tr}),
   };
   return t;
 }

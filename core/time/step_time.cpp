@@ -89,6 +89,11 @@ Dtype outside_fp8_autocast(Dtype precision) {
 }
 } // namespace
 
+double overlap_sm_share(const HardwareSpec &hw, double sms) {
+  const double n = static_cast<double>(hw.sm_count);
+  return n > 0 ? std::min(sms, n) / n : 0.0;
+}
+
 double ddp_bucket_params(i64 zero, i64 dp) {
   return zero == 2 ? 5e8 : std::max(40e6, 1e6 * static_cast<double>(dp));
 }
@@ -336,12 +341,19 @@ struct Model {
   // under the input-gradient GEMM: up to `column` (those GEMMs' forward time) each. The
   // row-parallel layers' backward AllGathers and a recomputed forward's collectives are
   // exposed. parallel.overlap_tp (Transformer Engine's userbuffers) hides them all.
-  std::pair<double, double> layer_comm(bool moe, const LayerTimes &lt, double count,
-                                       CommAcc *acc) const {
+  // Exposed time forward and backward, and `sms`: the computation's time lost to the SMs
+  // of what hides under it (overlap_sm_share), forward and backward, all per micro-batch.
+  struct Exposure {
+    double fwd = 0, bwd = 0, sms_fwd = 0, sms_bwd = 0;
+  };
+  double nccl_share() const { return overlap_sm_share(c.hardware, c.cluster.collective_sms); }
+  Exposure layer_comm(bool moe, const LayerTimes &lt, double count, CommAcc *acc) const {
     const double attn = lt.attention, column = lt.column, moe_f = lt.f;
     const ModelSpec &m = c.model;
     const ClusterSpec &cl = c.cluster;
     double fwd_exposed = 0, bwd_exposed = 0;
+    const double nccl = nccl_share(), ub = overlap_sm_share(c.hardware, kUserbufferSms);
+    Exposure x_sms; // the SM costs; the exposures are summed below
     const bool full = l.recompute == Recompute::full;
     if (l.tp > 1) {
       if (l.sp) { // Korthikanti et al. 2022: 6 AllGather + 4 ReduceScatter per layer, fwd 2 + 2
@@ -357,6 +369,18 @@ struct Model {
                               std::max(0.0, extra_ag * ag.time - (extra_ag > 0 ? column : 0.0));
         const double bwd = blocks * ag.time + hidden + recomp;
         const double fe = l.overlap_tp ? 0 : fwd, be = l.overlap_tp ? 0 : bwd;
+        if (l.overlap_tp) {
+          // userbuffers: the forward's AllGathers and the backward's input-gradient ones by
+          // ring exchange (copy engines), the ReduceScatters (a recomputed forward's too)
+          // and the weight gradient's re-gather on its SMs
+          x_sms.sms_fwd += ub * blocks * rs.time;
+          x_sms.sms_bwd +=
+              ub * (blocks * rs.time + extra_ag * ag.time + (full ? blocks : 0.0) * rs.time);
+        } else {
+          // Megatron's overlap: what hides under the column GEMMs' backward, on NCCL's SMs
+          x_sms.sms_bwd +=
+              nccl * (blocks * rs.time + extra_ag * ag.time + recomp + blocks * ag.time - bwd);
+        }
         if (acc) {
           acc->add("sp", ag, count * (2 * blocks + extra_ag + (recomp > 0 ? blocks : 0)), 0);
           acc->add("sp", rs, count * (2 * blocks + (recomp > 0 ? blocks : 0)),
@@ -369,6 +393,12 @@ struct Model {
         const double n_bwd = 2 + (full ? 2 : 0);
         const double bwd = std::max(0.0, 2 * ar.time - column) + (full ? 2 * ar.time : 0.0);
         const double fe = l.overlap_tp ? 0 : 2 * ar.time, be = l.overlap_tp ? 0 : bwd;
+        if (l.overlap_tp) {
+          x_sms.sms_fwd += ub * 2 * ar.time;
+          x_sms.sms_bwd += ub * n_bwd * ar.time;
+        } else {
+          x_sms.sms_bwd += nccl * (n_bwd * ar.time - bwd);
+        }
         if (acc)
           acc->add("tp", ar, count * (2 + n_bwd), count * mb * (fe + be));
         fwd_exposed += fe;
@@ -394,6 +424,8 @@ struct Model {
       const CollectiveTime p = collective_time(cl, Collective::p2p, chunk, g.ring);
       const double fwd = static_cast<double>(l.ring - 1) * p.time;
       const double fe = std::max(0.0, fwd - attn), be = std::max(0.0, 2 * fwd - 2 * attn);
+      x_sms.sms_fwd += nccl * (fwd - fe);
+      x_sms.sms_bwd += nccl * (2 * fwd - be);
       if (acc)
         acc->add("ring_cp", p, count * 3 * static_cast<double>(l.ring - 1), count * mb * (fe + be));
       fwd_exposed += fe;
@@ -424,6 +456,8 @@ struct Model {
       const double fe = l.overlap_ep ? std::max(0.0, dispatch - 2 * moe_f) : dispatch;
       const double be = l.overlap_ep ? std::max(0.0, dispatch - moe_f) : dispatch;
       const double share = fe + be > 0 ? (fe + be) / (2 * dispatch) : 0.0;
+      x_sms.sms_fwd += nccl * (dispatch - fe);
+      x_sms.sms_bwd += nccl * (dispatch - be);
       if (acc) {
         if (a2a.time > 0) {
           acc->add("ep", a2a, 2 * count, count * mb * share * 2 * a2a.time);
@@ -437,7 +471,9 @@ struct Model {
       fwd_exposed += fe;
       bwd_exposed += be;
     }
-    return {fwd_exposed, bwd_exposed};
+    x_sms.fwd = fwd_exposed;
+    x_sms.bwd = bwd_exposed;
+    return x_sms;
   }
 
   // ZeRO-3: gather each layer's weights forward and backward, reduce-scatter its gradients,
@@ -458,9 +494,9 @@ struct Model {
     return {collective_time(c.cluster, Collective::allgather, gathered, g.dp),
             collective_time(c.cluster, Collective::reduce_scatter, reduced, g.dp)};
   }
-  std::pair<double, double> zero3(bool moe, double fwd_compute, double count, CommAcc *acc) const {
+  Exposure zero3(bool moe, double fwd_compute, double count, CommAcc *acc) const {
     if (l.zero < 3 || l.dp * l.cp == 1)
-      return {0, 0};
+      return {};
     const auto [ag, rs] = zero3_collectives(moe);
     const double fe = std::max(0.0, ag.time - fwd_compute);
     const double be = std::max(0.0, ag.time + rs.time - 2 * fwd_compute);
@@ -468,7 +504,8 @@ struct Model {
       acc->add("zero3", ag, 2 * count, 0);
       acc->add("zero3", rs, count, count * mb * (fe + be));
     }
-    return {fe, be};
+    const double nccl = nccl_share();
+    return {fe, be, nccl * (ag.time - fe), nccl * (ag.time + rs.time - be)};
   }
 
   // What ZeRO-3's one-layer prefetch cannot hide (PyTorch FSDP2, Megatron-LM's FSDP): each
@@ -528,10 +565,14 @@ struct Model {
       t.r = t.f;
     else if (l.recompute == Recompute::selective)
       t.r = t.attention + selective_modules(moe, ops) * over;
-    const auto lc = layer_comm(moe, t, 1, nullptr);
-    const auto z = zero3(moe, t.f, 1, nullptr);
-    t.fwd = lc.first + z.first;
-    t.bwd = lc.second + z.second;
+    const Exposure lc = layer_comm(moe, t, 1, nullptr);
+    const Exposure z = zero3(moe, t.f, 1, nullptr);
+    t.fwd = lc.fwd + z.fwd;
+    t.bwd = lc.bwd + z.bwd;
+    // the computation under the hidden collectives runs on the SMs they leave
+    t.f += lc.sms_fwd + z.sms_fwd;
+    t.b += lc.sms_bwd + z.sms_bwd;
+    t.parts.comm_sms = lc.sms_fwd + z.sms_fwd + lc.sms_bwd + z.sms_bwd;
     // The dropless dispatcher's per-layer host synchronisation: the layer's pass takes at
     // least the host's time to issue it (docs/calibration.md "MoE host time").
     if (moe && c.model.moe)
@@ -596,9 +637,12 @@ struct Model {
   // of the activation between stages, with or without SP; without SP the receiver
   // AllGathers it over the TP group. Interleaving sends v times per micro-batch each way
   // (Narayanan et al. 2021 sec. 2.2.2).
-  double pp_send(CommAcc *acc) const {
+  struct Send {
+    double exposed = 0, sms = 0; // per send: on the critical path; the SM cost when hidden
+  };
+  Send pp_send(CommAcc *acc) const {
     if (l.pp <= 1)
-      return 0;
+      return {};
     const double t = static_cast<double>(l.tp);
     const CollectiveTime p = collective_time(c.cluster, Collective::p2p, act_bytes / t, g.pp);
     CollectiveTime gather;
@@ -611,15 +655,16 @@ struct Model {
       if (gather.time > 0)
         acc->add("pp", gather, sends, 0);
     }
-    return e;
+    return {e, nccl_share() * (p.time + gather.time - e)};
   }
 
-  // Data-parallel sync of a stage's gradients (and ZeRO's parameter gathers): exposed time.
-  double dp_sync(const StageParams &sp, double t_fwd, double t_bwd, CommAcc *acc) const {
+  // Data-parallel sync of a stage's gradients (and ZeRO's parameter gathers): exposed time,
+  // and the SM cost of the part that hides (Send's fields, per step).
+  Send dp_sync(const StageParams &sp, double t_fwd, double t_bwd, CommAcc *acc) const {
     if (l.zero >= 3)
-      return 0;
+      return {};
     const StateWidths b = state_widths(c.workload);
-    double exposed = 0;
+    double exposed = 0, hidden = 0;
     auto sync = [&](double params, const Group &grp, const char *kind) {
       if (grp.n <= 1 || params <= 0)
         return;
@@ -646,10 +691,12 @@ struct Model {
           acc->add(kind, gather, 1, gather_exposed);
       }
       exposed += grad_exposed + gather_exposed;
+      hidden +=
+          times * grad.time - grad_exposed + (l.zero >= 1 ? gather.time - gather_exposed : 0.0);
     };
     sync(sp.dense, g.dp, "dp");
     sync(sp.experts, g.edp, "dp_experts");
-    return exposed;
+    return {exposed, nccl_share() * hidden};
   }
 };
 
@@ -703,7 +750,9 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   const Model::Head hd = md.head();
   const double head_f = hd.f, head_b = hd.b;
   const double v = static_cast<double>(l.vpp);
-  const double send = md.pp_send(nullptr);
+  // one pipeline send: its exposed time, and the SM cost of a hidden one to the computation
+  // under it; each micro-batch sends v times each way
+  const Model::Send send = md.pp_send(nullptr);
   // Slowest stage: per micro-batch forward and backward.
   double worst = -1;
   Model::Offload worst_off; // its activation offload's exposed copies
@@ -718,8 +767,9 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
       bwd += head_b;
       compute += head_f + head_b;
     }
-    fwd += v * send;
-    bwd += v * send;
+    fwd += v * (send.exposed + send.sms);
+    bwd += v * (send.exposed + send.sms);
+    compute += 2 * v * send.sms;
     const Model::Offload off = md.offload(t, n);
     fwd += off.fwd;
     bwd += off.bwd;
@@ -746,6 +796,9 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
         mb * over_layers(ns, t, [](const LayerTimes &x) { return x.parts.attention; });
     st.parts.memory = mb * (over_layers(ns, t, [](const LayerTimes &x) { return x.parts.memory; }) +
                             (last ? hd.parts.memory : 0.0));
+    st.parts.comm_sms =
+        mb * (over_layers(ns, t, [](const LayerTimes &x) { return x.parts.comm_sms; }) +
+              2 * v * send.sms);
   }
   const double t_mb = st.t_fwd + st.t_bwd;
   st.bubble = l.schedule == PpSchedule::gpipe ? (p - 1) * t_mb : (p - 1) / v * t_mb;
@@ -753,7 +806,12 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   // the weights the step trains (a fine-tune's adapters), their gradients synchronised
   const StageParams sp = trained_stage_params(c, mp, l, st.slowest_stage,
                                               mix[static_cast<std::size_t>(st.slowest_stage)]);
-  const double dp_exposed = md.dp_sync(sp, st.t_fwd, st.t_bwd, nullptr);
+  const Model::Send dp = md.dp_sync(sp, st.t_fwd, st.t_bwd, nullptr);
+  const double dp_exposed = dp.exposed;
+  // the hidden part of the DP sync costs the backward and forward under it their SMs
+  st.sync_sms = dp.sms;
+  st.compute += dp.sms;
+  st.parts.comm_sms += dp.sms;
   // Adam over this device's (sharded) parameters, memory-bound; or on the host (ZeRO-Offload):
   // the gradients down and the bf16 weights up over the host link, the update at its rate.
   const double shard_dense = l.zero >= 1 ? static_cast<double>(l.dp * l.cp) : 1.0;
@@ -782,7 +840,7 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   }
   st.comm_exposed = dp_exposed +
                     mb * over_layers(n, t, [](const LayerTimes &x) { return x.fwd + x.bwd; }) +
-                    md.zero3_edges(n.dense == 0, nullptr) + 2 * mb * v * send +
+                    md.zero3_edges(n.dense == 0, nullptr) + 2 * mb * v * send.exposed +
                     mb * (worst_off.fwd + worst_off.bwd);
   st.host = mb * over_layers(n, t, [](const LayerTimes &x) { return x.host; });
   st.step = st.compute + st.comm_exposed + st.host + st.bubble + st.optimizer;

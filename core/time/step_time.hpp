@@ -88,13 +88,14 @@ struct CommCost {
   double exposed = 0; // on the critical path
 };
 
-// Compute time by component, forward + backward, before hardware.compute_overhead (which
-// multiplies their sum): the GEMMs (the output layer's among them), the attention core, and
-// the memory-bound kernels (norms, activation function, residuals, rotary, routing, the
-// cross-entropy, FP8/FP4 quantisation).
+// Compute time by component, forward + backward: the GEMMs (the output layer's among them),
+// the attention core, and the memory-bound kernels (norms, activation function, residuals,
+// rotary, routing, the cross-entropy, FP8/FP4 quantisation), before hardware.compute_overhead
+// (which multiplies their sum); and the computation's time lost to the SMs overlapped
+// collectives hold (comm_sms: wall time under them, not multiplied).
 struct ComputeParts {
-  double gemm = 0, attention = 0, memory = 0;
-  double total() const { return gemm + attention + memory; }
+  double gemm = 0, attention = 0, memory = 0, comm_sms = 0;
+  double total() const { return gemm + attention + memory + comm_sms; }
 };
 
 struct StepTime {
@@ -102,7 +103,8 @@ struct StepTime {
   double compute = 0;          // per step, slowest stage, including recompute
   double recompute = 0;        // of which recompute
   double comm_exposed = 0;
-  double host = 0; // per step, slowest stage: the GPU waiting for the host (moe_host_time)
+  double sync_sms = 0; // of compute: the SMs the hidden DP sync holds (parts.comm_sms)
+  double host = 0;     // per step, slowest stage: the GPU waiting for the host (moe_host_time)
   double bubble = 0;
   double optimizer = 0;
   double step = 0;
@@ -131,8 +133,8 @@ double gemm_operand_bytes(Dtype d);
 // layouts that share them: same tp, sp, cp split, ep, micro-batch, recompute, FlashAttention,
 // TP overlap, group placement and, under ZeRO-3, dp).
 struct LayerTimes {
-  double f = 0;         // forward compute (with hardware.compute_overhead)
-  double b = 0;         // backward compute (with it), without recompute
+  double f = 0; // forward compute (with hardware.compute_overhead and parts.comm_sms' share)
+  double b = 0; // backward compute (the same), without recompute
   double attention = 0; // of which the attention core
   double column = 0;    // of which the column-parallel GEMMs (QKV, MLP/expert up)
   double r = 0;         // recompute (backward)
@@ -141,6 +143,17 @@ struct LayerTimes {
   double host = 0;      // the GPU idle for the host: moe_host_time beyond the layer's pass
   ComputeParts parts;   // f + b by component, before the overhead
 };
+
+// The SMs a collective's kernels hold while it overlaps computation (NCCL's CTAs,
+// cluster.collective_sms, or Transformer Engine's userbuffers' kUserbufferSms) as a share of
+// the chip's: the computation under it runs on the rest, so `hidden` seconds of overlap cost
+// it `hidden x share` (the SM-time the collective held). 0 where sm_count is unknown.
+double overlap_sm_share(const HardwareSpec &hw, double sms);
+// Transformer Engine's userbuffers (--tp-comm-overlap): its pipelined and bulk overlaps run
+// their communication on 16 SMs and launch the GEMM on the rest (num_sm 16, set_sm_margin;
+// transformer_engine/pytorch/module/base.py initialize_ub); its ring exchange uses the copy
+// engines (use_ce) and no SMs.
+inline constexpr double kUserbufferSms = 16;
 // bf16: the layer kept in BF16 under an FP8/FP4 precision (workload.bf16_first_layers).
 LayerTimes layer_times(const Config &c, const Layout &l, bool moe, bool bf16 = false);
 // Every layer type's times: dense and MoE, and the same kept in BF16 (computed only where the
