@@ -511,6 +511,13 @@ struct ServeSpec {
   // ratio x max_tokens or they have been held batch_wait_iters iterations. 0: no waiting.
   i64 batch_wait_iters = 0;
   double batch_wait_tokens_ratio = 0;
+  // TensorRT-LLM's attention-DP balance (attention_dp_config enable_balance, timeout_iters,
+  // batching_wait_iters; tensorrt_llm/_torch/pyexecutor/py_executor.py
+  // `_balance_adp_requests`): with attention DP, an iteration schedules context requests only
+  // once every rank has one, its counter of iterations without reaching adp_balance_iters (or
+  // a rank with nothing decoding); with every rank decoding too, adp_batching_wait_iters more.
+  // 0: no balance.
+  i64 adp_balance_iters = 0, adp_batching_wait_iters = 0;
   std::optional<SpeculativeSpec> speculative;
   // Prefix reuse: every prompt begins with the same shared_prefix tokens (a system prompt,
   // workload.prefix.shared_tokens); sessions: multi-turn conversations (closed loop).

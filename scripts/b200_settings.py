@@ -10,6 +10,8 @@ force on the run's measured date (docs/serving.md "Serving calibration groups"):
   recv_interval            SGLang --scheduler-recv-interval
   batch_wait_iters,
   batch_wait_tokens_ratio  TensorRT-LLM batch_wait_timeout_iters, batch_wait_max_tokens_ratio
+  adp_balance_iters        TensorRT-LLM attention_dp_config timeout_iters, with enable_balance
+                           (batching_wait_iters 0 in every launch that sets it)
 
   python3 scripts/b200_settings.py ../shared/serving-calibration-b200.csv docs/data/serving/b200.csv
 """
@@ -23,7 +25,7 @@ def settings(r):
     tp, c = int(r["tp"]), int(r["concurrency"])
     isl, osl = int(r["isl"]), int(r["osl"])
     dp = int(r["attention_dp"]) > 1
-    mem = recv = wait = ratio = ""
+    mem = recv = wait = ratio = balance = ""
     if r["engine"] == "sglang":
         # benchmarks/dsr1_fp8_b200_docker.sh (189ae51cc, d27433dff), single_node/dsr1_fp8_b200.sh
         # and dsr1_fp8_b200_mtp.sh (12ba0ae07): TP 8 at 0.82 with the receive interval 30 from
@@ -50,12 +52,16 @@ def settings(r):
                 wait, ratio = "40", "0.8"
         if r["engine_image"] == "1.2.0rc6.post3" and dp:
             mem = "0.7"
+        # every one of these scripts with attention DP: "attention_dp_config:
+        # {batching_wait_iters: 0, enable_balance: true, timeout_iters: 60}"
+        if dp:
+            balance = "60"
     return {"memory_fraction": mem, "recv_interval": recv, "batch_wait_iters": wait,
-            "batch_wait_tokens_ratio": ratio}
+            "batch_wait_tokens_ratio": ratio, "adp_balance_iters": balance}
 
 
 fields = list(rows[0].keys()) + ["memory_fraction", "recv_interval", "batch_wait_iters",
-                                 "batch_wait_tokens_ratio"]
+                                 "batch_wait_tokens_ratio", "adp_balance_iters"]
 with open(dst, "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
     w.writeheader()

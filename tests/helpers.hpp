@@ -28,9 +28,10 @@ inline Config config(const char *text) {
 // (one instance of tp 2 on two GPUs by default).
 inline Config serve_config(const std::string &workload,
                            const std::string &parallel = R"({"tp": 2})",
-                           const std::string &cluster = R"({"base": "dgx-h100", "devices": 2})") {
+                           const std::string &cluster = R"({"base": "dgx-h100", "devices": 2})",
+                           const std::string &model = "llama3-8b") {
   return io::parse_config(nlohmann::json::parse(
-      R"({"model": "llama3-8b", "hardware": "h100-sxm", "cluster": )" + cluster +
+      R"({"model": ")" + model + R"(", "hardware": "h100-sxm", "cluster": )" + cluster +
       R"(, "workload": )" + workload + R"(, "parallel": )" + parallel + "}"));
 }
 

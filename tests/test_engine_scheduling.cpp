@@ -1,8 +1,10 @@
 // Engine behaviours the serving simulation models apart: prefill without mixing (SGLang),
 // SGLang's receive interval and TensorRT-LLM's batch waiting, the engines' own all-reduce
 // and the per-request front-end time (docs/serving.md).
+#include "core/calibrate/fit.hpp"
 #include "core/io/config_json.hpp"
 #include "core/io/launch_export.hpp"
+#include "core/io/readers.hpp"
 #include "core/parallel/layout.hpp"
 #include "core/serve/iteration.hpp"
 #include "core/serve/simulate.hpp"
@@ -98,6 +100,46 @@ TEST_CASE("scheduler: TensorRT-LLM's batch waiting holds prompts for its iterati
   const auto [big_wait, dt4] = second_request_ttft(wait, 8000);
   CHECK(big_wait == Approx(big).epsilon(1e-12));
   CHECK(dt2 == dt);
+}
+
+TEST_CASE("scheduler: TensorRT-LLM's attention-DP balance holds prompts until every rank has one",
+          "[serve]") {
+  // tensorrt_llm/_torch/pyexecutor/py_executor.py _balance_adp_requests (attention_dp_config
+  // enable_balance, timeout_iters): Mixtral on two attention-DP ranks; A and B (512 in, 200
+  // out) arrive at 0 and decode, one on each rank; C (512 in, 20 out) arrives at 0.5 s, the
+  // only context request: not every rank has one, so it is held, at timeout 10^6 until no
+  // rank decodes (A and B done), at timeout 5 at most 5 iterations.
+  const auto run = [](const char *trace, i64 balance) {
+    return simulate_serving(serve_config(std::string(R"({"mode": "serve", "trace": )") + trace +
+                                             R"(, "scheduler": {"adp_balance_iters": )" +
+                                             std::to_string(balance) + "}}",
+                                         R"({"tp": 1, "attention_dp": 2, "ep": 2})",
+                                         R"({"base": "dgx-h100", "devices": 2})", "mixtral-8x7b"));
+  };
+  const ServeResult ab = run("[[0, 512, 200], [0, 512, 200]]", 0);
+  const ServeResult c_alone = run("[[0, 512, 20]]", 0); // C's prefill iteration
+  const char *abc = "[[0, 512, 200], [0, 512, 200], [0.5, 512, 20]]";
+  const auto c_ttft = [&](i64 balance) { // C's TTFT: A's and B's are the same in every run
+    return 3 * run(abc, balance).ttft.mean - 2 * ab.ttft.mean;
+  };
+  const double dt = ab.tpot.mean; // one decode iteration of A and B
+  CHECK(c_ttft(0) < c_alone.ttft.mean + 2 * dt);
+  CHECK(c_ttft(1000000) ==
+        Approx(ab.e2e.mean - 0.5 + c_alone.ttft.mean).margin(2 * dt)); // released at A's end
+  CHECK(c_ttft(5) <= c_alone.ttft.mean + 7 * dt);
+  // the runs' column: the calibration reader sets it (InferenceX's TensorRT-LLM launches with
+  // attention DP: "attention_dp_config: {enable_balance: true, timeout_iters: 60}")
+  const Measurements m = io::read_measurements(
+      "engine,tp,attention_dp,ep,isl,osl,concurrency,ttft_ms,tpot_ms,adp_balance_iters\n"
+      "trtllm,1,8,8,1024,1024,64,1800,19,60\n",
+      "runs.csv");
+  REQUIRE(m.serving.size() == 1);
+  CHECK(m.serving[0].adp_balance_iters == 60);
+  const Config base = io::parse_config(nlohmann::json::parse(
+      R"({"model": "deepseek-r1", "hardware": "b200", "cluster": "dgx-b200", "workload":
+      {"mode": "serve", "concurrency": 4, "prompt_len": 1024, "gen_len": 1024, "precision":
+      "fp8", "engine": "trtllm"}, "parallel": {"tp": 8}})"));
+  CHECK(serving_run_config(base, m.serving[0]).workload.serve.adp_balance_iters == 60);
 }
 
 TEST_CASE("engine: its own all-reduce is latency plus bus bytes over its bandwidth", "[serve]") {
@@ -341,4 +383,19 @@ TEST_CASE("scheduler: the admission options reach the engines' launch arguments"
   CHECK(trt.find("\"batch_wait_timeout_iters: 20\" and \"batch_wait_max_tokens_ratio: 0.9\"") !=
         std::string::npos);
   CHECK(io::launch_export(c, l, "vllm").find("have no vLLM option") != std::string::npos);
+  // the attention-DP balance: tensorrt_llm/llmapi/llm_args.py AttentionDpConfig, TensorRT-LLM's
+  // alone; under attention DP the executor skips batch waiting (py_executor.py _schedule)
+  const Config d = serve_config(R"({"mode": "serve", "concurrency": 8, "prompt_len": 1024,
+    "gen_len": 128, "scheduler": {"adp_balance_iters": 60, "batch_wait_iters": 20}})",
+                                R"({"tp": 1, "attention_dp": 2, "ep": 2})",
+                                R"({"base": "dgx-h100", "devices": 2})", "mixtral-8x7b");
+  const Layout ld = resolve_layout(d);
+  const std::string trt_dp = io::launch_export(d, ld, "trtllm");
+  CHECK(trt_dp.find("\"attention_dp_config: {enable_balance: true, timeout_iters: 60, "
+                    "batching_wait_iters: 0}\"") != std::string::npos);
+  CHECK(trt_dp.find("TensorRT-LLM skips batch waiting under attention DP") != std::string::npos);
+  CHECK(io::launch_export(d, ld, "sglang")
+            .find("the attention-DP balance "
+                  "(scheduler.adp_balance_iters) is "
+                  "TensorRT-LLM's") != std::string::npos);
 }

@@ -460,6 +460,8 @@ Config serving_run_config(const Config &base, const ServingSample &s) {
     sv.batch_wait_iters = s.batch_wait_iters;
     sv.batch_wait_tokens_ratio = s.batch_wait_tokens_ratio;
   }
+  if (s.adp_balance_iters > 0)
+    sv.adp_balance_iters = s.adp_balance_iters; // InferenceX sets batching_wait_iters 0
   if (s.draft_tokens > 0) {
     SpeculativeSpec spec;
     spec.method = SpecMethod::mtp;

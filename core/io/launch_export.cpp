@@ -727,9 +727,10 @@ std::string vllm(const Config &c, const Layout &l) {
     if (sp.method == SpecMethod::eagle)
       x.notes.push_back(kEagleHeadNote);
   }
-  if (x.serve && (sv.recv_interval > 1 || sv.batch_wait_iters > 0))
-    x.notes.push_back("the receive interval (SGLang's) and batch waiting (TensorRT-LLM's) have no "
-                      "vLLM option: vLLM takes new requests every iteration");
+  if (x.serve && (sv.recv_interval > 1 || sv.batch_wait_iters > 0 || sv.adp_balance_iters > 0))
+    x.notes.push_back("the receive interval (SGLang's), batch waiting and the attention-DP "
+                      "balance (TensorRT-LLM's) have no vLLM option: vLLM takes new requests "
+                      "every iteration");
   if (x.serve && !sv.prefix_cache)
     x.add("--no-enable-prefix-caching");
   else if (x.serve && shares_prefixes(sv))
@@ -776,6 +777,9 @@ std::string sglang(const Config &c, const Layout &l) {
     if (w.serve.batch_wait_iters > 0)
       x.notes.push_back("batch waiting (scheduler.batch_wait_iters) is TensorRT-LLM's: SGLang "
                         "has no such option");
+    if (w.serve.adp_balance_iters > 0)
+      x.notes.push_back("the attention-DP balance (scheduler.adp_balance_iters) is "
+                        "TensorRT-LLM's: SGLang has no such option");
     if (!w.serve.prefix_cache)
       x.add("--disable-radix-cache");
     if (w.serve.lora) // python/sglang/srt/server_args.py
@@ -845,6 +849,11 @@ std::string trtllm(const Config &c, const Layout &l) {
     x.add("--extra_llm_api_options extra.yaml");
   if (l.attention_dp > 1)
     x.notes.push_back("extra.yaml holds \"enable_attention_dp: true\"");
+  if (x.serve && l.attention_dp > 1 && w.serve.adp_balance_iters > 0) // AttentionDpConfig
+    x.notes.push_back("extra.yaml holds \"attention_dp_config: {enable_balance: true, "
+                      "timeout_iters: " +
+                      s(w.serve.adp_balance_iters) +
+                      ", batching_wait_iters: " + s(w.serve.adp_batching_wait_iters) + "}\"");
   if (wait) { // tensorrt_llm/llmapi/llm_args.py TorchLlmArgs
     std::ostringstream r;
     r << w.serve.batch_wait_tokens_ratio;
@@ -855,6 +864,9 @@ std::string trtllm(const Config &c, const Layout &l) {
   if (x.serve && w.serve.recv_interval > 1)
     x.notes.push_back("the receive interval (scheduler.recv_interval) is SGLang's: TensorRT-LLM "
                       "takes new requests every iteration");
+  if (wait && l.attention_dp > 1)
+    x.notes.push_back("TensorRT-LLM skips batch waiting under attention DP (py_executor.py "
+                      "_schedule): the estimate did too");
   if (x.serve && spec) { // tensorrt_llm/llmapi/llm_args.py: MTPDecodingConfig, EagleDecodingConfig
     if (spec->method == SpecMethod::mtp)
       x.notes.push_back("extra.yaml holds \"speculative_config: {decoding_type: MTP, "

@@ -396,11 +396,12 @@ Measurements read_layer_profile_csv(std::string_view text, const std::string &na
 // SGLang's EAGLE over the MTP layer with 2 steps, so 2 draft tokens), lengths (`fixed` or
 // `uniform <lo>-1.0 of isl/osl`: the lengths' mean is simulated); and what a launch script
 // set: memory_fraction (the engine's memory argument), recv_interval (SGLang
-// --scheduler-recv-interval), batch_wait_iters and batch_wait_tokens_ratio (TensorRT-LLM).
+// --scheduler-recv-interval), batch_wait_iters and batch_wait_tokens_ratio, adp_balance_iters
+// (TensorRT-LLM: batch waiting, the attention-DP balance's timeout_iters).
 struct RunColumns {
   int hardware, pp, attention_dp, moe_tp, ep, precision, kv_dtype, requests_per_client, max_tokens,
       speculative, lengths, memory_fraction, recv_interval, batch_wait_iters,
-      batch_wait_tokens_ratio;
+      batch_wait_tokens_ratio, adp_balance_iters;
 };
 std::optional<Dtype> dtype_cell(const Csv &csv, int c) {
   if (!csv.given(c))
@@ -434,6 +435,8 @@ void read_run_settings(const Csv &csv, const RunColumns &c, ServingSample &s) {
       csv.given(c.batch_wait_iters) ? static_cast<i64>(csv.count(c.batch_wait_iters, 1e6)) : 0;
   s.batch_wait_tokens_ratio =
       csv.given(c.batch_wait_tokens_ratio) ? csv.positive(c.batch_wait_tokens_ratio, 1) : 0;
+  s.adp_balance_iters =
+      csv.given(c.adp_balance_iters) ? static_cast<i64>(csv.count(c.adp_balance_iters, 1e6)) : 0;
   if (csv.given(c.speculative)) {
     const std::string v = lower(csv.cell(c.speculative));
     double k = 0;
@@ -486,7 +489,7 @@ Measurements read_serving_csv(std::string_view text, const std::string &name) {
   const int cmax = csv.find("max_num_tokens"), cspec = csv.find("speculative");
   const int clen = csv.find("lengths"), cmem = csv.find("memory_fraction");
   const int crecv = csv.find("recv_interval"), cwait = csv.find("batch_wait_iters");
-  const int cratio = csv.find("batch_wait_tokens_ratio");
+  const int cratio = csv.find("batch_wait_tokens_ratio"), cadpb = csv.find("adp_balance_iters");
   Measurements out;
   std::vector<long long> lines;
   while (csv.next()) {
@@ -508,7 +511,7 @@ Measurements read_serving_csv(std::string_view text, const std::string &name) {
     s.output_len = csv.positive(co, kMaxTokens);
     read_run_settings(csv,
                       {chw, cpp, cadp, cmtp, cep, cprec, ckv, crpc, cmax, cspec, clen, cmem, crecv,
-                       cwait, cratio},
+                       cwait, cratio, cadpb},
                       s);
     s.ttft.mean = csv.positive(cf, kMaxMeasuredMs) / 1e3;
     s.tpot.mean = csv.positive(cp, kMaxMeasuredMs) / 1e3;

@@ -766,6 +766,20 @@ const std::vector<Field<ServeSpec>> &serve_fields() {
            "The share of max_tokens whose scheduling ends a batch wait (TensorRT-LLM "
            "batch_wait_max_tokens_ratio).",
            "", sv, false, "", 0, true}),
+      integer(&S::adp_balance_iters,
+              {"scheduler", "adp_balance_iters", N, 0, 1'000'000, "", "ADP balance", 1, "",
+               "With attention DP, context requests wait until every rank has one, at most "
+               "this many iterations, and not while a rank has nothing to decode "
+               "(TensorRT-LLM attention_dp_config enable_balance, timeout_iters; "
+               "tensorrt_llm/_torch/pyexecutor/py_executor.py; 0: no balance).",
+               "", sv, false, "", 0, true}),
+      integer(&S::adp_batching_wait_iters,
+              {"scheduler", "adp_batching_wait_iters", N, 0, 1'000'000, "", "ADP batching wait", 1,
+               "",
+               "Under the attention-DP balance, iterations more that context requests wait once "
+               "every rank has one and every rank decodes (TensorRT-LLM attention_dp_config "
+               "batching_wait_iters).",
+               "", sv, false, "", 0, true}),
       integer(&S::prefill_instances,
               {"scheduler", "prefill_instances", N, 0, 1'000'000, "", "Prefill instances", 1, "",
                "0: aggregated; > 0: disaggregated, this many instances only prefill and ship "

@@ -13,6 +13,7 @@
 #include "core/memory/model_states.hpp"
 #include "core/parallel/layout.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -102,6 +103,8 @@ public:
   // Tokens of KV the instance holds with `budget` bytes per chip for KV.
   double kv_tokens(double budget_per_chip) const;
   i64 devices() const { return devices_; }
+  // The instance's attention-DP ranks (TensorRT-LLM, SGLang --enable-dp-attention); 1 without.
+  i64 attention_ranks() const { return std::max<i64>(1, l_.attention_dp); }
   // Whole-model KV bytes of one token (what a disaggregated transfer sends).
   double kv_bytes_per_token_model() const { return kv_model_bytes_; }
   // The engine's measured small-M GEMM fit the weight GEMMs run with (nullopt: none, or the

@@ -535,6 +535,38 @@ private:
     ++wait_count;
     return true;
   }
+  // TensorRT-LLM's attention-DP balance (py_executor.py `_balance_adp_requests`, every
+  // iteration): `ranks` attention-DP ranks, `ctx` the requests waiting or part-way through
+  // their prompt, `gen` those decoding, each spread evenly over the ranks (the executor hands
+  // new requests to the least loaded rank). Every rank holding a context request schedules
+  // them (after adp_batching_wait_iters more while every rank decodes too); otherwise the
+  // iteration holds them and counts, until the count reaches adp_balance_iters or a rank has
+  // nothing to decode.
+  bool hold_for_balance(i64 ranks, i64 ctx, i64 gen) {
+    if (s.adp_balance_iters <= 0 || ranks <= 1)
+      return false;
+    if (ctx >= ranks) {
+      adp_waited = 0;
+      if (gen >= ranks && adp_batched < s.adp_batching_wait_iters) {
+        ++adp_batched;
+        return true;
+      }
+      adp_batched = 0;
+      return false;
+    }
+    if (++adp_waited >= s.adp_balance_iters || gen < ranks) {
+      adp_waited = 0;
+      return false;
+    }
+    return true;
+  }
+  // The requests waiting or part-way through their prompt.
+  i64 context_requests() const {
+    i64 n = static_cast<i64>(waiting.size());
+    for (const Seq &q : running)
+      n += q.prefilled ? 0 : 1;
+    return n;
+  }
   // The prompt tokens waiting or part-way, at most `cap`.
   i64 prompt_tokens(const std::vector<Track> &tr, i64 cap) const {
     i64 n = 0;
@@ -661,8 +693,9 @@ private:
   std::size_t released = 0; // closed loop: requests of `ids` given an arrival so far
   PositionHeap pending;     // closed loop: positions [next, released) of ids, by arrival
   i64 recv_counter = 0;     // the receive gate's counter
-  i64 last_weight = kExtendWeight; // the last iteration's weight (first pass: receive)
-  i64 wait_count = 0;              // hold_prompts(): iterations the prompts have waited
+  i64 last_weight = kExtendWeight;     // the last iteration's weight (first pass: receive)
+  i64 wait_count = 0;                  // hold_prompts(): iterations the prompts have waited
+  i64 adp_waited = 0, adp_batched = 0; // hold_for_balance(): its two counters
   // scratch of one pass, kept to spare the allocations: the prefill chunks (running index,
   // tokens), the decoding sequences, the sequences that stay, a run's new blocks
   std::vector<std::pair<std::size_t, i64>> chunks;
@@ -744,9 +777,14 @@ bool Engine::step(IterationModel &model, std::vector<Track> &tr, EngineStats &st
   };
   if (!prefill_only)
     decode_all();
-  // TensorRT-LLM's batch waiting may hold this iteration's prompts back (steps 2 and 3)
-  const bool hold = role != Role::decode &&
-                    hold_prompts(prompt_tokens(tr, tokens), static_cast<i64>(x.decode) * verify);
+  // TensorRT-LLM's batch waiting, or with attention DP its balance, may hold this
+  // iteration's prompts back (steps 2 and 3); the executor skips the batch waiting under
+  // attention DP (py_executor.py `_schedule`)
+  const i64 ranks = model.attention_ranks();
+  const bool hold =
+      role != Role::decode &&
+      (ranks > 1 ? hold_for_balance(ranks, context_requests(), static_cast<i64>(x.decode))
+                 : hold_prompts(prompt_tokens(tr, tokens), static_cast<i64>(x.decode) * verify));
   // 2. sequences part-way through their prompt take the next chunk
   auto schedule_chunk = [&](std::size_t i) {
     Seq &q = running[i];
