@@ -277,8 +277,9 @@ printf '%s\n' kernel_class,calls,seconds,hidden,heads,kv_heads,ffn,seq,micro_bat
 "$cli" plan deepseek-r1-b200-serve --free all --json >"$out/plan_deployments.json" ||
   fail "the CLI's serving plan --free all failed"
 python3 - "$out" <<'EOF' || fail "a user flow failed (files in $out)"
-import sys
+import json, os, sys
 import math
+import page_checks
 from page_checks import Checks, flow_steps, load
 
 out = sys.argv[1]
@@ -324,8 +325,11 @@ c.expect("planner: after applying a plan the link still frees every knob (free=a
          "tab=planner" in pl["url"] and "free=all" in pl["url"], pl["url"])
 best = load(out, "plan_free.json")["plans"][0]
 par = pl["user"].get("parallel", {})
-# (knobs at their defaults stay out of the configuration: tp, pp, micro-batch 1, ZeRO 0)
-dflt = {"tp": 1, "pp": 1, "zero": 0, "microbatch": 1}
+# (knobs at the scenario's values stay out of the configuration: presets/scenarios/
+# llama3-70b-h100-1024.json's tp 8, pp 8, ZeRO 1, micro-batch 1)
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(page_checks.__file__))))
+scen = json.load(open(f"{root}/presets/scenarios/llama3-70b-h100-1024.json"))["parallel"]
+dflt = {k: scen[k] for k in ("tp", "pp", "zero", "microbatch")}
 c.expect("planner: clicking plan 1 applies the CLI's best layout (tp, pp, ZeRO, micro-batch)",
          all(par.get(k, d) == best["parallel"][k] for k, d in dflt.items()),
          f"{par} vs {best['parallel']}")
