@@ -114,7 +114,10 @@ struct HardwareSpec {
   HardwareKind kind = HardwareKind::gpu;
   PeakFlops peak;
   double hbm_bytes = 0; // device memory capacity
-  double hbm_bw = 0;    // device memory bandwidth, B/s
+  // The memory the driver reports (nvidia-smi's total), of which the serving engines take their
+  // fractions (0: hbm_bytes).
+  double device_memory = 0;
+  double hbm_bw = 0; // device memory bandwidth, B/s
   // GEMM efficiency (docs/calibration.md "GEMM"): the achievable fraction of peak on a large
   // GEMM (cuBLAS microbenchmarks), lowered for a shape by wave quantisation over `sm_count`
   // multiprocessors in 128 x 256 output tiles and by a short reduction, k / (k + gemm_k_half).
@@ -183,6 +186,11 @@ inline double memory_reserve(const HardwareSpec &hw) {
 // The HBM bandwidth a streaming kernel reaches (STREAM-style microbenchmarks).
 inline double achieved_hbm_bw(const HardwareSpec &hw) {
   return hw.hbm_bw * hw.hbm_efficiency;
+}
+// The memory a serving engine sizes itself against (vLLM, SGLang and TensorRT-LLM read the
+// runtime's total, torch.cuda.mem_get_info).
+inline double engine_memory(const HardwareSpec &hw) {
+  return hw.device_memory > 0 ? hw.device_memory : hw.hbm_bytes;
 }
 // What "fits" compares against: HBM less the reserve.
 inline double usable_memory(const HardwareSpec &hw) {
@@ -481,10 +489,13 @@ struct ServeSpec {
   i64 requests_per_client = 0;
   bool count_warmup = false;
   LengthDist length_dist = LengthDist::fixed; // of prompt_len and gen_len (their means)
-  std::vector<TraceRow> trace;                // replaces the above
-  std::uint64_t seed = 1;                     // random stream of arrivals and lengths
-  double slo_ttft = 0, slo_tpot = 0;          // s (0: no target)
-  double slo_attainment = 0.9; // fraction of requests that must meet both targets (DistServe)
+  // Uniform lengths lie on [range_ratio, 1] x their largest, about their mean (the benchmark
+  // clients' --random-range-ratio); 0: on [1, 2 x mean - 1].
+  double range_ratio = 0;
+  std::vector<TraceRow> trace;       // replaces the above
+  std::uint64_t seed = 1;            // random stream of arrivals and lengths
+  double slo_ttft = 0, slo_tpot = 0; // s (0: no target)
+  double slo_attainment = 0.9;       // fraction of requests that must meet both targets (DistServe)
   SchedulerPolicy policy = SchedulerPolicy::continuous;
   i64 max_batch = 256;          // sequences running at once (vLLM max_num_seqs)
   i64 max_tokens = 8192;        // tokens per iteration (vLLM max_num_batched_tokens)

@@ -12,6 +12,11 @@ force on the run's measured date (docs/serving.md "Serving calibration groups"):
   batch_wait_tokens_ratio  TensorRT-LLM batch_wait_timeout_iters, batch_wait_max_tokens_ratio
   adp_balance_iters        TensorRT-LLM attention_dp_config timeout_iters, with enable_balance
                            (batching_wait_iters 0 in every launch that sets it)
+Not written: SGLang's --max-running-requests. The scripts set 128 at TP 8 (32 at TP 4, 512
+for EAGLE), never below a run's concurrency but at TP 8 from 256 clients, and there the
+measured runs contradict it: 1k/1k at 512 clients has a mean TTFT of 3.1 s where 128 slots
+would queue three clients in four for a whole 28 s request (docs/serving.md "Serving
+calibration groups"). The engine's own default applies.
 
   python3 scripts/b200_settings.py ../shared/serving-calibration-b200.csv docs/data/serving/b200.csv
 """

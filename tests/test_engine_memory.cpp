@@ -29,25 +29,33 @@ TEST_CASE("Engine memory: each engine's rule by hand", "[serve][memory]") {
 
 TEST_CASE("Engine memory: DeepSeek-R1 FP8 at TP 4 on B200, as TensorRT-LLM ran it",
           "[serve][memory]") {
-  // The weights take ~169 GB of each 180 GB B200 at TP 4 (671B parameters, FP8): 0.9 of HBM
-  // leaves no KV cache, TensorRT-LLM's free_gpu_memory_fraction 0.9 of the rest does.
-  auto config = [](const char *engine) {
+  // The weights take ~168 GB of each B200 at TP 4 (671B parameters, FP8), of the 183,359 MiB
+  // the driver reports (hardware.device_memory, nvidia-smi's total). TensorRT-LLM's
+  // free_gpu_memory_fraction 0.9 is of what the weights and the workspace leave; vLLM's
+  // gpu_memory_utilization 0.9 of the whole device, so its KV cache is what 0.9 of it leaves.
+  auto config = [](const char *engine, const char *fraction) {
     return io::parse_config(json::parse(std::string(R"({
       "model": "deepseek-r1", "hardware": "b200", "cluster": {"base": "dgx-b200", "devices": 4},
       "workload": {"mode": "serve", "engine": ")") +
                                         engine + R"(", "weight_dtype": "fp8", "precision": "fp8",
         "kv_dtype": "fp8", "prompt_len": 1024, "gen_len": 1024, "concurrency": 4,
-        "requests": 16}, "parallel": {"tp": 4, "ep": 4}})"));
+        "requests": 16, "scheduler": {"memory_fraction": )" +
+                                        fraction + R"(}}, "parallel": {"tp": 4, "ep": 4}})"));
   };
-  const Config trt = config("trtllm");
+  const Config trt = config("trtllm", "0.9");
   const ServeMemory m = serve_memory(trt, resolve_layout(trt));
   REQUIRE(m.fits);
-  CHECK(m.weights > 0.9 * m.capacity); // no room at 0.9 of HBM
+  CHECK(m.capacity == 183359.0 * 1048576); // 183,359 MiB, not the datasheet's 180 GB
+  CHECK(m.weights > 0.85 * m.capacity);
   CHECK(m.kv_cache == Approx(0.9 * (m.capacity - m.weights - m.workspace)));
   CHECK(m.total == Approx(m.weights + m.workspace + m.kv_cache));
 
-  const Config vllm = config("vllm");
-  const std::string err = test::error_of([&] { simulate_serving(vllm); });
+  const Config vllm = config("vllm", "0.9");
+  const ServeMemory v = serve_memory(vllm, resolve_layout(vllm));
+  CHECK(v.kv_cache == Approx(0.9 * v.capacity - v.weights - v.workspace));
+  CHECK(v.kv_cache < m.kv_cache / 3);
+  // at 0.85 of the device vLLM has no room for the weights
+  const std::string err = test::error_of([&] { simulate_serving(config("vllm", "0.85")); });
   CHECK(err.find("no room for the KV cache") != std::string::npos);
   CHECK(err.find("vLLM gpu_memory_utilization") != std::string::npos);
 }

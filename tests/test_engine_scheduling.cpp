@@ -7,6 +7,7 @@
 #include "core/io/readers.hpp"
 #include "core/parallel/layout.hpp"
 #include "core/serve/iteration.hpp"
+#include "core/serve/requests.hpp"
 #include "core/serve/simulate.hpp"
 #include "core/time/gemm_efficiency.hpp"
 #include "tests/helpers.hpp"
@@ -398,4 +399,64 @@ TEST_CASE("scheduler: the admission options reach the engines' launch arguments"
             .find("the attention-DP balance "
                   "(scheduler.adp_balance_iters) is "
                   "TensorRT-LLM's") != std::string::npos);
+}
+
+TEST_CASE("benchmark lengths: uniform on [range_ratio, 1] x the largest, as the runs drew them",
+          "[serve]") {
+  // sglang bench_serving / InferenceMAX --random-range-ratio 0.8 at isl 8192: lengths drawn on
+  // [0.8 x 8192, 8192], mean 7373 (the calibration reader's mean); the bounds about that mean
+  ServeSpec s;
+  s.length_dist = LengthDist::uniform;
+  s.range_ratio = 0.8;
+  const LengthBounds b = length_bounds(s, 7373);
+  CHECK(b.lo == 6554); // 0.8 x 2 x 7373 / 1.8 = 6553.8, rounded
+  CHECK(b.hi == 8192); // 2 x 7373 - 6554
+  // range_ratio 0: [1, 2 x mean - 1] (the distribution before the ratio existed)
+  s.range_ratio = 0;
+  CHECK(length_bounds(s, 100).lo == 1);
+  CHECK(length_bounds(s, 100).hi == 199);
+  // drawn: every length within its bounds, the mean the asked one (20,000 draws: the mean's
+  // standard error is 473 / sqrt(20000) = 3.3 tokens)
+  s.range_ratio = 0.8;
+  SplitMix64 rng(7);
+  double sum = 0;
+  i64 lo = 1 << 30, hi = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const i64 n = draw_length(s, 7373, rng);
+    sum += static_cast<double>(n);
+    lo = std::min(lo, n);
+    hi = std::max(hi, n);
+  }
+  CHECK(lo == 6554);
+  CHECK(hi == 8192);
+  CHECK(sum / 20000 == Approx(7373).margin(15));
+  // the calibration reader: "uniform 0.8-1.0 of isl/osl" becomes the same draws
+  const Measurements m =
+      io::read_measurements("engine,tp,isl,osl,lengths,concurrency,ttft_ms,tpot_ms,max_batch\n"
+                            "sglang,4,8192,1024,uniform 0.8-1.0 of isl/osl,32,1480,34.1,32\n",
+                            "runs.csv");
+  REQUIRE(m.serving.size() == 1);
+  CHECK(m.serving[0].max_batch == 32); // SGLang --max-running-requests
+  const Config base = io::parse_config(nlohmann::json::parse(
+      R"({"model": "deepseek-r1", "hardware": "b200", "cluster": "dgx-b200", "workload":
+      {"mode": "serve", "concurrency": 4, "prompt_len": 1024, "gen_len": 1024, "precision":
+      "fp8", "weight_dtype": "fp8", "kv_dtype": "fp8", "engine": "sglang"},
+      "parallel": {"tp": 8}})"));
+  const Config run = serving_run_config(base, m.serving[0]);
+  CHECK(run.workload.serve.length_dist == LengthDist::uniform);
+  CHECK(run.workload.serve.range_ratio == 0.8);
+  CHECK(run.workload.prompt_len == 7373); // (0.8 + 1) / 2 x 8192
+  CHECK(run.workload.gen_len == 922);
+  CHECK(run.workload.serve.max_batch == 32);
+  // vLLM's --max-model-len holds the longest prompt and output drawn: 8192 + 1024
+  Config vllm = run;
+  vllm.workload.serve.engine.name = "vllm";
+  CHECK(io::launch_export(vllm, resolve_layout(vllm), "vllm").find("--max-model-len 9216") !=
+        std::string::npos);
+  // the ratio belongs to uniform lengths: with others it is refused, by name
+  const std::string err = test::error_of([] {
+    test::serve_config(R"({"mode": "serve", "request_rate": 1, "prompt_len": 512, "gen_len": 128,
+      "length_dist": "exponential", "range_ratio": 0.8})");
+  });
+  CHECK(err.rfind("workload.range_ratio: applies to length_dist uniform", 0) == 0);
 }

@@ -91,7 +91,7 @@ TEST_CASE("hostile serve: closed loops with ties serve every request once", "[se
       R"({"model": "llama3-8b", "hardware": "h100-sxm", "cluster": {"base": "dgx-h100",
       "devices": 1}, "parallel": {"tp": 1}, "workload": {"mode": "serve", "concurrency": 1,
       "requests": 40, "length_dist": "exponential", "prompt_len": 100, "gen_len": 60,
-      "scheduler": {"memory_fraction": 0.2155}}})");
+      "scheduler": {"memory_fraction": 0.2016}}})");
   const ServeResult r = simulate_serving(c);
   CHECK(r.dropped > 0);
   CHECK(r.completed + r.dropped == 40);

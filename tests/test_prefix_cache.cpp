@@ -136,7 +136,7 @@ TEST_CASE("KV tiers: a hit from host memory costs its bytes over the host link",
   // turn finds them there and brings them up at cluster.host_bw (PCIe 5.0 x16, 63 GB/s).
   const auto make = [](const std::string &offload, i64 pa, i64 pb) {
     return serve_config(
-        R"({"mode": "serve", "scheduler": {"memory_fraction": 0.11, "chunk": 8192)" + offload +
+        R"({"mode": "serve", "scheduler": {"memory_fraction": 0.1029, "chunk": 8192)" + offload +
         R"(}, "trace": [{"t": 0, "prompt": )" + std::to_string(pa) +
         R"(, "gen": 4, "session": "a"}, {"t": 100, "prompt": )" + std::to_string(pb) +
         R"(, "gen": 4, "session": "b"},

@@ -412,7 +412,9 @@ Config serving_run_config(const Config &base, const ServingSample &s) {
   Config c = base;
   ServeSpec &sv = c.workload.serve;
   sv.trace.clear();
-  sv.length_dist = LengthDist::fixed;
+  // the benchmark's lengths: fixed, or drawn on [length_low, 1] x isl / osl
+  sv.length_dist = s.length_low < 1 ? LengthDist::uniform : LengthDist::fixed;
+  sv.range_ratio = s.length_low < 1 ? s.length_low : 0;
   c.workload.prompt_len = std::max<i64>(1, std::llround(s.input_len));
   c.workload.gen_len = std::max<i64>(1, std::llround(s.output_len));
   if (s.concurrency > 0) {
@@ -452,6 +454,8 @@ Config serving_run_config(const Config &base, const ServingSample &s) {
   }
   if (s.max_tokens > 0)
     sv.max_tokens = s.max_tokens;
+  if (s.max_batch > 0)
+    sv.max_batch = s.max_batch;
   if (s.memory_fraction > 0)
     sv.memory_fraction = s.memory_fraction;
   if (s.recv_interval > 0)

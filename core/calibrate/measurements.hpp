@@ -49,6 +49,7 @@ struct ServingSample {
   // 0: the base's).
   double memory_fraction = 0;
   i64 recv_interval = 0, batch_wait_iters = 0, adp_balance_iters = 0;
+  i64 max_batch = 0; // sequences run at once (SGLang --max-running-requests)
   double batch_wait_tokens_ratio = 0;
   // Lengths drawn uniformly on [length_low, 1] x isl / osl (`--random-range-ratio`); the run
   // is simulated at their mean, which input_len and output_len then hold.

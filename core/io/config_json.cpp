@@ -966,11 +966,12 @@ void parse_serve(ObjectReader &r, WorkloadSpec &w) {
                             std::to_string(w.prompt_len) +
                             ": a prompt is the shared prefix and its own tokens");
     s.seed = static_cast<std::uint64_t>(r.opt_int("seed", 0, i64{1} << 53).value_or(1));
-    // the longest output a request may draw: fixed, uniform up to 2x, exponential up to 8x
-    const double per =
-        static_cast<double>(w.gen_len) * (s.length_dist == LengthDist::exponential ? 8.0
-                                          : s.length_dist == LengthDist::uniform   ? 2.0
-                                                                                   : 1.0);
+    if (s.range_ratio > 0 && s.length_dist != LengthDist::uniform)
+      throw ConfigError(r.path_of("range_ratio"),
+                        "applies to length_dist uniform (the benchmark's random lengths), not " +
+                            std::string(name_of(s.length_dist)));
+    // the longest output a request may draw
+    const double per = static_cast<double>(length_bounds(s, w.gen_len).hi);
     const i64 n = simulated_requests(s);
     if (static_cast<double>(n) > 1e6)
       throw ConfigError(r.path_of("requests_per_client"),

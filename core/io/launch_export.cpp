@@ -502,22 +502,12 @@ i64 longest_request(const WorkloadSpec &w) {
     return static_cast<i64>(most);
   }
   // a conversation's last turn holds the shared prefix and every turn
-  const i64 mean =
-      w.mode == Mode::serve && sv.sessions
-          ? sv.shared_prefix + sv.sessions->turns * (sv.sessions->new_tokens + w.gen_len)
-          : w.prompt_len + w.gen_len;
+  if (w.mode == Mode::serve && sv.sessions)
+    return sv.shared_prefix + sv.sessions->turns * (length_bounds(sv, sv.sessions->new_tokens).hi +
+                                                    length_bounds(sv, w.gen_len).hi);
   if (w.mode != Mode::serve)
-    return mean;
-  // core/serve/requests.cpp draw_length: exponential clamps at 8x the mean, uniform
-  // draws 1 .. 2 x mean - 1.
-  switch (sv.length_dist) {
-  case LengthDist::exponential:
-    return 8 * mean;
-  case LengthDist::uniform:
-    return std::max<i64>(2, 2 * mean - 2);
-  default:
-    return mean;
-  }
+    return w.prompt_len + w.gen_len;
+  return length_bounds(sv, w.prompt_len).hi + length_bounds(sv, w.gen_len).hi;
 }
 
 // A word the shell reads as itself: as it is when it holds only safe characters, else in

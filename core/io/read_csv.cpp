@@ -397,11 +397,13 @@ Measurements read_layer_profile_csv(std::string_view text, const std::string &na
 // `uniform <lo>-1.0 of isl/osl`: the lengths' mean is simulated); and what a launch script
 // set: memory_fraction (the engine's memory argument), recv_interval (SGLang
 // --scheduler-recv-interval), batch_wait_iters and batch_wait_tokens_ratio, adp_balance_iters
-// (TensorRT-LLM: batch waiting, the attention-DP balance's timeout_iters).
+// (TensorRT-LLM: batch waiting, the attention-DP balance's timeout_iters), max_batch (the
+// sequences run at once: SGLang --max-running-requests, vLLM --max-num-seqs, TensorRT-LLM
+// max_batch_size).
 struct RunColumns {
   int hardware, pp, attention_dp, moe_tp, ep, precision, kv_dtype, requests_per_client, max_tokens,
       speculative, lengths, memory_fraction, recv_interval, batch_wait_iters,
-      batch_wait_tokens_ratio, adp_balance_iters;
+      batch_wait_tokens_ratio, adp_balance_iters, max_batch;
 };
 std::optional<Dtype> dtype_cell(const Csv &csv, int c) {
   if (!csv.given(c))
@@ -437,6 +439,7 @@ void read_run_settings(const Csv &csv, const RunColumns &c, ServingSample &s) {
       csv.given(c.batch_wait_tokens_ratio) ? csv.positive(c.batch_wait_tokens_ratio, 1) : 0;
   s.adp_balance_iters =
       csv.given(c.adp_balance_iters) ? static_cast<i64>(csv.count(c.adp_balance_iters, 1e6)) : 0;
+  s.max_batch = csv.given(c.max_batch) ? static_cast<i64>(csv.count(c.max_batch, 1 << 20)) : 0;
   if (csv.given(c.speculative)) {
     const std::string v = lower(csv.cell(c.speculative));
     double k = 0;
@@ -490,6 +493,7 @@ Measurements read_serving_csv(std::string_view text, const std::string &name) {
   const int clen = csv.find("lengths"), cmem = csv.find("memory_fraction");
   const int crecv = csv.find("recv_interval"), cwait = csv.find("batch_wait_iters");
   const int cratio = csv.find("batch_wait_tokens_ratio"), cadpb = csv.find("adp_balance_iters");
+  const int cbatch = csv.find("max_batch");
   Measurements out;
   std::vector<long long> lines;
   while (csv.next()) {
@@ -511,7 +515,7 @@ Measurements read_serving_csv(std::string_view text, const std::string &name) {
     s.output_len = csv.positive(co, kMaxTokens);
     read_run_settings(csv,
                       {chw, cpp, cadp, cmtp, cep, cprec, ckv, crpc, cmax, cspec, clen, cmem, crecv,
-                       cwait, cratio, cadpb},
+                       cwait, cratio, cadpb, cbatch},
                       s);
     s.ttft.mean = csv.positive(cf, kMaxMeasuredMs) / 1e3;
     s.tpot.mean = csv.positive(cp, kMaxMeasuredMs) / 1e3;

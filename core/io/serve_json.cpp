@@ -336,7 +336,8 @@ json with_trace(const json &config, const json &trace) {
   if (!c.contains("workload") || !c.at("workload").is_object())
     throw ConfigError("workload", "is required");
   json &w = c["workload"];
-  for (const char *k : {"request_rate", "requests", "prompt_len", "gen_len", "length_dist", "seed"})
+  for (const char *k :
+       {"request_rate", "requests", "prompt_len", "gen_len", "length_dist", "range_ratio", "seed"})
     w.erase(k);
   w["trace"] = trace;
   return c;

@@ -32,7 +32,8 @@ nlohmann::json to_json(const LoadSweep &sweep);
 // name "trace line N". The result goes into workload.trace (checked there).
 nlohmann::json trace_from_text(const std::string &text, const std::string &name = "trace");
 // `config` (a scenario name or object) with its workload's request stream replaced by the
-// trace: request_rate, requests, prompt_len, gen_len, length_dist and seed are dropped.
+// trace: request_rate, requests, prompt_len, gen_len, length_dist, range_ratio and seed are
+// dropped.
 nlohmann::json with_trace(const nlohmann::json &config, const nlohmann::json &trace);
 
 } // namespace rl::io

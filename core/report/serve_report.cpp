@@ -173,7 +173,7 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
       "What the engine's memory rule leaves after the weights and the workspace (" +
           kv_memory_rule_text(s.engine.kv_memory, s.memory_fraction) +
           "), in paged blocks (vLLM's PagedAttention, Kwon et al. 2023).");
-  add("capacity", "HBM per chip", cell(mem.capacity, Unit::bytes),
+  add("capacity", "memory per chip", cell(mem.capacity, Unit::bytes),
       kv_memory_rule_text(s.engine.kv_memory, s.memory_fraction));
   add("engine", "engine", words(engine_label(s.engine)),
       s.engine.name == "none"

@@ -321,6 +321,12 @@ const std::vector<Field<HardwareSpec>> &hardware_fields() {
       num(&H::hbm_bytes, {"", "hbm_bytes", N, kMinBytes, kMaxBytes, "B", "Memory GB", 1e-9, "%.1f",
                           "Device memory capacity (1 GB = 1e9 B): the memory bar's capacity line.",
                           "", kGpuModes, true}),
+      num(&H::device_memory,
+          {"", "device_memory", N, 0.0, kMaxBytes, "B", "Driver memory GB", 1e-9, "%.2f",
+           "The memory the driver reports (nvidia-smi's total, 1 GB = 1e9 B), of which vLLM, "
+           "SGLang and TensorRT-LLM take their memory fractions: H100 SXM 81,559 MiB where the "
+           "datasheet says 80 GB (0: hbm_bytes).",
+           "", kGpuModes, false, "", 0, true}),
       num(&H::hbm_bw, {"", "hbm_bw", N, kMinBw, kMaxBw, "B/s", "Memory GB/s", 1e-9, "%.0f",
                        "Device memory bandwidth (datasheet).", "", kGpuModes, true}),
       num(&H::hbm_efficiency,
@@ -788,8 +794,16 @@ const std::vector<Field<ServeSpec>> &serve_fields() {
       choice<&S::length_dist>({"", "length_dist", N, 0, 0, "", "Lengths", 1, "",
                                "Distribution of prompt and output lengths about their means: "
                                "fixed, exponential (at most 8x the mean) or uniform on [1, 2 x "
-                               "mean - 1].",
+                               "mean - 1] (or on [range ratio, 1] x the largest).",
                                "lengths", sv}),
+      shown_with(
+          num(&S::range_ratio, {"", "range_ratio", N, 0.0, 1.0, "", "Range ratio", 1, "%.2f",
+                                "Uniform lengths drawn on [ratio, 1] x the largest, about the mean "
+                                "prompt_len and gen_len, as benchmark clients draw random prompts "
+                                "(sglang bench_serving and InferenceMAX --random-range-ratio; 0.8: "
+                                "0.8-1.0 of the largest). 0: on [1, 2 x mean - 1].",
+                                "lengths", sv, false, "", 0, true}),
+          "length_dist=uniform"),
       choice<&S::routing>(
           {"", "routing", N, 0, 0, "", "Routing", 1, "",
            "How requests reach the replicas: none (an open loop's at random, a client or a "

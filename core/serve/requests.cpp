@@ -20,15 +20,32 @@ double SplitMix64::uniform() {
   return (static_cast<double>(next() >> 11) + 0.5) * 0x1.0p-53;
 }
 
-i64 draw_length(LengthDist d, i64 mean, SplitMix64 &rng) {
-  const double m = static_cast<double>(mean);
-  switch (d) {
+LengthBounds length_bounds(const ServeSpec &s, i64 mean) {
+  switch (s.length_dist) {
   case LengthDist::exponential:
-    return std::clamp<i64>(static_cast<i64>(std::llround(-m * std::log(rng.uniform()))), 1,
-                           std::max<i64>(1, 8 * mean));
+    return {1, std::max<i64>(1, 8 * mean)};
+  case LengthDist::uniform: {
+    // [r L, L] with mean m: L = 2 m / (1 + r) (sglang bench_serving --random-range-ratio)
+    const double m = static_cast<double>(mean);
+    const i64 lo = std::clamp<i64>(std::llround(s.range_ratio * 2 * m / (1 + s.range_ratio)), 1,
+                                   std::max<i64>(1, mean));
+    return {lo, std::max(lo, 2 * mean - lo)};
+  }
+  default:
+    return {mean, mean};
+  }
+}
+
+i64 draw_length(const ServeSpec &s, i64 mean, SplitMix64 &rng) {
+  const LengthBounds b = length_bounds(s, mean);
+  switch (s.length_dist) {
+  case LengthDist::exponential:
+    return std::clamp<i64>(
+        static_cast<i64>(std::llround(-static_cast<double>(mean) * std::log(rng.uniform()))), b.lo,
+        b.hi);
   case LengthDist::uniform:
-    return 1 +
-           static_cast<i64>(rng.uniform() * static_cast<double>(std::max<i64>(1, 2 * mean - 1)));
+    return std::min(b.hi,
+                    b.lo + static_cast<i64>(rng.uniform() * static_cast<double>(b.hi - b.lo + 1)));
   default:
     return mean;
   }
@@ -105,8 +122,8 @@ std::vector<Request> session_requests(const WorkloadSpec &w, double rate, i64 re
     if (turn == 0)
       ctx = s.shared_prefix;
     Request &q = out[static_cast<std::size_t>(i)];
-    q.prompt = ctx + draw_length(s.length_dist, x.new_tokens, rng);
-    q.gen = draw_length(s.length_dist, w.gen_len, rng);
+    q.prompt = ctx + draw_length(s, x.new_tokens, rng);
+    q.gen = draw_length(s, w.gen_len, rng);
     q.shared = s.shared_prefix;
     q.stream = k + clients * (j / x.turns); // one stream per conversation
     // a turn's think time: exponential about its mean, as closed-system benchmarks draw it
@@ -166,8 +183,8 @@ std::vector<Request> requests_of(const WorkloadSpec &w, double rate, i64 request
   out.reserve(static_cast<std::size_t>(requests));
   for (i64 i = 0; i < requests; ++i) {
     t += -std::log(rng.uniform()) / rate; // exponential inter-arrival times
-    const i64 p = draw_length(s.length_dist, w.prompt_len, rng);
-    const i64 g = draw_length(s.length_dist, w.gen_len, rng);
+    const i64 p = draw_length(s, w.prompt_len, rng);
+    const i64 g = draw_length(s, w.gen_len, rng);
     out.push_back({t, p, g, std::min(s.shared_prefix, p)});
   }
   return out;

@@ -36,9 +36,17 @@ private:
   std::uint64_t s_;
 };
 
-// A length with the given mean: fixed; exponential (rounded, at least 1, at most 8x the
-// mean); uniform on [1, 2 mean - 1].
-i64 draw_length(LengthDist d, i64 mean, SplitMix64 &rng);
+// The shortest and longest length s.length_dist draws about the given mean: fixed, the mean;
+// exponential, 1 to 8x the mean; uniform, lo to 2 mean - lo with lo = range_ratio x the
+// largest (at least 1): [1, 2 mean - 1] at range_ratio 0.
+struct LengthBounds {
+  i64 lo = 1, hi = 1;
+};
+LengthBounds length_bounds(const ServeSpec &s, i64 mean);
+
+// A length with the given mean, drawn as s.length_dist says (exponential rounded and clamped
+// to its bounds, uniform over the integers of its bounds).
+i64 draw_length(const ServeSpec &s, i64 mean, SplitMix64 &rng);
 
 // The requests of w.serve: the trace, or `requests` Poisson arrivals at `rate` (requests/s),
 // or with sessions the turns of a closed loop's clients (request i is client i mod C's, each

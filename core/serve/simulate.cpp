@@ -108,7 +108,7 @@ ServeMemory serve_memory(const Config &c, const Layout &l) {
   const ServeSpec &s = c.workload.serve;
   const IterationModel model(c, l);
   ServeMemory m;
-  m.capacity = c.hardware.hbm_bytes;
+  m.capacity = engine_memory(c.hardware);
   m.weights = model.weight_bytes();
   m.workspace = prefill_working_set(c.model, l, static_cast<double>(s.max_tokens));
   if (s.lora) // the resident adapters' slots, beside the weights (vLLM allocates them first)
