@@ -94,11 +94,12 @@ double kv_cache_room(EngineSpec::KvMemory rule, double capacity, double f, doubl
 std::string kv_memory_rule_text(EngineSpec::KvMemory rule, double f) {
   const char *what =
       rule == EngineSpec::KvMemory::static_pool
-          ? "of HBM for the weights and the KV cache (SGLang mem_fraction_static), the "
-            "workspace in the rest"
+          ? "of the device's memory for the weights and the KV cache (SGLang "
+            "mem_fraction_static), the workspace in the rest"
       : rule == EngineSpec::KvMemory::free
           ? "of what the weights and the workspace leave (TensorRT-LLM free_gpu_memory_fraction)"
-          : "of HBM for the weights, the workspace and the KV cache (vLLM gpu_memory_utilization)";
+          : "of the device's memory for the weights, the workspace and the KV cache (vLLM "
+            "gpu_memory_utilization)";
   char buf[40];
   std::snprintf(buf, sizeof buf, "memory_fraction %.2f ", f);
   return buf + std::string(what);
