@@ -399,6 +399,15 @@ struct EngineSpec {
   };
   std::map<std::string, MoeEfficiency> moe_on;
   std::string moe_source;
+  // The engine's context (prefill) attention kernels: the share of the chip's bf16 peak they
+  // reach on a prompt's causal attention, per chip (hardware preset name), for GQA over a bf16
+  // and an FP8 KV cache and for MLA over each (docs/serving.md "Prefill attention"). 0, or a
+  // chip without a fit: the chip's attention_efficiency.
+  struct ContextAttention {
+    double bf16 = 0, fp8 = 0, mla_bf16 = 0, mla_fp8 = 0;
+  };
+  std::map<std::string, ContextAttention> context_attention_on;
+  std::string context_attention_source;
   // How the engine sizes its KV cache from its memory fraction f (workload.scheduler
   // .memory_fraction, the engine's own argument): `hbm`, f x HBM less the weights and the
   // activations (vLLM gpu_memory_utilization); `static_pool`, f x HBM less the weights, the

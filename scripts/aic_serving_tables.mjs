@@ -3,6 +3,7 @@
 //
 //   moe               -> docs/data/aic/moe_serving.csv (docs/serving.md "MoE experts")
 //   decode_attention  -> docs/data/aic/decode_attention.csv (docs/serving.md "Decode attention")
+//   context_attention -> docs/data/aic/context_attention.csv (docs/serving.md "Prefill attention")
 //
 // Source: github.com/ai-dynamo/aiconfigurator (Apache-2.0), the parquet tables each part names.
 //
@@ -13,6 +14,8 @@
 //       > <repo>/docs/data/aic/moe_serving.csv
 //   node <repo>/scripts/aic_serving_tables.mjs /tmp/aicconv <a clone of ai-dynamo/aiconfigurator> \
 //       decode_attention > <repo>/docs/data/aic/decode_attention.csv
+//   node <repo>/scripts/aic_serving_tables.mjs /tmp/aicconv <a clone of ai-dynamo/aiconfigurator> \
+//       context_attention > <repo>/docs/data/aic/context_attention.csv
 import path from 'node:path';
 import {createRequire} from 'node:module';
 import {pathToFileURL} from 'node:url';
@@ -138,6 +141,71 @@ async function decodeAttention() {
   }
 }
 
+// [context_attention]
+// Source: github.com/ai-dynamo/aiconfigurator (Apache-2.0), the tables
+// aic-core/src/aiconfigurator_core/systems/data/<gpu>/attention/<engine>/<version>/
+// context_attention_perf.parquet (GQA, head_dim 128) and .../mla/<engine>/<version>/
+// context_mla_perf.parquet (DeepSeek's MLA: q/k head dim 192, v 128) named in CONTEXT_TABLES
+// below: a prompt's attention over itself (step 0), batch 1 and 4, prompts of 1,024 to 16,384
+// tokens, each engine's default kernel with a bf16 and with an FP8 KV cache (GQA: the kernel's
+// bf16 attention over each; TensorRT-LLM's FP8 KV runs its FP8 context FMHA, fp8/fp8).
+//
+// Columns: gpu (ridgeline's hardware preset), engine, version, kernel (the table's
+// kernel_source), attention (gqa or mla), kv (the KV cache's dtype: bf16 or fp8), batch, isl
+// (the prompt's tokens), heads (query heads on the GPU), kv_heads (GQA; MLA: 1), qk_dim,
+// v_dim, latency_s (the table's latency in ms / 1000: one layer's attention call).
+async function contextAttention() {
+  // [preset, AIConfigurator's chip, engine, version, GQA kernel, MLA table's version or '']
+  const CONTEXT_TABLES = [
+    ['h100-sxm', 'h100_sxm', 'vllm', '0.14.0', 'vllm_flash_attn', '0.14.0'],
+    ['h100-sxm', 'h100_sxm', 'sglang', '0.5.9', 'flash_attention', '0.5.9'],
+    ['h100-sxm', 'h100_sxm', 'trtllm', '1.2.0rc5', 'torch_flow', '1.2.0rc5'],
+    ['h200', 'h200_sxm', 'vllm', '0.14.0', 'vllm_flash_attn', '0.14.0'],
+    ['h200', 'h200_sxm', 'sglang', '0.5.9', 'flash_attention', '0.5.9'],
+    ['h200', 'h200_sxm', 'trtllm', '1.2.0rc5', 'torch_flow', '1.2.0rc5'],
+    ['b200', 'b200_sxm', 'vllm', '0.19.0', 'vllm_flashinfer', ''],
+    ['b200', 'b200_sxm', 'sglang', '0.5.9', 'trtllm_mha', '0.5.9'],
+    ['b200', 'b200_sxm', 'trtllm', '1.2.0rc5', 'torch_flow', '1.2.0rc5'],
+  ];
+  const BATCH = new Set([1, 4]);
+  const ISL = new Set([1024, 4096, 8192, 16384]);
+  const HEADS = new Set(['8/1', '8/8', '32/8', '64/8', '32/4', '16/2']);
+  const MLA_HEADS = new Set([16, 32, 64, 128]);
+  const KV = {bfloat16: 'bf16', fp8: 'fp8'};
+  console.log('gpu,engine,version,kernel,attention,kv,batch,isl,heads,kv_heads,qk_dim,v_dim,latency_s');
+  for (const [gpu, dir, engine, version, kernel, mla] of CONTEXT_TABLES) {
+    const out = [];
+    const rows = await table(`${dir}/attention/${engine}/${version}/context_attention_perf.parquet`);
+    for (const r of rows) {
+      const b = Number(r.batch_size), s = Number(r.isl);
+      const h = Number(r.num_heads), k = Number(r.num_key_value_heads);
+      const kv = KV[r.kv_cache_dtype];
+      // the attention dtype the engine runs over that KV cache
+      const attn = engine === 'trtllm' && kv === 'fp8' ? 'fp8' : 'bfloat16';
+      if (r.kernel_source !== kernel || Number(r.head_dim) !== 128 || !kv || r.attn_dtype !== attn ||
+          Number(r.step) !== 0 || !BATCH.has(b) || !ISL.has(s) || !HEADS.has(`${h}/${k}`))
+        continue;
+      out.push([gpu, engine, version, kernel, 'gqa', kv, b, s, h, k, 128, 128,
+                (Number(r.latency) / 1000).toExponential(6)].join(','));
+    }
+    if (mla) {
+      const mrows = await table(`${dir}/mla/${engine}/${mla}/context_mla_perf.parquet`);
+      for (const r of mrows) {
+        const b = Number(r.batch_size), s = Number(r.isl), h = Number(r.num_heads);
+        const kv = KV[r.kv_cache_dtype];
+        if (r.mla_dtype !== 'bfloat16' || !kv || Number(r.step) !== 0 || !BATCH.has(b) ||
+            !ISL.has(s) || !MLA_HEADS.has(h))
+          continue;
+        out.push([gpu, engine, mla, r.kernel_source, 'mla', kv, b, s, h, 1, 192, 128,
+                  (Number(r.latency) / 1000).toExponential(6)].join(','));
+      }
+    }
+    out.sort();
+    for (const l of out) console.log(l);
+  }
+}
+
 if (part === 'moe') await moe();
 else if (part === 'decode_attention') await decodeAttention();
-else throw new Error(`usage: aic_serving_tables.mjs SCRATCH AIC_CLONE moe|decode_attention, not ${part}`);
+else if (part === 'context_attention') await contextAttention();
+else throw new Error(`usage: aic_serving_tables.mjs SCRATCH AIC_CLONE moe|decode_attention|context_attention, not ${part}`);

@@ -3,6 +3,7 @@
 // "MoE experts") with the iteration model running the routed experts at it, and the decode
 // attention fits (docs/data/aic/decode_attention.csv, "Decode attention").
 #include "core/io/config_json.hpp"
+#include "core/io/serve_json.hpp"
 #include "core/parallel/layout.hpp"
 #include "core/report/serve_report.hpp"
 #include "core/serve/iteration.hpp"
@@ -197,6 +198,95 @@ TEST_CASE("decode attention: the engines' per-chip fits are the fit to the measu
       CHECK(es.decode_attention.latency == Approx(L).margin(0.006e-6));
       CHECK(es.decode_attention.bw_efficiency == Approx(b).margin(0.0006));
     }
+  }
+}
+#endif
+
+TEST_CASE("prefill attention: a prompt's attention runs at the engine's measured context kernel",
+          "[serve]") {
+  // DeepSeek-R1 (MLA: 128 heads, q/k head dim 192, v 128) with an FP8 KV cache on 8 B200,
+  // SGLang, TP 8: an 8,192-token prefill. 16 heads a GPU, 8192 x 4096 causal q-k pairs, 2 x 16 x
+  // (192 + 128) FLOPs a pair, at SGLang's measured MLA context kernel, 0.562 of B200's 2.25
+  // PFLOP/s bf16 (presets/engines/sglang.json "context_attention"), in each of 61 layers
+  Config c = io::parse_config(json::parse(
+      R"({"model": "deepseek-r1", "hardware": "b200", "cluster": "dgx-b200",
+          "workload": {"mode": "serve", "concurrency": 4, "prompt_len": 8192, "gen_len": 16,
+                       "precision": "fp8", "weight_dtype": "fp8", "kv_dtype": "fp8",
+                       "fp8_recipe": "blockwise", "engine": "sglang"},
+          "parallel": {"tp": 8}})"));
+  REQUIRE(context_attention_efficiency(c.workload.serve.engine, "b200", c.model, Dtype::fp8) ==
+          0.562);
+  IterationLoad x;
+  x.prefill = 8192;
+  x.prefill_pairs = 8192.0 * 4096;
+  x.prefill_kv = 8192;
+  x.outputs = 1;
+  const double flops = 2 * 16 * (192.0 + 128) * 8192 * 4096; // per GPU, one layer
+  const IterationTime t = IterationModel(c, resolve_layout(c)).time(x);
+  CHECK(t.attention == Approx(61 * flops / (2.25e15 * 0.562)).epsilon(1e-9));
+  // the report and the JSON say which the run used
+  c.workload.serve.requests = 8;
+  const ServeResult measured = simulate_serving(c);
+  const ServeReport rep = serve_report(c, measured);
+  const ReportLine *row = rep.summary.row("prefill_attention");
+  REQUIRE(row);
+  CHECK(row->cells[1].text == "56.2% of bf16 peak");
+  CHECK(row->cells[2].text == "measured context kernel of sglang@0.5.1-0.5.9 on b200");
+  const json j = io::to_json(measured);
+  CHECK(j["engine"]["prefill_attention"]["efficiency"] == 0.562);
+  CHECK(j["engine"]["prefill_attention"]["measured"] == true);
+  // a chip without a measured kernel: the chip's FlashAttention share (attention_efficiency)
+  c.workload.serve.engine.context_attention_on.clear();
+  const IterationTime fa = IterationModel(c, resolve_layout(c)).time(x);
+  CHECK(fa.attention ==
+        Approx(61 * flops / (2.25e15 * c.hardware.attention_efficiency)).epsilon(1e-9));
+  const ServeReport fallback_rep = serve_report(c, simulate_serving(c));
+  const ReportLine *fallback = fallback_rep.summary.row("prefill_attention");
+  REQUIRE(fallback);
+  CHECK(fallback->cells[1].text == "44.0% of bf16 peak"); // b200's attention_efficiency 0.44
+  // GQA: Llama-3.1-70B with a bf16 KV cache on H100 under vLLM takes the FlashAttention fit
+  const EngineSpec vllm = io::parse_engine(json("vllm"), "engine");
+  CHECK(context_attention_efficiency(vllm, "h100-sxm", test::model("llama3.1-70b"), Dtype::bf16) ==
+        0.516);
+  CHECK(context_attention_efficiency(vllm, "a100-80gb", test::model("llama3.1-70b"), Dtype::bf16) ==
+        0); // not measured there
+}
+
+#ifndef __EMSCRIPTEN__ // (the WASM suite has no file system)
+TEST_CASE("prefill attention: the engines' per-chip fits are the measured kernels' medians",
+          "[serve][calibrate]") {
+  // docs/data/aic/context_attention.csv: per (engine, chip, attention, KV dtype), the median over
+  // the prompts of 4,096 tokens and more of FLOPs / (latency x the chip's bf16 peak), causal
+  // FLOPs = batch x heads x (qk_dim + v_dim) x isl^2, as docs/serving.md "Prefill attention"
+  // states; the presets hold them to three figures.
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> groups;
+  // gpu,engine,version,kernel,attention,kv,batch,isl,heads,kv_heads,qk_dim,v_dim,latency_s
+  for (const std::vector<std::string> &row :
+       test::csv_rows("docs/data/aic/context_attention.csv")) {
+    REQUIRE(row.size() == 13);
+    const double isl = std::stod(row[7]);
+    if (isl < 4096)
+      continue;
+    const HardwareSpec hw = io::parse_hardware(json(row[0]), "hardware");
+    const double flops = std::stod(row[6]) * std::stod(row[8]) *
+                         (std::stod(row[10]) + std::stod(row[11])) * isl * isl;
+    groups[{row[1], row[0], (row[4] == "mla" ? "mla_" : "") + row[5]}].push_back(
+        flops / std::stod(row[12]) / peak_flops(hw, Dtype::bf16));
+  }
+  REQUIRE(groups.size() == 34); // 3 engines x 3 chips x 4 cases, less vLLM's MLA on B200
+  for (auto &[key, shares] : groups) {
+    const auto &[engine, gpu, kind] = key;
+    std::sort(shares.begin(), shares.end());
+    const std::size_t n = shares.size();
+    const double median = n % 2 ? shares[n / 2] : (shares[n / 2 - 1] + shares[n / 2]) / 2;
+    const EngineSpec es = io::parse_engine(json(engine), "engine");
+    const EngineSpec::ContextAttention &f = es.context_attention_on.at(gpu);
+    const double preset = kind == "bf16"       ? f.bf16
+                          : kind == "fp8"      ? f.fp8
+                          : kind == "mla_bf16" ? f.mla_bf16
+                                               : f.mla_fp8;
+    INFO(engine << " " << gpu << " " << kind);
+    CHECK(preset == Approx(median).margin(0.0005));
   }
 }
 #endif

@@ -448,6 +448,13 @@ moe_efficiency_fields(EngineSpec::MoeEfficiency &f) {
   return {{{"bf16", &f.bf16}, {"fp8", &f.fp8}, {"fp8_block", &f.fp8_block}, {"fp4", &f.fp4}}};
 }
 
+// The KV cases of an engine's context attention by their JSON names
+// (workload.engine.context_attention).
+std::array<std::pair<const char *, double *>, 4>
+context_attention_fields(EngineSpec::ContextAttention &f) {
+  return {{{"bf16", &f.bf16}, {"fp8", &f.fp8}, {"mla_bf16", &f.mla_bf16}, {"mla_fp8", &f.mla_fp8}}};
+}
+
 // An engine fit's measurements on other chips: {"on": {hardware preset: fit}}, each fit read
 // by read(chip, its reader).
 template <class F> void read_on_chips(ObjectReader &o, F &&read) {
@@ -532,6 +539,16 @@ EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *sche
         *v = h.opt_num(name, 0.01, 1.0).value_or(0);
     });
     e.moe_source = o.opt_str("source").value_or("");
+    o.finish();
+  }
+  if (const json *g = r.opt_child("context_attention")) {
+    ObjectReader o(*g, r.path_of("context_attention"));
+    // {"on": {chip: {"bf16": share, "fp8": ..., "mla_bf16": ..., "mla_fp8": ...}}, "source"}
+    read_on_chips(o, [&](const std::string &hw, ObjectReader &h) {
+      for (auto [name, v] : context_attention_fields(e.context_attention_on[hw]))
+        *v = h.opt_num(name, 0.01, 1.0).value_or(0);
+    });
+    e.context_attention_source = o.opt_str("source").value_or("");
     o.finish();
   }
   if (const auto k = r.opt_str("kv_memory")) {
@@ -1693,6 +1710,15 @@ json to_json(const WorkloadSpec &w) {
         moe["source"] = s.engine.moe_source;
       if (!moe.empty())
         e["moe"] = moe;
+      json ctx = json::object();
+      for (auto [hw, f] : s.engine.context_attention_on)
+        for (auto [name, v] : context_attention_fields(f))
+          if (*v > 0)
+            ctx["on"][hw][name] = *v;
+      if (!ctx.empty() && !s.engine.context_attention_source.empty())
+        ctx["source"] = s.engine.context_attention_source;
+      if (!ctx.empty())
+        e["context_attention"] = ctx;
       if (!s.engine.version.empty())
         e["version"] = s.engine.version;
       if (!s.engine.source.empty())

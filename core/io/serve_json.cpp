@@ -78,6 +78,13 @@ json to_json(const ServeResult &r) {
                  {"moe", r.engine_moe_efficiency > 0 ? json{{"efficiency", r.engine_moe_efficiency},
                                                             {"source", e.moe_source}}
                                                      : json(nullptr)},
+                 {"prefill_attention",
+                  r.prefill_attention_efficiency > 0
+                      ? json{{"efficiency", r.prefill_attention_efficiency},
+                             {"measured", r.prefill_attention_measured},
+                             {"source", r.prefill_attention_measured ? e.context_attention_source
+                                                                     : std::string()}}
+                      : json(nullptr)},
                  {"band", {{"tpot", e.tpot_uncertainty}, {"ttft", e.ttft_uncertainty}}}};
   if (r.prefill_instances > 0)
     j["kv_transfer"] = r.kv_transfer;

@@ -201,6 +201,18 @@ ServeReport serve_report(const Config &c, const ServeResult &r) {
             : std::string("workload.engine.moe: the routed experts' share of peak where "
                           "compute-bound, per chip and dtype (docs/serving.md \"MoE experts\")."));
   }
+  if (const double e = r.prefill_attention_efficiency; e > 0)
+    add("prefill_attention", "prompt attention",
+        ReportCell{units::format("%.1f%% of bf16 peak", 100 * e), e},
+        r.prefill_attention_measured
+            ? "measured context kernel of " + engine_label(s.engine) + " on " + c.hardware.name
+            : "no measured context kernel here: the chip's FlashAttention share "
+              "(hardware.attention_efficiency)",
+        r.prefill_attention_measured
+            ? s.engine.context_attention_source
+            : std::string("workload.engine.context_attention: the engine's prefill attention "
+                          "kernels' share of the bf16 peak, per chip (docs/serving.md \"Prefill "
+                          "attention\")."));
   add("batch", "decoding per iteration (mean)", num(r.mean_batch, "%.1f"),
       units::format("%.1f requests in the system (time average)", r.mean_in_system),
       "Sequences decoding in one engine iteration, and Little's L: the requests queued or "

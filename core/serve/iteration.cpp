@@ -70,6 +70,16 @@ double moe_efficiency(const EngineSpec &e, const std::string &hardware, const Wo
   }
 }
 
+double context_attention_efficiency(const EngineSpec &e, const std::string &hardware,
+                                    const ModelSpec &m, Dtype kv_dtype) {
+  const auto on = e.context_attention_on.find(hardware);
+  if (on == e.context_attention_on.end())
+    return 0;
+  const EngineSpec::ContextAttention &f = on->second;
+  const bool fp8 = kv_dtype == Dtype::fp8;
+  return m.mla ? (fp8 ? f.mla_fp8 : f.mla_bf16) : (fp8 ? f.fp8 : f.bf16);
+}
+
 double moe_efficiency(const Config &c) {
   if (!c.model.moe || c.workload.bound == ServingBound::roofline)
     return 0;
@@ -88,6 +98,11 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
   eff_ = roofline ? 1.0 : serving_gemm_efficiency(hw, w.precision);
   const Dtype ad = attention_dtype(w);
   attn_rate_ = peak_flops(hw, ad) * (roofline ? 1.0 : serving_gemm_efficiency(hw, ad));
+  // a prompt's attention: the engine's measured context kernel on this chip, else the chip's
+  // FlashAttention share of its bf16 peak (hardware.attention_efficiency), else as decode's
+  const double ctx = context_attention_efficiency(w.serve.engine, hw.name, m, w.kv_dtype);
+  ctx_share_ = roofline ? 0 : ctx > 0 ? ctx : hw.attention_efficiency;
+  ctx_rate_ = ctx_share_ > 0 ? peak_flops(hw, Dtype::bf16) * ctx_share_ : attn_rate_;
   bw_ = hw.hbm_bw * (roofline ? 1.0 : hw.hbm_efficiency);
   wb_ = rl::weight_bytes(w.weight_dtype);
   // the engine's measured GEMM kernels (achievable bound only): their weight-streaming share
@@ -249,19 +264,20 @@ IterationTime IterationModel::time(const IterationLoad &x) {
   const auto lin_m = m.moe ? linear(moe_lp_, true) : lin_d;
   // Attention (FlashAttention / paged attention): 2 x a_l x (d_qk + d_v) FLOPs per q-k pair;
   // decode reads every KV token of its sequences, prefill the prior KV plus its chunk.
-  const double attn_flops = 2 * attn_width_ * (x.decode_context * verify_ + x.prefill_pairs) / ep;
+  // Decode queries run at attn_rate_, prompt chunks at the context kernel's ctx_rate_.
+  const double dflops = 2 * attn_width_ * x.decode_context * verify_ / ep;
+  const double pflops = 2 * attn_width_ * x.prefill_pairs / ep;
   const double attn_bytes = kv_layer_chip_ * (x.decode_context + x.prefill_kv) / ep;
-  double attn = std::max(attn_flops / attn_rate_, attn_bytes / bw_);
+  double attn = std::max(dflops / attn_rate_ + pflops / ctx_rate_, attn_bytes / bw_);
   if (decode_attn_ && x.decode > 0) {
     // the engine's measured decode kernel: its time per call, the KV read at its share of
-    // HBM; the prompt chunks beside it at the roofline
-    const double dflops = 2 * attn_width_ * x.decode_context * verify_ / ep;
+    // HBM; the prompt chunks beside it at the context kernel
     const double dbytes = kv_layer_chip_ * x.decode_context / ep;
-    const double pflops = attn_flops - dflops, pbytes = attn_bytes - dbytes;
+    const double pbytes = attn_bytes - dbytes;
     attn =
         decode_attn_->latency +
         std::max(dflops / attn_rate_, dbytes / (c_.hardware.hbm_bw * decode_attn_->bw_efficiency)) +
-        (x.prefill > 0 ? std::max(pflops / attn_rate_, pbytes / bw_) : 0);
+        (x.prefill > 0 ? std::max(pflops / ctx_rate_, pbytes / bw_) : 0);
   }
   // Element-wise traffic: the same kernels as in training (core/time), no sequence parallelism.
   const double elem_d = elem_d_ * tokens / bw_;

@@ -82,6 +82,12 @@ double moe_efficiency(const EngineSpec &e, const std::string &hardware, const Wo
 // achievable bound, else 0 (the experts at the chip's dense GEMM efficiency).
 double moe_efficiency(const Config &c);
 
+// The engine's measured context (prefill) attention on the chip: the share of the bf16 peak its
+// kernel reaches on a prompt's causal attention, GQA or MLA, over the KV cache's dtype (FP8 or
+// not); 0 where the engine has no fit on that chip (docs/serving.md "Prefill attention").
+double context_attention_efficiency(const EngineSpec &e, const std::string &hardware,
+                                    const ModelSpec &m, Dtype kv_dtype);
+
 // An engine's own all-reduce of `bytes` over n ranks (EngineSpec::allreduce_*), seconds.
 double engine_allreduce_time(const EngineSpec &e, double bytes, i64 n);
 
@@ -110,6 +116,8 @@ public:
   // The engine's measured small-M GEMM fit the weight GEMMs run with (nullopt: none, or the
   // roofline bound).
   const std::optional<EngineSpec::SmallGemm> &gemm_fit() const { return gemm_fit_; }
+  // The share of the bf16 peak a prompt's attention runs at (0 under the roofline bound).
+  double prefill_attention_efficiency() const { return ctx_share_; }
 
 private:
   struct Stage {
@@ -124,7 +132,9 @@ private:
   std::vector<Stage> stages_;
   StageParams dense_lp_, moe_lp_;
   double peak_ = 0, eff_ = 1, bw_ = 0, wb_ = 2, act_b_ = 2;
-  double attn_rate_ = 0; // attention's FLOP/s: attention_dtype's peak x its efficiency
+  double attn_rate_ = 0; // decode attention's FLOP/s: attention_dtype's peak x its efficiency
+  double ctx_rate_ = 0;  // a prompt's attention FLOP/s: the engine's measured context kernel
+  double ctx_share_ = 0; // ctx_rate_'s share of the bf16 peak (0: roofline)
   std::optional<EngineSpec::SmallGemm> decode_attn_; // the engine's measured decode kernel
   double kv_layer_chip_ = 0;         // KV bytes of one token of one layer on one chip
   double attn_width_ = 0;            // a_l x (d_qk + d_v): score + value FLOPs per q-k pair / 2

@@ -1301,6 +1301,9 @@ void ServeSimulation::Impl::start() {
   model.emplace(c, l);
   res.engine_gemm = model->gemm_fit();
   res.engine_moe_efficiency = moe_efficiency(c);
+  res.prefill_attention_efficiency = model->prefill_attention_efficiency();
+  res.prefill_attention_measured =
+      context_attention_efficiency(s.engine, c.hardware.name, c.model, c.workload.kv_dtype) > 0;
   res.devices_per_instance = model->devices();
   res.instances = instances;
   const bool disagg = mode == ServeRun::disaggregated;

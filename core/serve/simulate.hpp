@@ -122,6 +122,10 @@ struct ServeResult {
   std::optional<EngineSpec::SmallGemm> engine_gemm;
   // and the share of peak its routed MoE experts ran at (0: the dense GEMM efficiency)
   double engine_moe_efficiency = 0;
+  // and the share of the bf16 peak its prompts' attention ran at: the engine's measured context
+  // kernel (measured true) or the chip's attention_efficiency (0 under the roofline bound)
+  double prefill_attention_efficiency = 0;
+  bool prefill_attention_measured = false;
 };
 
 // Work limit of one simulation: engine iterations over all instances.
