@@ -36,6 +36,24 @@ template <class F> double ternary_min(F &&f, double lo, double hi) {
   }
   return (lo + hi) / 2;
 }
+// DeepSeek-R1 FP8 (block scales, FP8 KV cache) on 8 B200 under SGLang at TP 8, and one
+// 8,192-token prompt prefilled alone: the two MoE and attention cases below.
+Config deepseek_r1_sglang_b200() {
+  return io::parse_config(json::parse(
+      R"({"model": "deepseek-r1", "hardware": "b200", "cluster": "dgx-b200",
+          "workload": {"mode": "serve", "concurrency": 4, "prompt_len": 8192, "gen_len": 16,
+                       "precision": "fp8", "weight_dtype": "fp8", "kv_dtype": "fp8",
+                       "fp8_recipe": "blockwise", "engine": "sglang"},
+          "parallel": {"tp": 8}})"));
+}
+IterationLoad prompt_8k() {
+  IterationLoad x;
+  x.prefill = 8192;
+  x.prefill_pairs = 8192.0 * 4096;
+  x.prefill_kv = 8192;
+  x.outputs = 1;
+  return x;
+}
 } // namespace
 
 TEST_CASE("serving MoE: routed experts run at the engine's measured MoE efficiency",
@@ -44,18 +62,9 @@ TEST_CASE("serving MoE: routed experts run at the engine's measured MoE efficien
   // holds 1/8 of every routed expert (3 x 7168 x 2048 weights, 256 experts); the tokens make
   // 2 x 8192 x 8 x (256 x 3 x 7168 x 2048 / 8) / 256 FLOPs a layer on each GPU, compute-bound
   // at SGLang's measured 0.17 of B200's 4.5 PFLOP/s FP8 (presets/engines/sglang.json "moe").
-  Config c = io::parse_config(json::parse(
-      R"({"model": "deepseek-r1", "hardware": "b200", "cluster": "dgx-b200",
-          "workload": {"mode": "serve", "concurrency": 4, "prompt_len": 8192, "gen_len": 16,
-                       "precision": "fp8", "weight_dtype": "fp8", "kv_dtype": "fp8",
-                       "fp8_recipe": "blockwise", "engine": "sglang"},
-          "parallel": {"tp": 8}})"));
+  Config c = deepseek_r1_sglang_b200();
   REQUIRE(moe_efficiency(c.workload.serve.engine, "b200", c.workload) == 0.17);
-  IterationLoad x;
-  x.prefill = 8192;
-  x.prefill_pairs = 8192.0 * 4096;
-  x.prefill_kv = 8192;
-  x.outputs = 1;
+  const IterationLoad x = prompt_8k();
   const double expert_flops = 2 * 8192.0 * 8 * (3.0 * 7168 * 2048 / 8); // per GPU, one layer
   const double moe_layers = 61 - 3;                                     // first_k_dense_replace 3
   const IterationTime t = IterationModel(c, resolve_layout(c)).time(x);
@@ -208,19 +217,10 @@ TEST_CASE("prefill attention: a prompt's attention runs at the engine's measured
   // SGLang, TP 8: an 8,192-token prefill. 16 heads a GPU, 8192 x 4096 causal q-k pairs, 2 x 16 x
   // (192 + 128) FLOPs a pair, at SGLang's measured MLA context kernel, 0.562 of B200's 2.25
   // PFLOP/s bf16 (presets/engines/sglang.json "context_attention"), in each of 61 layers
-  Config c = io::parse_config(json::parse(
-      R"({"model": "deepseek-r1", "hardware": "b200", "cluster": "dgx-b200",
-          "workload": {"mode": "serve", "concurrency": 4, "prompt_len": 8192, "gen_len": 16,
-                       "precision": "fp8", "weight_dtype": "fp8", "kv_dtype": "fp8",
-                       "fp8_recipe": "blockwise", "engine": "sglang"},
-          "parallel": {"tp": 8}})"));
+  Config c = deepseek_r1_sglang_b200();
   REQUIRE(context_attention_efficiency(c.workload.serve.engine, "b200", c.model, Dtype::fp8) ==
           0.562);
-  IterationLoad x;
-  x.prefill = 8192;
-  x.prefill_pairs = 8192.0 * 4096;
-  x.prefill_kv = 8192;
-  x.outputs = 1;
+  const IterationLoad x = prompt_8k();
   const double flops = 2 * 16 * (192.0 + 128) * 8192 * 4096; // per GPU, one layer
   const IterationTime t = IterationModel(c, resolve_layout(c)).time(x);
   CHECK(t.attention == Approx(61 * flops / (2.25e15 * 0.562)).epsilon(1e-9));

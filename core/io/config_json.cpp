@@ -531,26 +531,23 @@ EngineSpec parse_engine(const json &j0, const std::string &path, ServeSpec *sche
     e.gemm_source = o.opt_str("source").value_or("");
     o.finish();
   }
-  if (const json *g = r.opt_child("moe")) {
-    ObjectReader o(*g, r.path_of("moe"));
-    // {"on": {chip: {"bf16": share, "fp8": ..., "fp8_block": ..., "fp4": ...}}, "source"}
-    read_on_chips(o, [&](const std::string &hw, ObjectReader &h) {
-      for (auto [name, v] : moe_efficiency_fields(e.moe_on[hw]))
-        *v = h.opt_num(name, 0.01, 1.0).value_or(0);
-    });
-    e.moe_source = o.opt_str("source").value_or("");
-    o.finish();
-  }
-  if (const json *g = r.opt_child("context_attention")) {
-    ObjectReader o(*g, r.path_of("context_attention"));
-    // {"on": {chip: {"bf16": share, "fp8": ..., "mla_bf16": ..., "mla_fp8": ...}}, "source"}
-    read_on_chips(o, [&](const std::string &hw, ObjectReader &h) {
-      for (auto [name, v] : context_attention_fields(e.context_attention_on[hw]))
-        *v = h.opt_num(name, 0.01, 1.0).value_or(0);
-    });
-    e.context_attention_source = o.opt_str("source").value_or("");
-    o.finish();
-  }
+  // {"on": {chip: {name: share, ...}}, "source"}: the MoE experts' and the context attention's
+  // shares of peak per chip, each field by its JSON name
+  const auto read_shares = [&](const char *key, auto &on, std::string &source, auto fields) {
+    if (const json *g = r.opt_child(key)) {
+      ObjectReader o(*g, r.path_of(key));
+      read_on_chips(o, [&](const std::string &hw, ObjectReader &h) {
+        for (auto [name, v] : fields(on[hw]))
+          *v = h.opt_num(name, 0.01, 1.0).value_or(0);
+      });
+      source = o.opt_str("source").value_or("");
+      o.finish();
+    }
+  };
+  read_shares("moe", e.moe_on, e.moe_source,
+              [](EngineSpec::MoeEfficiency &f) { return moe_efficiency_fields(f); });
+  read_shares("context_attention", e.context_attention_on, e.context_attention_source,
+              [](EngineSpec::ContextAttention &f) { return context_attention_fields(f); });
   if (const auto k = r.opt_str("kv_memory")) {
     if (const auto v = schema::value_in(schema::choices<EngineSpec::KvMemory>(), *k))
       e.kv_memory = static_cast<EngineSpec::KvMemory>(*v);
@@ -1701,24 +1698,22 @@ json to_json(const WorkloadSpec &w) {
         gemm["source"] = s.engine.gemm_source;
       if (!gemm.empty())
         e["gemm"] = gemm;
-      json moe = json::object();
-      for (auto [hw, f] : s.engine.moe_on)
-        for (auto [name, v] : moe_efficiency_fields(f))
-          if (*v > 0)
-            moe["on"][hw][name] = *v;
-      if (!moe.empty() && !s.engine.moe_source.empty())
-        moe["source"] = s.engine.moe_source;
-      if (!moe.empty())
-        e["moe"] = moe;
-      json ctx = json::object();
-      for (auto [hw, f] : s.engine.context_attention_on)
-        for (auto [name, v] : context_attention_fields(f))
-          if (*v > 0)
-            ctx["on"][hw][name] = *v;
-      if (!ctx.empty() && !s.engine.context_attention_source.empty())
-        ctx["source"] = s.engine.context_attention_source;
-      if (!ctx.empty())
-        e["context_attention"] = ctx;
+      // the shares per chip, those measured (> 0), with their source
+      const auto shares = [&](const char *key, auto on, const std::string &source, auto fields) {
+        json x = json::object();
+        for (auto &[hw, f] : on)
+          for (auto [name, v] : fields(f))
+            if (*v > 0)
+              x["on"][hw][name] = *v;
+        if (!x.empty() && !source.empty())
+          x["source"] = source;
+        if (!x.empty())
+          e[key] = x;
+      };
+      shares("moe", s.engine.moe_on, s.engine.moe_source,
+             [](EngineSpec::MoeEfficiency &f) { return moe_efficiency_fields(f); });
+      shares("context_attention", s.engine.context_attention_on, s.engine.context_attention_source,
+             [](EngineSpec::ContextAttention &f) { return context_attention_fields(f); });
       if (!s.engine.version.empty())
         e["version"] = s.engine.version;
       if (!s.engine.source.empty())
