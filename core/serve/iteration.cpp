@@ -102,6 +102,7 @@ IterationModel::IterationModel(const Config &c, const Layout &l) : c_(c), l_(l) 
   // FlashAttention share of its bf16 peak (hardware.attention_efficiency), else as decode's
   const double ctx = context_attention_efficiency(w.serve.engine, hw.name, m, w.kv_dtype);
   ctx_share_ = roofline ? 0 : ctx > 0 ? ctx : hw.attention_efficiency;
+  ctx_measured_ = !roofline && ctx > 0;
   ctx_rate_ = ctx_share_ > 0 ? peak_flops(hw, Dtype::bf16) * ctx_share_ : attn_rate_;
   bw_ = hw.hbm_bw * (roofline ? 1.0 : hw.hbm_efficiency);
   wb_ = rl::weight_bytes(w.weight_dtype);

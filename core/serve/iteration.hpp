@@ -116,8 +116,10 @@ public:
   // The engine's measured small-M GEMM fit the weight GEMMs run with (nullopt: none, or the
   // roofline bound).
   const std::optional<EngineSpec::SmallGemm> &gemm_fit() const { return gemm_fit_; }
-  // The share of the bf16 peak a prompt's attention runs at (0 under the roofline bound).
+  // The share of the bf16 peak a prompt's attention runs at (0 under the roofline bound), and
+  // whether it is the engine's measured context kernel (else the chip's attention_efficiency).
   double prefill_attention_efficiency() const { return ctx_share_; }
+  bool prefill_attention_measured() const { return ctx_measured_; }
 
 private:
   struct Stage {
@@ -132,9 +134,10 @@ private:
   std::vector<Stage> stages_;
   StageParams dense_lp_, moe_lp_;
   double peak_ = 0, eff_ = 1, bw_ = 0, wb_ = 2, act_b_ = 2;
-  double attn_rate_ = 0; // decode attention's FLOP/s: attention_dtype's peak x its efficiency
-  double ctx_rate_ = 0;  // a prompt's attention FLOP/s: the engine's measured context kernel
-  double ctx_share_ = 0; // ctx_rate_'s share of the bf16 peak (0: roofline)
+  double attn_rate_ = 0;      // decode attention's FLOP/s: attention_dtype's peak x its efficiency
+  double ctx_rate_ = 0;       // a prompt's attention FLOP/s: the engine's measured context kernel
+  double ctx_share_ = 0;      // ctx_rate_'s share of the bf16 peak (0: roofline)
+  bool ctx_measured_ = false; // ctx_share_ is the engine's measured context kernel
   std::optional<EngineSpec::SmallGemm> decode_attn_; // the engine's measured decode kernel
   double kv_layer_chip_ = 0;         // KV bytes of one token of one layer on one chip
   double attn_width_ = 0;            // a_l x (d_qk + d_v): score + value FLOPs per q-k pair / 2

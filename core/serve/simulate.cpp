@@ -1302,8 +1302,7 @@ void ServeSimulation::Impl::start() {
   res.engine_gemm = model->gemm_fit();
   res.engine_moe_efficiency = moe_efficiency(c);
   res.prefill_attention_efficiency = model->prefill_attention_efficiency();
-  res.prefill_attention_measured =
-      context_attention_efficiency(s.engine, c.hardware.name, c.model, c.workload.kv_dtype) > 0;
+  res.prefill_attention_measured = model->prefill_attention_measured();
   res.devices_per_instance = model->devices();
   res.instances = instances;
   const bool disagg = mode == ServeRun::disaggregated;
