@@ -242,6 +242,14 @@ TEST_CASE("The serving planner's choice is brute-force optimal on a small space"
   CHECK(r.deployments.front().devices == best);
   CHECK(r.deployments.front().result.attainment >= 0.85); // the whole deployment, simulated
   CHECK(r.candidates == 8);
+  // Keeping 3 (--top 1), the candidates sized after the third stop growing where they would
+  // cost more than it: the same cheapest, in fewer simulations.
+  o.top = 1;
+  const ServePlanResult bounded = plan_serving({c}, o);
+  REQUIRE_FALSE(bounded.deployments.empty());
+  CHECK(bounded.deployments.front().devices == best);
+  CHECK(bounded.rejected.count("bound") == 1);
+  CHECK(bounded.simulations < r.simulations);
 }
 
 TEST_CASE("The serve scenario preset simulates within its SLO", "[serve][presets]") {

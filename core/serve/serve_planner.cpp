@@ -42,6 +42,8 @@ bool same_instance(const Deployment &a, const Deployment &b) {
 template <class F> std::optional<i64> fewest(i64 hi, F ok) {
   if (ok(1))
     return 1;
+  if (hi <= 1)
+    return std::nullopt;
   i64 bad = 1, good = -1;
   for (i64 n = 2;; n *= 2) {
     n = std::min(n, hi);
@@ -301,6 +303,19 @@ bool ServePlanSearch::step(i64 candidates) {
     }
     fitted_pp_.emplace(group, x.pp);
     ++out.evaluated;
+    // The most instances (both pools) it may take and still rank among the 3 x top cheapest
+    // (whole nodes only add to them): sizing stops there, a pool needing more is out by the
+    // same bound.
+    const i64 unbounded = (x.disagg ? 2 : 1) * o_.max_instances;
+    i64 most = static_cast<i64>(least), over = unbounded + 1; // kept, beaten
+    while (over - most > 1) {
+      const i64 mid = most + (over - most) / 2;
+      (beaten(static_cast<double>(mid) * inst * k.hardware.price_per_hour,
+              mid * l.instance_devices())
+           ? over
+           : most) = mid;
+    }
+    const char *const short_of = most < unbounded ? "bound" : "slo";
     auto reqs_at = [&](double r) { return make_requests(k.workload, r, sim_n); };
     // A closed loop: one of n instances serves its share of the clients, each sending as many
     // requests as the workload's clients do (split_clients: client j on instance j mod n).
@@ -340,9 +355,9 @@ bool ServePlanSearch::step(i64 candidates) {
           tokens[n] = r.output_tokens_per_s;
         return met;
       };
-      const auto n = fewest(o_.max_instances, ok);
+      const auto n = fewest(most, ok);
       if (!n) {
-        ++out.rejected["slo"];
+        ++out.rejected[short_of];
         continue;
       }
       // whole nodes: the instances past the fewest serve the rate with room to spare
@@ -376,10 +391,13 @@ bool ServePlanSearch::step(i64 candidates) {
           decode_memo_[key] = {met, r.output_tokens_per_s};
         return met;
       };
-      const auto np = fewest(o_.max_instances, [&](i64 n) { return ok_pool(Pool::prefill, n); });
-      const auto nd = fewest(o_.max_instances, [&](i64 n) { return ok_pool(Pool::decode, n); });
+      const auto np = fewest(std::min(o_.max_instances, most - 1),
+                             [&](i64 n) { return ok_pool(Pool::prefill, n); });
+      const auto nd = np ? fewest(std::min(o_.max_instances, most - *np),
+                                  [&](i64 n) { return ok_pool(Pool::decode, n); })
+                         : std::nullopt;
       if (!np || !nd) {
-        ++out.rejected["slo"];
+        ++out.rejected[short_of];
         continue;
       }
       d.prefill_instances = *np;

@@ -46,8 +46,8 @@ struct Deployment {
 // deployments shown (the search keeps and verifies 3 x top), and the simulations it may run
 // (the candidates it sizes x the sizing runs of each, plus the verifications) at most
 // kServePlanWork units of serve_work (requests and prefill chunks and decode steps). Measured
-// natively, 0.5-2 ns of search a unit of this bound: the README's two plans 0.6e9 and 1.1e9
-// (0.6 s, 1 s), 2,048 output tokens of 4,096-token prompts 3.4e9 (4 s); 8,192 refused.
+// natively, 0.2-2 ns of search a unit of this bound: the README's two plans 0.6e9 and 1.1e9
+// (0.23 s, 0.52 s), 2,048 output tokens of 4,096-token prompts 3.4e9 (4 s); 8,192 refused.
 constexpr i64 kMaxServePlanTop = 20;
 constexpr double kServePlanWork = 4e9;
 
