@@ -668,7 +668,10 @@ struct WorkloadSpec {
 
 enum class CpKind { ring, ulysses, usp };
 enum class Recompute { none, selective, full };
-enum class PpSchedule { one_f_one_b, interleaved, gpipe };
+// dualpipe / dualpipev: DeepSeek-V3's bidirectional schedule (arXiv:2412.19437 sec. 3.2.1,
+// github.com/deepseek-ai/DualPipe) and its V-shaped cut-in-half form (Sea AI Lab; PyTorch
+// ScheduleDualPipeV).
+enum class PpSchedule { one_f_one_b, interleaved, gpipe, dualpipe, dualpipev };
 enum class SpKind { dsp, ulysses, ring, megatron_sp, usp };
 
 // Every knob is optional: a missing one is free for the planner; `estimate` fills defaults.

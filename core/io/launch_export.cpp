@@ -385,12 +385,14 @@ std::string torchtitan(const Config &c, const Layout &l) {
     a.push_back(std::string("--parallelism.pipeline_parallel_schedule ") +
                 (l.schedule == PpSchedule::interleaved ? "Interleaved1F1B"
                  : l.schedule == PpSchedule::gpipe     ? "GPipe"
+                 : l.schedule == PpSchedule::dualpipev ? "DualPipeV"
                                                        : "1F1B"));
     a.push_back("--parallelism.pipeline_parallel_microbatch_size " + s(l.microbatch));
-    // Looped schedules take their stages per rank from the layers per (virtual) stage.
-    if (l.vpp > 1 && c.model.layers % (l.pp * l.vpp) == 0)
-      a.push_back("--parallelism.pipeline_parallel_layers_per_stage " +
-                  s(c.model.layers / (l.pp * l.vpp)));
+    // Looped schedules take their stages per rank from the layers per (virtual) stage; the V,
+    // two stages a rank.
+    const i64 stages = l.pp * model_chunks(l);
+    if (stages > l.pp && c.model.layers % stages == 0)
+      a.push_back("--parallelism.pipeline_parallel_layers_per_stage " + s(c.model.layers / stages));
   }
   if (l.ep > 1)
     a.push_back("--parallelism.expert_parallel_degree " + s(l.ep));

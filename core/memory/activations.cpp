@@ -108,10 +108,13 @@ double layer_activations_kept(const LayerActivations &full, Recompute r, const M
 }
 
 double chunks_in_flight(const Layout &l, i64 stage) {
-  // the warm-up forwards plus the one in flight, at most every chunk of every micro-batch
+  // the warm-up forwards plus the one in flight, at most every chunk every micro-batch passes
+  // (DualPipe: S + 1 stages' worth on every device, S = p, or 2p for the V: its README's
+  // "Activation Per Device")
   const i64 v = l.schedule == PpSchedule::interleaved ? l.vpp : 1;
+  const i64 passes = l.schedule == PpSchedule::dualpipev ? 2 : v;
   return static_cast<double>(
-      std::min(warmup_forwards(l.schedule, l.pp, v, l.num_micro, stage) + 1, l.num_micro * v));
+      std::min(warmup_forwards(l.schedule, l.pp, v, l.num_micro, stage) + 1, l.num_micro * passes));
 }
 
 double embedding_activation_bytes(const ModelSpec &m, double b, double s, const ActLayout &l) {
@@ -187,7 +190,7 @@ StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stag
   }
   const double layers = static_cast<double>(n.total());
   const double per_layer = kept / layers;
-  const double layers_per_chunk = layers / static_cast<double>(l.vpp);
+  const double layers_per_chunk = layers / static_cast<double>(model_chunks(l));
   out.layers_in_flight = chunks_in_flight(l, stage) * layers_per_chunk;
   // Offloaded layers' activations live in host memory but for the one in transit
   // (Transformer Engine's CPU offload without double buffering).
@@ -195,11 +198,11 @@ StageActivations stage_activations(const ModelSpec &m, const Layout &l, i64 stag
     out.layers_in_flight -= static_cast<double>(std::min<i64>(l.offload_layers, n.total()) - 1);
   out.layers = out.layers_in_flight * per_layer;
   if (l.recompute == Recompute::full)
-    out.layers += full_max; // one layer's full working set while it is recomputed
-  if (stage == 0)
+    out.layers += full_max;      // one layer's full working set while it is recomputed
+  if (holds_embedding(l, stage)) // the micro-batches in flight through its first chunk
     out.embedding = embedding_activation_bytes(m, b, s, al) * chunks_in_flight(l, 0) /
-                    static_cast<double>(l.vpp);
-  if (stage == l.pp - 1)
+                    static_cast<double>(model_chunks(l));
+  if (holds_head(l, stage))
     out.output = output_activation_bytes(m, b, s, al, fused_loss);
   return out;
 }

@@ -70,7 +70,8 @@ double layer_activations_kept(const LayerActivations &full, Recompute r, const M
 // Micro-batch "chunks" in flight on pipeline stage j, each chunk holding L/(p*v) layers
 // (Megatron's warm-up counts): 1F1B min(p-j, m) chunks of L/p layers; interleaved
 // min(2(p-j-1) + (v-1)p + 1, m*v) chunks of L/(pv) (stage 0: L(1 + (p-1)/(pv)) layers,
-// Korthikanti); GPipe all m micro-batches.
+// Korthikanti); GPipe all m micro-batches; DualPipe p + 1 and DualPipeV 2p + 1 chunks of half
+// a device's layers (DualPipe's README).
 double chunks_in_flight(const Layout &l, i64 stage);
 
 struct StageActivations {

@@ -90,10 +90,11 @@ StageParams stage_params(const ModelSpec &m, const ModelParams &mp, const Layout
   add(false, n.dense);
   add(true, n.moe);
   const double t = static_cast<double>(l.tp);
-  // Vocabulary-parallel embedding and head; positions and final norm replicated.
-  if (stage == 0)
+  // Vocabulary-parallel embedding and head; positions and final norm replicated. (DualPipe's
+  // end devices hold both, one of each copy; DualPipeV's first device both ends of the V.)
+  if (holds_embedding(l, stage))
     out.dense += static_cast<double>(mp.embedding) / t + static_cast<double>(mp.pos_embedding);
-  if (stage == l.pp - 1) {
+  if (holds_head(l, stage)) {
     out.dense += static_cast<double>(mp.final_norm);
     // The head, or with tied embeddings on pp > 1 a second copy of the embedding.
     if (!m.tied_embeddings)

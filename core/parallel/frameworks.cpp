@@ -100,6 +100,24 @@ LayoutCheck check_framework(const Config &c, const Layout &l, Framework f, bool 
   const i64 layers = c.model.layers;
   if (LayoutCheck k = check_finetune(c, l, f, explain); !k.ok())
     return k;
+  // DeepSeek's DualPipe: its own repository's schedule (github.com/deepseek-ai/DualPipe);
+  // of the frameworks, PyTorch's pipelining runs the V form (torch/distributed/pipelining/
+  // schedules.py, ScheduleDualPipeV, TorchTitan's "DualPipeV"); Megatron-Core's schedules are
+  // 1F1B and interleaved 1F1B (megatron/core/pipeline_parallel/schedules.py
+  // get_forward_backward_func), DeepSpeed's TrainSchedule 1F1B.
+  const bool dual = l.schedule == PpSchedule::dualpipe || l.schedule == PpSchedule::dualpipev;
+  if (dual && trains(f) && !(f == Framework::torchtitan && l.schedule == PpSchedule::dualpipev))
+    return framework_refusal("parallel.pp_schedule", explain, [&] {
+      return std::string(f == Framework::torchtitan
+                             ? "TorchTitan runs DualPipeV (PyTorch's ScheduleDualPipeV), not "
+                               "DualPipe's two model copies: set pp_schedule dualpipev"
+                         : f == Framework::megatron
+                             ? "Megatron-Core's pipeline schedules are 1F1B and interleaved "
+                               "1F1B: set pp_schedule 1f1b or interleaved, or export DualPipeV "
+                               "to TorchTitan"
+                             : "this framework's pipeline runs 1F1B: set pp_schedule 1f1b, or "
+                               "export DualPipeV to TorchTitan");
+    });
   switch (f) {
   case Framework::megatron: {
     // megatron/training/arguments.py: without --decoder-first/last-pipeline-num-layers the

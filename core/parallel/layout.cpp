@@ -176,7 +176,52 @@ std::vector<i64> stage_layer_counts(i64 layers, i64 pp) {
   return out;
 }
 
+i64 model_chunks(const Layout &l) {
+  switch (l.schedule) {
+  case PpSchedule::interleaved:
+    return l.vpp;
+  case PpSchedule::dualpipe:
+  case PpSchedule::dualpipev:
+    return 2;
+  case PpSchedule::one_f_one_b:
+  case PpSchedule::gpipe:
+    break;
+  }
+  return 1;
+}
+
+i64 chunk_device(const Layout &l, i64 c) {
+  if (l.schedule == PpSchedule::dualpipe && c >= l.pp) // the second copy, fed from the far end
+    return l.pp - 1 - (c - l.pp);
+  if (l.schedule == PpSchedule::dualpipev && c >= l.pp) // the V's second leg, coming back
+    return 2 * l.pp - 1 - c;
+  return c % l.pp;
+}
+
+double pass_share(const Layout &l) {
+  return l.schedule == PpSchedule::dualpipe ? 0.5 : 1.0;
+}
+
+bool holds_embedding(const Layout &l, i64 device) {
+  return device == 0 || (l.schedule == PpSchedule::dualpipe && device == l.pp - 1);
+}
+
+bool holds_head(const Layout &l, i64 device) {
+  if (l.schedule == PpSchedule::dualpipev)
+    return device == 0;
+  return device == l.pp - 1 || (l.schedule == PpSchedule::dualpipe && device == 0);
+}
+
 std::vector<i64> chunk_layer_counts(i64 layers, const Layout &l) {
+  if (l.schedule == PpSchedule::dualpipe) { // each copy split as one 1F1B pipeline
+    Layout one = l;
+    one.schedule = PpSchedule::one_f_one_b;
+    std::vector<i64> out = chunk_layer_counts(layers, one);
+    out.insert(out.end(), out.begin(), out.end());
+    return out;
+  }
+  if (l.schedule == PpSchedule::dualpipev) // 2p stages (first/last stage layers refused)
+    return stage_layer_counts(layers, 2 * l.pp);
   if (l.first_layers <= 0 && l.last_layers <= 0)
     return stage_layer_counts(layers, l.pp * l.vpp);
   const i64 set = (l.first_layers > 0 ? 1 : 0) + (l.last_layers > 0 ? 1 : 0);
@@ -199,9 +244,9 @@ std::vector<i64> stage_layers(i64 layers, const Layout &l, i64 stage) {
   i64 start = 0;
   for (std::size_t c = 0; c < counts.size(); ++c) {
     const i64 n = counts[c];
-    if (static_cast<i64>(c) % l.pp == stage)
+    if (chunk_device(l, static_cast<i64>(c)) == stage)
       for (i64 i = 0; i < n; ++i)
-        out.push_back(start + i);
+        out.push_back(start % layers + i); // DualPipe's second copy counts from layer 0 again
     start += n;
   }
   return out;
@@ -220,7 +265,9 @@ std::vector<StageLayerCount> stage_layer_mix(const ModelSpec &m, const Layout &l
   const i64 lo = std::min(bf16.first, m.layers), hi = std::max(lo, m.layers - bf16.last);
   i64 start = 0;
   for (std::size_t c = 0; c < counts.size(); ++c) {
-    StageLayerCount &st = out[c % static_cast<std::size_t>(l.pp)];
+    StageLayerCount &st = out[static_cast<std::size_t>(chunk_device(l, static_cast<i64>(c)))];
+    if (start == m.layers) // DualPipe's second copy
+      start = 0;
     const i64 end = start + counts[c];
     const i64 moe = moe_layers_in(m, start, end);
     st.moe += moe;
@@ -370,6 +417,26 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
   if (l.schedule != PpSchedule::interleaved && l.vpp > 1)
     RL_FAIL(F::pipeline, "parallel.pp_schedule",
             "vpp " + s(l.vpp) + " needs the interleaved schedule");
+  if (const bool dual = l.schedule == PpSchedule::dualpipe;
+      dual || l.schedule == PpSchedule::dualpipev) {
+    // DeepSeek's DualPipe (dualpipe.py): an even number of ranks; both forms train only
+    if (w.mode != Mode::train)
+      RL_FAIL(F::pipeline, "parallel.pp_schedule", "DualPipe is a training schedule");
+    if (dual ? l.pp < 2 || l.pp % 2 != 0 : l.pp < 2)
+      RL_FAIL(F::pipeline, "parallel.pp_schedule",
+              std::string(dual ? "dualpipe needs an even pp >= 2" : "dualpipev needs pp >= 2") +
+                  ", not " + s(l.pp));
+    if (!dual && (l.first_layers > 0 || l.last_layers > 0))
+      RL_FAIL(F::pipeline, "parallel.first_stage_layers",
+              "dualpipev splits its 2 x pp stages evenly (parallel.uneven_pp for the rest)");
+    if (!dual && !l.uneven_pp && m.layers % (2 * l.pp) != 0)
+      RL_FAIL(F::pipeline, "parallel.pp",
+              "dualpipev's 2 x pp = " + s(2 * l.pp) + " stages do not divide layers " +
+                  s(m.layers) + " (set parallel.uneven_pp to allow uneven stages)");
+    if (!dual && 2 * l.pp > m.layers)
+      RL_FAIL(F::pipeline, "parallel.pp",
+              "dualpipev's 2 x pp = " + s(2 * l.pp) + " stages exceed layers " + s(m.layers));
+  }
   if (LayoutCheck r = check_stage_split(m, l); !r.ok())
     return r;
   // Megatron-LM (TransformerConfig): BF16 layers at most num_layers // pp at each end
@@ -531,6 +598,14 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
     RL_FAIL(F::batch, "parallel.microbatch",
             "interleaving needs micro-batches " + s(l.num_micro) + " to be a multiple of pp " +
                 s(l.pp));
+  // DualPipe (dualpipe.py, dualpipev.py): at least 2 x pp micro-batches; DualPipe's even,
+  // half of them fed from each end
+  if ((l.schedule == PpSchedule::dualpipe || l.schedule == PpSchedule::dualpipev) &&
+      (l.num_micro < 2 * l.pp || (l.schedule == PpSchedule::dualpipe && l.num_micro % 2 != 0)))
+    RL_FAIL(F::batch, "parallel.microbatch",
+            std::string(schema::choice_name(l.schedule)) + " needs " +
+                (l.schedule == PpSchedule::dualpipe ? "an even number of " : "") +
+                "micro-batches >= 2 x pp = " + s(2 * l.pp) + ", not " + s(l.num_micro));
   return {};
 }
 #undef RL_FAIL

@@ -162,6 +162,22 @@ std::vector<i64> stage_layer_counts(i64 layers, i64 pp);
 std::vector<i64> chunk_layer_counts(i64 layers, const Layout &l);
 // Layer indices held by pipeline stage j (interleaved: chunks j, j+p, j+2p, ...).
 std::vector<i64> stage_layers(i64 layers, const Layout &l, i64 stage);
+
+// The model chunks a pipeline device holds: vpp interleaved; 2 under DualPipe (a stage of
+// each of the model's two copies, device j stages j and p - 1 - j: DeepSeek-V3 sec. 3.2.1)
+// and DualPipeV (the V of 2p stages, device j stages j and 2p - 1 - j: DualPipe's README);
+// otherwise 1. chunk_layer_counts has model_chunks x pp entries.
+i64 model_chunks(const Layout &l);
+// The device that holds chunk c of chunk_layer_counts.
+i64 chunk_device(const Layout &l, i64 c);
+// The share of a device's layers one micro-batch runs through: 1/2 under DualPipe (a
+// micro-batch goes one way, through one of the two copies), 1 otherwise.
+double pass_share(const Layout &l);
+// Whether pipeline device j holds the embedding / the output head: the first / the last
+// device; under DualPipe the first and the last both (each copy's ends); under DualPipeV the
+// first holds both ends of the V.
+bool holds_embedding(const Layout &l, i64 device);
+bool holds_head(const Layout &l, i64 device);
 // Dense and MoE layers held by each pipeline stage (size pp), without listing them.
 struct StageLayerCount {
   i64 dense = 0, moe = 0;

@@ -12,6 +12,13 @@ i64 warmup_forwards(PpSchedule schedule, i64 p, i64 v, i64 m, i64 stage) {
     return std::min(p - stage - 1, m);
   case PpSchedule::interleaved:
     return std::min((p - stage - 1) * 2 + (v - 1) * p, m * v);
+  // DualPipe (dualpipe.py, steps 1-2): 2 (p/2 - r - 1) + 2 (r + 1) = p chunk forwards on every
+  // rank r of the mirrored half, a micro-batch one chunk of the device; DualPipeV
+  // (dualpipev.py): 2 (p - r - 1) + 2 (r + 1) = 2p, a micro-batch both chunks
+  case PpSchedule::dualpipe:
+    return std::min(p, m);
+  case PpSchedule::dualpipev:
+    return std::min(2 * p, 2 * m);
   }
   return 0;
 }
@@ -72,6 +79,11 @@ PipeTimeline simulate_pipeline(PpSchedule schedule, i64 p, i64 v, i64 m, double 
   t.microbatches = m;
   if (p < 1 || v < 1 || m < 1) {
     t.error = "needs pp, vpp and micro-batches >= 1";
+    return t;
+  }
+  if (schedule == PpSchedule::dualpipe || schedule == PpSchedule::dualpipev) {
+    t.error = "the DualPipe schedules' timeline is not drawn: their bubble is DeepSeek-V3's "
+              "(p/2 - 1)(F&B + B - 3W) (Table 2)";
     return t;
   }
   if (schedule == PpSchedule::interleaved && m % p != 0) {

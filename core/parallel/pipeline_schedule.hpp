@@ -16,7 +16,8 @@ namespace rl {
 
 // Forward passes stage j runs before its first backward (Megatron-LM's schedules): GPipe all
 // m; 1F1B min(p - j - 1, m); interleaved min(2 (p - j - 1) + (v - 1) p, m v) model-chunk
-// forwards. The activation memory of a stage holds these plus the one in flight
+// forwards; DualPipe p and DualPipeV 2p chunk forwards on every device (DeepSeek's
+// dualpipe.py / dualpipev.py, steps 1 and 2). The activation memory of a stage holds these plus the one in flight
 // (core/memory/activations.cpp).
 i64 warmup_forwards(PpSchedule schedule, i64 p, i64 v, i64 m, i64 stage);
 

@@ -10,6 +10,7 @@
 #include "core/memory/model_states.hpp"
 #include "core/model/lora.hpp"
 #include "core/model/params.hpp"
+#include "core/schema/choices.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -37,6 +38,38 @@ std::vector<std::pair<i64, i64>> stage_splits(i64 layers, i64 pp) {
 }
 
 namespace {
+
+// Whether the search tries DeepSeek-V3's DualPipe and DualPipeV: training a MoE model on
+// pp >= 2 with the schedule free (or pinned to one of them).
+bool searches_dualpipe(const Config &c, i64 pp) {
+  const auto &s = c.parallel.pp_schedule;
+  return c.workload.mode == Mode::train && c.model.moe && pp >= 2 &&
+         (!s || *s == PpSchedule::dualpipe || *s == PpSchedule::dualpipev);
+}
+
+// The pipeline schedules searched at a vpp and stage split: the configuration's, or
+// interleaved above 1; at 1, 1F1B and (searches_dualpipe) DualPipe on an even pp and
+// DualPipeV on an even split of its 2p stages (first/last stage counts are 1F1B's); `v_only`:
+// the split added for DualPipeV alone.
+std::vector<PpSchedule> searched_schedules(const Config &c, i64 vpp, i64 pp, bool split,
+                                           bool v_only) {
+  std::vector<PpSchedule> out;
+  if (!v_only) {
+    if (c.parallel.pp_schedule)
+      return {*c.parallel.pp_schedule};
+    if (vpp > 1)
+      return {PpSchedule::interleaved};
+    out.push_back(PpSchedule::one_f_one_b);
+    if (searches_dualpipe(c, pp) && pp % 2 == 0)
+      out.push_back(PpSchedule::dualpipe);
+  }
+  if (vpp == 1 && !split && searches_dualpipe(c, pp) &&
+      (!c.parallel.pp_schedule || *c.parallel.pp_schedule == PpSchedule::dualpipev))
+    out.push_back(PpSchedule::dualpipev);
+  if (c.parallel.pp_schedule)
+    std::erase_if(out, [&](PpSchedule s) { return s != *c.parallel.pp_schedule; });
+  return out;
+}
 
 std::vector<i64> divisors(i64 n) {
   std::vector<i64> lo, hi;
@@ -85,6 +118,10 @@ std::string describe(const Layout &l, bool train) {
   if (l.vpp > 1) {
     pp += 'v';
     pp += std::to_string(l.vpp);
+  }
+  if (l.schedule == PpSchedule::dualpipe || l.schedule == PpSchedule::dualpipev) {
+    pp += '-';
+    pp += schema::choice_name(l.schedule);
   }
   std::snprintf(buf, sizeof buf, "dp%lld tp%lld %s cp%lld ep%lld z%lld mb%lld %s%s%s",
                 static_cast<long long>(l.dp), static_cast<long long>(l.tp), pp.c_str(),
@@ -214,6 +251,7 @@ struct PlanSearch::Group {
   CpKind kind;
   i64 ulysses, ep, moe_tp, pp, first, last; // moe_tp 0: the experts split like the attention
   bool uneven;
+  bool v_only; // a split for DualPipeV alone (2p stages the Megatron split does not cover)
   bool pp_inside_dp;
   i64 dp;
   std::vector<i64> vpps, mbs;
@@ -346,6 +384,14 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
                   uneven = m.layers % pp != 0;
                 }
               }
+              // DualPipeV splits its 2p stages evenly, or front-loaded where 2p does not divide
+              // the layers: a split of its own beside Megatron's first/last ones
+              const bool v_split = searches_dualpipe(c, pp) && 2 * pp <= m.layers &&
+                                   !fixed.first_stage_layers && !fixed.last_stage_layers &&
+                                   (splits.empty() || splits.front() != std::pair<i64, i64>{0, 0} ||
+                                    (!uneven && m.layers % (2 * pp) != 0));
+              if (v_split)
+                splits.emplace_back(-1, -1);
               std::vector<i64> mbs;
               if (fixed.microbatch)
                 mbs = {*fixed.microbatch};
@@ -353,9 +399,14 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
                 mbs = divisors(batch / dp);
               else
                 mbs = {1};
-              for (const auto &[first, last] : splits) {
+              for (const auto &[first0, last0] : splits) {
+                const bool v_only = first0 < 0;
+                const i64 first = v_only ? 0 : first0, last = v_only ? 0 : last0;
+                const bool uneven_here = v_only ? m.layers % (2 * pp) != 0 : uneven;
                 std::vector<i64> vpps;
-                if (fixed.vpp)
+                if (v_only)
+                  vpps = {1};
+                else if (fixed.vpp)
                   vpps = {*fixed.vpp};
                 else if (!train || pp == 1)
                   vpps = {1};
@@ -382,9 +433,13 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
                     if (tp % d == 0)
                       mts.push_back(d);
                   for (const i64 mt : mts) {
-                    Group g{tp,    cp,   kind,   u,      ep, mt,   pp,
-                            first, last, uneven, inside, dp, vpps, mbs};
-                    r.space += static_cast<i64>(vpps.size() * mbs.size()) * inner;
+                    Group g{tp,   cp,          kind,   u,      ep, mt,   pp, first,
+                            last, uneven_here, v_only, inside, dp, vpps, mbs};
+                    i64 pipes = 0;
+                    for (const i64 v : vpps)
+                      pipes += static_cast<i64>(
+                          searched_schedules(c, v, pp, first > 0 || last > 0, v_only).size());
+                    r.space += pipes * static_cast<i64>(mbs.size()) * inner;
                     groups_.push_back(std::move(g));
                   }
                 }
@@ -530,48 +585,50 @@ bool PlanSearch::step(i64 units) {
     Layout l = base;
     if (g.pp_inside_dp)
       l.order = kPpInsideDp;
-    for (const i64 vpp : g.vpps) {
-      // The stages' layer mix depends on pp, the split and vpp only.
-      l.pp = g.pp;
-      l.vpp = vpp;
-      l.first_layers = g.first;
-      l.last_layers = g.last;
-      const std::vector<StageLayerCount> mix =
-          g.pp <= c_.model.layers ? stage_layer_mix(c_.model, l, bf16_layers(c_.workload))
-                                  : std::vector<StageLayerCount>{};
-      for (const i64 mb : g.mbs)
-        for (const i64 z : zeros_)
-          for (const RecomputeChoice &rc : rcs_) {
-            if (r_.work + unit > o_.budget) {
-              done_ = true; // the budget ran out: what is left is reported as skipped
-              return true;
+    for (const i64 vpp : g.vpps)
+      for (const PpSchedule sched :
+           searched_schedules(c_, vpp, g.pp, g.first > 0 || g.last > 0, g.v_only)) {
+        // The stages' layer mix depends on pp, the split, vpp and the schedule only.
+        l.pp = g.pp;
+        l.vpp = vpp;
+        l.schedule = sched;
+        l.first_layers = g.first;
+        l.last_layers = g.last;
+        const std::vector<StageLayerCount> mix =
+            g.pp <= c_.model.layers ? stage_layer_mix(c_.model, l, bf16_layers(c_.workload))
+                                    : std::vector<StageLayerCount>{};
+        for (const i64 mb : g.mbs)
+          for (const i64 z : zeros_)
+            for (const RecomputeChoice &rc : rcs_) {
+              if (r_.work + unit > o_.budget) {
+                done_ = true; // the budget ran out: what is left is reported as skipped
+                return true;
+              }
+              r_.work += unit;
+              l.tp = g.tp;
+              l.cp = g.cp;
+              l.cp_kind = g.kind;
+              l.ulysses = g.ulysses;
+              l.ep = g.ep;
+              l.moe_tp = g.moe_tp;
+              l.pp = g.pp;
+              l.first_layers = g.first;
+              l.last_layers = g.last;
+              l.uneven_pp = g.uneven;
+              l.vpp = vpp;
+              l.microbatch = mb;
+              l.zero = z;
+              l.recompute = rc.rc;
+              l.recompute_norm = fixed.recompute_norm.value_or(rc.modules);
+              l.recompute_mla_up = fixed.recompute_mla_up.value_or(rc.modules && c_.model.mla);
+              l.recompute_moe_act =
+                  fixed.recompute_moe_act.value_or(rc.modules && c_.model.moe.has_value());
+              l.sp = fixed.sp.value_or(g.tp > 1);
+              l.schedule = sched;
+              l.dp = fixed.dp.value_or(0);
+              evaluate(mix, l);
             }
-            r_.work += unit;
-            l.tp = g.tp;
-            l.cp = g.cp;
-            l.cp_kind = g.kind;
-            l.ulysses = g.ulysses;
-            l.ep = g.ep;
-            l.moe_tp = g.moe_tp;
-            l.pp = g.pp;
-            l.first_layers = g.first;
-            l.last_layers = g.last;
-            l.uneven_pp = g.uneven;
-            l.vpp = vpp;
-            l.microbatch = mb;
-            l.zero = z;
-            l.recompute = rc.rc;
-            l.recompute_norm = fixed.recompute_norm.value_or(rc.modules);
-            l.recompute_mla_up = fixed.recompute_mla_up.value_or(rc.modules && c_.model.mla);
-            l.recompute_moe_act =
-                fixed.recompute_moe_act.value_or(rc.modules && c_.model.moe.has_value());
-            l.sp = fixed.sp.value_or(g.tp > 1);
-            l.schedule = fixed.pp_schedule.value_or(vpp > 1 ? PpSchedule::interleaved
-                                                            : PpSchedule::one_f_one_b);
-            l.dp = fixed.dp.value_or(0);
-            evaluate(mix, l);
-          }
-    }
+      }
     ++next_;
   }
   done_ = true;

@@ -2,6 +2,7 @@
 
 #include "core/estimate/step_band.hpp"
 #include "core/io/units.hpp"
+#include "core/schema/choices.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -290,8 +291,13 @@ std::string pp_label(const Layout &l, i64 layers) {
     }
     out += '|';
     out += std::to_string(last);
-  } else if (l.uneven_pp && layers % (l.pp * l.vpp) != 0) {
+  } else if (l.uneven_pp &&
+             layers % (l.schedule == PpSchedule::dualpipev ? 2 * l.pp : l.pp * l.vpp) != 0) {
     out += " uneven";
+  }
+  if (l.schedule == PpSchedule::dualpipe || l.schedule == PpSchedule::dualpipev) {
+    out += ' ';
+    out += schema::choice_name(l.schedule);
   }
   return out;
 }

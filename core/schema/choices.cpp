@@ -49,7 +49,9 @@ template <> const ChoiceList &choices<Recompute>() {
 template <> const ChoiceList &choices<PpSchedule>() {
   static const ChoiceList l = list<PpSchedule>({{"1f1b", PpSchedule::one_f_one_b},
                                                 {"interleaved", PpSchedule::interleaved},
-                                                {"gpipe", PpSchedule::gpipe}});
+                                                {"gpipe", PpSchedule::gpipe},
+                                                {"dualpipe", PpSchedule::dualpipe},
+                                                {"dualpipev", PpSchedule::dualpipev}});
   return l;
 }
 template <> const ChoiceList &choices<SpKind>() {

@@ -1020,7 +1020,12 @@ const std::vector<OptField<ParallelSpec>> &parallel_fields() {
       opt<&P::pp_schedule>({"", "pp_schedule", N, 0, 0, "", "Schedule", 1, "",
                             "Pipeline schedule: 1f1b (warm-up, then one forward / one backward; "
                             "p micro-batches in flight), interleaved (v chunks per device) or "
-                            "gpipe (all forwards, then all backwards; m in flight). Absent: "
+                            "gpipe (all forwards, then all backwards; m in flight), dualpipe "
+                            "(DeepSeek-V3: two copies of the model fed from both ends, each "
+                            "device a stage of each; bubble (p/2 - 1)(F&B + B - 3W), p + 1 "
+                            "stages of activations, parameters twice) or dualpipev (its V "
+                            "shape, github.com/deepseek-ai/DualPipe: 2p stages, device j "
+                            "holding stages j and 2p - 1 - j; parameters once). Absent: "
                             "follows vpp.",
                             "", tr}),
       opt<&P::sp_kind>({"", "sp_kind", N, 0, 0, "", "SP scheme", 1, "",

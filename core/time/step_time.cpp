@@ -558,6 +558,9 @@ struct Model {
       (o.kind == OpKind::attention ? t.parts.attention
        : o.kind == OpKind::memory  ? t.parts.memory
                                    : t.parts.gemm) += fb;
+      // a GEMM's backward: its input gradient (the forward's FLOPs), then its weight gradient
+      if (o.kind != OpKind::attention && o.kind != OpKind::memory)
+        t.w += std::max(0.0, o.backward() - o.time) * over;
     }
     // Recompute matches the hardware-FLOP count: full reruns the layer's forward,
     // selective the attention-score part (Korthikanti).
@@ -649,7 +652,7 @@ struct Model {
     if (l.tp > 1 && !l.sp)
       gather = collective_time(c.cluster, Collective::allgather, act_bytes, g.tp);
     const double e = l.overlap_pp ? 0 : p.time + gather.time;
-    const double sends = 2 * mb * static_cast<double>(l.vpp);
+    const double sends = 2 * mb * static_cast<double>(model_chunks(l)) * pass_share(l);
     if (acc) {
       acc->add("pp", p, sends, sends * e);
       if (gather.time > 0)
@@ -749,7 +752,9 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   st.peak = peak_flops(hw, w.precision);
   const Model::Head hd = md.head();
   const double head_f = hd.f, head_b = hd.b;
-  const double v = static_cast<double>(l.vpp);
+  // the chunks of a device one micro-batch runs (interleaved vpp, DualPipeV's two, DualPipe's
+  // one of two), and the share of the device's layers that is
+  const double share = pass_share(l), v = static_cast<double>(model_chunks(l)) * share;
   // one pipeline send: its exposed time, and the SM cost of a hidden one to the computation
   // under it; each micro-batch sends v times each way
   const Model::Send send = md.pp_send(nullptr);
@@ -758,19 +763,22 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   Model::Offload worst_off; // its activation offload's exposed copies
   for (i64 j = 0; j < l.pp; ++j) {
     const StageLayerCount &n = mix[static_cast<std::size_t>(j)];
-    double fwd = over_layers(n, t, [](const LayerTimes &x) { return x.f + x.fwd + x.host; });
-    double bwd = over_layers(n, t, [](const LayerTimes &x) { return x.b + x.r + x.bwd; });
-    double compute = over_layers(n, t, [](const LayerTimes &x) { return x.f + x.b + x.r; });
-    const double recompute = over_layers(n, t, [](const LayerTimes &x) { return x.r; });
-    if (j == l.pp - 1) {
-      fwd += head_f;
-      bwd += head_b;
-      compute += head_f + head_b;
+    double fwd =
+        share * over_layers(n, t, [](const LayerTimes &x) { return x.f + x.fwd + x.host; });
+    double bwd = share * over_layers(n, t, [](const LayerTimes &x) { return x.b + x.r + x.bwd; });
+    double compute = share * over_layers(n, t, [](const LayerTimes &x) { return x.f + x.b + x.r; });
+    const double recompute = share * over_layers(n, t, [](const LayerTimes &x) { return x.r; });
+    if (holds_head(l, j)) {
+      fwd += share * head_f;
+      bwd += share * head_b;
+      compute += share * (head_f + head_b);
     }
     fwd += v * (send.exposed + send.sms);
     bwd += v * (send.exposed + send.sms);
     compute += 2 * v * send.sms;
-    const Model::Offload off = md.offload(t, n);
+    Model::Offload off = md.offload(t, n);
+    off.fwd *= share;
+    off.bwd *= share;
     fwd += off.fwd;
     bwd += off.bwd;
     if (fwd + bwd > worst) {
@@ -789,19 +797,31 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   {
     // the slowest stage's compute by component, once it is known
     const StageLayerCount &ns = mix[static_cast<std::size_t>(st.slowest_stage)];
-    const bool last = st.slowest_stage == l.pp - 1;
-    st.parts.gemm = mb * (over_layers(ns, t, [](const LayerTimes &x) { return x.parts.gemm; }) +
+    const bool last = holds_head(l, st.slowest_stage);
+    const double ms = mb * share;
+    st.parts.gemm = ms * (over_layers(ns, t, [](const LayerTimes &x) { return x.parts.gemm; }) +
                           (last ? hd.parts.gemm : 0.0));
     st.parts.attention =
-        mb * over_layers(ns, t, [](const LayerTimes &x) { return x.parts.attention; });
-    st.parts.memory = mb * (over_layers(ns, t, [](const LayerTimes &x) { return x.parts.memory; }) +
+        ms * over_layers(ns, t, [](const LayerTimes &x) { return x.parts.attention; });
+    st.parts.memory = ms * (over_layers(ns, t, [](const LayerTimes &x) { return x.parts.memory; }) +
                             (last ? hd.parts.memory : 0.0));
     st.parts.comm_sms =
-        mb * (over_layers(ns, t, [](const LayerTimes &x) { return x.parts.comm_sms; }) +
-              2 * v * send.sms);
+        ms * over_layers(ns, t, [](const LayerTimes &x) { return x.parts.comm_sms; }) +
+        mb * 2 * v * send.sms;
   }
   const double t_mb = st.t_fwd + st.t_bwd;
-  st.bubble = l.schedule == PpSchedule::gpipe ? (p - 1) * t_mb : (p - 1) / v * t_mb;
+  if (l.schedule == PpSchedule::dualpipe || l.schedule == PpSchedule::dualpipev) {
+    // DeepSeek-V3 Table 2 (DualPipe's README): (S/2 - 1)(F&B + B - 3W) over S stages of
+    // chunk times, S = p (DualPipe) or 2p (the V), a chunk 1/v of a micro-batch's pass on the
+    // device; F&B, a forward and a backward chunk overlapped, computes F + B (their
+    // communication is what hides, parallel.overlap_ep).
+    const double stages = l.schedule == PpSchedule::dualpipe ? p : 2 * p;
+    const double wgrad = share * over_layers(mix[static_cast<std::size_t>(st.slowest_stage)], t,
+                                             [](const LayerTimes &x) { return x.w; });
+    st.bubble = std::max(0.0, (stages / 2 - 1) * (st.t_fwd + 2 * st.t_bwd - 3 * wgrad) / v);
+  } else {
+    st.bubble = l.schedule == PpSchedule::gpipe ? (p - 1) * t_mb : (p - 1) / v * t_mb;
+  }
 
   // the weights the step trains (a fine-tune's adapters), their gradients synchronised
   const StageParams sp = trained_stage_params(c, mp, l, st.slowest_stage,
@@ -838,11 +858,12 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
     st.compute += wq0 * (1 + hw.compute_overhead);
     st.parts.memory += wq0;
   }
-  st.comm_exposed = dp_exposed +
-                    mb * over_layers(n, t, [](const LayerTimes &x) { return x.fwd + x.bwd; }) +
-                    md.zero3_edges(n.dense == 0, nullptr) + 2 * mb * v * send.exposed +
-                    mb * (worst_off.fwd + worst_off.bwd);
-  st.host = mb * over_layers(n, t, [](const LayerTimes &x) { return x.host; });
+  st.comm_exposed =
+      dp_exposed +
+      mb * share * over_layers(n, t, [](const LayerTimes &x) { return x.fwd + x.bwd; }) +
+      md.zero3_edges(n.dense == 0, nullptr) + 2 * mb * v * send.exposed +
+      mb * (worst_off.fwd + worst_off.bwd);
+  st.host = mb * share * over_layers(n, t, [](const LayerTimes &x) { return x.host; });
   st.step = st.compute + st.comm_exposed + st.host + st.bubble + st.optimizer;
   return st;
 }
@@ -870,8 +891,10 @@ StepTime training_step_time(const Config &c, const Layout &l) {
     if (layers <= 0)
       continue;
     const bool is_moe = k >= 2;
-    md.layer_comm(is_moe, *t, static_cast<double>(layers), &acc);
-    md.zero3(is_moe, t->f, static_cast<double>(layers), &acc);
+    // the layers one micro-batch passes (DualPipe: one copy's of the two)
+    const double passed = static_cast<double>(layers) * pass_share(l);
+    md.layer_comm(is_moe, *t, passed, &acc);
+    md.zero3(is_moe, t->f, passed, &acc);
   }
   md.zero3_edges(n.dense == 0, &acc);
   md.pp_send(&acc);
@@ -880,9 +903,9 @@ StepTime training_step_time(const Config &c, const Layout &l) {
     CommCost o; // the host link, both ways, every micro-batch
     o.kind = "offload";
     o.collective = "d2h+h2d";
-    o.bytes_per_device = 2 * off.bytes * md.mb;
+    o.bytes_per_device = 2 * off.bytes * md.mb * pass_share(l);
     o.time = o.bytes_per_device / c.cluster.host_bw;
-    o.exposed = md.mb * (off.fwd + off.bwd);
+    o.exposed = md.mb * pass_share(l) * (off.fwd + off.bwd);
     st.comm.push_back(o);
   }
   for (auto &[k, cc] : acc.by_kind) {

@@ -137,6 +137,8 @@ struct LayerTimes {
   double b = 0; // backward compute (the same), without recompute
   double attention = 0; // of which the attention core
   double column = 0;    // of which the column-parallel GEMMs (QKV, MLP/expert up)
+  double w = 0;         // of b, the weight gradients (the GEMMs' backward beyond their input
+                        // gradients): what DualPipe's zero-bubble steps defer
   double r = 0;         // recompute (backward)
   double fwd = 0;       // exposed communication, forward (TP/SP, Ulysses, ring CP, EP, ZeRO-3)
   double bwd = 0;       // exposed communication, backward
