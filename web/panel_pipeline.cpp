@@ -1,5 +1,6 @@
 // ridgeline web: the Pipeline timeline panel: a Gantt chart of the schedule (1F1B,
-// interleaved or GPipe) for the current pp, vpp and micro-batch count, bubble shaded.
+// interleaved, GPipe, DualPipe or DualPipeV) for the current pp, vpp and micro-batch count,
+// bubble shaded.
 #include "core/io/config_json.hpp"
 #include "core/io/units.hpp"
 #include "core/parallel/pipeline_schedule.hpp"
@@ -16,8 +17,17 @@ namespace {
 
 constexpr i64 kMaxDrawnMicrobatches = 32;
 
-// Micro-batches drawn: at most 32, and a multiple of pp when interleaving.
+bool dual(const Layout &l) {
+  return l.schedule == PpSchedule::dualpipe || l.schedule == PpSchedule::dualpipev;
+}
+
+// Micro-batches drawn: at most 32 (DualPipe's 2 pp at least, even), and a multiple of pp when
+// interleaving.
 i64 drawn_microbatches(const Layout &l) {
+  if (dual(l)) {
+    const i64 m = std::min(l.num_micro, std::max(kMaxDrawnMicrobatches, 2 * l.pp));
+    return l.schedule == PpSchedule::dualpipe ? m - m % 2 : m;
+  }
   i64 m = std::min(l.num_micro, kMaxDrawnMicrobatches);
   if (l.schedule == PpSchedule::interleaved && l.pp > 0) {
     m = (m / l.pp) * l.pp;
@@ -28,7 +38,9 @@ i64 drawn_microbatches(const Layout &l) {
 }
 
 ImVec4 pass_color(const PipePass &p, i64 chunks) {
-  const ImVec4 base = p.backward ? ui::color::backward : ui::color::forward;
+  const ImVec4 base = p.weight     ? ui::color::weight_grad
+                      : p.backward ? ui::color::backward
+                                   : ui::color::forward;
   if (chunks <= 1)
     return base;
   // Later model chunks a little lighter.
@@ -59,31 +71,55 @@ void draw_pipeline_panel(const AppState &s) {
       s.view_config() ? s.view_config()->workload.finetune : std::optional<FinetuneSpec>{};
   const bool frozen = ft && ft->adapters() && e->time.t_fwd > 0;
   const double bwd_units = frozen ? e->time.t_bwd / e->time.t_fwd : kBackwardUnits;
-  const PipeTimeline t = simulate_pipeline(l.schedule, l.pp, l.vpp, m_draw, bwd_units);
+  // the weight gradients DualPipe defers: half the backward (none over a frozen base)
+  const PipeTimeline t = simulate_pipeline(l.schedule, l.pp, l.vpp, m_draw, bwd_units,
+                                           frozen ? 0.0 : kBackwardUnits / 2);
   const i64 v = t.chunks;
 
   // Header: schedule, bubble, units.
-  const double bubble = bubble_fraction_formula(l.pp, v, l.num_micro);
   const char *name = l.schedule == PpSchedule::gpipe         ? "GPipe"
                      : l.schedule == PpSchedule::interleaved ? "Interleaved 1F1B"
+                     : l.schedule == PpSchedule::dualpipe    ? "DualPipe"
+                     : l.schedule == PpSchedule::dualpipev   ? "DualPipeV"
                                                              : "1F1B";
-  ImGui::Text("%s:  p = %lld stages,  v = %lld model chunk%s per device,  m = %lld "
+  ImGui::Text("%s:  p = %lld %s,  v = %lld model chunk%s per device,  m = %lld "
               "micro-batches per step",
-              name, static_cast<long long>(l.pp), static_cast<long long>(v), v > 1 ? "s" : "",
-              static_cast<long long>(l.num_micro));
+              name, static_cast<long long>(l.pp), dual(l) ? "ranks" : "stages",
+              static_cast<long long>(v), v > 1 ? "s" : "", static_cast<long long>(l.num_micro));
   if (l.num_micro > m_draw) {
     ImGui::SameLine();
     ui::text_dim("  (drawing the first " + std::to_string(m_draw) + ")");
   }
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "Bubble fraction (p-1)/(v*m) = %lld/(%lld*%lld) = %s",
-                static_cast<long long>(l.pp - 1), static_cast<long long>(v),
-                static_cast<long long>(l.num_micro), units::percent(bubble).c_str());
+  char buf[200];
+  double bubble = 0;
+  if (dual(l)) {
+    // the step model's: DeepSeek-V3 Table 2 over its chunk times (docs/formulas.md)
+    const double busy = e->time.step - e->time.bubble;
+    bubble = busy > 0 ? e->time.bubble / busy : 0;
+    std::snprintf(buf, sizeof buf,
+                  "Bubble (S/2 - 1)(F&B + B - 3W), S = %lld stages: %s of the busy time",
+                  static_cast<long long>(l.schedule == PpSchedule::dualpipev ? 2 * l.pp : l.pp),
+                  units::percent(bubble).c_str());
+  } else {
+    bubble = bubble_fraction_formula(l.pp, v, l.num_micro);
+    std::snprintf(buf, sizeof buf, "Bubble fraction (p-1)/(v*m) = %lld/(%lld*%lld) = %s",
+                  static_cast<long long>(l.pp - 1), static_cast<long long>(v),
+                  static_cast<long long>(l.num_micro), units::percent(bubble).c_str());
+  }
   ui::text_colored(bubble > 0.25 ? ui::color::warn : ui::color::ok, buf);
-  ui::help_marker("Idle time of each stage relative to its busy time; step time = (m + (p-1)/v) "
-                  "x (t_fwd + t_bwd) (docs/formulas.md 'Step time'). GPipe has the same bubble but "
-                  "keeps all m micro-batches' activations; 1F1B keeps p; interleaving divides "
-                  "the bubble by v at the cost of more point-to-point traffic.");
+  ui::help_marker(dual(l)
+                      ? "DeepSeek-V3's DualPipe (sec. 3.2.1): two copies of the model fed from "
+                        "both ends, each rank a stage of each; DualPipeV its V: 2p stages, rank "
+                        "j holding stages j and 2p - 1 - j. Each rank runs the eight steps of "
+                        "DeepSeek's dualpipe.py: a forward and a backward of two micro-batches "
+                        "together (their communication hides under each other), backwards of "
+                        "the input gradient with the weight gradient deferred (zero bubble). "
+                        "Activations: S + 1 stages on every rank."
+                      : "Idle time of each stage relative to its busy time; step time = (m + "
+                        "(p-1)/v) x (t_fwd + t_bwd) (docs/formulas.md 'Step time'). GPipe has "
+                        "the same bubble but keeps all m micro-batches' activations; 1F1B keeps "
+                        "p; interleaving divides the bubble by v at the cost of more "
+                        "point-to-point traffic.");
   if (!t.error.empty()) {
     ui::text_colored(ui::color::error, t.error);
     return;
@@ -102,7 +138,10 @@ void draw_pipeline_panel(const AppState &s) {
                               bwd_units)
               : std::string("Time in units of one forward pass: forward = 1, backward = 2 "
                             "(backward FLOPs = 2 x forward).")) +
-      std::string(v > 1 ? " A model chunk's pass takes 1/v." : ""));
+      std::string(l.schedule == PpSchedule::dualpipe
+                      ? " A rank's two chunks are a stage of each copy; a micro-batch runs one."
+                  : v > 1 ? " A model chunk's pass takes 1/v."
+                          : ""));
 
   // Chart geometry.
   const float label_w = ImGui::CalcTextSize("stage 000").x + 8;
@@ -126,7 +165,7 @@ void draw_pipeline_panel(const AppState &s) {
     dl->AddRectFilled(ImVec2(x0, y + gap * 0.5f), ImVec2(x0 + chart_w, y + row_h - gap * 0.5f),
                       ui::u32(ui::color::bubble));
     if (row_h >= ImGui::GetFontSize() * 0.8f || j == 0 || j == l.pp - 1) {
-      const std::string lab = "stage " + std::to_string(j);
+      const std::string lab = (dual(l) ? "rank " : "stage ") + std::to_string(j);
       dl->AddText(ImVec2(origin.x, y + (row_h - ImGui::GetFontSize()) * 0.5f),
                   ui::u32(ui::color::dim), lab.c_str());
     }
@@ -178,6 +217,8 @@ void draw_pipeline_panel(const AppState &s) {
   };
   swatch(ui::color::forward, "forward (1)");
   swatch(ui::color::backward, units::format("backward (%.3g)", bwd_units).c_str());
+  if (dual(l) && !frozen)
+    swatch(ui::color::weight_grad, "weight gradient, deferred (1 of the 2)");
   swatch(ui::color::bubble, "idle (bubble)");
   ui::text_dim(v > 1 ? "numbers: micro-batch; lighter = later model chunk"
                      : "numbers: micro-batch");
@@ -189,7 +230,10 @@ void draw_pipeline_panel(const AppState &s) {
     ImGui::Text("stage %lld, micro-batch %lld%s", static_cast<long long>(hovered->stage),
                 static_cast<long long>(hovered->microbatch),
                 v > 1 ? (", chunk " + std::to_string(hovered->chunk)).c_str() : "");
-    ImGui::Text("%s, t = %.2f .. %.2f units", hovered->backward ? "backward" : "forward",
+    ImGui::Text("%s, t = %.2f .. %.2f units",
+                hovered->weight     ? "weight gradient"
+                : hovered->backward ? "backward"
+                                    : "forward",
                 hovered->start, hovered->end);
     ImGui::EndTooltip();
   }

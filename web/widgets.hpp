@@ -30,6 +30,7 @@ inline ImVec4 activations{0.96f, 0.62f, 0.24f, 1.0f};
 inline ImVec4 kv_cache{0.92f, 0.38f, 0.58f, 1.0f};
 inline ImVec4 forward{0.32f, 0.58f, 0.95f, 1.0f};
 inline ImVec4 backward{0.36f, 0.78f, 0.50f, 1.0f};
+inline ImVec4 weight_grad{0.80f, 0.70f, 0.30f, 1.0f}; // DualPipe's deferred weight gradients
 inline ImVec4 bubble{0.55f, 0.16f, 0.18f, 0.55f};
 } // namespace color
 

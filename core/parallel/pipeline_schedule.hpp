@@ -17,13 +17,14 @@ namespace rl {
 // Forward passes stage j runs before its first backward (Megatron-LM's schedules): GPipe all
 // m; 1F1B min(p - j - 1, m); interleaved min(2 (p - j - 1) + (v - 1) p, m v) model-chunk
 // forwards; DualPipe p and DualPipeV 2p chunk forwards on every device (DeepSeek's
-// dualpipe.py / dualpipev.py, steps 1 and 2). The activation memory of a stage holds these plus the one in flight
-// (core/memory/activations.cpp).
+// dualpipe.py / dualpipev.py, steps 1 and 2). The activation memory of a stage holds these plus the
+// one in flight (core/memory/activations.cpp).
 i64 warmup_forwards(PpSchedule schedule, i64 p, i64 v, i64 m, i64 stage);
 
 struct PipePass {
   i64 stage = 0, microbatch = 0, chunk = 0;
-  bool backward = false;
+  bool backward = false; // the backward pass (DualPipe's zero-bubble ones: the input gradient)
+  bool weight = false;   // DualPipe's deferred weight gradient of an earlier backward
   double start = 0, end = 0;
 };
 
@@ -42,9 +43,18 @@ struct PipeTimeline {
 inline constexpr double kForwardUnits = 1.0, kBackwardUnits = 2.0;
 
 // `backward_units`: a backward pass in forward passes (a fine-tune over a frozen base: its
-// step model's t_bwd / t_fwd, near 1 without weight gradients).
+// step model's t_bwd / t_fwd, near 1 without weight gradients). `weight_units`: of it, the
+// weight gradients DualPipe's zero-bubble steps defer (the GEMMs' second backward half: 1 of
+// 2 when the layer is all GEMMs); other schedules run the backward whole.
+// DualPipe and DualPipeV: rank r's eight steps as DeepSeek's dualpipe.py / dualpipev.py run
+// them (warm-up forwards of its first chunk, forward pairs, zero-bubble backward + weight +
+// forward, the main forward-backward pairs, then the drain and the deferred weights), rows
+// the p ranks, each with its two chunks (DualPipe: micro-batches m/2 .. m - 1 come from the
+// far end). A forward and a backward run together take their sum: what the pairing hides is
+// communication, which the timeline does not draw.
 PipeTimeline simulate_pipeline(PpSchedule schedule, i64 stages, i64 chunks, i64 microbatches,
-                               double backward_units = kBackwardUnits);
+                               double backward_units = kBackwardUnits,
+                               double weight_units = kBackwardUnits / 2);
 
 // docs/formulas.md: bubble fraction (p - 1) / (v * m).
 inline double bubble_fraction_formula(i64 p, i64 v, i64 m) {
