@@ -599,6 +599,10 @@ struct WorkloadSpec {
   // Gradients accumulated and reduced in fp32 (Megatron-LM forces it for bf16:
   // --accumulate-allreduce-grads-in-fp32); the parser defaults it on for bf16 and fp8.
   bool fp32_grads = false;
+  // Adam's first and second moments kept in BF16 (DeepSeek-V3 sec. 3.3.3; Megatron-LM
+  // --use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16): 8 B of
+  // optimizer state a parameter (the fp32 master 4, m 2, v 2) instead of 12.
+  bool bf16_moments = false;
   // The module weights kept in the GEMMs' FP8 (Megatron-LM --fp8-param-gather, NeMo
   // fp8_params): 1 byte a weight in memory and in the data-parallel all-gather; fp8/mxfp8 only.
   bool fp8_params = false;

@@ -214,14 +214,14 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
         CHECK((e.default_value >= e.info.lo && e.default_value <= e.info.hi));
     }
   }
-  // 17 model (rope_scaling among them) + 6 moe + 33 workload (fp8_params, fp8_recipe,
-  // framework, ce_fusion, bf16_first_layers, bf16_last_layers, moe_fp8_dispatch and power_cap_w
-  // among them) + 23 hardware (gemm_efficiency_fp4, moe_host_time, the four quantize/amax kernel
-  // fields, device_memory and power_w, load_power_fraction, power_clock_exponent among them) +
-  // 14 tx8 + 26 serve (concurrency, think_time, requests_per_client, count_warmup,
-  // cuda_graph_max_batch, overlap_schedule, mixed_prefill, recv_interval, batch_wait_iters,
-  // batch_wait_tokens_ratio, adp_balance_iters, adp_batching_wait_iters and range_ratio among
-  // them) + 17 tx8-op
+  // 17 model (rope_scaling among them) + 6 moe + 34 workload (fp8_params, fp8_recipe,
+  // framework, ce_fusion, bf16_first_layers, bf16_last_layers, moe_fp8_dispatch, power_cap_w
+  // and bf16_moments among them) + 23 hardware (gemm_efficiency_fp4, moe_host_time, the four
+  // quantize/amax kernel fields, device_memory and power_w, load_power_fraction,
+  // power_clock_exponent among them) + 14 tx8 + 26 serve (concurrency, think_time,
+  // requests_per_client, count_warmup, cuda_graph_max_batch, overlap_schedule, mixed_prefill,
+  // recv_interval, batch_wait_iters, batch_wait_tokens_ratio, adp_balance_iters,
+  // adp_batching_wait_iters and range_ratio among them) + 17 tx8-op
   // + 4 rows for each of 5 links (bw, latency, efficiency, uncertainty) + 30 parallel
   // (attention_dp, moe_tp, offload_layers, offload_optimizer and the three recompute modules
   // among them) + 42 the parser reads itself (12 model, 8 hardware with peak_flops.fp4, 10
@@ -232,7 +232,7 @@ TEST_CASE("schema: rows are complete, unique and their defaults within range", "
   // checkpoint + 3
   // finetune + 2 speculative + 3 more serve (prefix.shared_tokens, scheduler.prefix_cache,
   // routing) + 3 sessions + 4 scheduler.kv_offload + 4 lora
-  CHECK(rows == 17 + 6 + 33 + 23 + 14 + 26 + 17 + 4 * 5 + 30 + 42 + 6 + 4 + 3 + 2 + 3 + 3 + 4 + 4);
+  CHECK(rows == 17 + 6 + 34 + 23 + 14 + 26 + 17 + 4 * 5 + 30 + 42 + 6 + 4 + 3 + 2 + 3 + 3 + 4 + 4);
   CHECK(modes_of.size() == rows - 2); // request_rate and batch twice
   CHECK(io::fields_json().size() == rows);
 }

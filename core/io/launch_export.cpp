@@ -290,6 +290,8 @@ std::string megatron(const Config &c, const Layout &l) {
     add("--cross-entropy-loss-fusion");
   if (w.fp32_grads)
     add("--accumulate-allreduce-grads-in-fp32");
+  if (w.bf16_moments) // Transformer Engine's FusedAdam with BF16 moments
+    add("--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16");
   add(l.flash ? "--attention-backend flash" : "--attention-backend unfused");
   if (l.overlap_dp)
     add(l.zero >= 1 ? "--overlap-grad-reduce --overlap-param-gather" : "--overlap-grad-reduce");

@@ -110,6 +110,7 @@ StateWidths state_widths(const WorkloadSpec &w) {
   if (w.fp8_params)
     b.weights = dtype_bytes(w.precision); // fp8 1, mxfp8 1 + 1/32 (its E8M0 block scales)
   b.grads = w.fp32_grads ? kGradBytesFp32 : kGradBytes;
+  b.optimizer = w.bf16_moments ? kAdamBytesBf16Moments : kAdamBytes;
   return b;
 }
 
@@ -125,7 +126,7 @@ ModelStateBytes training_states(const StageParams &p, const Layout &l, const Sta
   if (l.zero >= 3)
     s.weights += b.weights * prefetch_layers * p.largest_layer;
   s.gradients = b.grads * shard(l.zero >= 2);
-  s.optimizer = kAdamBytes * shard(l.zero >= 1);
+  s.optimizer = b.optimizer * shard(l.zero >= 1);
   return s;
 }
 

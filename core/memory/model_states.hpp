@@ -41,15 +41,18 @@ struct ModelStateBytes {
 
 // Bytes per parameter (docs/formulas.md).
 constexpr double kWeightBytes = 2, kGradBytes = 2, kGradBytesFp32 = 4, kAdamBytes = 12;
+// Adam with its moments in BF16 (workload.bf16_moments): the fp32 master 4 + m 2 + v 2.
+constexpr double kAdamBytesBf16Moments = 8;
 double dtype_bytes(Dtype d);
 
 // Bytes per parameter of the weight copy the GEMMs read and of the gradients, by recipe: bf16
 // weights, or FP8 ones (Megatron-LM --fp8-param-gather, NeMo fp8_params: Transformer Engine
 // keeps the module weights in the GEMMs' FP8, the fp32 master copy stays in the optimizer);
-// bf16 gradients, or fp32 (--accumulate-allreduce-grads-in-fp32). The data-parallel
-// parameter all-gather and gradient reduction move these widths too.
+// bf16 gradients, or fp32 (--accumulate-allreduce-grads-in-fp32); Adam's state, its moments in
+// fp32 or BF16 (workload.bf16_moments). The data-parallel parameter all-gather and gradient
+// reduction move the first two widths too.
 struct StateWidths {
-  double weights = kWeightBytes, grads = kGradBytes;
+  double weights = kWeightBytes, grads = kGradBytes, optimizer = kAdamBytes;
 };
 StateWidths state_widths(const WorkloadSpec &w);
 

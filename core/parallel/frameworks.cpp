@@ -105,6 +105,14 @@ LayoutCheck check_framework(const Config &c, const Layout &l, Framework f, bool 
   // schedules.py, ScheduleDualPipeV, TorchTitan's "DualPipeV"); Megatron-Core's schedules are
   // 1F1B and interleaved 1F1B (megatron/core/pipeline_parallel/schedules.py
   // get_forward_backward_func), DeepSpeed's TrainSchedule 1F1B.
+  // Adam's moments in BF16: Megatron-LM's precision-aware optimizer (--exp-avg-dtype,
+  // megatron/training/arguments.py); DeepSpeed's, TorchTitan's and torchtune's Adam keep them
+  // in the parameters' fp32
+  if (c.workload.bf16_moments && trains(f) && f != Framework::megatron)
+    return framework_refusal("workload.bf16_moments", explain, [] {
+      return std::string("only Megatron-LM's precision-aware optimizer keeps Adam's moments in "
+                         "BF16 (--exp-avg-dtype bf16): export to Megatron-LM, or set it off");
+    });
   const bool dual = l.schedule == PpSchedule::dualpipe || l.schedule == PpSchedule::dualpipev;
   if (dual && trains(f) && !(f == Framework::torchtitan && l.schedule == PpSchedule::dualpipev))
     return framework_refusal("parallel.pp_schedule", explain, [&] {

@@ -189,8 +189,13 @@ void memory_table(const Config &c, const Estimate &e, ReportTable &t) {
     row("gradients", "gradients", m.gradients,
         std::string(c.workload.fp32_grads ? "4 B" : "2 B") + " per parameter." +
             (l.zero >= 2 ? " ZeRO-2: divided by dp x cp." : ""));
-    row("optimizer", "optimizer (fp32 master + m + v)", m.optimizer,
-        "Adam: fp32 master weights + m + v = 12 B per parameter." +
+    const bool bf16_moments = c.workload.bf16_moments;
+    row("optimizer",
+        bf16_moments ? "optimizer (fp32 master + bf16 m, v)" : "optimizer (fp32 master + m + v)",
+        m.optimizer,
+        std::string(bf16_moments ? "Adam: fp32 master weights + bf16 m and v = 8 B per parameter "
+                                   "(workload.bf16_moments)."
+                                 : "Adam: fp32 master weights + m + v = 12 B per parameter.") +
             std::string(l.zero >= 1 ? " ZeRO-1: divided by dp x cp." : ""));
     std::string act = "Stored activations of every layer-micro-batch in flight on this stage "
                       "(Korthikanti et al. 2022): layers ";

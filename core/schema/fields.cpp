@@ -182,6 +182,13 @@ const std::vector<Field<WorkloadSpec>> &workload_fields() {
                             "for bf16 and fp8, as Megatron-LM forces it "
                             "(--accumulate-allreduce-grads-in-fp32).",
                             "", tr, true}),
+      flag(&W::bf16_moments,
+           {"", "bf16_moments", N, 0, 1, "", "BF16 moments", 1, "",
+            "Adam's first and second moments in BF16, the fp32 master weights kept (DeepSeek-V3 "
+            "sec. 3.3.3; Megatron-LM --use-precision-aware-optimizer --exp-avg-dtype bf16 "
+            "--exp-avg-sq-dtype bf16): 8 B of optimizer state a parameter instead of 12. Off "
+            "when absent.",
+            "", tr}),
       shown_with(
           flag(&W::fp8_params, {"", "fp8_params", N, 0, 1, "", "FP8 params", 1, "",
                                 "The module weights kept in FP8 (Megatron-LM --fp8-param-gather, "

@@ -296,10 +296,10 @@ struct CommAcc {
   }
 };
 
-// Adam step traffic per parameter: read fp32 master, m, v and the gradient, write master,
-// m, v and the bf16 weight: 12 + g + 12 + 2 bytes.
-double adam_bytes_per_param(bool fp32_grads) {
-  return 12 + (fp32_grads ? 4 : 2) + 12 + 2;
+// Adam step traffic per parameter: read the fp32 master, m, v and the gradient, write master,
+// m, v and the bf16 weight: 2 x its state + g + 2 bytes (12 + g + 12 + 2 with fp32 moments).
+double adam_bytes_per_param(const StateWidths &b) {
+  return 2 * b.optimizer + b.grads + 2;
 }
 
 // A fine-tune with adapters (workload.finetune lora or qlora): the base is frozen.
@@ -840,7 +840,7 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   st.optimizer = l.offload_optimizer
                      ? updated * (state_widths(w).grads + kWeightBytes) / c.cluster.host_bw +
                            updated / c.cluster.host_adam_rate
-                     : updated * adam_bytes_per_param(w.fp32_grads) / achieved_hbm_bw(hw);
+                     : updated * adam_bytes_per_param(state_widths(w)) / achieved_hbm_bw(hw);
   // Per-layer and pipeline exposure, per micro-batch on the slowest stage, over the step.
   const StageLayerCount &n = mix[static_cast<std::size_t>(st.slowest_stage)];
   // FP8/FP4: the stage's layer weights quantised once a step (Transformer Engine caches them
