@@ -676,6 +676,10 @@ enum class Recompute { none, selective, full };
 // github.com/deepseek-ai/DualPipe) and its V-shaped cut-in-half form (Sea AI Lab; PyTorch
 // ScheduleDualPipeV).
 enum class PpSchedule { one_f_one_b, interleaved, gpipe, dualpipe, dualpipev };
+// DeepSeek's two (DualPipe and its V): what they share (legality, chunk times, exports).
+constexpr bool is_dualpipe(PpSchedule s) {
+  return s == PpSchedule::dualpipe || s == PpSchedule::dualpipev;
+}
 enum class SpKind { dsp, ulysses, ring, megatron_sp, usp };
 
 // Every knob is optional: a missing one is free for the planner; `estimate` fills defaults.

@@ -3,6 +3,7 @@
 // bubble shaded.
 #include "core/io/config_json.hpp"
 #include "core/io/units.hpp"
+#include "core/parallel/layout.hpp"
 #include "core/parallel/pipeline_schedule.hpp"
 #include "web/exports.hpp"
 #include "web/panels.hpp"
@@ -18,7 +19,7 @@ namespace {
 constexpr i64 kMaxDrawnMicrobatches = 32;
 
 bool dual(const Layout &l) {
-  return l.schedule == PpSchedule::dualpipe || l.schedule == PpSchedule::dualpipev;
+  return is_dualpipe(l.schedule);
 }
 
 // Micro-batches drawn: at most 32 (DualPipe's 2 pp at least, even), and a multiple of pp when
@@ -96,10 +97,10 @@ void draw_pipeline_panel(const AppState &s) {
     // the step model's: DeepSeek-V3 Table 2 over its chunk times (docs/formulas.md)
     const double busy = e->time.step - e->time.bubble;
     bubble = busy > 0 ? e->time.bubble / busy : 0;
-    std::snprintf(buf, sizeof buf,
-                  "Bubble (S/2 - 1)(F&B + B - 3W), S = %lld stages: %s of the busy time",
-                  static_cast<long long>(l.schedule == PpSchedule::dualpipev ? 2 * l.pp : l.pp),
-                  units::percent(bubble).c_str());
+    std::snprintf(
+        buf, sizeof buf, "Bubble (S/2 - 1)(F&B + B - 3W), S = %lld stages: %s of the busy time",
+        static_cast<long long>(static_cast<double>(l.pp * model_chunks(l)) * pass_share(l)),
+        units::percent(bubble).c_str());
   } else {
     bubble = bubble_fraction_formula(l.pp, v, l.num_micro);
     std::snprintf(buf, sizeof buf, "Bubble fraction (p-1)/(v*m) = %lld/(%lld*%lld) = %s",

@@ -113,7 +113,7 @@ LayoutCheck check_framework(const Config &c, const Layout &l, Framework f, bool 
       return std::string("only Megatron-LM's precision-aware optimizer keeps Adam's moments in "
                          "BF16 (--exp-avg-dtype bf16): export to Megatron-LM, or set it off");
     });
-  const bool dual = l.schedule == PpSchedule::dualpipe || l.schedule == PpSchedule::dualpipev;
+  const bool dual = is_dualpipe(l.schedule);
   if (dual && trains(f) && !(f == Framework::torchtitan && l.schedule == PpSchedule::dualpipev))
     return framework_refusal("parallel.pp_schedule", explain, [&] {
       return std::string(f == Framework::torchtitan

@@ -600,7 +600,7 @@ LayoutCheck check_layout(const Config &c, Layout &l, bool explain) {
                 s(l.pp));
   // DualPipe (dualpipe.py, dualpipev.py): at least 2 x pp micro-batches; DualPipe's even,
   // half of them fed from each end
-  if ((l.schedule == PpSchedule::dualpipe || l.schedule == PpSchedule::dualpipev) &&
+  if (is_dualpipe(l.schedule) &&
       (l.num_micro < 2 * l.pp || (l.schedule == PpSchedule::dualpipe && l.num_micro % 2 != 0)))
     RL_FAIL(F::batch, "parallel.microbatch",
             std::string(schema::choice_name(l.schedule)) + " needs " +

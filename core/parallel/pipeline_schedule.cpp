@@ -255,7 +255,7 @@ PipeTimeline simulate_dualpipe(PpSchedule schedule, i64 p, i64 m, double backwar
 
 PipeTimeline simulate_pipeline(PpSchedule schedule, i64 p, i64 v, i64 m, double backward_units,
                                double weight_units) {
-  if (schedule == PpSchedule::dualpipe || schedule == PpSchedule::dualpipev)
+  if (is_dualpipe(schedule))
     return simulate_dualpipe(schedule, p, m, backward_units, weight_units);
   PipeTimeline t;
   if (schedule != PpSchedule::interleaved)

@@ -43,8 +43,7 @@ namespace {
 // pp >= 2 with the schedule free (or pinned to one of them).
 bool searches_dualpipe(const Config &c, i64 pp) {
   const auto &s = c.parallel.pp_schedule;
-  return c.workload.mode == Mode::train && c.model.moe && pp >= 2 &&
-         (!s || *s == PpSchedule::dualpipe || *s == PpSchedule::dualpipev);
+  return c.workload.mode == Mode::train && c.model.moe && pp >= 2 && (!s || is_dualpipe(*s));
 }
 
 // The pipeline schedules searched at a vpp and stage split: the configuration's, or
@@ -119,7 +118,7 @@ std::string describe(const Layout &l, bool train) {
     pp += 'v';
     pp += std::to_string(l.vpp);
   }
-  if (l.schedule == PpSchedule::dualpipe || l.schedule == PpSchedule::dualpipev) {
+  if (is_dualpipe(l.schedule)) {
     pp += '-';
     pp += schema::choice_name(l.schedule);
   }

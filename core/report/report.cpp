@@ -295,7 +295,7 @@ std::string pp_label(const Layout &l, i64 layers) {
              layers % (l.schedule == PpSchedule::dualpipev ? 2 * l.pp : l.pp * l.vpp) != 0) {
     out += " uneven";
   }
-  if (l.schedule == PpSchedule::dualpipe || l.schedule == PpSchedule::dualpipev) {
+  if (is_dualpipe(l.schedule)) {
     out += ' ';
     out += schema::choice_name(l.schedule);
   }

@@ -810,12 +810,12 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
         mb * 2 * v * send.sms;
   }
   const double t_mb = st.t_fwd + st.t_bwd;
-  if (l.schedule == PpSchedule::dualpipe || l.schedule == PpSchedule::dualpipev) {
+  if (is_dualpipe(l.schedule)) {
     // DeepSeek-V3 Table 2 (DualPipe's README): (S/2 - 1)(F&B + B - 3W) over S stages of
     // chunk times, S = p (DualPipe) or 2p (the V), a chunk 1/v of a micro-batch's pass on the
     // device; F&B, a forward and a backward chunk overlapped, computes F + B (their
     // communication is what hides, parallel.overlap_ep).
-    const double stages = l.schedule == PpSchedule::dualpipe ? p : 2 * p;
+    const double stages = p * v; // the stages a micro-batch passes
     const double wgrad = share * over_layers(mix[static_cast<std::size_t>(st.slowest_stage)], t,
                                              [](const LayerTimes &x) { return x.w; });
     st.bubble = std::max(0.0, (stages / 2 - 1) * (st.t_fwd + 2 * st.t_bwd - 3 * wgrad) / v);
