@@ -197,6 +197,8 @@ TEST_CASE("planner: DualPipe and DualPipeV are searched for MoE training; the be
     prod.parallel.recompute_moe_act = true;
     const PlanResult r = plan(prod, o);
     REQUIRE_FALSE(r.plans.empty());
+    // a pinned schedule is searched where it can run: no vpp or stage split it refuses
+    CHECK(r.rejected.count("pipeline") == 0);
     CHECK(best.plans[0].objective <= r.plans[0].objective);
     pinned.emplace(s, r.plans[0]);
   }

@@ -39,34 +39,53 @@ std::vector<std::pair<i64, i64>> stage_splits(i64 layers, i64 pp) {
 
 namespace {
 
-// Whether the search tries DeepSeek-V3's DualPipe and DualPipeV: training a MoE model on
-// pp >= 2 with the schedule free (or pinned to one of them).
+// Whether the search tries DeepSeek-V3's DualPipe and DualPipeV: training on pp >= 2, a MoE
+// model with the schedule free, or any model with one of them pinned.
 bool searches_dualpipe(const Config &c, i64 pp) {
   const auto &s = c.parallel.pp_schedule;
-  return c.workload.mode == Mode::train && c.model.moe && pp >= 2 && (!s || is_dualpipe(*s));
+  return c.workload.mode == Mode::train && pp >= 2 &&
+         (s ? is_dualpipe(*s) : c.model.moe.has_value());
 }
 
-// The pipeline schedules searched at a vpp and stage split: the configuration's, or
-// interleaved above 1; at 1, 1F1B and (searches_dualpipe) DualPipe on an even pp and
-// DualPipeV on an even split of its 2p stages (first/last stage counts are 1F1B's); `v_only`:
-// the split added for DualPipeV alone.
+// The pipeline schedules searched at a vpp and stage split (`split`: Megatron's first/last
+// counts; `uneven`: the front-loaded split). Free: interleaved above vpp 1; at 1, 1F1B and
+// (searches_dualpipe) DualPipe on an even pp and DualPipeV where its 2p stages split as the
+// group splits (evenly, or front-loaded); `v_only`: the split added for DualPipeV alone.
+// Pinned: the pinned one where it can run, none elsewhere, unless vpp is pinned too (then its
+// legality error is the plan's answer).
 std::vector<PpSchedule> searched_schedules(const Config &c, i64 vpp, i64 pp, bool split,
-                                           bool v_only) {
-  std::vector<PpSchedule> out;
-  if (!v_only) {
-    if (c.parallel.pp_schedule)
-      return {*c.parallel.pp_schedule};
-    if (vpp > 1)
-      return {PpSchedule::interleaved};
-    out.push_back(PpSchedule::one_f_one_b);
-    if (searches_dualpipe(c, pp) && pp % 2 == 0)
-      out.push_back(PpSchedule::dualpipe);
+                                           bool uneven, bool v_only) {
+  const i64 layers = c.model.layers;
+  const bool v_fits = vpp == 1 && pp >= 2 && 2 * pp <= layers &&
+                      (v_only || (!split && (uneven || layers % (2 * pp) == 0)));
+  const auto runs = [&](PpSchedule s) {
+    switch (s) {
+    case PpSchedule::interleaved:
+      return vpp > 1 && !v_only;
+    case PpSchedule::dualpipe:
+      return vpp == 1 && pp >= 2 && pp % 2 == 0 && !v_only;
+    case PpSchedule::dualpipev:
+      return v_fits;
+    case PpSchedule::one_f_one_b:
+    case PpSchedule::gpipe:
+      break;
+    }
+    return vpp == 1 && !v_only;
+  };
+  if (const auto &pin = c.parallel.pp_schedule) {
+    if (runs(*pin) || (c.parallel.vpp && !v_only))
+      return {*pin};
+    return {};
   }
-  if (vpp == 1 && !split && searches_dualpipe(c, pp) &&
-      (!c.parallel.pp_schedule || *c.parallel.pp_schedule == PpSchedule::dualpipev))
+  if (v_only)
+    return {PpSchedule::dualpipev};
+  if (vpp > 1)
+    return {PpSchedule::interleaved};
+  std::vector<PpSchedule> out{PpSchedule::one_f_one_b};
+  if (searches_dualpipe(c, pp) && runs(PpSchedule::dualpipe))
+    out.push_back(PpSchedule::dualpipe);
+  if (searches_dualpipe(c, pp) && v_fits)
     out.push_back(PpSchedule::dualpipev);
-  if (c.parallel.pp_schedule)
-    std::erase_if(out, [&](PpSchedule s) { return s != *c.parallel.pp_schedule; });
   return out;
 }
 
@@ -437,7 +456,8 @@ PlanSearch::PlanSearch(const Config &c, const PlanOptions &o)
                     i64 pipes = 0;
                     for (const i64 v : vpps)
                       pipes += static_cast<i64>(
-                          searched_schedules(c, v, pp, first > 0 || last > 0, v_only).size());
+                          searched_schedules(c, v, pp, first > 0 || last > 0, uneven_here, v_only)
+                              .size());
                     r.space += pipes * static_cast<i64>(mbs.size()) * inner;
                     groups_.push_back(std::move(g));
                   }
@@ -586,7 +606,7 @@ bool PlanSearch::step(i64 units) {
       l.order = kPpInsideDp;
     for (const i64 vpp : g.vpps)
       for (const PpSchedule sched :
-           searched_schedules(c_, vpp, g.pp, g.first > 0 || g.last > 0, g.v_only)) {
+           searched_schedules(c_, vpp, g.pp, g.first > 0 || g.last > 0, g.uneven, g.v_only)) {
         // The stages' layer mix depends on pp, the split, vpp and the schedule only.
         l.pp = g.pp;
         l.vpp = vpp;
