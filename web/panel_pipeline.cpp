@@ -97,10 +97,9 @@ void draw_pipeline_panel(const AppState &s) {
     // the step model's: DeepSeek-V3 Table 2 over its chunk times (docs/formulas.md)
     const double busy = e->time.step - e->time.bubble;
     bubble = busy > 0 ? e->time.bubble / busy : 0;
-    std::snprintf(
-        buf, sizeof buf, "Bubble (S/2 - 1)(F&B + B - 3W), S = %lld stages: %s of the busy time",
-        static_cast<long long>(static_cast<double>(l.pp * model_chunks(l)) * pass_share(l)),
-        units::percent(bubble).c_str());
+    std::snprintf(buf, sizeof buf,
+                  "Bubble (S/2 - 1)(F&B + B - 3W), S = %lld stages: %s of the busy time",
+                  static_cast<long long>(l.pp * chunk_passes(l)), units::percent(bubble).c_str());
   } else {
     bubble = bubble_fraction_formula(l.pp, v, l.num_micro);
     std::snprintf(buf, sizeof buf, "Bubble fraction (p-1)/(v*m) = %lld/(%lld*%lld) = %s",

@@ -111,10 +111,9 @@ double chunks_in_flight(const Layout &l, i64 stage) {
   // the warm-up forwards plus the one in flight, at most every chunk every micro-batch passes
   // (DualPipe: S + 1 stages' worth on every device, S = p, or 2p for the V: its README's
   // "Activation Per Device")
-  const i64 v = l.schedule == PpSchedule::interleaved ? l.vpp : 1;
-  const i64 passes = l.schedule == PpSchedule::dualpipev ? 2 : v;
+  const i64 v = chunk_passes(l);
   return static_cast<double>(
-      std::min(warmup_forwards(l.schedule, l.pp, v, l.num_micro, stage) + 1, l.num_micro * passes));
+      std::min(warmup_forwards(l.schedule, l.pp, v, l.num_micro, stage) + 1, l.num_micro * v));
 }
 
 double embedding_activation_bytes(const ModelSpec &m, double b, double s, const ActLayout &l) {

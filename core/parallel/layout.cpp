@@ -202,6 +202,10 @@ double pass_share(const Layout &l) {
   return l.schedule == PpSchedule::dualpipe ? 0.5 : 1.0;
 }
 
+i64 chunk_passes(const Layout &l) {
+  return l.schedule == PpSchedule::dualpipe ? 1 : model_chunks(l);
+}
+
 bool holds_embedding(const Layout &l, i64 device) {
   return device == 0 || (l.schedule == PpSchedule::dualpipe && device == l.pp - 1);
 }

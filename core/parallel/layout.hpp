@@ -173,6 +173,10 @@ i64 chunk_device(const Layout &l, i64 c);
 // The share of a device's layers one micro-batch runs through: 1/2 under DualPipe (a
 // micro-batch goes one way, through one of the two copies), 1 otherwise.
 double pass_share(const Layout &l);
+// The chunks of a device one micro-batch runs through, model_chunks x pass_share: vpp
+// interleaved, 2 under DualPipeV, 1 otherwise (DualPipe's one of its two). Each is a pipeline
+// send each way, and pp x this the stages a micro-batch passes.
+i64 chunk_passes(const Layout &l);
 // Whether pipeline device j holds the embedding / the output head: the first / the last
 // device; under DualPipe the first and the last both (each copy's ends); under DualPipeV the
 // first holds both ends of the V.

@@ -652,7 +652,7 @@ struct Model {
     if (l.tp > 1 && !l.sp)
       gather = collective_time(c.cluster, Collective::allgather, act_bytes, g.tp);
     const double e = l.overlap_pp ? 0 : p.time + gather.time;
-    const double sends = 2 * mb * static_cast<double>(model_chunks(l)) * pass_share(l);
+    const double sends = 2 * mb * static_cast<double>(chunk_passes(l));
     if (acc) {
       acc->add("pp", p, sends, sends * e);
       if (gather.time > 0)
@@ -754,7 +754,7 @@ StepTime step_time_from(const Config &c, const ModelParams &mp, const Layout &l,
   const double head_f = hd.f, head_b = hd.b;
   // the chunks of a device one micro-batch runs (interleaved vpp, DualPipeV's two, DualPipe's
   // one of two), and the share of the device's layers that is
-  const double share = pass_share(l), v = static_cast<double>(model_chunks(l)) * share;
+  const double share = pass_share(l), v = static_cast<double>(chunk_passes(l));
   // one pipeline send: its exposed time, and the SM cost of a hidden one to the computation
   // under it; each micro-batch sends v times each way
   const Model::Send send = md.pp_send(nullptr);
